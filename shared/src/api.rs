@@ -1,0 +1,65 @@
+//! Wire types of the JSON API: the single source of truth for server and frontend.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::TraceError;
+use crate::summary::TraceSummary;
+
+/// A stored run, as the runs list and the run page show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The run's id: random, URL-safe, at least 96 bits.
+    pub id: String,
+    /// When the run was stored, in milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// The uploaded file's size in bytes.
+    pub source_bytes: u64,
+    /// The trace's counts and span.
+    pub summary: TraceSummary,
+}
+
+/// The answer to an upload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreatedRun {
+    /// The new run's id.
+    pub id: String,
+    /// The run's metadata.
+    pub run: RunInfo,
+}
+
+/// The runs list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunList {
+    /// Runs, newest first.
+    pub runs: Vec<RunInfo>,
+}
+
+/// One run with its whole model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDetail {
+    /// The run's metadata.
+    pub run: RunInfo,
+    /// The trace.
+    pub trace: crate::model::Trace,
+}
+
+/// The one shape of every API error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    /// A stable machine-readable code, e.g. `not_found`, `invalid_trace`.
+    pub code: String,
+    /// A sentence for people.
+    pub message: String,
+    /// Where a trace could not be read, for `invalid_trace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_error: Option<TraceError>,
+}
+
+/// The health check's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Health {
+    /// `ok` when the server and its database answer.
+    pub status: String,
+    /// The server's version.
+    pub version: String,
+}

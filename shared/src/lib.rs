@@ -1,0 +1,20 @@
+//! Tracescope's pure core: the trace model, the importers that build it from bytes, and the
+//! analyses that run on it.
+//!
+//! Nothing in this crate does IO, spawns, sleeps or touches a database, the network or the DOM,
+//! so the same code runs in the server and in the browser.
+//! Every function that reads user data returns an error or a diagnostic instead of panicking.
+
+pub mod api;
+pub mod error;
+pub mod import;
+pub mod model;
+pub mod native;
+pub mod pairing;
+pub mod states;
+pub mod summary;
+pub mod time;
+
+pub use error::TraceError;
+pub use model::{EventIdx, EventKind, NodeId, ProcessId, Trace};
+pub use time::{Clock, Duration, Time};

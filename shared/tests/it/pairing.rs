@@ -1,0 +1,63 @@
+//! Message pairing (decision D-e).
+
+use shared::model::{EventIdx, EventKind, EventRecord, NodeId, ProcessId, TraceBuilder};
+use shared::pairing::{Message, pair_messages};
+use shared::time::{Clock, Time};
+
+use crate::load;
+
+#[test]
+fn worked_example_pairs_three_messages_with_their_transits() {
+    let trace = load("t4-worked-example.json");
+    let pairing = pair_messages(&trace);
+    assert!(pairing.unmatched_sends.is_empty() && pairing.unmatched_arrivals.is_empty());
+    let transits: Vec<u64> = pairing
+        .messages
+        .iter()
+        .map(|m| trace.events.time()[m.arrival.index()].0 - trace.events.time()[m.send.index()].0)
+        .collect();
+    // m1 = 8, m3 = 3 (both sent by A, whose events come first), m2 = 10.
+    assert_eq!(transits, [8, 3, 10]);
+}
+
+fn message(b: &mut TraceBuilder, kind: EventKind, process: u32, peer: u32, time: u64, tag: u32) {
+    let mut r = EventRecord::plain(ProcessId(process), Time(time), kind);
+    r.peer = Some(ProcessId(peer));
+    r.tag = tag;
+    b.push(r).expect("valid event");
+}
+
+/// T17: P0 sends s1 (tag 1), s2 (tag 2), s3 (tag 1); P1 receives tag 2, tag 1, tag 1.
+#[test]
+fn pairing_is_fifo_per_tag() {
+    let mut b = TraceBuilder::new("t17", Clock::default());
+    let n = b.add_node("n");
+    for p in ["P0", "P1"] {
+        b.add_process(p, n).expect("node exists");
+    }
+    message(&mut b, EventKind::MsgSend, 0, 1, 1, 1);
+    message(&mut b, EventKind::MsgSend, 0, 1, 2, 2);
+    message(&mut b, EventKind::MsgSend, 0, 1, 3, 1);
+    message(&mut b, EventKind::MsgArr, 1, 0, 4, 2);
+    message(&mut b, EventKind::MsgArr, 1, 0, 5, 1);
+    message(&mut b, EventKind::MsgArr, 1, 0, 6, 1);
+    let pairing = pair_messages(&b.build());
+    let m = |send, arrival| Message { send: EventIdx(send), arrival: EventIdx(arrival) };
+    assert_eq!(pairing.messages, [m(0, 4), m(1, 3), m(2, 5)]);
+}
+
+#[test]
+fn leftover_sends_and_arrivals_are_unmatched() {
+    let mut b = TraceBuilder::new("unmatched", Clock::default());
+    let n = b.add_node("n");
+    b.add_process("P0", n).expect("node exists");
+    b.add_process("P1", NodeId(0)).expect("node exists");
+    message(&mut b, EventKind::MsgSend, 0, 1, 1, 7);
+    message(&mut b, EventKind::MsgSend, 0, 1, 2, 7);
+    message(&mut b, EventKind::MsgArr, 1, 0, 3, 7);
+    message(&mut b, EventKind::MsgArr, 0, 1, 4, 9);
+    let pairing = pair_messages(&b.build());
+    assert_eq!(pairing.messages.len(), 1);
+    assert_eq!(pairing.unmatched_sends, [EventIdx(1)]);
+    assert_eq!(pairing.unmatched_arrivals, [EventIdx(2)]);
+}
