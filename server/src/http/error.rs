@@ -1,0 +1,63 @@
+//! The one error type of the API, answered in the one JSON shape, [`shared::api::ApiError`].
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use shared::TraceError;
+use shared::api::ApiError;
+
+/// Every way a request can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The thing asked for does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is malformed.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The upload is not a trace Tracescope can read.
+    #[error("the trace could not be read: {0}")]
+    InvalidTrace(#[from] TraceError),
+    /// The upload is larger than the server accepts.
+    #[error("the upload is larger than this server's limit of {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The database failed.
+    #[error("database error")]
+    Sqlx(#[from] sqlx::Error),
+    /// Anything else that is our fault.
+    #[error("internal error")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl AppError {
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
+            AppError::PayloadTooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            AppError::Sqlx(_) | AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        match &self {
+            // Internal causes are logged here and never sent to the client.
+            AppError::Sqlx(e) => tracing::error!(error = %e, "database error"),
+            AppError::Internal(e) => tracing::error!(error = ?e, "internal error"),
+            _ => {}
+        }
+        let trace_error = match &self {
+            AppError::InvalidTrace(e) => Some(e.clone()),
+            _ => None,
+        };
+        let body = ApiError { code: code.to_owned(), message: self.to_string(), trace_error };
+        (status, Json(body)).into_response()
+    }
+}

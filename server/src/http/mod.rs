@@ -1,0 +1,40 @@
+//! The HTTP surface: `/api/*` routes, and the static site with an `index.html` fallback so
+//! client-side routes such as `/runs/{id}` load the app.
+
+pub mod error;
+pub mod runs;
+
+use axum::Router;
+use axum::routing::get;
+use tower_http::compression::CompressionLayer;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+use crate::AppState;
+use error::AppError;
+
+/// The application's router.
+pub fn router(state: AppState) -> Router {
+    let index = ServeFile::new(state.site_dir.join("index.html"));
+    let site = ServeDir::new(&state.site_dir).fallback(index);
+    let api = Router::new()
+        .route("/health", get(health))
+        .merge(runs::router(&state))
+        .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
+    Router::new()
+        .nest("/api", api)
+        .fallback_service(site)
+        .layer(CompressionLayer::new())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn health(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> Result<axum::Json<shared::api::Health>, AppError> {
+    sqlx::query("SELECT 1").execute(&state.pool).await?;
+    Ok(axum::Json(shared::api::Health {
+        status: "ok".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }))
+}

@@ -1,0 +1,32 @@
+//! The Tracescope server: the HTTP API on SQLite, the static site, and the commands of the
+//! `tracescope` binary.
+//!
+//! This is the only crate that knows SQL. It calls `shared` for everything about traces.
+
+pub mod analyze;
+pub mod db;
+pub mod http;
+
+use std::path::PathBuf;
+
+use axum::Router;
+use sqlx::SqlitePool;
+
+/// The default upload limit: 1 GiB.
+pub const DEFAULT_MAX_UPLOAD_BYTES: usize = 1 << 30;
+
+/// What every request handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub pool: SqlitePool,
+    /// The folder of the built site (index.html, CSS, JS glue, .wasm).
+    pub site_dir: PathBuf,
+    /// The largest upload accepted, in bytes.
+    pub max_upload_bytes: usize,
+}
+
+/// The whole application: API routes under `/api`, the site everywhere else.
+pub fn app(state: AppState) -> Router {
+    http::router(state)
+}

@@ -1,0 +1,46 @@
+//! The `tracescope` command line.
+
+use std::process::Command;
+
+use crate::shared_data;
+
+fn tracescope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tracescope")).args(args).output().expect("tracescope runs")
+}
+
+#[test]
+fn analyze_json_is_a_stable_object_with_named_counts() {
+    let path = shared_data("t4-worked-example.json");
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["format"], "tracescope-json");
+    assert_eq!(report["nodes"], 2);
+    assert_eq!(report["processes"], 2);
+    assert_eq!(report["events"], 13);
+    assert_eq!(report["messages"], 3);
+    assert_eq!(report["time"]["duration"], 69);
+    assert_eq!(report["time"]["duration_text"], "69 ticks");
+}
+
+#[test]
+fn analyze_text_names_the_unit() {
+    let path = shared_data("master-workers-probes.json");
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path")]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("processes   3"), "{text}");
+    assert!(text.contains("messages    4 (0 unmatched sends, 0 unmatched arrivals)"), "{text}");
+    assert!(text.contains("(16 ms)"), "{text}");
+}
+
+#[test]
+fn analyze_of_a_bad_file_fails_with_the_position() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, "{\"format\": \"tracescope\",\n \"version\": 1, \"nodes\": [}").expect("write");
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tracescope-json: line 2, column"), "{err}");
+}

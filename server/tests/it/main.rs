@@ -1,0 +1,11 @@
+//! Integration tests of the server: the HTTP API on a real SQLite file, and the CLI.
+
+mod api;
+mod cli;
+
+use std::path::PathBuf;
+
+/// A shared test trace by name.
+pub fn shared_data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/data").join(name)
+}
