@@ -1,1 +1,10 @@
-fn main() {}
+//! The Tracescope web app, rendered in the browser (Leptos, client side).
+
+mod api;
+mod app;
+mod components;
+mod pages;
+
+fn main() {
+    leptos::mount::mount_to_body(app::App);
+}

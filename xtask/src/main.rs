@@ -1,1 +1,178 @@
-fn main() {}
+//! Build automation for the Tracescope workspace, in Rust (`cargo xtask <command>`).
+//!
+//! - `cargo xtask serve`: builds the site and the release server, then serves the app on
+//!   http://127.0.0.1:8080 with the SQLite file `data/tracescope.db`.
+//! - `cargo xtask test`: every test: `cargo test --workspace`, then the Playwright tests in
+//!   Debian's Chromium against a freshly built server on a free port with a fresh database.
+//! - `cargo xtask build-site [--debug]`: only the site, into `target/site`.
+//!
+//! Nothing here downloads a prebuilt binary: the wasm-bindgen CLI is compiled from crates.io at
+//! exactly the version in Cargo.lock, Chromium comes from Debian's packages, and npm installs
+//! Playwright with its browser download turned off.
+
+mod site;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context as _, bail};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["build-site"] => site::build(&root(), site::Profile::Release).map(|_| ()),
+        ["build-site", "--debug"] => site::build(&root(), site::Profile::Debug).map(|_| ()),
+        ["serve", rest @ ..] => serve(rest),
+        ["test"] => test(),
+        _ => {
+            eprintln!("usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug]>");
+            bail!("unknown command {args:?}")
+        }
+    }
+}
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// Runs a command in `dir`, failing with its command line when it fails.
+fn run(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> anyhow::Result<()> {
+    eprintln!("xtask: $ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(envs.iter().copied())
+        .status()
+        .with_context(|| format!("starting {program}"))?;
+    if !status.success() {
+        bail!("`{program} {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// Whether a program can be started.
+fn has_program(program: &str) -> bool {
+    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// Installs Debian packages with apt-get (directly as root, otherwise through sudo).
+fn apt_install(packages: &[&str]) -> anyhow::Result<()> {
+    let (program, prefix): (&str, &[&str]) = if is_root() { ("apt-get", &[]) } else { ("sudo", &["-n", "apt-get"]) };
+    let env = [("DEBIAN_FRONTEND", "noninteractive")];
+    let update: Vec<&str> = prefix.iter().copied().chain(["update", "-qq"]).collect();
+    run(Path::new("/"), program, &update, &env)?;
+    let install: Vec<&str> = prefix.iter().copied().chain(["install", "-y", "-qq"]).chain(packages.iter().copied()).collect();
+    run(Path::new("/"), program, &install, &env)
+}
+
+/// Node.js and npm, from Debian when missing.
+fn ensure_npm() -> anyhow::Result<()> {
+    if !has_program("npm") {
+        apt_install(&["nodejs", "npm"])?;
+    }
+    Ok(())
+}
+
+/// `npm ci` in playwright-tests/ (Playwright without its browser download, and binaryen's
+/// wasm-opt), skipped when node_modules is newer than the lock file.
+fn ensure_node_modules(root: &Path) -> anyhow::Result<()> {
+    ensure_npm()?;
+    let dir = root.join("playwright-tests");
+    let stamp = dir.join("node_modules/.package-lock.json");
+    let lock = dir.join("package-lock.json");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if matches!((modified(&stamp), modified(&lock)), (Some(s), Some(l)) if s >= l) {
+        return Ok(());
+    }
+    run(&dir, "npm", &["ci", "--no-audit", "--no-fund"], &[("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")])
+}
+
+/// Debian's Chromium at /usr/bin/chromium.
+fn ensure_chromium() -> anyhow::Result<()> {
+    if !Path::new("/usr/bin/chromium").exists() {
+        apt_install(&["chromium"])?;
+    }
+    Ok(())
+}
+
+fn serve(args: &[&str]) -> anyhow::Result<()> {
+    let root = root();
+    let mut addr = "127.0.0.1:8080";
+    let mut db = "data/tracescope.db";
+    let mut rest = args.iter();
+    while let Some(&arg) = rest.next() {
+        match (arg, rest.next()) {
+            ("--addr", Some(value)) => addr = value,
+            ("--db", Some(value)) => db = value,
+            _ => bail!("serve takes --addr ADDR and --db FILE, not {arg:?}"),
+        }
+    }
+    ensure_node_modules(&root)?;
+    let site = site::build(&root, site::Profile::Release)?;
+    run(&root, "cargo", &["build", "--release", "--locked", "-p", "server", "--bin", "tracescope"], &[])?;
+    let site = site.to_string_lossy().into_owned();
+    let bin = root.join("target/release/tracescope");
+    run(&root, &bin.to_string_lossy(), &["serve", "--addr", addr, "--db", db, "--site", &site], &[])
+}
+
+fn test() -> anyhow::Result<()> {
+    let root = root();
+    let started = Instant::now();
+    let mut stages: Vec<(&str, f64)> = Vec::new();
+    let mut stage = |name, since: Instant| stages.push((name, since.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    ensure_chromium()?;
+    ensure_node_modules(&root)?;
+    stage("install (chromium, npm ci)", t);
+
+    let t = Instant::now();
+    run(&root, "cargo", &["test", "--workspace", "--locked"], &[])?;
+    stage("cargo test --workspace", t);
+
+    let t = Instant::now();
+    let site = site::build(&root, site::Profile::Release)?;
+    stage("build site (wasm release)", t);
+
+    let t = Instant::now();
+    run(&root, "cargo", &["build", "--locked", "-p", "server", "--bin", "tracescope"], &[])?;
+    stage("build server", t);
+
+    let t = Instant::now();
+    let e2e_dir = root.join("target/e2e");
+    let _ = std::fs::remove_dir_all(&e2e_dir);
+    std::fs::create_dir_all(&e2e_dir).context("creating target/e2e")?;
+    let port = free_port()?.to_string();
+    let bin = root.join("target/debug/tracescope").to_string_lossy().into_owned();
+    let db = e2e_dir.join("tracescope.db").to_string_lossy().into_owned();
+    let site = site.to_string_lossy().into_owned();
+    let envs = [
+        ("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+        ("TRACESCOPE_BIN", bin.as_str()),
+        ("TRACESCOPE_DB", db.as_str()),
+        ("TRACESCOPE_SITE", site.as_str()),
+        ("PORT", port.as_str()),
+    ];
+    run(&root.join("playwright-tests"), "npx", &["playwright", "test"], &envs)?;
+    stage("playwright", t);
+
+    eprintln!("xtask: every test passed in {:.0} s", started.elapsed().as_secs_f64());
+    for (name, secs) in stages {
+        eprintln!("xtask:   {secs:>6.1} s  {name}");
+    }
+    Ok(())
+}
+
+/// A TCP port that was free a moment ago on the loopback interface.
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(listener.local_addr()?.port())
+}

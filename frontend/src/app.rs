@@ -1,0 +1,27 @@
+//! The app shell and its routes.
+
+use leptos::prelude::*;
+use leptos_router::components::{A, Route, Router, Routes};
+use leptos_router::path;
+
+use crate::pages::home::HomePage;
+use crate::pages::run::RunPage;
+
+/// The whole app.
+#[component]
+pub fn App() -> impl IntoView {
+    view! {
+        <Router>
+            <header class="topbar">
+                <A href="/">"Tracescope"</A>
+                <span class="tagline">"why is my parallel program slow?"</span>
+            </header>
+            <main>
+                <Routes fallback=|| view! { <p class="error">"There is no page here."</p> }>
+                    <Route path=path!("/") view=HomePage/>
+                    <Route path=path!("/runs/:id") view=RunPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}

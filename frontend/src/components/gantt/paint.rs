@@ -1,0 +1,71 @@
+//! The thin painter: replays a display list on a 2D canvas context. It decides nothing.
+
+use web_sys::CanvasRenderingContext2d;
+
+use super::layout::DrawItem;
+
+/// Paints `items` on `ctx`, whose transform already maps CSS pixels to device pixels.
+pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[DrawItem]) {
+    ctx.clear_rect(0.0, 0.0, width, height);
+    ctx.set_fill_style_str("#ffffff");
+    ctx.fill_rect(0.0, 0.0, width, height);
+    ctx.set_font("12px system-ui, sans-serif");
+    ctx.set_text_baseline("middle");
+    let mut clipped = false;
+    for item in items {
+        match item {
+            DrawItem::Rect { x, y, w, h, color } => {
+                ctx.set_fill_style_str(color);
+                ctx.fill_rect(*x, *y, *w, *h);
+            }
+            DrawItem::Line { x1, y1, x2, y2, color, width } => {
+                ctx.set_stroke_style_str(color);
+                ctx.set_line_width(*width);
+                ctx.begin_path();
+                ctx.move_to(*x1, *y1);
+                ctx.line_to(*x2, *y2);
+                ctx.stroke();
+            }
+            DrawItem::Arrow { x1, y1, x2, y2, color } => arrow(ctx, (*x1, *y1), (*x2, *y2), color),
+            DrawItem::Text { x, y, text, color, align_right } => {
+                ctx.set_fill_style_str(color);
+                ctx.set_text_align(if *align_right { "right" } else { "left" });
+                let _ = ctx.fill_text(text, *x, *y);
+            }
+            DrawItem::Clip(rect) => {
+                if clipped {
+                    ctx.restore();
+                    clipped = false;
+                }
+                if let Some((x, y, w, h)) = rect {
+                    ctx.save();
+                    ctx.begin_path();
+                    ctx.rect(*x, *y, *w, *h);
+                    ctx.clip();
+                    clipped = true;
+                }
+            }
+        }
+    }
+    if clipped {
+        ctx.restore();
+    }
+}
+
+fn arrow(ctx: &CanvasRenderingContext2d, from: (f64, f64), to: (f64, f64), color: &str) {
+    ctx.set_stroke_style_str(color);
+    ctx.set_fill_style_str(color);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    ctx.move_to(from.0, from.1);
+    ctx.line_to(to.0, to.1);
+    ctx.stroke();
+    let angle = (to.1 - from.1).atan2(to.0 - from.0);
+    let (len, spread) = (8.0, 0.45);
+    ctx.begin_path();
+    ctx.move_to(to.0, to.1);
+    ctx.line_to(to.0 - len * (angle - spread).cos(), to.1 - len * (angle - spread).sin());
+    ctx.line_to(to.0 - len * (angle + spread).cos(), to.1 - len * (angle + spread).sin());
+    ctx.close_path();
+    ctx.fill();
+}

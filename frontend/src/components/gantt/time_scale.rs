@@ -1,0 +1,176 @@
+//! The viewport's time axis: the one place where integer trace ticks become `f64` pixels.
+//!
+//! Pixels are CSS pixels measured from the left edge of the plot area (right of the row labels),
+//! and time grows to the right.
+
+use shared::time::Time;
+
+/// The finest zoom: a thousandth of a tick per pixel.
+const MIN_TICKS_PER_PX: f64 = 1e-3;
+/// The coarsest zoom.
+const MAX_TICKS_PER_PX: f64 = 1e15;
+
+/// Maps trace time to horizontal pixels and back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeScale {
+    /// The (possibly fractional) tick at the plot's left edge.
+    start_tick: f64,
+    /// Ticks per CSS pixel.
+    ticks_per_px: f64,
+    /// The plot's width in CSS pixels.
+    width_px: f64,
+}
+
+impl TimeScale {
+    /// A scale showing [start, end] across `width_px`; a degenerate window is widened to one tick
+    /// and a degenerate width to one pixel.
+    pub fn fit(start: Time, end: Time, width_px: f64) -> TimeScale {
+        let width_px = sanitize_width(width_px);
+        let span = (end.0.saturating_sub(start.0)).max(1) as f64;
+        TimeScale::new(start.0 as f64, span / width_px, width_px)
+    }
+
+    fn new(start_tick: f64, ticks_per_px: f64, width_px: f64) -> TimeScale {
+        let scale = TimeScale {
+            start_tick: if start_tick.is_finite() { start_tick } else { 0.0 },
+            ticks_per_px: if ticks_per_px.is_finite() {
+                ticks_per_px.clamp(MIN_TICKS_PER_PX, MAX_TICKS_PER_PX)
+            } else {
+                1.0
+            },
+            width_px: sanitize_width(width_px),
+        };
+        debug_assert!(scale.ticks_per_px > 0.0 && scale.width_px > 0.0);
+        scale
+    }
+
+    /// Ticks per CSS pixel.
+    pub fn ticks_per_px(&self) -> f64 {
+        self.ticks_per_px
+    }
+
+    /// The visible window as fractional ticks [start, end).
+    pub fn window(&self) -> (f64, f64) {
+        (self.start_tick, self.start_tick + self.width_px * self.ticks_per_px)
+    }
+
+    /// The x position of a time.
+    pub fn time_to_px(&self, time: Time) -> f64 {
+        self.tick_to_px(time.0 as f64)
+    }
+
+    /// The x position of a fractional tick.
+    pub fn tick_to_px(&self, tick: f64) -> f64 {
+        (tick - self.start_tick) / self.ticks_per_px
+    }
+
+    /// The fractional tick at an x position.
+    pub fn px_to_tick(&self, x: f64) -> f64 {
+        self.start_tick + x * self.ticks_per_px
+    }
+
+    /// The trace time at an x position (rounded to the nearest tick), or `None` before tick 0.
+    pub fn px_to_time(&self, x: f64) -> Option<Time> {
+        let tick = self.px_to_tick(x).round();
+        (tick >= 0.0 && tick <= u64::MAX as f64).then(|| Time(tick as u64))
+    }
+
+    /// Zooms by `factor` (> 1 zooms out) keeping the time under `anchor_px` where it is.
+    pub fn zoomed(&self, factor: f64, anchor_px: f64) -> TimeScale {
+        let anchor_tick = self.px_to_tick(anchor_px);
+        let factor = if factor.is_finite() && factor > 0.0 { factor } else { 1.0 };
+        let ticks_per_px = (self.ticks_per_px * factor).clamp(MIN_TICKS_PER_PX, MAX_TICKS_PER_PX);
+        TimeScale::new(anchor_tick - anchor_px * ticks_per_px, ticks_per_px, self.width_px)
+    }
+
+    /// Moves the window so the content moves `dx_px` to the right.
+    pub fn panned(&self, dx_px: f64) -> TimeScale {
+        TimeScale::new(self.start_tick - dx_px * self.ticks_per_px, self.ticks_per_px, self.width_px)
+    }
+
+    /// The same scale on a plot of another width (the left edge stays).
+    pub fn resized(&self, width_px: f64) -> TimeScale {
+        TimeScale::new(self.start_tick, self.ticks_per_px, width_px)
+    }
+}
+
+fn sanitize_width(width_px: f64) -> f64 {
+    if width_px.is_finite() && width_px >= 1.0 { width_px } else { 1.0 }
+}
+
+/// A "nice" axis step (1, 2 or 5 times a power of ten, at least one tick) whose pixel spacing is
+/// at least `min_px`.
+pub fn axis_step(scale: &TimeScale, min_px: f64) -> u64 {
+    let raw = (min_px * scale.ticks_per_px()).max(1.0);
+    let mut power = 1u64;
+    while (power as f64) * 10.0 <= raw && power < u64::MAX / 10 {
+        power *= 10;
+    }
+    for mult in [1, 2, 5, 10] {
+        let step = power.saturating_mul(mult);
+        if step as f64 >= raw {
+            return step;
+        }
+    }
+    power.saturating_mul(10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_puts_the_window_edge_to_edge() {
+        let scale = TimeScale::fit(Time(0), Time(69), 690.0);
+        assert_eq!(scale.time_to_px(Time(0)), 0.0);
+        assert_eq!(scale.time_to_px(Time(69)), 690.0);
+        assert_eq!(scale.window(), (0.0, 69.0));
+    }
+
+    #[test]
+    fn time_to_px_and_back_round_trips() {
+        let scale = TimeScale::fit(Time(1_000), Time(1_000_000_000), 1234.0).zoomed(0.37, 400.0).panned(-55.5);
+        for t in [1_000u64, 5_555, 123_456_789, 999_999_999] {
+            let x = scale.time_to_px(Time(t));
+            assert_eq!(scale.px_to_time(x), Some(Time(t)), "{t}");
+        }
+    }
+
+    #[test]
+    fn zoom_keeps_the_time_under_the_cursor() {
+        let scale = TimeScale::fit(Time(0), Time(69), 690.0);
+        let before = scale.px_to_tick(250.0);
+        for factor in [0.5, 0.1, 3.0] {
+            let zoomed = scale.zoomed(factor, 250.0);
+            assert!((zoomed.px_to_tick(250.0) - before).abs() < 1e-9);
+            assert!((zoomed.ticks_per_px() - scale.ticks_per_px() * factor).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn pan_moves_content_by_the_drag() {
+        let scale = TimeScale::fit(Time(0), Time(100), 100.0);
+        let panned = scale.panned(30.0);
+        assert!((panned.time_to_px(Time(50)) - 80.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn degenerate_inputs_are_sanitized() {
+        let scale = TimeScale::fit(Time(5), Time(5), 0.0);
+        assert_eq!(scale.window(), (5.0, 6.0));
+        assert!(scale.ticks_per_px() > 0.0);
+        let zoomed = scale.zoomed(f64::NAN, 0.0).zoomed(1e-30, 0.0);
+        assert!(zoomed.ticks_per_px() >= MIN_TICKS_PER_PX);
+        assert_eq!(scale.px_to_time(-10.0), None);
+    }
+
+    #[test]
+    fn axis_steps_are_nice_and_wide_enough() {
+        let scale = TimeScale::fit(Time(0), Time(69), 690.0);
+        assert_eq!(axis_step(&scale, 80.0), 10);
+        let scale = TimeScale::fit(Time(0), Time(16_000), 800.0);
+        assert_eq!(axis_step(&scale, 80.0), 2_000);
+        let scale = TimeScale::fit(Time(0), Time(3), 900.0);
+        assert_eq!(axis_step(&scale, 80.0), 1);
+    }
+}

@@ -1,0 +1,3 @@
+//! Reusable views.
+
+pub mod gantt;
