@@ -45,7 +45,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// A trace read from bytes, with the format it was read as.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
     /// The format the input was read as.
     pub format: Format,

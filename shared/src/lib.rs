@@ -5,15 +5,22 @@
 //! so the same code runs in the server and in the browser.
 //! Every function that reads user data returns an error or a diagnostic instead of panicking.
 
+pub mod analysis;
 pub mod api;
+pub mod attribution;
+pub mod critical_path;
 pub mod error;
+pub mod graph;
 pub mod import;
 pub mod model;
 pub mod native;
 pub mod pairing;
 pub mod states;
+pub mod stats;
 pub mod summary;
 pub mod time;
+pub mod timeline;
+pub mod validate;
 
 pub use error::TraceError;
 pub use model::{EventIdx, EventKind, NodeId, ProcessId, Trace};

@@ -43,6 +43,14 @@ id_type!(
     /// An interned string in [`Trace::strings`].
     StrId
 );
+id_type!(
+    /// A named code region (an activity or a phase) in [`Trace::regions`].
+    RegionId
+);
+id_type!(
+    /// A point-to-point link between two nodes in [`Trace::links`].
+    LinkId
+);
 
 /// What happened at an event: the founding thesis's five events plus user probes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,17 +68,23 @@ pub enum EventKind {
     MsgArr,
     /// A user probe: a tag and a text, e.g. `probe(READ_IMAGE, "reading image")`.
     Probe,
+    /// The process entered a region.
+    Enter,
+    /// The process left a region.
+    Leave,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 6] = [
+    pub const ALL: [EventKind; 8] = [
         EventKind::ProcInit,
         EventKind::ProcExit,
         EventKind::MsgSend,
         EventKind::RecvCall,
         EventKind::MsgArr,
         EventKind::Probe,
+        EventKind::Enter,
+        EventKind::Leave,
     ];
 
     /// The kind's name in the native format and the API, e.g. `msg_send`.
@@ -82,7 +96,14 @@ impl EventKind {
             EventKind::RecvCall => "recv_call",
             EventKind::MsgArr => "msg_arr",
             EventKind::Probe => "probe",
+            EventKind::Enter => "enter",
+            EventKind::Leave => "leave",
         }
+    }
+
+    /// Whether the kind names a region (enter and leave).
+    pub fn has_region(self) -> bool {
+        matches!(self, EventKind::Enter | EventKind::Leave)
     }
 
     /// Whether the kind names a peer process (the destination of a send, the source of an arrival).
@@ -107,6 +128,86 @@ pub struct Process {
     pub node: NodeId,
 }
 
+/// What a region stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegionRole {
+    /// A unit of work: a function, a loop, a library call.
+    Activity,
+    /// A phase of the program, such as "reading image" or "distribute".
+    Phase,
+}
+
+/// A named code region.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    /// The region's name.
+    pub name: String,
+    /// What it stands for.
+    pub role: RegionRole,
+}
+
+/// One end of a link: a node and its link number (0 to 3 on a transputer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LinkEnd {
+    /// The node.
+    pub node: NodeId,
+    /// The node's link number.
+    pub link: u8,
+}
+
+/// A bidirectional point-to-point link between two nodes; each direction is a channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    /// One end.
+    pub a: LinkEnd,
+    /// The other end.
+    pub b: LinkEnd,
+    /// The link's speed, when known.
+    pub bits_per_second: Option<u64>,
+}
+
+/// A direction of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From end `a` to end `b`.
+    AToB,
+    /// From end `b` to end `a`.
+    BToA,
+}
+
+/// A measured utilization over [start, end], as a fraction from 0 to 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// The start of the sampling period.
+    pub start: Time,
+    /// The end of the sampling period.
+    pub end: Time,
+    /// The busy fraction of the period, from 0 to 1.
+    pub utilization: f32,
+}
+
+/// A CPU utilization sample of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CpuSample {
+    /// The node measured.
+    pub node: NodeId,
+    /// The measurement.
+    pub sample: Sample,
+}
+
+/// A utilization sample of one direction of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LinkSample {
+    /// The link measured.
+    pub link: LinkId,
+    /// The direction measured.
+    pub direction: Direction,
+    /// The measurement.
+    pub sample: Sample,
+}
+
 /// One event, as an importer hands it to the [`TraceBuilder`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventRecord {
@@ -124,12 +225,14 @@ pub struct EventRecord {
     pub size: u64,
     /// The probe text.
     pub text: Option<StrId>,
+    /// The region entered or left.
+    pub region: Option<RegionId>,
 }
 
 impl EventRecord {
-    /// An event with no peer, tag, size or text.
+    /// An event with no peer, tag, size, text or region.
     pub fn plain(process: ProcessId, time: Time, kind: EventKind) -> Self {
-        EventRecord { process, time, kind, peer: None, tag: 0, size: 0, text: None }
+        EventRecord { process, time, kind, peer: None, tag: 0, size: 0, text: None, region: None }
     }
 }
 
@@ -144,6 +247,7 @@ pub struct Events {
     tag: Vec<u32>,
     size: Vec<u64>,
     text: Vec<Option<StrId>>,
+    region: Vec<Option<RegionId>>,
 }
 
 impl Events {
@@ -192,6 +296,11 @@ impl Events {
         &self.text
     }
 
+    /// Each event's region (enter and leave only).
+    pub fn region(&self) -> &[Option<RegionId>] {
+        &self.region
+    }
+
     /// One event, gathered from the arrays.
     pub fn get(&self, idx: EventIdx) -> Option<EventRecord> {
         let i = idx.index();
@@ -203,12 +312,13 @@ impl Events {
             tag: *self.tag.get(i)?,
             size: *self.size.get(i)?,
             text: *self.text.get(i)?,
+            region: *self.region.get(i)?,
         })
     }
 }
 
 /// A whole trace: the machine, the processes on it and everything they did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "UncheckedTrace")]
 pub struct Trace {
     /// A name for the run, usually the uploaded file's name.
@@ -223,6 +333,14 @@ pub struct Trace {
     pub events: Events,
     /// Interned strings (probe texts).
     pub strings: Vec<String>,
+    /// Named code regions, entered and left by events.
+    pub regions: Vec<Region>,
+    /// Links between nodes.
+    pub links: Vec<Link>,
+    /// Measured CPU utilization of nodes, by node and then time.
+    pub cpu_samples: Vec<CpuSample>,
+    /// Measured utilization of links, by link, direction and then time.
+    pub link_samples: Vec<LinkSample>,
 }
 
 /// The serialized shape of a [`Trace`], checked before it becomes one.
@@ -234,6 +352,10 @@ struct UncheckedTrace {
     processes: Vec<Process>,
     events: Events,
     strings: Vec<String>,
+    regions: Vec<Region>,
+    links: Vec<Link>,
+    cpu_samples: Vec<CpuSample>,
+    link_samples: Vec<LinkSample>,
 }
 
 impl TryFrom<UncheckedTrace> for Trace {
@@ -247,6 +369,10 @@ impl TryFrom<UncheckedTrace> for Trace {
             processes: t.processes,
             events: t.events,
             strings: t.strings,
+            regions: t.regions,
+            links: t.links,
+            cpu_samples: t.cpu_samples,
+            link_samples: t.link_samples,
         };
         trace.check_consistency()?;
         Ok(trace)
@@ -285,7 +411,8 @@ impl Trace {
     fn check_consistency(&self) -> Result<(), String> {
         let e = &self.events;
         let n = e.time.len();
-        let lengths = [e.process.len(), e.kind.len(), e.peer.len(), e.tag.len(), e.size.len(), e.text.len()];
+        let lengths =
+            [e.process.len(), e.kind.len(), e.peer.len(), e.tag.len(), e.size.len(), e.text.len(), e.region.len()];
         if lengths.iter().any(|&len| len != n) {
             return Err(format!("event arrays differ in length ({n} times, others {lengths:?})"));
         }
@@ -313,6 +440,16 @@ impl Trace {
         }
         if e.text.iter().flatten().any(|s| s.index() >= self.strings.len()) {
             return Err("an event names a string that does not exist".to_owned());
+        }
+        if e.region.iter().flatten().any(|r| r.index() >= self.regions.len()) {
+            return Err("an event names a region that does not exist".to_owned());
+        }
+        let n_nodes = self.nodes.len();
+        if self.links.iter().any(|l| l.a.node.index() >= n_nodes || l.b.node.index() >= n_nodes)
+            || self.cpu_samples.iter().any(|s| s.node.index() >= n_nodes)
+            || self.link_samples.iter().any(|s| s.link.index() >= self.links.len())
+        {
+            return Err("a link or sample names a node or link that does not exist".to_owned());
         }
         Ok(())
     }
@@ -343,6 +480,31 @@ pub enum ModelError {
         /// The event's kind.
         kind: &'static str,
     },
+    /// An enter or leave names a region that was not declared.
+    #[error("region {region} does not exist (the trace declares {n_regions} regions)")]
+    UnknownRegion {
+        /// The region asked for.
+        region: u32,
+        /// How many regions there are.
+        n_regions: usize,
+    },
+    /// An enter or leave without a region.
+    #[error("a {kind} event needs a region")]
+    MissingRegion {
+        /// The event's kind.
+        kind: &'static str,
+    },
+    /// A link or sample names a link that was not declared.
+    #[error("link {link} does not exist (the trace declares {n_links} links)")]
+    UnknownLink {
+        /// The link asked for.
+        link: u32,
+        /// How many links there are.
+        n_links: usize,
+    },
+    /// A sample whose period ends before it starts, or whose utilization is outside [0, 1].
+    #[error("a sample needs start ≤ end and a utilization from 0 to 1")]
+    BadSample,
     /// The trace has more events than the model's 32-bit indices address.
     #[error("the trace has more than {max} events", max = u32::MAX)]
     TooManyEvents,
@@ -358,6 +520,10 @@ pub struct TraceBuilder {
     records: Vec<EventRecord>,
     strings: Vec<String>,
     string_ids: std::collections::HashMap<String, StrId>,
+    regions: Vec<Region>,
+    links: Vec<Link>,
+    cpu_samples: Vec<CpuSample>,
+    link_samples: Vec<LinkSample>,
 }
 
 impl TraceBuilder {
@@ -379,11 +545,49 @@ impl TraceBuilder {
 
     /// Declares a process on a declared node.
     pub fn add_process(&mut self, name: impl Into<String>, node: NodeId) -> Result<ProcessId, ModelError> {
-        if node.index() >= self.nodes.len() {
-            return Err(ModelError::UnknownNode { node: node.0, n_nodes: self.nodes.len() });
-        }
+        self.check_node(node)?;
         self.processes.push(Process { name: name.into(), node });
         Ok(ProcessId(self.processes.len() as u32 - 1))
+    }
+
+    /// Declares a region.
+    pub fn add_region(&mut self, name: impl Into<String>, role: RegionRole) -> RegionId {
+        self.regions.push(Region { name: name.into(), role });
+        RegionId(self.regions.len() as u32 - 1)
+    }
+
+    /// Declares a link between two declared nodes.
+    pub fn add_link(&mut self, link: Link) -> Result<LinkId, ModelError> {
+        self.check_node(link.a.node)?;
+        self.check_node(link.b.node)?;
+        self.links.push(link);
+        Ok(LinkId(self.links.len() as u32 - 1))
+    }
+
+    /// Adds a CPU utilization sample of a declared node.
+    pub fn add_cpu_sample(&mut self, sample: CpuSample) -> Result<(), ModelError> {
+        self.check_node(sample.node)?;
+        check_sample(&sample.sample)?;
+        self.cpu_samples.push(sample);
+        Ok(())
+    }
+
+    /// Adds a utilization sample of a declared link.
+    pub fn add_link_sample(&mut self, sample: LinkSample) -> Result<(), ModelError> {
+        if sample.link.index() >= self.links.len() {
+            return Err(ModelError::UnknownLink { link: sample.link.0, n_links: self.links.len() });
+        }
+        check_sample(&sample.sample)?;
+        self.link_samples.push(sample);
+        Ok(())
+    }
+
+    fn check_node(&self, node: NodeId) -> Result<(), ModelError> {
+        if node.index() < self.nodes.len() {
+            Ok(())
+        } else {
+            Err(ModelError::UnknownNode { node: node.0, n_nodes: self.nodes.len() })
+        }
     }
 
     /// Interns a string, returning the same id for the same text.
@@ -412,6 +616,13 @@ impl TraceBuilder {
             (true, None) => return Err(ModelError::MissingPeer { kind: record.kind.name() }),
             (_, Some(peer)) => check(peer)?,
             (false, None) => {}
+        }
+        match (record.kind.has_region(), record.region) {
+            (true, None) => return Err(ModelError::MissingRegion { kind: record.kind.name() }),
+            (_, Some(r)) if r.index() >= self.regions.len() => {
+                return Err(ModelError::UnknownRegion { region: r.0, n_regions: self.regions.len() });
+            }
+            _ => {}
         }
         if self.records.len() >= u32::MAX as usize {
             return Err(ModelError::TooManyEvents);
@@ -447,6 +658,7 @@ impl TraceBuilder {
             tag: gather(&order, records, |r| r.tag),
             size: gather(&order, records, |r| r.size),
             text: gather(&order, records, |r| r.text),
+            region: gather(&order, records, |r| r.region),
             process_start,
         };
         let (text, strings) = renumber_strings(events.text, self.strings);
@@ -458,8 +670,26 @@ impl TraceBuilder {
             processes: self.processes,
             events,
             strings,
+            regions: self.regions,
+            links: self.links,
+            cpu_samples: sorted(self.cpu_samples, |s| (s.node, s.sample.start, s.sample.end)),
+            link_samples: sorted(self.link_samples, |s| (s.link, s.direction as u8, s.sample.start, s.sample.end)),
         }
     }
+}
+
+fn check_sample(sample: &Sample) -> Result<(), ModelError> {
+    if sample.start <= sample.end && (0.0..=1.0).contains(&sample.utilization) {
+        Ok(())
+    } else {
+        Err(ModelError::BadSample)
+    }
+}
+
+/// The items sorted (stably) by a key.
+fn sorted<T, K: Ord>(mut items: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    items.sort_by_key(key);
+    items
 }
 
 /// One field of the records, in `order`.

@@ -10,7 +10,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::TraceError;
-use crate::model::{EventKind, EventRecord, NodeId, ProcessId, Trace, TraceBuilder};
+use crate::model::{
+    CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkId, LinkSample, NodeId, ProcessId, RegionId,
+    RegionRole, Sample, Trace, TraceBuilder,
+};
 use crate::time::{Clock, Time};
 
 /// The format's name in errors and run metadata.
@@ -38,6 +41,54 @@ struct Document<'a> {
     processes: Vec<&'a RawValue>,
     #[serde(borrow)]
     events: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    regions: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    links: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    cpu_samples: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    link_samples: Vec<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegionDoc {
+    name: String,
+    #[serde(default = "default_role")]
+    role: RegionRole,
+}
+
+fn default_role() -> RegionRole {
+    RegionRole::Activity
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkDoc {
+    a: LinkEnd,
+    b: LinkEnd,
+    #[serde(default)]
+    bits_per_second: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CpuSampleDoc {
+    node: u32,
+    start: u64,
+    end: u64,
+    utilization: f32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkSampleDoc {
+    link: u32,
+    direction: Direction,
+    start: u64,
+    end: u64,
+    utilization: f32,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +120,8 @@ struct EventDoc<'a> {
     size: Option<u64>,
     #[serde(default, borrow)]
     text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    region: Option<u32>,
 }
 
 /// Reads a native trace. `fallback_name` names the trace when the document has no `name`.
@@ -104,6 +157,29 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
             .add_process(process.name, NodeId(process.node))
             .map_err(|e| at_item(input, raw, e.to_string()))?;
     }
+    for raw in &doc.regions {
+        let region: RegionDoc = item(input, raw, "a region object {\"name\": …, \"role\": \"activity\" or \"phase\"}")?;
+        builder.add_region(region.name, region.role);
+    }
+    for raw in &doc.links {
+        let link: LinkDoc = item(input, raw, "a link object {\"a\": {\"node\": …, \"link\": …}, \"b\": …}")?;
+        builder
+            .add_link(Link { a: link.a, b: link.b, bits_per_second: link.bits_per_second })
+            .map_err(|e| at_item(input, raw, e.to_string()))?;
+    }
+    for raw in &doc.cpu_samples {
+        let s: CpuSampleDoc = item(input, raw, "a CPU sample {\"node\", \"start\", \"end\", \"utilization\"}")?;
+        let sample = Sample { start: Time(s.start), end: Time(s.end), utilization: s.utilization };
+        builder.add_cpu_sample(CpuSample { node: NodeId(s.node), sample }).map_err(|e| at_item(input, raw, e.to_string()))?;
+    }
+    for raw in &doc.link_samples {
+        let s: LinkSampleDoc =
+            item(input, raw, "a link sample {\"link\", \"direction\", \"start\", \"end\", \"utilization\"}")?;
+        let sample = Sample { start: Time(s.start), end: Time(s.end), utilization: s.utilization };
+        builder
+            .add_link_sample(LinkSample { link: LinkId(s.link), direction: s.direction, sample })
+            .map_err(|e| at_item(input, raw, e.to_string()))?;
+    }
     builder.reserve_events(doc.events.len());
     for (idx, raw) in doc.events.iter().enumerate() {
         let event: EventDoc = item(input, raw, "an event object")?;
@@ -130,6 +206,12 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         (_, Some(_)) => return Err(format!("{} takes no \"text\" (only probe does)", kind.name())),
         (_, None) => None,
     };
+    let region = match (kind.has_region(), event.region) {
+        (true, Some(region)) => Some(RegionId(region)),
+        (true, None) => return Err(format!("{} expects \"region\" (a region index)", kind.name())),
+        (false, Some(_)) => return Err(format!("{} takes no \"region\" (only enter and leave do)", kind.name())),
+        (false, None) => None,
+    };
     Ok(EventRecord {
         process: ProcessId(event.process),
         time: Time(event.time),
@@ -138,6 +220,7 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         tag: event.tag.unwrap_or(0),
         size: event.size.unwrap_or(0),
         text,
+        region,
     })
 }
 
@@ -193,6 +276,58 @@ pub fn write(trace: &Trace) -> String {
         .map(|p| format!("    {{\"name\": {}, \"node\": {}}}", json(&p.name), p.node.0))
         .collect();
     let _ = writeln!(out, "  \"processes\": [\n{}\n  ],", processes.join(",\n"));
+    let json_items = |items: Vec<String>| format!("[\n{}\n  ]", items.join(",\n"));
+    if !trace.regions.is_empty() {
+        let regions = trace
+            .regions
+            .iter()
+            .map(|r| format!("    {{\"name\": {}, \"role\": {}}}", json(&r.name), to_json(&r.role)))
+            .collect();
+        let _ = writeln!(out, "  \"regions\": {},", json_items(regions));
+    }
+    if !trace.links.is_empty() {
+        let links = trace
+            .links
+            .iter()
+            .map(|l| {
+                let speed = l.bits_per_second.map(|b| format!(", \"bits_per_second\": {b}")).unwrap_or_default();
+                format!("    {{\"a\": {}, \"b\": {}{speed}}}", to_json(&l.a), to_json(&l.b))
+            })
+            .collect();
+        let _ = writeln!(out, "  \"links\": {},", json_items(links));
+    }
+    if !trace.cpu_samples.is_empty() {
+        let samples = trace
+            .cpu_samples
+            .iter()
+            .map(|s| {
+                let m = &s.sample;
+                format!(
+                    "    {{\"node\": {}, \"start\": {}, \"end\": {}, \"utilization\": {}}}",
+                    s.node.0, m.start.0, m.end.0, m.utilization
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  \"cpu_samples\": {},", json_items(samples));
+    }
+    if !trace.link_samples.is_empty() {
+        let samples = trace
+            .link_samples
+            .iter()
+            .map(|s| {
+                let m = &s.sample;
+                format!(
+                    "    {{\"link\": {}, \"direction\": {}, \"start\": {}, \"end\": {}, \"utilization\": {}}}",
+                    s.link.0,
+                    to_json(&s.direction),
+                    m.start.0,
+                    m.end.0,
+                    m.utilization
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  \"link_samples\": {},", json_items(samples));
+    }
     let _ = writeln!(out, "  \"events\": [");
     let e = &trace.events;
     for i in 0..e.len() {
@@ -218,6 +353,9 @@ pub fn write(trace: &Trace) -> String {
         if let Some(text) = e.text()[i].and_then(|id| trace.string(id)) {
             let _ = write!(out, ", \"text\": {}", json(text));
         }
+        if let Some(region) = e.region()[i] {
+            let _ = write!(out, ", \"region\": {}", region.0);
+        }
         out.push('}');
         if i + 1 < e.len() {
             out.push(',');
@@ -227,4 +365,9 @@ pub fn write(trace: &Trace) -> String {
     let _ = writeln!(out, "  ]");
     out.push_str("}\n");
     out
+}
+
+/// A small serializable value as JSON (enums and plain structs cannot fail to serialize).
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }

@@ -1,14 +1,15 @@
 //! What each process was doing over time: computing, or blocked in a receive.
 //!
-//! A process is active from its `proc_init` (or first event) to its `proc_exit` (or last event).
-//! The k-th `recv_call` of a process completes with the k-th `msg_arr` of that process, at
-//! max(call, arrival) (decision D-c); between call and completion the process is blocked.
-//! A receive with no arrival blocks until the process's last event.
-//! All other active time is computation.
+//! The spans follow the execution graph's program edges, so every analysis and every view sees
+//! the same states: a process is active from its first to its last event in program order;
+//! a program edge out of a `recv_call` is blocked time (decision D-c: until the receive
+//! completes at max(call, arrival)); every other program edge is computation.
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EventKind, ProcessId, Trace};
+use crate::graph::{ExecutionGraph, ProgramEdge};
+use crate::model::{ProcessId, Trace};
+use crate::pairing::pair_messages;
 use crate::time::Time;
 
 /// A process state.
@@ -34,50 +35,32 @@ pub struct StateSpan {
     pub state: State,
 }
 
-/// Every process's state spans, by process and then by time; zero-length spans are left out.
+/// Every process's state spans, by process and then by time; zero-length spans are left out and
+/// adjacent spans of the same state are merged.
 pub fn state_spans(trace: &Trace) -> Vec<StateSpan> {
-    let mut spans = Vec::new();
-    let mut blocked = Vec::new();
-    for process in trace.process_ids() {
-        let range = trace.process_events(process);
-        if range.is_empty() {
-            continue;
-        }
-        let times = &trace.events.time()[range.clone()];
-        let kinds = &trace.events.kind()[range];
-        let begin = kinds
-            .iter()
-            .position(|&k| k == EventKind::ProcInit)
-            .map_or_else(|| times.iter().copied().min().unwrap_or_default(), |i| times[i]);
-        let end = kinds
-            .iter()
-            .rposition(|&k| k == EventKind::ProcExit)
-            .map_or_else(|| times.iter().copied().max().unwrap_or_default(), |i| times[i]);
-        let calls = kinds.iter().zip(times).filter(|(k, _)| **k == EventKind::RecvCall).map(|(_, t)| *t);
-        let mut arrivals = kinds.iter().zip(times).filter(|(k, _)| **k == EventKind::MsgArr).map(|(_, t)| *t);
-        blocked.clear();
-        for call in calls {
-            let done = arrivals.next().map_or(end, |arrival| arrival.max(call));
-            blocked.push((call.clamp(begin, end), done.clamp(begin, end)));
-        }
-        blocked.sort_unstable();
-        let mut cursor = begin;
-        for &(start, stop) in &blocked {
-            let start = start.max(cursor);
-            if stop <= start {
-                continue;
-            }
-            push_span(&mut spans, process, cursor, start, State::Computing);
-            push_span(&mut spans, process, start, stop, State::Blocked);
-            cursor = stop;
-        }
-        push_span(&mut spans, process, cursor, end, State::Computing);
-    }
-    spans
+    let graph = ExecutionGraph::new(trace, &pair_messages(trace));
+    state_spans_of(trace, &graph)
 }
 
-fn push_span(spans: &mut Vec<StateSpan>, process: ProcessId, start: Time, end: Time, state: State) {
-    if end > start {
-        spans.push(StateSpan { process, start, end, state });
+/// The state spans of a trace whose execution graph is already built.
+pub fn state_spans_of(trace: &Trace, graph: &ExecutionGraph) -> Vec<StateSpan> {
+    let mut spans: Vec<StateSpan> = Vec::new();
+    for process in trace.process_ids() {
+        for v in graph.program(process) {
+            let Some(prev) = graph.prev(v) else { continue };
+            let state = match graph.in_edge(v) {
+                ProgramEdge::Blocked => State::Blocked,
+                ProgramEdge::Computation | ProgramEdge::Start => State::Computing,
+            };
+            let (start, end) = (graph.time(prev), graph.time(v));
+            if end <= start {
+                continue;
+            }
+            match spans.last_mut() {
+                Some(last) if last.process == process && last.state == state && last.end == start => last.end = end,
+                _ => spans.push(StateSpan { process, start, end, state }),
+            }
+        }
     }
+    spans
 }

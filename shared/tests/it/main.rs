@@ -1,5 +1,6 @@
 //! Integration tests of the `shared` crate: importers, model, pairing, states, invariants.
 
+mod analysis;
 mod invariants;
 mod native_format;
 mod pairing;

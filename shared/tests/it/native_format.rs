@@ -3,7 +3,10 @@
 use expect_test::expect;
 use proptest::prelude::*;
 use shared::import::{Format, import};
-use shared::model::{EventKind, EventRecord, NodeId, ProcessId, TraceBuilder};
+use shared::model::{
+    CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkSample, NodeId, ProcessId, RegionRole, Sample,
+    TraceBuilder,
+};
 use shared::native;
 use shared::time::{Clock, Time};
 
@@ -68,7 +71,7 @@ fn bad_events_name_their_index_and_position() {
     );
     check_error(
         &format!("{HEAD}\n  {{\"process\": 0, \"time\": 1, \"kind\": \"explode\"}}]}}"),
-        expect!["tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`"],
+        expect!["tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`, `enter`, `leave`"],
     );
     check_error(
         &format!("{HEAD}\n{{\"process\": 0, \"time\": -4, \"kind\": \"proc_init\"}}]}}"),
@@ -118,8 +121,9 @@ fn written_worked_example_reads_back_identical() {
 }
 
 fn arb_trace() -> impl Strategy<Value = shared::Trace> {
-    let events = prop::collection::vec((0u32..3, 0u64..1_000, 0usize..6, 0u32..3, 0u32..4, 0u64..5000, ".{0,6}"), 0..40);
-    (1u32..4, events, prop::option::of(1u64..10_000_000_000)).prop_map(|(n_nodes, events, tps)| {
+    let events = prop::collection::vec((0u32..3, 0u64..1_000, 0usize..8, 0u32..3, 0u32..4, 0u64..5000, ".{0,6}"), 0..40);
+    let samples = prop::collection::vec((0u32..4, 0u64..500, 0u64..500, 0.0f32..=1.0), 0..4);
+    (1u32..4, events, prop::option::of(1u64..10_000_000_000), samples).prop_map(|(n_nodes, events, tps, samples)| {
         let mut b = TraceBuilder::new("prop \"trace\"", Clock { ticks_per_second: tps });
         for n in 0..n_nodes {
             b.add_node(format!("node {n}"));
@@ -127,11 +131,21 @@ fn arb_trace() -> impl Strategy<Value = shared::Trace> {
         for p in 0..3 {
             b.add_process(format!("p{p}"), NodeId(p % n_nodes)).expect("node exists");
         }
+        let regions = [b.add_region("work", RegionRole::Activity), b.add_region("phase \u{1F600}", RegionRole::Phase)];
+        let end = |node: u32| LinkEnd { node: NodeId(node % n_nodes), link: (node % 4) as u8 };
+        let link = b.add_link(Link { a: end(0), b: end(1), bits_per_second: tps }).expect("nodes exist");
+        for (node, start, len, utilization) in samples {
+            let sample = Sample { start: Time(start), end: Time(start + len), utilization };
+            b.add_cpu_sample(CpuSample { node: NodeId(node % n_nodes), sample }).expect("valid sample");
+            let direction = if node % 2 == 0 { Direction::AToB } else { Direction::BToA };
+            b.add_link_sample(LinkSample { link, direction, sample }).expect("valid sample");
+        }
         for (process, time, kind, peer, tag, size, text) in events {
             let kind = EventKind::ALL[kind];
             let text = (kind == EventKind::Probe).then(|| b.intern(&text));
             let peer = kind.has_peer().then_some(ProcessId(peer));
-            let record = EventRecord { process: ProcessId(process), time: Time(time), kind, peer, tag, size, text };
+            let region = kind.has_region().then_some(regions[(tag % 2) as usize]);
+            let record = EventRecord { process: ProcessId(process), time: Time(time), kind, peer, tag, size, text, region };
             b.push(record).expect("ids are in range");
         }
         b.build()
