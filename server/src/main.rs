@@ -39,6 +39,9 @@ enum Command {
         /// Print one JSON object with named fields instead of text.
         #[arg(long)]
         json: bool,
+        /// The clock condition's minimum message latency, in ticks.
+        #[arg(long, default_value_t = 0)]
+        min_latency: u64,
     },
 }
 
@@ -55,9 +58,12 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { addr, db, site, max_upload_bytes } => serve(addr, db, site, max_upload_bytes),
-        Command::Analyze { file, json } => {
+        Command::Analyze { file, json, min_latency } => {
             let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-            let report = analyze::analyze(&bytes, &file.display().to_string())?;
+            let options = shared::analysis::AnalysisOptions {
+                validation: shared::validate::ValidationOptions { min_latency },
+            };
+            let report = analyze::analyze(&bytes, &file.display().to_string(), options)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -281,7 +281,7 @@ pub struct Analysis {
     /// Speedup bounds.
     pub bounds: Bounds,
     /// Busy and blocked time per process.
-    pub processes: Vec<ProcessTimes>,
+    pub process_times: Vec<ProcessTimes>,
     /// Everything validation found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -352,7 +352,7 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
         parallelism_profile: parallelism_profile(&cx, start.0, end.0),
         pop,
         bounds,
-        processes,
+        process_times: processes,
         diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),
     }
 }

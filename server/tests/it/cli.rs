@@ -21,6 +21,38 @@ fn analyze_json_is_a_stable_object_with_named_counts() {
     assert_eq!(report["messages"], 3);
     assert_eq!(report["time"]["duration"], 69);
     assert_eq!(report["time"]["duration_text"], "69 ticks");
+    // The analyses, as named fields (analysis.md §10, T4a and T4b).
+    assert_eq!(report["execution_time"], 69);
+    assert_eq!(report["total_computation"], 85.0);
+    assert_eq!(report["critical_path"]["length"], 69);
+    assert_eq!(report["critical_path"]["segments"].as_array().map(Vec::len), Some(7));
+    assert_eq!(report["wcpa"]["weight"], 101.0);
+    assert_eq!(report["wcpa"]["phases"][0]["share"], 1.0);
+    assert_eq!(report["granularity"]["communication"], 21);
+    assert_eq!(report["parallelism_profile"]["time_with"], serde_json::json!([6, 41, 22]));
+    assert_eq!(report["npt"]["processes"][0]["name"], "B");
+    assert!(report["pop"]["load_balance"].is_number());
+    assert_eq!(report["diagnostics"], serde_json::json!([]));
+    let speedup = report["speedup"].as_f64().expect("speedup");
+    assert!((speedup - 85.0 / 69.0).abs() < 1e-12);
+}
+
+#[test]
+fn analyze_text_prints_the_worked_example_headline_numbers() {
+    let path = shared_data("t4-worked-example.json");
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "execution time      69 ticks",
+        "computation         85 ticks",
+        "speedup             1.232",
+        "efficiency          0.616 on 2 processors",
+        "granularity         85:21 (4.05:1, 80.2% computation)",
+        "WCPA                101",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
 }
 
 #[test]
@@ -29,8 +61,8 @@ fn analyze_text_names_the_unit() {
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path")]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("processes   3"), "{text}");
-    assert!(text.contains("messages    4 (0 unmatched sends, 0 unmatched arrivals)"), "{text}");
+    assert!(text.contains("processes           3"), "{text}");
+    assert!(text.contains("messages            4 (0 unmatched sends, 0 unmatched arrivals)"), "{text}");
     assert!(text.contains("(16 ms)"), "{text}");
 }
 

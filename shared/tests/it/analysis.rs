@@ -123,7 +123,7 @@ fn t3_ping_pong() {
         .init(0, 0).send(0, 5, 1).call(0, 5).arr(0, 13, 1).exit(0, 13)
         .init(1, 0).call(1, 0).arr(1, 7, 0).send(1, 11, 0).exit(1, 11)
         .build();
-    check(&trace, &[("/critical_path/length", 13.0), ("/processes/0/blocked", 8.0), ("/processes/1/blocked", 7.0)]);
+    check(&trace, &[("/critical_path/length", 13.0), ("/process_times/0/blocked", 8.0), ("/process_times/1/blocked", 7.0)]);
 }
 
 #[test]
@@ -138,8 +138,8 @@ fn t4a_worked_example_execution_graph_metrics() {
         ("/granularity/communication", 21.0),
         ("/granularity/ratio", 4.048),
         ("/granularity/computation_share", 0.802),
-        ("/processes/0/blocked", 13.0),
-        ("/processes/1/blocked", 24.0),
+        ("/process_times/0/blocked", 13.0),
+        ("/process_times/1/blocked", 24.0),
     ]);
     let a = analyze(&trace, AnalysisOptions::default());
     // A comp 25 → m1 8 → B comp 5 → m2 10 → A comp 3 → m3 3 → B comp 15.
@@ -151,7 +151,7 @@ fn t4a_worked_example_execution_graph_metrics() {
         .collect();
     assert_eq!(route, [("comp", 0, 25.0), ("msg", 1, 8.0), ("comp", 1, 5.0), ("msg", 0, 10.0), ("comp", 0, 3.0), ("msg", 1, 3.0), ("comp", 1, 15.0)]);
     // Blocked 37 and post-exit idle 16: 85 + 37 + 16 = 138 = 2 × 69.
-    let blocked: u64 = a.processes.iter().map(|p| p.blocked).sum();
+    let blocked: u64 = a.process_times.iter().map(|p| p.blocked).sum();
     assert_eq!(blocked, 37);
     assert_eq!(a.total_computation + blocked as f64 + 16.0, 2.0 * 69.0);
 }
@@ -225,8 +225,8 @@ fn t7_cpu_time_relabelling() {
         ("/wall_computation", 18.0),
         ("/total_computation", 10.0),
         ("/speedup", 1.0),
-        ("/processes/0/computation", 6.0),
-        ("/processes/1/computation", 4.0),
+        ("/process_times/0/computation", 6.0),
+        ("/process_times/1/computation", 4.0),
         ("/cpu_time_critical_path", 6.0),
     ]);
 }
