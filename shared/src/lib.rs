@@ -18,6 +18,7 @@ pub mod pairing;
 pub mod states;
 pub mod stats;
 pub mod summary;
+pub mod synthetic;
 pub mod time;
 pub mod timeline;
 pub mod validate;

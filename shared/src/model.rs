@@ -402,6 +402,36 @@ impl Trace {
         Some((*min, *max))
     }
 
+    /// The heap memory the model holds, in bytes (vector capacities; strings by length).
+    pub fn heap_bytes(&self) -> usize {
+        fn vec<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let e = &self.events;
+        let events = vec(&e.process_start)
+            + vec(&e.process)
+            + vec(&e.time)
+            + vec(&e.kind)
+            + vec(&e.peer)
+            + vec(&e.tag)
+            + vec(&e.size)
+            + vec(&e.text)
+            + vec(&e.region);
+        let names = self.nodes.iter().map(|n| n.name.capacity()).sum::<usize>()
+            + self.processes.iter().map(|p| p.name.capacity()).sum::<usize>()
+            + self.strings.iter().map(String::capacity).sum::<usize>()
+            + self.regions.iter().map(|r| r.name.capacity()).sum::<usize>();
+        events
+            + names
+            + vec(&self.nodes)
+            + vec(&self.processes)
+            + vec(&self.strings)
+            + vec(&self.regions)
+            + vec(&self.links)
+            + vec(&self.cpu_samples)
+            + vec(&self.link_samples)
+    }
+
     /// An interned string.
     pub fn string(&self, id: StrId) -> Option<&str> {
         self.strings.get(id.index()).map(String::as_str)

@@ -143,15 +143,17 @@ fn test() -> anyhow::Result<()> {
     stage("build site (wasm release)", t);
 
     let t = Instant::now();
-    run(&root, "cargo", &["build", "--locked", "-p", "server", "--bin", "tracescope"], &[])?;
-    stage("build server", t);
-
-    let t = Instant::now();
     let e2e_dir = root.join("target/e2e");
     let _ = std::fs::remove_dir_all(&e2e_dir);
     std::fs::create_dir_all(&e2e_dir).context("creating target/e2e")?;
     let port = free_port()?.to_string();
-    let bin = root.join("target/debug/tracescope").to_string_lossy().into_owned();
+    // `cargo test` built this binary for the server's CLI tests, with the workspace's feature
+    // set; building it again with `-p server` would recompile some fifty crates.
+    let bin = root.join("target/debug/tracescope");
+    if !bin.is_file() {
+        bail!("cargo test did not leave {}", bin.display());
+    }
+    let bin = bin.to_string_lossy().into_owned();
     let db = e2e_dir.join("tracescope.db").to_string_lossy().into_owned();
     let site = site.to_string_lossy().into_owned();
     let envs = [

@@ -395,3 +395,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_model_holds_at_most_64_bytes_per_event() {
+    let trace = shared::synthetic::ring(64, 100_000);
+    let per_event = trace.heap_bytes() as f64 / trace.events.len() as f64;
+    assert!(per_event <= 64.0, "{per_event} bytes per event");
+}
+
+#[test]
+fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
+    let trace = shared::synthetic::ring(8, 3_200);
+    let a = analyze(&trace, AnalysisOptions::default());
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    let messages = shared::pairing::pair_messages(&trace).messages.len();
+    assert_eq!(messages, 800);
+    assert_eq!(trace.events.len(), 3_200 + 16);
+    assert_eq!(a.critical_path.length, a.execution_time);
+}
