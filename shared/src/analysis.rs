@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 use crate::attribution::Attribution;
 use crate::critical_path::{EdgeWeights, LongestPath, PathEdge, SegmentKind, longest_path, path_edges};
 use crate::graph::{ExecutionGraph, ProgramEdge};
-use crate::model::{EventIdx, EventKind, NodeId, ProcessId, RegionId, Trace};
+use crate::model::{Direction, EventIdx, EventKind, LinkId, NodeId, ProcessId, RegionId, Trace};
 use crate::pairing::{Pairing, pair_messages};
 use crate::states::{State, StateSpan, state_spans_of};
 use crate::timeline::Timeline;
+use crate::utilization::{Utilization, cpu_utilization, link_utilization};
 use crate::validate::{Diagnostic, ValidationOptions, validate};
 
 /// Options of the analysis.
@@ -234,6 +235,28 @@ pub struct Bounds {
     pub speedup_upper: f64,
 }
 
+/// A node's CPU utilization over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeUtilization {
+    /// The node.
+    pub node: NodeId,
+    /// Its name.
+    pub name: String,
+    /// Its CPU utilization over the execution time.
+    pub cpu: Utilization,
+}
+
+/// A link's utilization in each direction over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkUse {
+    /// The link.
+    pub link: LinkId,
+    /// From end a to end b.
+    pub a_to_b: Utilization,
+    /// From end b to end a.
+    pub b_to_a: Utilization,
+}
+
 /// Times of one process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessTimes {
@@ -282,6 +305,10 @@ pub struct Analysis {
     pub bounds: Bounds,
     /// Busy and blocked time per process.
     pub process_times: Vec<ProcessTimes>,
+    /// CPU utilization per node over the execution time.
+    pub node_utilization: Vec<NodeUtilization>,
+    /// Utilization per link and direction over the execution time.
+    pub link_utilization: Vec<LinkUse>,
     /// Everything validation found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -353,6 +380,22 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
         pop,
         bounds,
         process_times: processes,
+        node_utilization: (0..trace.nodes.len() as u32)
+            .map(NodeId)
+            .map(|node| NodeUtilization {
+                node,
+                name: trace.nodes[node.index()].name.clone(),
+                cpu: cpu_utilization(&cx, node, (start, end)),
+            })
+            .collect(),
+        link_utilization: (0..trace.links.len() as u32)
+            .map(LinkId)
+            .map(|link| LinkUse {
+                link,
+                a_to_b: link_utilization(&cx, link, Direction::AToB, (start, end)),
+                b_to_a: link_utilization(&cx, link, Direction::BToA, (start, end)),
+            })
+            .collect(),
         diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),
     }
 }

@@ -20,6 +20,7 @@ pub mod stats;
 pub mod summary;
 pub mod synthetic;
 pub mod time;
+pub mod utilization;
 pub mod timeline;
 pub mod validate;
 

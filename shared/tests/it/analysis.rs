@@ -413,3 +413,60 @@ fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
     assert_eq!(trace.events.len(), 3_200 + 16);
     assert_eq!(a.critical_path.length, a.execution_time);
 }
+
+#[test]
+fn cpu_utilization_over_windows() {
+    let trace = load("t4-worked-example.json");
+    let cx = shared::analysis::Context::new(&trace);
+    let u = |node, a, b| shared::utilization::cpu_utilization(&cx, NodeId(node), (Time(a), Time(b))).value;
+    // A busy [0,35] and [48,53] = 40 of 69; B 45 of 69.
+    assert!((u(0, 0, 69) - 40.0 / 69.0).abs() < 1e-12);
+    assert!((u(1, 0, 69) - 45.0 / 69.0).abs() < 1e-12);
+    assert_eq!(u(0, 0, 20), 1.0);
+    assert_eq!(u(1, 20, 33), 0.0);
+    assert_eq!(u(1, 30, 40), 0.7);
+    let a = analyze(&trace, AnalysisOptions::default());
+    assert_eq!(a.node_utilization[1].cpu.source, shared::utilization::Source::Events);
+}
+
+#[test]
+fn link_utilization_from_transits_and_from_samples() {
+    use shared::model::{Direction, Link, LinkEnd, LinkSample, Sample};
+    let mut t = T::new(2, &[0, 1]);
+    let end = |node, link| LinkEnd { node: NodeId(node), link };
+    let link = t.b.add_link(Link { a: end(0, 2), b: end(1, 3), bits_per_second: Some(20_000_000) }).expect("nodes");
+    // Two messages 0 → 1 in transit over [10,20] and [15,30]: busy [10,30].
+    t.init(0, 0).send(0, 10, 1).send(0, 15, 1).exit(0, 40);
+    t.init(1, 0).call(1, 0).arr(1, 20, 0).call(1, 20).arr(1, 30, 0).exit(1, 40);
+    let trace = t.build();
+    let cx = shared::analysis::Context::new(&trace);
+    let u = |dir, a, b| shared::utilization::link_utilization(&cx, link, dir, (Time(a), Time(b)));
+    assert_eq!(u(Direction::AToB, 0, 40).value, 0.5);
+    assert_eq!(u(Direction::AToB, 10, 30).value, 1.0);
+    assert_eq!(u(Direction::BToA, 0, 40).value, 0.0);
+
+    let mut t = T::new(2, &[0, 1]);
+    let link = t.b.add_link(Link { a: end(0, 2), b: end(1, 3), bits_per_second: None }).expect("nodes");
+    let sample = |start, stop, utilization| Sample { start: Time(start), end: Time(stop), utilization };
+    t.b.add_link_sample(LinkSample { link, direction: Direction::BToA, sample: sample(0, 10, 0.5) }).expect("valid");
+    t.b.add_link_sample(LinkSample { link, direction: Direction::BToA, sample: sample(10, 20, 0.25) }).expect("valid");
+    t.init(0, 0).exit(0, 20).init(1, 0).exit(1, 20);
+    let trace = t.build();
+    let cx = shared::analysis::Context::new(&trace);
+    let sampled = shared::utilization::link_utilization(&cx, link, Direction::BToA, (Time(0), Time(20)));
+    assert_eq!(sampled.value, 0.375);
+    assert_eq!(sampled.source, shared::utilization::Source::Samples);
+}
+
+#[test]
+fn cpu_samples_replace_busy_intervals() {
+    use shared::model::{CpuSample, Sample};
+    let mut t = T::new(1, &[0]);
+    t.b.add_cpu_sample(CpuSample { node: NodeId(0), sample: Sample { start: Time(0), end: Time(10), utilization: 0.25 } })
+        .expect("valid");
+    t.init(0, 0).exit(0, 10);
+    let trace = t.build();
+    let cx = shared::analysis::Context::new(&trace);
+    let u = shared::utilization::cpu_utilization(&cx, NodeId(0), (Time(0), Time(10)));
+    assert_eq!((u.value, u.source), (0.25, shared::utilization::Source::Samples));
+}
