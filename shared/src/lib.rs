@@ -8,13 +8,17 @@
 pub mod analysis;
 pub mod api;
 pub mod attribution;
+pub mod causality;
+pub mod clocks;
 pub mod critical_path;
+pub mod dependence;
 pub mod error;
 pub mod graph;
 pub mod import;
 pub mod model;
 pub mod native;
 pub mod pairing;
+pub mod patterns;
 pub mod states;
 pub mod stats;
 pub mod summary;
@@ -23,6 +27,8 @@ pub mod time;
 pub mod utilization;
 pub mod timeline;
 pub mod validate;
+pub mod waits;
+pub mod whatif;
 
 pub use error::TraceError;
 pub use model::{EventIdx, EventKind, NodeId, ProcessId, Trace};

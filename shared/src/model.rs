@@ -136,6 +136,9 @@ pub enum RegionRole {
     Activity,
     /// A phase of the program, such as "reading image" or "distribute".
     Phase,
+    /// A message-passing call such as `MPI_Send` or `MPI_Recv`: the call interval of the sends
+    /// and receives inside it.
+    Communication,
 }
 
 /// A named code region.

@@ -17,7 +17,7 @@ pub fn ring(n_processes: u32, n_events: usize) -> Trace {
     }
     let phase = b.intern("iteration");
     b.reserve_events(rounds as usize * 4 * n_processes as usize + 2 * n_processes as usize);
-    let mut push = |b: &mut TraceBuilder, p: u32, t: u64, kind, peer: Option<u32>| {
+    let push = |b: &mut TraceBuilder, p: u32, t: u64, kind, peer: Option<u32>| {
         let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
         r.peer = peer.map(ProcessId);
         r.size = if peer.is_some() { 4096 } else { 0 };
