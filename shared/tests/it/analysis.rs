@@ -14,13 +14,13 @@ use shared::Trace;
 use crate::load;
 
 /// A test trace written event by event.
-struct T {
-    b: TraceBuilder,
+pub struct T {
+    pub b: TraceBuilder,
 }
 
 impl T {
     /// `processes[i]` runs on node `processes[i]`.
-    fn new(n_nodes: u32, processes: &[u32]) -> T {
+    pub fn new(n_nodes: u32, processes: &[u32]) -> T {
         let mut b = TraceBuilder::new("test", Clock::default());
         for n in 0..n_nodes {
             b.add_node(format!("n{n}"));
@@ -31,34 +31,34 @@ impl T {
         T { b }
     }
 
-    fn push(&mut self, p: u32, t: u64, kind: EventKind, f: impl FnOnce(&mut EventRecord)) -> &mut T {
+    pub fn push(&mut self, p: u32, t: u64, kind: EventKind, f: impl FnOnce(&mut EventRecord)) -> &mut T {
         let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
         f(&mut r);
         self.b.push(r).expect("valid event");
         self
     }
-    fn init(&mut self, p: u32, t: u64) -> &mut T {
+    pub fn init(&mut self, p: u32, t: u64) -> &mut T {
         self.push(p, t, EventKind::ProcInit, |_| {})
     }
-    fn exit(&mut self, p: u32, t: u64) -> &mut T {
+    pub fn exit(&mut self, p: u32, t: u64) -> &mut T {
         self.push(p, t, EventKind::ProcExit, |_| {})
     }
-    fn send(&mut self, p: u32, t: u64, to: u32) -> &mut T {
+    pub fn send(&mut self, p: u32, t: u64, to: u32) -> &mut T {
         self.push(p, t, EventKind::MsgSend, |r| r.peer = Some(ProcessId(to)))
     }
-    fn call(&mut self, p: u32, t: u64) -> &mut T {
+    pub fn call(&mut self, p: u32, t: u64) -> &mut T {
         self.push(p, t, EventKind::RecvCall, |_| {})
     }
-    fn arr(&mut self, p: u32, t: u64, from: u32) -> &mut T {
+    pub fn arr(&mut self, p: u32, t: u64, from: u32) -> &mut T {
         self.push(p, t, EventKind::MsgArr, |r| r.peer = Some(ProcessId(from)))
     }
-    fn enter(&mut self, p: u32, t: u64, region: RegionId) -> &mut T {
+    pub fn enter(&mut self, p: u32, t: u64, region: RegionId) -> &mut T {
         self.push(p, t, EventKind::Enter, |r| r.region = Some(region))
     }
-    fn leave(&mut self, p: u32, t: u64, region: RegionId) -> &mut T {
+    pub fn leave(&mut self, p: u32, t: u64, region: RegionId) -> &mut T {
         self.push(p, t, EventKind::Leave, |r| r.region = Some(region))
     }
-    fn build(&mut self) -> Trace {
+    pub fn build(&mut self) -> Trace {
         std::mem::take(&mut self.b).build()
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the `shared` crate: importers, model, pairing, states, invariants.
 
 mod analysis;
+mod analysis2;
 mod invariants;
 mod native_format;
 mod pairing;
