@@ -65,11 +65,12 @@ impl<'a> Context<'a> {
     pub fn cpu_time_weights(&self, message_weight: impl Fn(u64) -> f64) -> EdgeWeights<f64> {
         let elapsed = EdgeWeights::elapsed(self.trace, &self.graph);
         let n = self.graph.len();
-        let mut w = EdgeWeights { seed: vec![0.0; n], program: vec![0.0; n], message: vec![0.0; n] };
+        let mut w = EdgeWeights::zeros(n);
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             w.seed[i] = elapsed.seed[i] as f64;
             w.message[i] = message_weight(elapsed.message[i]);
+            w.collective[i] = elapsed.collective[i] as f64;
             if let (Some(prev), ProgramEdge::Computation) = (self.graph.prev(v), self.graph.in_edge(v)) {
                 w.program[i] = self.timeline.cpu_time(self.node_of(v), self.graph.time(prev).0, self.graph.time(v).0);
             }
@@ -85,7 +86,7 @@ impl<'a> Context<'a> {
         let times = self.trace.events.time();
         let origin = self.graph.origin().0;
         let n = self.graph.len();
-        let mut w = EdgeWeights { seed: vec![0.0; n], program: vec![0.0; n], message: vec![0.0; n] };
+        let mut w = EdgeWeights::zeros(n);
         let weight = |node: NodeId, a: u64, b: u64| {
             if b <= a { 0.0 } else { n_proc * (b - a) as f64 - self.timeline.others_busy_time(node, a, b) }
         };
@@ -98,6 +99,9 @@ impl<'a> Context<'a> {
             }
             if let Some(send) = self.graph.message_from(v) {
                 w.message[i] = weight(node, times[send.index()].0, times[i].0);
+            }
+            if let Some(h) = self.graph.hub_into(v) {
+                w.collective[i] = weight(node, self.graph.hub_time(h).0, self.graph.time(v).0);
             }
         }
         w
@@ -444,6 +448,7 @@ fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) ->
             let weight = match edge.kind {
                 SegmentKind::Start => weights.seed[to],
                 SegmentKind::Transit => weights.message[to],
+                SegmentKind::Collective => weights.collective[to],
                 SegmentKind::Computation | SegmentKind::Blocked => weights.program[to],
             };
             if end <= start && weight == 0.0 {
@@ -502,6 +507,7 @@ fn critical_path_report(cx: &Context<'_>, cp: &LongestPath<u64>, elapsed: &EdgeW
         seed: elapsed.seed.iter().map(|&w| w as f64).collect(),
         program: elapsed.program.iter().map(|&w| w as f64).collect(),
         message: elapsed.message.iter().map(|&w| w as f64).collect(),
+        collective: elapsed.collective.iter().map(|&w| w as f64).collect(),
     };
     let segments = segments(cx, &path_edges(&cx.graph, cp), &as_f64);
     let total = cp.length as f64;

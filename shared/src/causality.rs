@@ -39,6 +39,19 @@ pub struct ProcessRange {
     pub end: u32,
 }
 
+/// What a Hasse edge stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HasseKind {
+    /// Program order within a process.
+    Program,
+    /// A message.
+    Message,
+    /// A collective: a source member's enter before a waiting member's leave (through the
+    /// instance's hub in the execution graph).
+    Collective,
+}
+
 /// A Hasse edge: the covering relation of happened-before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct HasseEdge {
@@ -46,8 +59,8 @@ pub struct HasseEdge {
     pub from: EventIdx,
     /// The later event.
     pub to: EventIdx,
-    /// Whether the edge is a message (otherwise program order).
-    pub message: bool,
+    /// What it stands for.
+    pub kind: HasseKind,
 }
 
 impl Causality {
@@ -72,20 +85,40 @@ impl Causality {
             }
             c.program_start.push(c.program.len() as u32);
         }
+        // Each hub's clock: the component-wise max of its sources, made when first needed.
+        let mut hub_clock: Vec<Option<Vec<u32>>> = vec![None; graph.n_hubs()];
         for v in graph.topological_order() {
             let i = v.index();
-            match (graph.prev(v), graph.message_from(v)) {
-                (prev, Some(send)) => {
+            let hub = graph.hub_into(v);
+            if let Some(h) = hub
+                && hub_clock[h].is_none()
+            {
+                let mut clock = vec![0u32; p];
+                for source in graph.hub_sources(h) {
+                    for (q, slot) in clock.iter_mut().enumerate() {
+                        *slot = (*slot).max(c.component(source, q));
+                    }
+                }
+                hub_clock[h] = Some(clock);
+            }
+            let joins = graph.message_from(v).is_some() || hub.is_some();
+            match graph.prev(v) {
+                prev if joins => {
                     let snapshot = (c.clocks.len() / p.max(1)) as u32;
                     for q in 0..p {
-                        let own = prev.map_or(0, |pv| c.component(pv, q));
-                        let theirs = c.component(send, q);
-                        c.clocks.push(own.max(theirs));
+                        let mut value = prev.map_or(0, |pv| c.component(pv, q));
+                        if let Some(send) = graph.message_from(v) {
+                            value = value.max(c.component(send, q));
+                        }
+                        if let Some(clock) = hub.and_then(|h| hub_clock[h].as_ref()) {
+                            value = value.max(clock[q]);
+                        }
+                        c.clocks.push(value);
                     }
                     c.snapshot_of[i] = snapshot;
                 }
-                (Some(prev), None) => c.snapshot_of[i] = c.snapshot_of[prev.index()],
-                (None, None) => {
+                Some(prev) => c.snapshot_of[i] = c.snapshot_of[prev.index()],
+                None => {
                     c.snapshot_of[i] = (c.clocks.len() / p.max(1)) as u32;
                     c.clocks.extend(std::iter::repeat_n(0, p));
                 }
@@ -174,19 +207,33 @@ impl Causality {
 /// s happened before p, and the program edge p → r when p happened before s.
 pub fn hasse_edges(graph: &ExecutionGraph, causality: &Causality) -> Vec<HasseEdge> {
     let mut edges = Vec::new();
+    let mut sources: Vec<EventIdx> = Vec::new();
     for v in graph.topological_order() {
         let prev = graph.prev(v);
         let send = graph.message_from(v);
-        if let Some(p) = prev {
-            let implied = send.is_some_and(|s| causality.happened_before(p, s));
-            if !implied {
-                edges.push(HasseEdge { from: p, to: v, message: false });
-            }
+        sources.clear();
+        if let Some(h) = graph.hub_into(v) {
+            sources.extend(graph.hub_sources(h).filter(|&s| Some(s) != prev));
         }
-        if let Some(s) = send {
-            let implied = prev.is_some_and(|p| causality.happened_before(s, p));
-            if !implied {
-                edges.push(HasseEdge { from: s, to: v, message: true });
+        // Every other in-edge source of v; an in-edge is implied when its source happened
+        // before another in-edge's source.
+        let others = |from: EventIdx| {
+            prev.into_iter().chain(send).chain(sources.iter().copied()).filter(move |&o| o != from)
+        };
+        let implied = |from: EventIdx| others(from).any(|o| causality.happened_before(from, o));
+        if let Some(p) = prev
+            && !implied(p)
+        {
+            edges.push(HasseEdge { from: p, to: v, kind: HasseKind::Program });
+        }
+        if let Some(s) = send
+            && !implied(s)
+        {
+            edges.push(HasseEdge { from: s, to: v, kind: HasseKind::Message });
+        }
+        for &s in &sources {
+            if !implied(s) {
+                edges.push(HasseEdge { from: s, to: v, kind: HasseKind::Collective });
             }
         }
     }
@@ -200,7 +247,8 @@ pub fn layers(graph: &ExecutionGraph) -> Vec<u32> {
     for v in graph.topological_order() {
         let from_prev = graph.prev(v).map(|p| layer[p.index()] + 1);
         let from_send = graph.message_from(v).map(|s| layer[s.index()] + 1);
-        layer[v.index()] = from_prev.max(from_send).unwrap_or(0);
+        let from_hub = graph.hub_into(v).and_then(|h| graph.hub_sources(h).map(|s| layer[s.index()] + 1).max());
+        layer[v.index()] = from_prev.max(from_send).max(from_hub).unwrap_or(0);
     }
     layer
 }

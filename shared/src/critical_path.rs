@@ -26,16 +26,26 @@ pub struct EdgeWeights<T> {
     pub program: Vec<T>,
     /// The weight of the message edge into each arrival vertex.
     pub message: Vec<T>,
+    /// The weight of the edge from a collective's hub into each waiting member's leave.
+    pub collective: Vec<T>,
+}
+
+impl<T: Weight> EdgeWeights<T> {
+    /// All-zero weights for `n` vertices.
+    pub fn zeros(n: usize) -> EdgeWeights<T> {
+        EdgeWeights { seed: vec![T::default(); n], program: vec![T::default(); n], message: vec![T::default(); n], collective: vec![T::default(); n] }
+    }
 }
 
 impl EdgeWeights<u64> {
     /// Elapsed time: computation edges weigh their duration, blocked edges 0, message edges
-    /// their transit (arrival − send, 0 when a clock violation makes it negative), and a
-    /// process's start its offset from the origin.
+    /// their transit (arrival − send, 0 when a clock violation makes it negative), a
+    /// collective's hub edge the member's time after the last entry, and a process's start its
+    /// offset from the origin.
     pub fn elapsed(trace: &Trace, graph: &ExecutionGraph) -> EdgeWeights<u64> {
         let n = graph.len();
         let times = trace.events.time();
-        let mut w = EdgeWeights { seed: vec![0; n], program: vec![0; n], message: vec![0; n] };
+        let mut w = EdgeWeights::zeros(n);
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             w.seed[i] = graph.time(v).0.saturating_sub(graph.origin().0);
@@ -48,9 +58,26 @@ impl EdgeWeights<u64> {
             if let Some(send) = graph.message_from(v) {
                 w.message[i] = times[i].0.saturating_sub(times[send.index()].0);
             }
+            if let Some(h) = graph.hub_into(v) {
+                w.collective[i] = graph.time(v).0.saturating_sub(graph.hub_time(h).0);
+            }
         }
         w
     }
+}
+
+/// Which in-edge gave a vertex its heaviest weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// The vertex starts its process.
+    Start,
+    /// Its program predecessor.
+    Program,
+    /// Its message.
+    Message,
+    /// Its collective's hub.
+    Collective,
 }
 
 /// The result of a longest-path pass.
@@ -58,8 +85,10 @@ impl EdgeWeights<u64> {
 pub struct LongestPath<T> {
     /// The heaviest weight reaching each vertex.
     pub dist: Vec<T>,
-    /// Whether that weight came through the vertex's message edge.
-    pub via_message: Vec<bool>,
+    /// Which in-edge gave it.
+    pub via: Vec<Via>,
+    /// Each collective hub's heaviest source enter.
+    pub hub_best: Vec<Option<EventIdx>>,
     /// The vertex where the heaviest path ends (a process's last vertex).
     pub end: Option<EventIdx>,
     /// The path's total weight.
@@ -70,31 +99,50 @@ pub struct LongestPath<T> {
 pub fn longest_path<T: Weight>(graph: &ExecutionGraph, weights: &EdgeWeights<T>) -> LongestPath<T> {
     let n = graph.len();
     let mut dist = vec![T::default(); n];
-    let mut via_message = vec![false; n];
+    let mut via = vec![Via::Start; n];
+    let mut hub_dist = vec![T::default(); graph.n_hubs()];
+    let mut hub_best: Vec<Option<EventIdx>> = vec![None; graph.n_hubs()];
     let mut end: Option<EventIdx> = None;
     let mut length = T::default();
     for v in graph.topological_order() {
         let i = v.index();
-        let mut best = match graph.prev(v) {
-            Some(prev) => dist[prev.index()] + weights.program[i],
-            None => weights.seed[i],
+        let (mut best, mut how) = match graph.prev(v) {
+            Some(prev) => (dist[prev.index()] + weights.program[i], Via::Program),
+            None => (weights.seed[i], Via::Start),
         };
         if let Some(send) = graph.message_from(v) {
             let through_message = dist[send.index()] + weights.message[i];
             // On a tie the message wins: the arrival determined the completion.
             if through_message >= best {
                 best = through_message;
-                via_message[i] = true;
+                how = Via::Message;
+            }
+        }
+        if let Some(h) = graph.hub_into(v)
+            && hub_best[h].is_some()
+        {
+            let through_hub = hub_dist[h] + weights.collective[i];
+            // On a tie the hub wins: the last entry determined the completion.
+            if through_hub >= best {
+                best = through_hub;
+                how = Via::Collective;
             }
         }
         dist[i] = best;
+        via[i] = how;
+        if let Some(h) = graph.hub_from(v)
+            && (hub_best[h].is_none() || best > hub_dist[h])
+        {
+            hub_dist[h] = best;
+            hub_best[h] = Some(v);
+        }
         let later = |e: EventIdx| graph.time(v) > graph.time(e) || (graph.time(v) == graph.time(e) && v > e);
         if graph.next(v).is_none() && (end.is_none() || best > length || (best == length && end.is_some_and(later))) {
             end = Some(v);
             length = best;
         }
     }
-    LongestPath { dist, via_message, end, length }
+    LongestPath { dist, via, hub_best, end, length }
 }
 
 /// What an edge of a path is.
@@ -107,8 +155,10 @@ pub enum SegmentKind {
     Computation,
     /// A message in transit.
     Transit,
-    /// A process blocked in a receive (weight 0 on paths).
+    /// A process blocked in a receive or a collective (weight 0 on paths).
     Blocked,
+    /// A collective member's completion after the last member entered.
+    Collective,
 }
 
 /// One edge of a path.
@@ -133,6 +183,10 @@ impl PathEdge {
     pub fn interval(&self, trace: &Trace, graph: &ExecutionGraph) -> (Time, Time) {
         match (self.kind, self.from) {
             (SegmentKind::Transit, Some(from)) => (trace.events.time()[from.index()], trace.events.time()[self.to.index()]),
+            (SegmentKind::Collective, _) => {
+                let start = graph.hub_into(self.to).map_or(graph.time(self.to), |h| graph.hub_time(h));
+                (start, graph.time(self.to))
+            }
             (_, Some(from)) => (graph.time(from), graph.time(self.to)),
             (_, None) => (graph.origin(), graph.time(self.to)),
         }
@@ -144,9 +198,10 @@ pub fn path_edges<T>(graph: &ExecutionGraph, path: &LongestPath<T>) -> Vec<PathE
     let mut edges = Vec::new();
     let mut cursor = path.end;
     while let Some(v) = cursor {
-        let edge = match (path.via_message[v.index()], graph.message_from(v), graph.prev(v)) {
-            (true, Some(send), _) => PathEdge { from: Some(send), to: v, kind: SegmentKind::Transit },
-            (_, _, Some(prev)) => {
+        let edge = match (path.via[v.index()], graph.message_from(v), graph.prev(v), graph.hub_into(v)) {
+            (Via::Message, Some(send), _, _) => PathEdge { from: Some(send), to: v, kind: SegmentKind::Transit },
+            (Via::Collective, _, _, Some(h)) => PathEdge { from: path.hub_best[h], to: v, kind: SegmentKind::Collective },
+            (_, _, Some(prev), _) => {
                 let kind = match graph.in_edge(v) {
                     ProgramEdge::Blocked => SegmentKind::Blocked,
                     ProgramEdge::Computation | ProgramEdge::Start => SegmentKind::Computation,

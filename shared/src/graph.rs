@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::collectives::collectives;
 use crate::model::{EventIdx, EventKind, ProcessId, Trace};
 use crate::pairing::Pairing;
 use crate::time::Time;
@@ -54,6 +55,20 @@ pub struct ExecutionGraph {
     /// Message edges dropped because they closed a cycle (clock-condition violations), as
     /// (send, arrival).
     dropped_messages: Vec<(EventIdx, EventIdx)>,
+    /// For a collective member's enter that releases the others: its instance's hub.
+    hub_from: Vec<u32>,
+    /// For a collective member's leave that waits for the others: its instance's hub.
+    hub_into: Vec<u32>,
+    /// Each hub's source enters (CSR over `hub_sources`).
+    hub_source_start: Vec<u32>,
+    hub_sources: Vec<u32>,
+    /// Each hub's target leaves (CSR over `hub_targets`).
+    hub_target_start: Vec<u32>,
+    hub_targets: Vec<u32>,
+    /// Each hub's time: the latest source enter.
+    hub_time: Vec<Time>,
+    /// Collective dependencies dropped because they closed a cycle, as (hub, leave).
+    dropped_collectives: Vec<(u32, EventIdx)>,
     /// The earliest event time.
     origin: Time,
 }
@@ -73,8 +88,34 @@ impl ExecutionGraph {
             topo: Vec::with_capacity(n),
             first: vec![NONE; trace.processes.len()],
             dropped_messages: Vec::new(),
+            hub_from: vec![NONE; n],
+            hub_into: vec![NONE; n],
+            hub_source_start: vec![0],
+            hub_sources: Vec::new(),
+            hub_target_start: vec![0],
+            hub_targets: Vec::new(),
+            hub_time: Vec::new(),
+            dropped_collectives: Vec::new(),
             origin: trace.time_bounds().map_or(Time(0), |(start, _)| start),
         };
+        for c in collectives(trace) {
+            let hub = graph.hub_time.len() as u32;
+            let mut latest = Time(0);
+            for &(process, enter, leave) in &c.members {
+                if c.is_source(process) {
+                    graph.hub_from[enter.index()] = hub;
+                    graph.hub_sources.push(enter.0);
+                    latest = latest.max(e.time()[enter.index()]);
+                }
+                if let (true, Some(leave)) = (c.is_target(process), leave) {
+                    graph.hub_into[leave.index()] = hub;
+                    graph.hub_targets.push(leave.0);
+                }
+            }
+            graph.hub_time.push(latest);
+            graph.hub_source_start.push(graph.hub_sources.len() as u32);
+            graph.hub_target_start.push(graph.hub_targets.len() as u32);
+        }
         for m in &pairing.messages {
             graph.msg_from[m.arrival.index()] = m.send.0;
             graph.msg_to[m.send.index()] = m.arrival.0;
@@ -90,8 +131,12 @@ impl ExecutionGraph {
                     graph.prev[v as usize] = last;
                     graph.next[last as usize] = v;
                     // A process that called receive is blocked until the next thing it does,
-                    // normally the completion of that receive.
-                    let blocked = e.kind()[last as usize] == EventKind::RecvCall;
+                    // normally the completion of that receive; a non-blocking receive completes
+                    // inside a wait; a collective member waits from its enter to its leave.
+                    let (prev_kind, kind) = (e.kind()[last as usize], e.kind()[v as usize]);
+                    let blocked = prev_kind == EventKind::RecvCall
+                        || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
+                        || (graph.hub_into[v as usize] != NONE && prev_kind == EventKind::Enter);
                     graph.in_edge[v as usize] = if blocked { ProgramEdge::Blocked } else { ProgramEdge::Computation };
                     if blocked && e.kind()[v as usize] == EventKind::MsgArr {
                         let completion = graph.time[v as usize].max(graph.time[last as usize]);
@@ -105,25 +150,56 @@ impl ExecutionGraph {
         graph
     }
 
-    /// Kahn's algorithm; message edges into vertices left on a cycle are dropped and the sort
-    /// is repeated, so the result is always a complete order.
+    /// Kahn's algorithm, with each collective hub released when its last source is sorted;
+    /// message and collective edges into vertices left on a cycle are dropped and the sort is
+    /// repeated, so the result is always a complete order.
     fn sort_topologically(&mut self) {
         let n = self.time.len();
         loop {
             let mut indegree: Vec<u8> = (0..n)
-                .map(|v| u8::from(self.prev[v] != NONE) + u8::from(self.msg_from[v] != NONE))
+                .map(|v| {
+                    u8::from(self.prev[v] != NONE) + u8::from(self.msg_from[v] != NONE) + u8::from(self.hub_into[v] != NONE)
+                })
                 .collect();
+            let mut hub_pending: Vec<u32> =
+                self.hub_source_start.windows(2).map(|w| w[1] - w[0]).collect();
             self.topo.clear();
             self.topo.extend((0..n as u32).filter(|&v| indegree[v as usize] == 0));
+            let release = |w: u32, indegree: &mut Vec<u8>, topo: &mut Vec<u32>| {
+                indegree[w as usize] -= 1;
+                if indegree[w as usize] == 0 {
+                    topo.push(w);
+                }
+            };
+            // Hubs without sources release their targets at once.
+            for h in 0..hub_pending.len() {
+                if hub_pending[h] == 0 {
+                    let targets: Vec<u32> = self.hub_target_list(h).to_vec();
+                    for t in targets {
+                        if self.hub_into[t as usize] == h as u32 {
+                            release(t, &mut indegree, &mut self.topo);
+                        }
+                    }
+                }
+            }
             let mut head = 0;
             while head < self.topo.len() {
                 let v = self.topo[head] as usize;
                 head += 1;
                 for w in [self.next[v], self.msg_to[v]] {
                     if w != NONE {
-                        indegree[w as usize] -= 1;
-                        if indegree[w as usize] == 0 {
-                            self.topo.push(w);
+                        release(w, &mut indegree, &mut self.topo);
+                    }
+                }
+                let h = self.hub_from[v];
+                if h != NONE {
+                    hub_pending[h as usize] -= 1;
+                    if hub_pending[h as usize] == 0 {
+                        let targets: Vec<u32> = self.hub_target_list(h as usize).to_vec();
+                        for t in targets {
+                            if self.hub_into[t as usize] == h {
+                                release(t, &mut indegree, &mut self.topo);
+                            }
                         }
                     }
                 }
@@ -131,17 +207,66 @@ impl ExecutionGraph {
             if self.topo.len() == n {
                 return;
             }
-            // Some vertices sit on a cycle, which only message edges can close: drop the
-            // message edges into every vertex the sort could not reach.
+            // Some vertices sit on a cycle, which only message and collective edges can close:
+            // drop those into every vertex the sort could not reach.
             for v in 0..n {
-                if indegree[v] > 0 && self.msg_from[v] != NONE {
+                if indegree[v] == 0 {
+                    continue;
+                }
+                if self.msg_from[v] != NONE {
                     let send = self.msg_from[v];
                     self.dropped_messages.push((EventIdx(send), EventIdx(v as u32)));
                     self.msg_to[send as usize] = NONE;
                     self.msg_from[v] = NONE;
                 }
+                if self.hub_into[v] != NONE {
+                    self.dropped_collectives.push((self.hub_into[v], EventIdx(v as u32)));
+                    self.hub_into[v] = NONE;
+                }
             }
         }
+    }
+
+    fn hub_target_list(&self, h: usize) -> &[u32] {
+        &self.hub_targets[self.hub_target_start[h] as usize..self.hub_target_start[h + 1] as usize]
+    }
+
+    /// The hub a collective member's enter feeds.
+    pub fn hub_from(&self, v: EventIdx) -> Option<usize> {
+        let h = self.hub_from[v.index()];
+        (h != NONE).then_some(h as usize)
+    }
+
+    /// The hub a collective member's leave waits for.
+    pub fn hub_into(&self, v: EventIdx) -> Option<usize> {
+        let h = self.hub_into[v.index()];
+        (h != NONE).then_some(h as usize)
+    }
+
+    /// The number of collective hubs.
+    pub fn n_hubs(&self) -> usize {
+        self.hub_time.len()
+    }
+
+    /// A hub's time: the latest enter of its sources.
+    pub fn hub_time(&self, h: usize) -> Time {
+        self.hub_time.get(h).copied().unwrap_or_default()
+    }
+
+    /// A hub's source enters.
+    pub fn hub_sources(&self, h: usize) -> impl Iterator<Item = EventIdx> + '_ {
+        let range = self.hub_source_start[h] as usize..self.hub_source_start[h + 1] as usize;
+        self.hub_sources[range].iter().map(|&v| EventIdx(v))
+    }
+
+    /// A hub's target leaves.
+    pub fn hub_targets(&self, h: usize) -> impl Iterator<Item = EventIdx> + '_ {
+        self.hub_target_list(h).iter().map(|&v| EventIdx(v))
+    }
+
+    /// Collective dependencies dropped to break cycles, as (hub, leave).
+    pub fn dropped_collectives(&self) -> &[(u32, EventIdx)] {
+        &self.dropped_collectives
     }
 
     /// The number of vertices (= events).
@@ -215,6 +340,7 @@ fn program_order(trace: &Trace, process: ProcessId, out: &mut Vec<u32>) {
     out.clear();
     let range = trace.process_events(process);
     let kinds = &trace.events.kind()[range.clone()];
+    let requests = &trace.events.request()[range.clone()];
     let n_calls = kinds.iter().filter(|&&k| k == EventKind::RecvCall).count();
     let mut calls_seen = 0;
     let mut arrivals_seen = 0;
@@ -223,6 +349,8 @@ fn program_order(trace: &Trace, process: ProcessId, out: &mut Vec<u32>) {
     for (offset, &kind) in kinds.iter().enumerate() {
         let v = (range.start + offset) as u32;
         match kind {
+            // A non-blocking receive completes where it was recorded, inside its wait.
+            EventKind::MsgArr if requests[offset].is_some() => out.push(v),
             EventKind::MsgArr => {
                 let k = arrivals_seen;
                 arrivals_seen += 1;

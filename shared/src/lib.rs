@@ -10,6 +10,7 @@ pub mod api;
 pub mod attribution;
 pub mod causality;
 pub mod clocks;
+pub mod collectives;
 pub mod critical_path;
 pub mod dependence;
 pub mod error;

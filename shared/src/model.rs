@@ -5,6 +5,7 @@
 //! Every id is a small integer newtype, and no event owns a heap allocation
 //! (probe texts are interned once in [`Trace::strings`]).
 
+use std::num::NonZeroU32;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -72,11 +73,14 @@ pub enum EventKind {
     Enter,
     /// The process left a region.
     Leave,
+    /// The process posted a non-blocking receive (`MPI_Irecv`), identified by `request`; the
+    /// `msg_arr` with the same request completes it.
+    RecvPost,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 8] = [
+    pub const ALL: [EventKind; 9] = [
         EventKind::ProcInit,
         EventKind::ProcExit,
         EventKind::MsgSend,
@@ -85,6 +89,7 @@ impl EventKind {
         EventKind::Probe,
         EventKind::Enter,
         EventKind::Leave,
+        EventKind::RecvPost,
     ];
 
     /// The kind's name in the native format and the API, e.g. `msg_send`.
@@ -98,6 +103,7 @@ impl EventKind {
             EventKind::Probe => "probe",
             EventKind::Enter => "enter",
             EventKind::Leave => "leave",
+            EventKind::RecvPost => "recv_post",
         }
     }
 
@@ -139,6 +145,24 @@ pub enum RegionRole {
     /// A message-passing call such as `MPI_Send` or `MPI_Recv`: the call interval of the sends
     /// and receives inside it.
     Communication,
+    /// A barrier: every member waits for the last to enter.
+    Barrier,
+    /// An all-to-all collective (`MPI_Allreduce`, `MPI_Alltoall`): every member waits for the
+    /// last to enter.
+    AllToAll,
+    /// A one-to-all collective (`MPI_Bcast`, `MPI_Scatter`): the members wait for the root, the
+    /// `peer` of the enter event.
+    OneToAll,
+    /// An all-to-one collective (`MPI_Reduce`, `MPI_Gather`): the root, the `peer` of the enter
+    /// event, waits for the members.
+    AllToOne,
+}
+
+impl RegionRole {
+    /// Whether the role is a collective operation.
+    pub fn is_collective(self) -> bool {
+        matches!(self, RegionRole::Barrier | RegionRole::AllToAll | RegionRole::OneToAll | RegionRole::AllToOne)
+    }
 }
 
 /// A named code region.
@@ -230,12 +254,14 @@ pub struct EventRecord {
     pub text: Option<StrId>,
     /// The region entered or left.
     pub region: Option<RegionId>,
+    /// The non-blocking receive request a `recv_post` opens and a `msg_arr` completes.
+    pub request: Option<NonZeroU32>,
 }
 
 impl EventRecord {
-    /// An event with no peer, tag, size, text or region.
+    /// An event with no peer, tag, size, text, region or request.
     pub fn plain(process: ProcessId, time: Time, kind: EventKind) -> Self {
-        EventRecord { process, time, kind, peer: None, tag: 0, size: 0, text: None, region: None }
+        EventRecord { process, time, kind, peer: None, tag: 0, size: 0, text: None, region: None, request: None }
     }
 }
 
@@ -251,6 +277,7 @@ pub struct Events {
     size: Vec<u64>,
     text: Vec<Option<StrId>>,
     region: Vec<Option<RegionId>>,
+    request: Vec<Option<NonZeroU32>>,
 }
 
 impl Events {
@@ -304,6 +331,11 @@ impl Events {
         &self.region
     }
 
+    /// Each event's non-blocking receive request (`recv_post` and its completing `msg_arr`).
+    pub fn request(&self) -> &[Option<NonZeroU32>] {
+        &self.request
+    }
+
     /// One event, gathered from the arrays.
     pub fn get(&self, idx: EventIdx) -> Option<EventRecord> {
         let i = idx.index();
@@ -316,6 +348,7 @@ impl Events {
             size: *self.size.get(i)?,
             text: *self.text.get(i)?,
             region: *self.region.get(i)?,
+            request: *self.request.get(i)?,
         })
     }
 }
@@ -419,7 +452,8 @@ impl Trace {
             + vec(&e.tag)
             + vec(&e.size)
             + vec(&e.text)
-            + vec(&e.region);
+            + vec(&e.region)
+            + vec(&e.request);
         let names = self.nodes.iter().map(|n| n.name.capacity()).sum::<usize>()
             + self.processes.iter().map(|p| p.name.capacity()).sum::<usize>()
             + self.strings.iter().map(String::capacity).sum::<usize>()
@@ -445,7 +479,7 @@ impl Trace {
         let e = &self.events;
         let n = e.time.len();
         let lengths =
-            [e.process.len(), e.kind.len(), e.peer.len(), e.tag.len(), e.size.len(), e.text.len(), e.region.len()];
+            [e.process.len(), e.kind.len(), e.peer.len(), e.tag.len(), e.size.len(), e.text.len(), e.region.len(), e.request.len()];
         if lengths.iter().any(|&len| len != n) {
             return Err(format!("event arrays differ in length ({n} times, others {lengths:?})"));
         }
@@ -692,6 +726,7 @@ impl TraceBuilder {
             size: gather(&order, records, |r| r.size),
             text: gather(&order, records, |r| r.text),
             region: gather(&order, records, |r| r.region),
+            request: gather(&order, records, |r| r.request),
             process_start,
         };
         let (text, strings) = renumber_strings(events.text, self.strings);

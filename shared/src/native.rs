@@ -122,6 +122,10 @@ struct EventDoc<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(default)]
     region: Option<u32>,
+    #[serde(default)]
+    request: Option<std::num::NonZeroU32>,
+    #[serde(default)]
+    root: Option<u32>,
 }
 
 /// Reads a native trace. `fallback_name` names the trace when the document has no `name`.
@@ -195,6 +199,7 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
     let peer = match (kind, event.to, event.from) {
         (EventKind::MsgSend, Some(to), None) => Some(ProcessId(to)),
         (EventKind::MsgArr, None, Some(from)) => Some(ProcessId(from)),
+        (EventKind::Enter, None, None) => event.root.map(ProcessId),
         (EventKind::MsgSend, _, _) => return Err("msg_send expects \"to\" (the destination process) and no \"from\"".into()),
         (EventKind::MsgArr, _, _) => return Err("msg_arr expects \"from\" (the source process) and no \"to\"".into()),
         (_, None, None) => None,
@@ -206,11 +211,20 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         (_, Some(_)) => return Err(format!("{} takes no \"text\" (only probe does)", kind.name())),
         (_, None) => None,
     };
+    if event.root.is_some() && kind != EventKind::Enter {
+        return Err(format!("{} takes no \"root\" (only enter of a collective does)", kind.name()));
+    }
     let region = match (kind.has_region(), event.region) {
         (true, Some(region)) => Some(RegionId(region)),
         (true, None) => return Err(format!("{} expects \"region\" (a region index)", kind.name())),
         (false, Some(_)) => return Err(format!("{} takes no \"region\" (only enter and leave do)", kind.name())),
         (false, None) => None,
+    };
+    let request = match (kind, event.request) {
+        (EventKind::RecvPost, None) => return Err("recv_post expects \"request\" (a request number from 1)".into()),
+        (EventKind::RecvPost | EventKind::MsgArr, request) => request,
+        (_, Some(_)) => return Err(format!("{} takes no \"request\" (only recv_post and msg_arr do)", kind.name())),
+        (_, None) => None,
     };
     Ok(EventRecord {
         process: ProcessId(event.process),
@@ -221,6 +235,7 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         size: event.size.unwrap_or(0),
         text,
         region,
+        request,
     })
 }
 
@@ -342,6 +357,7 @@ pub fn write(trace: &Trace) -> String {
         match (kind, e.peer()[i]) {
             (EventKind::MsgSend, Some(p)) => { let _ = write!(out, ", \"to\": {}", p.0); }
             (EventKind::MsgArr, Some(p)) => { let _ = write!(out, ", \"from\": {}", p.0); }
+            (EventKind::Enter, Some(p)) => { let _ = write!(out, ", \"root\": {}", p.0); }
             _ => {}
         }
         if e.tag()[i] != 0 {
@@ -355,6 +371,9 @@ pub fn write(trace: &Trace) -> String {
         }
         if let Some(region) = e.region()[i] {
             let _ = write!(out, ", \"region\": {}", region.0);
+        }
+        if let Some(request) = e.request()[i] {
+            let _ = write!(out, ", \"request\": {request}");
         }
         out.push('}');
         if i + 1 < e.len() {

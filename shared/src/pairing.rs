@@ -1,6 +1,6 @@
 //! Message pairing (decision D-e): the k-th send on a channel matches the k-th arrival on it.
 //!
-//! A channel is (sender, receiver, tag).
+//! A channel is (sender, receiver, tag); non-blocking receives count in posting order.
 //! Sends and arrivals left over on a channel are reported as unmatched.
 
 use std::collections::HashMap;
@@ -29,10 +29,19 @@ pub struct Message {
     pub arrival: EventIdx,
 }
 
-/// Pairs every send with an arrival, FIFO per (sender, receiver, tag).
+/// Pairs every send with an arrival, FIFO per (sender, receiver, tag). Arrivals count in
+/// posting order: a non-blocking receive's arrival takes the place of its `recv_post` (the MPI
+/// non-overtaking rule), a blocking one its own place.
 pub fn pair_messages(trace: &Trace) -> Pairing {
     let e = &trace.events;
-    let mut channels: HashMap<(u32, u32, u32), (Vec<EventIdx>, Vec<EventIdx>)> = HashMap::new();
+    // (sends, arrivals with their posting position) per channel.
+    let mut channels: HashMap<(u32, u32, u32), (Vec<EventIdx>, Vec<(usize, EventIdx)>)> = HashMap::new();
+    let mut posts: HashMap<(u32, std::num::NonZeroU32), usize> = HashMap::new();
+    for i in 0..e.len() {
+        if let (EventKind::RecvPost, Some(request)) = (e.kind()[i], e.request()[i]) {
+            posts.insert((e.process()[i].0, request), i);
+        }
+    }
     // Events are grouped by process in recorded order, so each channel's lists come out in
     // program order on both ends.
     for i in 0..e.len() {
@@ -40,12 +49,17 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
         let Some(peer) = peer else { continue };
         match e.kind()[i] {
             EventKind::MsgSend => channels.entry((process.0, peer.0, tag)).or_default().0.push(EventIdx(i as u32)),
-            EventKind::MsgArr => channels.entry((peer.0, process.0, tag)).or_default().1.push(EventIdx(i as u32)),
+            EventKind::MsgArr => {
+                let posted = e.request()[i].and_then(|r| posts.get(&(process.0, r)).copied()).unwrap_or(i);
+                channels.entry((peer.0, process.0, tag)).or_default().1.push((posted, EventIdx(i as u32)));
+            }
             _ => {}
         }
     }
     let mut pairing = Pairing::default();
-    for (sends, arrivals) in channels.into_values() {
+    for (sends, mut arrivals) in channels.into_values() {
+        arrivals.sort_by_key(|&(posted, _)| posted);
+        let arrivals: Vec<EventIdx> = arrivals.into_iter().map(|(_, a)| a).collect();
         let n = sends.len().min(arrivals.len());
         pairing.messages.extend(sends.iter().zip(&arrivals).map(|(&send, &arrival)| Message { send, arrival }));
         pairing.unmatched_sends.extend_from_slice(&sends[n..]);

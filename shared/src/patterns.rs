@@ -13,7 +13,7 @@ use crate::model::{EventIdx, EventKind, NodeId, ProcessId, Trace};
 use crate::time::Time;
 
 /// The pattern word of each event kind, and the letter it is compiled to.
-const WORDS: [(EventKind, &str, char); 8] = [
+const WORDS: [(EventKind, &str, char); 9] = [
     (EventKind::ProcInit, "init", 'i'),
     (EventKind::ProcExit, "exit", 'x'),
     (EventKind::MsgSend, "send", 's'),
@@ -22,6 +22,7 @@ const WORDS: [(EventKind, &str, char); 8] = [
     (EventKind::Probe, "probe", 'p'),
     (EventKind::Enter, "enter", 'e'),
     (EventKind::Leave, "leave", 'l'),
+    (EventKind::RecvPost, "post", 'q'),
 ];
 
 fn letter(kind: EventKind) -> char {

@@ -43,6 +43,11 @@ pub enum DiagnosticKind {
     ReceiveNeverCompleted,
     /// A message edge that closed a causality cycle and was left out of the graph.
     CausalityCycle,
+    /// A non-blocking receive posted and never completed, or completed and never posted.
+    UnmatchedRequest,
+    /// A collective instance some members of its communicator never reached, or that left no
+    /// leave event.
+    IncompleteCollective,
 }
 
 impl DiagnosticKind {
@@ -68,7 +73,10 @@ impl DiagnosticKind {
             DiagnosticKind::EventBeforeInit | DiagnosticKind::EventAfterExit | DiagnosticKind::DuplicateInitOrExit => {
                 &["parallelism_profile", "total_computation"]
             }
-            DiagnosticKind::ReceiveNeverCompleted => &["critical_path", "wcpa", "execution_time"],
+            DiagnosticKind::ReceiveNeverCompleted | DiagnosticKind::UnmatchedRequest => {
+                &["critical_path", "wcpa", "execution_time"]
+            }
+            DiagnosticKind::IncompleteCollective => &["critical_path", "wcpa", "wait_states"],
         }
     }
 }
@@ -144,8 +152,63 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
             format!("the message from {} to {} closes a causality cycle and is left out of the graph", describe(send), describe(arrival)),
         ));
     }
+    for (hub, leave) in graph.dropped_collectives() {
+        out.push(Diagnostic::new(
+            DiagnosticKind::CausalityCycle,
+            vec![*leave],
+            format!("the collective wait of {} closes a causality cycle (hub {hub}) and is left out of the graph", describe(*leave)),
+        ));
+    }
+    let collectives = crate::collectives::collectives(trace);
+    let mut members_of: std::collections::HashMap<(RegionId, u32), usize> = std::collections::HashMap::new();
+    for c in &collectives {
+        let n = members_of.entry((c.region, c.communicator)).or_insert(0);
+        *n = (*n).max(c.members.len());
+    }
+    for c in &collectives {
+        let expected = members_of.get(&(c.region, c.communicator)).copied().unwrap_or(0);
+        let open: Vec<EventIdx> = c.members.iter().filter(|m| m.2.is_none()).map(|m| m.1).collect();
+        if c.members.len() < expected || !open.is_empty() {
+            let name = trace.regions.get(c.region.index()).map_or("?", |r| r.name.as_str());
+            out.push(Diagnostic::new(
+                DiagnosticKind::IncompleteCollective,
+                c.members.iter().map(|m| m.1).collect(),
+                format!(
+                    "{name} #{} on communicator {} has {} of {expected} members and {} without a leave",
+                    c.sequence + 1,
+                    c.communicator,
+                    c.members.len(),
+                    open.len()
+                ),
+            ));
+        }
+    }
     for process in trace.process_ids() {
         let range = trace.process_events(process);
+        let mut posted: std::collections::HashMap<std::num::NonZeroU32, EventIdx> = std::collections::HashMap::new();
+        for i in range.clone() {
+            let v = EventIdx(i as u32);
+            match (e.kind()[i], e.request()[i]) {
+                (EventKind::RecvPost, Some(r)) => {
+                    posted.insert(r, v);
+                }
+                (EventKind::MsgArr, Some(r)) => {
+                    if posted.remove(&r).is_none() {
+                        out.push(Diagnostic::new(
+                            DiagnosticKind::UnmatchedRequest,
+                            vec![v],
+                            format!("{} completes request {r}, which was never posted", describe(v)),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut left: Vec<EventIdx> = posted.into_values().collect();
+        left.sort();
+        for v in left {
+            out.push(Diagnostic::new(DiagnosticKind::UnmatchedRequest, vec![v], format!("{} is never completed", describe(v))));
+        }
         let mut stack: Vec<(RegionId, EventIdx)> = Vec::new();
         let (mut inits, mut exits) = (0, 0);
         let mut exited = false;

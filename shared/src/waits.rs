@@ -26,6 +26,10 @@ pub enum WaitKind {
     LateReceiver,
     /// A collective member waited for the last one to enter (N×N and barriers).
     WaitAtCollective,
+    /// A one-to-all member waited for the root to enter.
+    LateBroadcast,
+    /// An all-to-one root waited for the last member to enter.
+    EarlyReduce,
 }
 
 /// One wait state.
@@ -89,6 +93,9 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
         cx.attribution.region[v.index()].and_then(|r| trace.regions.get(r.index())).map(|r| r.name.clone())
     };
     let mut out = Vec::new();
+    // Non-blocking receives completed in one wait call (a `Waitall`) are charged once, with the
+    // largest of their Late Sender times: the latest sender.
+    let mut multi: HashMap<(ProcessId, u64, u64), WaitState> = HashMap::new();
     for m in &cx.pairing.messages {
         let (s, r) = (m.send.index(), m.arrival.index());
         let send_time = e.time()[s].0;
@@ -103,7 +110,22 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
             (None, None) => completion,
         };
         let late_sender = send_enter.min(completion).saturating_sub(recv_enter);
-        if late_sender > 0 {
+        if late_sender > 0
+            && let (Some(_), Some((enter, leave))) = (e.request()[r], calls[r])
+        {
+            let candidate = WaitState {
+                kind: WaitKind::LateSender,
+                process: e.process()[r],
+                event: m.arrival,
+                cause: m.send,
+                time: late_sender as f64,
+                region: region_name(m.arrival),
+            };
+            let slot = multi.entry((e.process()[r], enter, leave)).or_insert_with(|| candidate.clone());
+            if candidate.time > slot.time {
+                *slot = candidate;
+            }
+        } else if late_sender > 0 {
             out.push(WaitState {
                 kind: WaitKind::LateSender,
                 process: e.process()[r],
@@ -122,6 +144,42 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
                 time: (recv_enter - send_enter) as f64,
                 region: region_name(m.send),
             });
+        }
+    }
+    let mut grouped: Vec<WaitState> = multi.into_values().collect();
+    grouped.sort_by_key(|w| w.event);
+    out.extend(grouped);
+    out.extend(collective_waits(cx));
+    out
+}
+
+/// Waits inside collectives: N×N and barrier members wait for the last entry, one-to-all
+/// members for the root, an all-to-one root for the last member.
+fn collective_waits(cx: &Context<'_>) -> Vec<WaitState> {
+    let trace = cx.trace;
+    let time = |v: EventIdx| trace.events.time()[v.index()].0;
+    let mut out = Vec::new();
+    for c in crate::collectives::collectives(trace) {
+        let region = trace.regions.get(c.region.index()).map(|r| r.name.clone());
+        let latest = |members: &mut dyn Iterator<Item = &(ProcessId, EventIdx, Option<EventIdx>)>| {
+            members.max_by_key(|m| (time(m.1), m.1)).map(|m| m.1)
+        };
+        let root_enter = c.members.iter().find(|m| Some(m.0) == c.root).map(|m| m.1);
+        for &(process, enter, leave) in &c.members {
+            let Some(leave) = leave else { continue };
+            let (kind, cause) = match c.role {
+                RegionRole::OneToAll if Some(process) != c.root => (WaitKind::LateBroadcast, root_enter),
+                RegionRole::AllToOne if Some(process) == c.root => {
+                    (WaitKind::EarlyReduce, latest(&mut c.members.iter().filter(|m| Some(m.0) != c.root)))
+                }
+                RegionRole::Barrier | RegionRole::AllToAll => (WaitKind::WaitAtCollective, latest(&mut c.members.iter())),
+                _ => continue,
+            };
+            let Some(cause) = cause else { continue };
+            let wait = time(cause).saturating_sub(time(enter));
+            if wait > 0 {
+                out.push(WaitState { kind, process, event: leave, cause, time: wait as f64, region: region.clone() });
+            }
         }
     }
     out

@@ -78,7 +78,7 @@ pub struct WhatIf {
 pub fn observed_weights(cx: &Context<'_>) -> EdgeWeights<f64> {
     let w = EdgeWeights::elapsed(cx.trace, &cx.graph);
     let f = |v: Vec<u64>| v.into_iter().map(|x| x as f64).collect();
-    EdgeWeights { seed: f(w.seed), program: f(w.program), message: f(w.message) }
+    EdgeWeights { seed: f(w.seed), program: f(w.program), message: f(w.message), collective: f(w.collective) }
 }
 
 /// Applies edits to weights.
@@ -155,11 +155,17 @@ pub fn slack(cx: &Context<'_>, weights: &EdgeWeights<f64>) -> Slack {
             arrival_of[s.index()] = Some(*v);
         }
     }
+    // The heaviest continuation from each collective hub, known once its targets are done.
+    let mut hub_tail = vec![0.0f64; graph.n_hubs()];
     for &v in order.iter().rev() {
         let i = v.index();
         let via_next = graph.next(v).map(|w| weights.program[w.index()] + tail[w.index()]);
         let via_message = arrival_of[i].map(|w: EventIdx| weights.message[w.index()] + tail[w.index()]);
-        tail[i] = via_next.into_iter().chain(via_message).fold(0.0, f64::max);
+        let via_hub = graph.hub_from(v).map(|h| hub_tail[h]);
+        tail[i] = via_next.into_iter().chain(via_message).chain(via_hub).fold(0.0, f64::max);
+        if let Some(h) = graph.hub_into(v) {
+            hub_tail[h] = hub_tail[h].max(weights.collective[i] + tail[i]);
+        }
     }
     let length = forward.length;
     let program = (0..n)

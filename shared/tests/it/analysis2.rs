@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use shared::analysis::Context;
-use shared::causality::{Causality, hasse_edges, lamport_clocks, layers};
+use shared::causality::{Causality, HasseKind, hasse_edges, lamport_clocks, layers};
 use shared::clocks::{ClcOptions, controlled_logical_clock, interpolate};
 use shared::dependence;
 use shared::model::{EventIdx, EventKind, ProcessId, RegionRole};
@@ -59,7 +59,7 @@ fn t24_vector_clocks_hasse_diagram_and_areas() {
     // The message edge s1 → r1 is implied (s1 → s2 → r2 → s3 → r3 → r1).
     let hasse = hasse_edges(&cx.graph, &c);
     assert!(!hasse.iter().any(|h| h.from == s1 && h.to == r1));
-    let messages = hasse.iter().filter(|h| h.message).count();
+    let messages = hasse.iter().filter(|h| h.kind == HasseKind::Message).count();
     assert_eq!(messages, 2);
     // Without the receive calls, T24's 4 program edges + 2 messages = 6; each call adds one
     // program edge here (3 calls).
@@ -371,11 +371,24 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
     (2u32..5, steps).prop_map(|(n, steps)| {
         let processes: Vec<u32> = (0..n).collect();
         let mut t = T::new(n, &processes);
+        let barrier = t.b.add_region("barrier", RegionRole::Barrier);
+        let bcast = t.b.add_region("bcast", RegionRole::OneToAll);
         for (from, to, sent, arrived) in steps {
             let (from, to) = (from % n, to % n);
             if from != to {
                 t.send(from, sent, to);
                 t.arr(to, arrived, from);
+            } else if sent % 3 == 0 {
+                // Every process joins a collective (each at its own time).
+                let region = if sent % 2 == 0 { barrier } else { bcast };
+                for p in 0..n {
+                    let at = (sent + u64::from(p) * arrived) % 40;
+                    t.push(p, at, EventKind::Enter, |r| {
+                        r.region = Some(region);
+                        r.peer = Some(ProcessId(from));
+                    });
+                    t.leave(p, at + 1, region);
+                }
             }
         }
         t.build()
@@ -394,7 +407,8 @@ fn reachable(cx: &Context<'_>, from: EventIdx, to: EventIdx, skip: Option<(Event
     let mut seen = vec![false; n];
     let mut stack = vec![from];
     while let Some(v) = stack.pop() {
-        for w in [cx.graph.next(v), arrival_of[v.index()]].into_iter().flatten() {
+        let through_hub: Vec<EventIdx> = cx.graph.hub_from(v).map(|h| cx.graph.hub_targets(h).collect()).unwrap_or_default();
+        for w in [cx.graph.next(v), arrival_of[v.index()]].into_iter().flatten().chain(through_hub) {
             if skip == Some((v, w)) || seen[w.index()] {
                 continue;
             }
@@ -421,7 +435,11 @@ proptest! {
         }
         for h in hasse_edges(&cx.graph, &c) {
             // A graph edge…
-            let is_edge = if h.message { cx.graph.message_from(h.to) == Some(h.from) } else { cx.graph.prev(h.to) == Some(h.from) };
+            let is_edge = match h.kind {
+                HasseKind::Message => cx.graph.message_from(h.to) == Some(h.from),
+                HasseKind::Program => cx.graph.prev(h.to) == Some(h.from),
+                HasseKind::Collective => cx.graph.hub_into(h.to).is_some_and(|hub| cx.graph.hub_sources(hub).any(|s| s == h.from)),
+            };
             prop_assert!(is_edge);
             // …that no other path implies.
             prop_assert!(!reachable(&cx, h.from, h.to, Some((h.from, h.to))), "{:?}", h);
@@ -473,4 +491,99 @@ fn t24_time_order_agrees_with_layers() {
         }
     }
     assert_eq!(trace.events.time()[ev(&trace, 2, 4).index()], Time(7));
+}
+
+/// T16: 3 ranks enter an Allreduce at 3, 7 and 10; all leave at 12.
+#[test]
+fn t16_wait_at_nxn_and_the_critical_path_through_the_collective() {
+    let mut t = T::new(3, &[0, 1, 2]);
+    let allreduce = t.b.add_region("MPI_Allreduce", RegionRole::AllToAll);
+    for (p, enter) in [(0, 3), (1, 7), (2, 10)] {
+        t.init(p, 0).enter(p, enter, allreduce).leave(p, 12, allreduce).exit(p, 12);
+    }
+    let trace = t.build();
+    let cx = Context::new(&trace);
+    let waits: Vec<(u32, f64)> = wait_states(&cx).iter().map(|w| (w.process.0, w.time)).collect();
+    assert_eq!(waits, [(0, 7.0), (1, 3.0)]);
+    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    assert_eq!(a.critical_path.length, 12);
+    // The path runs on rank 2, the last to enter: computation 10, then the collective 2.
+    let route: Vec<(u32, f64)> = a.critical_path.segments.iter().map(|s| (s.process.0, s.weight)).collect();
+    assert_eq!(route[0], (2, 10.0));
+    assert_eq!(route.iter().map(|r| r.1).sum::<f64>(), 12.0);
+    assert_eq!(a.critical_path.segments.last().map(|s| s.kind), Some(shared::critical_path::SegmentKind::Collective));
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    // Blocked time inside the collective: 9, 5 and 2.
+    let blocked: Vec<u64> = a.process_times.iter().map(|p| p.blocked).collect();
+    assert_eq!(blocked, [9, 5, 2]);
+    // A later entry by rank 0 would move the path there.
+    let faster = what_if(&cx, &[Change::Computation { to: ev(&trace, 2, 1), duration: 4.0 }]);
+    assert_eq!(faster.execution_time, 9.0);
+}
+
+/// T16b: P1 posts two receives, enters Waitall at 1; P0 sends at 4, P2 at 7.
+#[test]
+fn t16b_waitall_is_charged_the_latest_sender_once() {
+    let mut t = T::new(3, &[0, 1, 2]);
+    let waitall = t.b.add_region("MPI_Waitall", RegionRole::Communication);
+    let request = |n| std::num::NonZeroU32::new(n);
+    t.send(0, 4, 1);
+    t.send(2, 7, 1);
+    t.push(1, 0, EventKind::RecvPost, |r| r.request = request(1));
+    t.push(1, 0, EventKind::RecvPost, |r| r.request = request(2));
+    t.enter(1, 1, waitall);
+    t.push(1, 4, EventKind::MsgArr, |r| {
+        r.peer = Some(ProcessId(0));
+        r.request = request(1);
+    });
+    t.push(1, 7, EventKind::MsgArr, |r| {
+        r.peer = Some(ProcessId(2));
+        r.request = request(2);
+    });
+    t.leave(1, 7, waitall);
+    let trace = t.build();
+    let cx = Context::new(&trace);
+    let late: Vec<f64> = wait_states(&cx).iter().filter(|w| w.kind == WaitKind::LateSender).map(|w| w.time).collect();
+    assert_eq!(late, [6.0]);
+    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    assert_eq!(a.process_times[1].blocked, 6);
+}
+
+/// T18: P1 posts q1 then q2 on one channel, waits for q2 first; P0 sends s1 then s2.
+#[test]
+fn t18_non_blocking_receives_pair_in_posting_order() {
+    let mut t = T::new(2, &[0, 1]);
+    let request = |n| std::num::NonZeroU32::new(n);
+    t.send(0, 1, 1).send(0, 2, 1);
+    t.push(1, 0, EventKind::RecvPost, |r| r.request = request(1));
+    t.push(1, 0, EventKind::RecvPost, |r| r.request = request(2));
+    t.push(1, 5, EventKind::MsgArr, |r| {
+        r.peer = Some(ProcessId(0));
+        r.request = request(2);
+    });
+    t.push(1, 6, EventKind::MsgArr, |r| {
+        r.peer = Some(ProcessId(0));
+        r.request = request(1);
+    });
+    let trace = t.build();
+    let pairing = shared::pairing::pair_messages(&trace);
+    let pairs: Vec<(EventIdx, EventIdx)> = pairing.messages.iter().map(|m| (m.send, m.arrival)).collect();
+    // s1 ↔ q1's completion (recorded second), s2 ↔ q2's (recorded first).
+    assert_eq!(pairs, [(ev(&trace, 0, 0), ev(&trace, 1, 3)), (ev(&trace, 0, 1), ev(&trace, 1, 2))]);
+    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+}
+
+#[test]
+fn unmatched_requests_and_incomplete_collectives_are_diagnosed() {
+    let mut t = T::new(2, &[0, 1]);
+    let barrier = t.b.add_region("barrier", RegionRole::Barrier);
+    t.push(0, 0, EventKind::RecvPost, |r| r.request = std::num::NonZeroU32::new(9));
+    t.enter(0, 1, barrier).leave(0, 2, barrier).enter(0, 3, barrier).leave(0, 4, barrier);
+    t.enter(1, 1, barrier).leave(1, 2, barrier);
+    let a = shared::analysis::analyze(&t.build(), AnalysisOptions::default());
+    let kinds: Vec<_> = a.diagnostics.iter().map(|d| d.kind).collect();
+    use shared::validate::DiagnosticKind::{IncompleteCollective, UnmatchedRequest};
+    assert_eq!(kinds, [IncompleteCollective, UnmatchedRequest]);
 }

@@ -71,7 +71,7 @@ fn bad_events_name_their_index_and_position() {
     );
     check_error(
         &format!("{HEAD}\n  {{\"process\": 0, \"time\": 1, \"kind\": \"explode\"}}]}}"),
-        expect!["tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`, `enter`, `leave`"],
+        expect!["tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`, `enter`, `leave`, `recv_post`"],
     );
     check_error(
         &format!("{HEAD}\n{{\"process\": 0, \"time\": -4, \"kind\": \"proc_init\"}}]}}"),
@@ -131,7 +131,7 @@ fn arb_trace() -> impl Strategy<Value = shared::Trace> {
         for p in 0..3 {
             b.add_process(format!("p{p}"), NodeId(p % n_nodes)).expect("node exists");
         }
-        let regions = [b.add_region("work", RegionRole::Activity), b.add_region("phase \u{1F600}", RegionRole::Phase)];
+        let regions = [b.add_region("work", RegionRole::Activity), b.add_region("bcast \u{1F600}", RegionRole::OneToAll)];
         let end = |node: u32| LinkEnd { node: NodeId(node % n_nodes), link: (node % 4) as u8 };
         let link = b.add_link(Link { a: end(0), b: end(1), bits_per_second: tps }).expect("nodes exist");
         for (node, start, len, utilization) in samples {
@@ -145,7 +145,14 @@ fn arb_trace() -> impl Strategy<Value = shared::Trace> {
             let text = (kind == EventKind::Probe).then(|| b.intern(&text));
             let peer = kind.has_peer().then_some(ProcessId(peer));
             let region = kind.has_region().then_some(regions[(tag % 2) as usize]);
-            let record = EventRecord { process: ProcessId(process), time: Time(time), kind, peer, tag, size, text, region };
+            // A collective's enter may name its root.
+            let peer = if kind == EventKind::Enter && tag % 2 == 1 { Some(ProcessId(peer.map_or(0, |p| p.0))) } else { peer };
+            let request = matches!(kind, EventKind::RecvPost | EventKind::MsgArr)
+                .then(|| std::num::NonZeroU32::new(tag + 1))
+                .flatten()
+                .filter(|_| kind == EventKind::RecvPost || size % 2 == 0);
+            let record =
+                EventRecord { process: ProcessId(process), time: Time(time), kind, peer, tag, size, text, region, request };
             b.push(record).expect("ids are in range");
         }
         b.build()
