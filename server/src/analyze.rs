@@ -4,7 +4,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use shared::TraceError;
-use shared::analysis::{Analysis, AnalysisOptions, Share};
+use shared::analysis::{Analysis, AnalysisOptions, Context, Share};
+use shared::clocks::{ClcOptions, controlled_logical_clock};
+use shared::waits::{CriticalPathProfile, WaitSummary, critical_path_profile};
+use shared::whatif::WhatIf;
 use shared::summary::TraceSummary;
 use shared::time::Clock;
 
@@ -20,16 +23,92 @@ pub struct AnalyzeReport {
     /// The analyses.
     #[serde(flatten)]
     pub analysis: Analysis,
+    /// Wait states, their totals and their root causes (delay costs).
+    pub wait_states: WaitSummary,
+    /// The critical path in Scalasca's terms: computation vs communication and their imbalance.
+    pub critical_path_profile: CriticalPathProfile,
+    /// Clock-condition violations and what the controlled logical clock would move.
+    pub clock_violations: ClockReport,
+    /// The what-if scenario, when one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIf>,
+}
+
+/// Clock-condition violations and their repair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockReport {
+    /// The minimum latency checked, in ticks.
+    pub min_latency: u64,
+    /// How many messages arrive before their send plus the minimum latency.
+    pub count: usize,
+    /// The worst: how far before its send + latency a message arrives.
+    pub worst: f64,
+    /// How many events the controlled logical clock moves to repair them.
+    pub repair_moves: usize,
+    /// The largest move.
+    pub repair_max_shift: f64,
+    /// Violations left after repair (only causality cycles leave any).
+    pub violations_after_repair: usize,
+}
+
+/// What `tracescope analyze` should do beyond the default analyses.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Analysis options.
+    pub options: AnalysisOptions,
+    /// A what-if scenario (`transit=0`, `latency=1,bandwidth=200`, …).
+    pub what_if: Option<String>,
+}
+
+/// Why `tracescope analyze` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The what-if scenario could not be read.
+    #[error(transparent)]
+    Scenario(#[from] shared::whatif::ScenarioError),
 }
 
 /// Imports `bytes` (named `file`) and builds the report.
-pub fn analyze(bytes: &[u8], file: &str, options: AnalysisOptions) -> Result<AnalyzeReport, TraceError> {
+pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeReport, AnalyzeError> {
     let name = std::path::Path::new(file).file_name().map_or(file, |n| n.to_str().unwrap_or(file));
     let imported = shared::import::import(bytes, None, name)?;
-    let pairing = shared::pairing::pair_messages(&imported.trace);
-    let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
-    let analysis = shared::analysis::analyze(&imported.trace, options);
-    Ok(AnalyzeReport { file: file.to_owned(), summary, analysis })
+    let trace = &imported.trace;
+    let cx = Context::new(trace);
+    let summary = shared::summary::summarize(trace, imported.format, &cx.pairing);
+    let analysis = shared::analysis::analyze_context(&cx, request.options);
+    let what_if = match &request.what_if {
+        Some(text) => Some(shared::whatif::what_if(&cx, &shared::whatif::parse_scenario(text, &cx)?)),
+        None => None,
+    };
+    let min_latency = request.options.validation.min_latency;
+    let times: Vec<f64> = trace.events.time().iter().map(|t| t.0 as f64).collect();
+    let worst = cx
+        .pairing
+        .messages
+        .iter()
+        .map(|m| times[m.send.index()] + min_latency as f64 - times[m.arrival.index()])
+        .fold(0.0, f64::max);
+    let clc = ClcOptions { min_latency: min_latency as f64, ..ClcOptions::default() };
+    let repair = controlled_logical_clock(trace, &cx.pairing, clc);
+    Ok(AnalyzeReport {
+        file: file.to_owned(),
+        summary,
+        wait_states: shared::waits::summarize(&cx),
+        critical_path_profile: critical_path_profile(&cx, &analysis),
+        clock_violations: ClockReport {
+            min_latency,
+            count: repair.violations_before,
+            worst,
+            repair_moves: repair.moves.len(),
+            repair_max_shift: repair.max_shift,
+            violations_after_repair: repair.violations_after,
+        },
+        what_if,
+        analysis,
+    })
 }
 
 /// A number without trailing zeros: `85`, `1.5`, `0.617` (three decimals at most).
@@ -130,7 +209,38 @@ pub fn render_text(report: &AnalyzeReport) -> String {
     ranking(&mut out, "Critical path by process", &a.critical_path.by_process, 10);
     ranking(&mut out, "Normalized processor time by process", &a.npt.processes, 10);
     ranking(&mut out, "Normalized processor time by region (inclusive)", &a.npt.regions_inclusive, 10);
+    let w = &report.wait_states;
+    if !w.by_process.is_empty() {
+        let _ = writeln!(out, "  Wait states by process");
+        for (name, kind, time) in w.by_process.iter().take(10) {
+            let _ = writeln!(out, "    {:>12}  {kind:?}  {name}", num(*time));
+        }
+    }
+    if !w.short_term_costs.is_empty() {
+        let _ = writeln!(out, "  Root causes (short-term delay cost)");
+        for (process, region, cost) in w.short_term_costs.iter().take(10) {
+            let _ = writeln!(out, "    {:>12}  {process}: {region}", num(*cost));
+        }
+    }
     let _ = writeln!(out);
+    let c = &report.clock_violations;
+    let _ = writeln!(
+        out,
+        "  clock violations    {} (worst {} ticks; repair moves {} events, at most {} ticks)",
+        c.count,
+        num(c.worst),
+        c.repair_moves,
+        num(c.repair_max_shift)
+    );
+    if let Some(what_if) = &report.what_if {
+        let _ = writeln!(
+            out,
+            "  what-if             {} instead of {} (benefit {})",
+            num(what_if.execution_time),
+            num(what_if.baseline),
+            num(what_if.benefit)
+        );
+    }
     if a.diagnostics.is_empty() {
         let _ = writeln!(out, "  diagnostics         none");
     } else {

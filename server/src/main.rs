@@ -42,6 +42,10 @@ enum Command {
         /// The clock condition's minimum message latency, in ticks.
         #[arg(long, default_value_t = 0)]
         min_latency: u64,
+        /// A what-if scenario, e.g. `transit=0` (an ideal network), `transit*0.5`,
+        /// `latency=1,bandwidth=200`, `edge=EVENT:duration=5`, `region=NAME*0.5`.
+        #[arg(long)]
+        what_if: Option<String>,
     },
 }
 
@@ -58,12 +62,13 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { addr, db, site, max_upload_bytes } => serve(addr, db, site, max_upload_bytes),
-        Command::Analyze { file, json, min_latency } => {
+        Command::Analyze { file, json, min_latency, what_if } => {
             let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let options = shared::analysis::AnalysisOptions {
                 validation: shared::validate::ValidationOptions { min_latency },
             };
-            let report = analyze::analyze(&bytes, &file.display().to_string(), options)?;
+            let request = analyze::Request { options, what_if };
+            let report = analyze::analyze(&bytes, &file.display().to_string(), &request)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -319,12 +319,17 @@ pub struct Analysis {
 
 /// Analyses a trace.
 pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
-    let cx = Context::new(trace);
+    analyze_context(&Context::new(trace), options)
+}
+
+/// Analyses a trace whose context is already built (so other analyses can share it).
+pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
+    let trace = cx.trace;
     let (start, end) = trace.time_bounds().unwrap_or_default();
     let execution_time = end.0 - start.0;
     let n = cx.timeline.n_processors as u64;
 
-    let processes = process_times(&cx);
+    let processes = process_times(cx);
     let total_computation: f64 = processes.iter().map(|p| p.computation).sum();
     let wall_computation = processes.iter().map(|p| p.wall_computation).sum();
     let elapsed = EdgeWeights::elapsed(trace, &cx.graph);
@@ -333,13 +338,13 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
     let efficiency = ratio(speedup, n as f64);
 
     let cp = longest_path(&cx.graph, &elapsed);
-    let critical_path = critical_path_report(&cx, &cp, &elapsed);
+    let critical_path = critical_path_report(cx, &cp, &elapsed);
     let cpu_time_cp = longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
     let ideal = longest_path(&cx.graph, &cx.cpu_time_weights(|_| 0.0)).length;
 
     let wcpa_weights = cx.wcpa_weights();
     let heaviest = longest_path(&cx.graph, &wcpa_weights);
-    let wcpa_segments = segments(&cx, &path_edges(&cx.graph, &heaviest), &wcpa_weights);
+    let wcpa_segments = segments(cx, &path_edges(&cx.graph, &heaviest), &wcpa_weights);
     let wcpa = Wcpa {
         weight: heaviest.length,
         phases: shares(&wcpa_segments, heaviest.length, |s| s.phase.clone()),
@@ -379,8 +384,8 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
         critical_path,
         cpu_time_critical_path: cpu_time_cp,
         wcpa,
-        npt: npt(&cx),
-        parallelism_profile: parallelism_profile(&cx, start.0, end.0),
+        npt: npt(cx),
+        parallelism_profile: parallelism_profile(cx, start.0, end.0),
         pop,
         bounds,
         process_times: processes,
@@ -389,15 +394,15 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
             .map(|node| NodeUtilization {
                 node,
                 name: trace.nodes[node.index()].name.clone(),
-                cpu: cpu_utilization(&cx, node, (start, end)),
+                cpu: cpu_utilization(cx, node, (start, end)),
             })
             .collect(),
         link_utilization: (0..trace.links.len() as u32)
             .map(LinkId)
             .map(|link| LinkUse {
                 link,
-                a_to_b: link_utilization(&cx, link, Direction::AToB, (start, end)),
-                b_to_a: link_utilization(&cx, link, Direction::BToA, (start, end)),
+                a_to_b: link_utilization(cx, link, Direction::AToB, (start, end)),
+                b_to_a: link_utilization(cx, link, Direction::BToA, (start, end)),
             })
             .collect(),
         diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),

@@ -38,6 +38,33 @@ fn analyze_json_is_a_stable_object_with_named_counts() {
 }
 
 #[test]
+fn analyze_json_has_wait_states_clock_violations_and_what_if() {
+    let path = shared_data("t4-worked-example.json");
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json", "--what-if", "transit=0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    // T13: Late Sender 5 + 8 on B, 3 on A; T12: an ideal network gives 53.
+    let late: f64 = report["wait_states"]["states"]
+        .as_array()
+        .expect("states")
+        .iter()
+        .map(|w| w["time"].as_f64().expect("time"))
+        .sum();
+    assert_eq!(late, 16.0);
+    assert_eq!(report["clock_violations"]["count"], 0);
+    assert_eq!(report["what_if"]["execution_time"], 53.0);
+    assert_eq!(report["critical_path_profile"]["computation_imbalance"], 5.5);
+
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(report.get("what_if").is_none());
+
+    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--what-if", "warp=9"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown edit"));
+}
+
+#[test]
 fn analyze_text_prints_the_worked_example_headline_numbers() {
     let path = shared_data("t4-worked-example.json");
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path")]);
