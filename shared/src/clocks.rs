@@ -182,7 +182,10 @@ pub fn controlled_logical_clock(trace: &Trace, pairing: &Pairing, options: ClcOp
                 t_l = first_time;
                 slope = if r_star > t_l { delta / (r_star - t_l) } else { 0.0 };
             }
-            for e in start..r {
+            // Only events in [t_l, r*) move: start at the first one (times within a process
+            // are in order in a valid trace; an out-of-order one is caught by the check).
+            let first_moved = start + recorded[start..r].partition_point(|&t| t < t_l);
+            for e in first_moved..r {
                 if recorded[e] >= t_l && recorded[e] < r_star {
                     let ramped = recorded[e] + slope * (recorded[e] - t_l);
                     clock[e] = clock[e].max(ramped);
