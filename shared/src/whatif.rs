@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::Context;
-use crate::critical_path::{EdgeWeights, longest_path};
+use crate::critical_path::{EdgeWeights, SegmentKind, longest_path, path_edges};
 use crate::graph::ProgramEdge;
 use crate::model::{EventIdx, EventKind, RegionId};
 
@@ -72,6 +72,21 @@ pub struct WhatIf {
     pub execution_time: f64,
     /// baseline − predicted.
     pub benefit: f64,
+    /// The predicted critical path's edges with their edited weights, in time order.
+    pub critical_path: Vec<WhatIfSegment>,
+}
+
+/// An edge of a predicted critical path.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WhatIfSegment {
+    /// What the edge is.
+    pub kind: SegmentKind,
+    /// The event it starts from (none for a start offset).
+    pub from_event: Option<EventIdx>,
+    /// The event it ends at.
+    pub to_event: EventIdx,
+    /// Its edited weight.
+    pub weight: f64,
 }
 
 /// The recorded elapsed weights as `f64`.
@@ -125,8 +140,28 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
     let baseline = longest_path(&cx.graph, &base).length;
     let mut edited = base;
     edit(cx, &mut edited, changes);
-    let execution_time = longest_path(&cx.graph, &edited).length;
-    WhatIf { changes: changes.to_vec(), baseline, execution_time, benefit: baseline - execution_time }
+    let path = longest_path(&cx.graph, &edited);
+    let critical_path = path_edges(&cx.graph, &path)
+        .into_iter()
+        .map(|e| {
+            let i = e.to.index();
+            let weight = match e.kind {
+                SegmentKind::Start => edited.seed[i],
+                SegmentKind::Transit => edited.message[i],
+                SegmentKind::Collective => edited.collective[i],
+                SegmentKind::Computation | SegmentKind::Blocked => edited.program[i],
+            };
+            WhatIfSegment { kind: e.kind, from_event: e.from, to_event: e.to, weight }
+        })
+        .filter(|s| s.weight > 0.0)
+        .collect();
+    WhatIf {
+        changes: changes.to_vec(),
+        baseline,
+        execution_time: path.length,
+        benefit: baseline - path.length,
+        critical_path,
+    }
 }
 
 /// CPM slack of every vertex's in-edges: how much each edge could grow before it lengthens the

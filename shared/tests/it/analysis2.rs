@@ -189,6 +189,12 @@ fn t10_to_t12_what_if_tier_one() {
     assert_eq!(replay(&[Change::Computation { to: t4_event(1, 6), duration: 0.0 }]), 54.0);
     // T12: an ideal network gives 53.
     assert_eq!(replay(&[Change::AllTransits { transit: 0.0 }]), 53.0);
+    // With A's first computation at 5, the new critical path is the B-init chain of 56.
+    let trace = load("t4-worked-example.json");
+    let result = what_if(&Context::new(&trace), &[Change::Computation { to: a_send, duration: 5.0 }]);
+    let weights: Vec<f64> = result.critical_path.iter().map(|s| s.weight).collect();
+    assert_eq!(weights, [20.0, 5.0, 10.0, 3.0, 3.0, 15.0]);
+    assert_eq!(result.critical_path[0].to_event, ev(&trace, 1, 1));
 }
 
 #[test]

@@ -41,9 +41,29 @@ fn pairing_is_fifo_per_tag() {
     message(&mut b, EventKind::MsgArr, 1, 0, 4, 2);
     message(&mut b, EventKind::MsgArr, 1, 0, 5, 1);
     message(&mut b, EventKind::MsgArr, 1, 0, 6, 1);
-    let pairing = pair_messages(&b.build());
+    let trace = b.build();
+    let pairing = pair_messages(&trace);
     let m = |send, arrival| Message { send: EventIdx(send), arrival: EventIdx(arrival) };
     assert_eq!(pairing.messages, [m(0, 4), m(1, 3), m(2, 5)]);
+    let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    assert!(analysis.diagnostics.is_empty());
+}
+
+/// T17's other half: arrivals whose tags match no send are flagged, not paired by (src, dst).
+#[test]
+fn tag_mismatches_are_flagged() {
+    let mut b = TraceBuilder::new("t17-mismatch", Clock::default());
+    let n = b.add_node("n");
+    b.add_process("P0", n).expect("node exists");
+    b.add_process("P1", n).expect("node exists");
+    message(&mut b, EventKind::MsgSend, 0, 1, 1, 1);
+    message(&mut b, EventKind::MsgSend, 0, 1, 2, 2);
+    message(&mut b, EventKind::MsgArr, 1, 0, 4, 3);
+    message(&mut b, EventKind::MsgArr, 1, 0, 5, 1);
+    let analysis = shared::analysis::analyze(&b.build(), shared::analysis::AnalysisOptions::default());
+    use shared::validate::DiagnosticKind::{UnmatchedArrival, UnmatchedSend};
+    let kinds: Vec<_> = analysis.diagnostics.iter().map(|d| d.kind).collect();
+    assert_eq!(kinds, [UnmatchedSend, UnmatchedArrival]);
 }
 
 #[test]
