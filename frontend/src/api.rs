@@ -8,7 +8,10 @@ pub type ApiResult<T> = Result<T, String>;
 
 async fn decode<T: serde::de::DeserializeOwned>(res: Response) -> ApiResult<T> {
     if res.ok() {
-        return res.json::<T>().await.map_err(|e| format!("the server's answer could not be read: {e}"));
+        return res
+            .json::<T>()
+            .await
+            .map_err(|e| format!("the server's answer could not be read: {e}"));
     }
     let status = res.status();
     match res.json::<ApiError>().await {
@@ -19,24 +22,36 @@ async fn decode<T: serde::de::DeserializeOwned>(res: Response) -> ApiResult<T> {
 
 /// The stored runs, newest first.
 pub async fn list_runs() -> ApiResult<RunList> {
-    let res = Request::get("/api/runs").send().await.map_err(|e| format!("the server is unreachable: {e}"))?;
+    let res = Request::get("/api/runs")
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
     decode(res).await
 }
 
 /// One run with its model.
 pub async fn get_run(id: &str) -> ApiResult<RunDetail> {
     let url = format!("/api/runs/{}", js_sys::encode_uri_component(id));
-    let res = Request::get(&url).send().await.map_err(|e| format!("the server is unreachable: {e}"))?;
+    let res = Request::get(&url)
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
     decode(res).await
 }
 
 /// Uploads a trace file; the server detects its format.
 pub async fn upload_run(file: web_sys::File) -> ApiResult<CreatedRun> {
-    let url = format!("/api/runs?name={}", js_sys::encode_uri_component(&file.name()));
+    let url = format!(
+        "/api/runs?name={}",
+        js_sys::encode_uri_component(&file.name())
+    );
     let req = Request::post(&url)
         .header("content-type", "application/octet-stream")
         .body(file)
         .map_err(|e| format!("the upload could not be prepared: {e}"))?;
-    let res = req.send().await.map_err(|e| format!("the upload failed: {e}"))?;
+    let res = req
+        .send()
+        .await
+        .map_err(|e| format!("the upload failed: {e}"))?;
     decode(res).await
 }

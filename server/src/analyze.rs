@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 use shared::TraceError;
 use shared::analysis::{Analysis, AnalysisOptions, Context, Share};
 use shared::clocks::{ClcOptions, controlled_logical_clock};
-use shared::waits::{CriticalPathProfile, WaitSummary, critical_path_profile};
-use shared::whatif::WhatIf;
 use shared::summary::TraceSummary;
 use shared::time::Clock;
+use shared::waits::{CriticalPathProfile, WaitSummary, critical_path_profile};
+use shared::whatif::WhatIf;
 
 /// The `--json` output of `tracescope analyze`: a stable object with named fields.
 /// Fields are only ever added, never renamed or removed.
@@ -73,14 +73,19 @@ pub enum AnalyzeError {
 
 /// Imports `bytes` (named `file`) and builds the report.
 pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeReport, AnalyzeError> {
-    let name = std::path::Path::new(file).file_name().map_or(file, |n| n.to_str().unwrap_or(file));
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or(file, |n| n.to_str().unwrap_or(file));
     let imported = shared::import::import(bytes, None, name)?;
     let trace = &imported.trace;
     let cx = Context::new(trace);
     let summary = shared::summary::summarize(trace, imported.format, &cx.pairing);
     let analysis = shared::analysis::analyze_context(&cx, request.options);
     let what_if = match &request.what_if {
-        Some(text) => Some(shared::whatif::what_if(&cx, &shared::whatif::parse_scenario(text, &cx)?)),
+        Some(text) => Some(shared::whatif::what_if(
+            &cx,
+            &shared::whatif::parse_scenario(text, &cx)?,
+        )),
         None => None,
     };
     let min_latency = request.options.validation.min_latency;
@@ -91,7 +96,10 @@ pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeRep
         .iter()
         .map(|m| times[m.send.index()] + min_latency as f64 - times[m.arrival.index()])
         .fold(0.0, f64::max);
-    let clc = ClcOptions { min_latency: min_latency as f64, ..ClcOptions::default() };
+    let clc = ClcOptions {
+        min_latency: min_latency as f64,
+        ..ClcOptions::default()
+    };
     let repair = controlled_logical_clock(trace, &cx.pairing, clc);
     Ok(AnalyzeReport {
         file: file.to_owned(),
@@ -115,13 +123,21 @@ pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeRep
 fn num(x: f64) -> String {
     let text = format!("{x:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" { "0".to_owned() } else { text.to_owned() }
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 /// A duration in ticks, with its real-time value when the clock has a unit.
 fn ticks(clock: Clock, x: f64) -> String {
     match clock.seconds(shared::time::Duration(x.round().max(0.0) as u64)) {
-        Some(seconds) => format!("{} ticks ({})", num(x), shared::time::format_seconds(seconds)),
+        Some(seconds) => format!(
+            "{} ticks ({})",
+            num(x),
+            shared::time::format_seconds(seconds)
+        ),
         None => format!("{} ticks", num(x)),
     }
 }
@@ -133,7 +149,13 @@ fn ranking(out: &mut String, title: &str, rows: &[Share], limit: usize) {
     }
     let _ = writeln!(out, "  {title}");
     for row in rows.iter().take(limit) {
-        let _ = writeln!(out, "    {:>6.1}%  {:>12}  {}", row.share * 100.0, num(row.weight), row.name);
+        let _ = writeln!(
+            out,
+            "    {:>6.1}%  {:>12}  {}",
+            row.share * 100.0,
+            num(row.weight),
+            row.name
+        );
     }
     if rows.len() > limit {
         let _ = writeln!(out, "    … {} more", rows.len() - limit);
@@ -144,7 +166,9 @@ fn ranking(out: &mut String, title: &str, rows: &[Share], limit: usize) {
 pub fn render_text(report: &AnalyzeReport) -> String {
     let s = &report.summary;
     let a = &report.analysis;
-    let clock = Clock { ticks_per_second: s.time.ticks_per_second };
+    let clock = Clock {
+        ticks_per_second: s.time.ticks_per_second,
+    };
     let mut out = String::new();
     let _ = writeln!(out, "{}", s.name);
     let _ = writeln!(out, "  file                {}", report.file);
@@ -157,15 +181,36 @@ pub fn render_text(report: &AnalyzeReport) -> String {
         "  messages            {} ({} unmatched sends, {} unmatched arrivals)",
         s.messages, s.unmatched_sends, s.unmatched_arrivals
     );
-    let _ = writeln!(out, "  time span           {} .. {} ticks ({})", s.time.start.0, s.time.end.0, s.time.duration_text);
+    let _ = writeln!(
+        out,
+        "  time span           {} .. {} ticks ({})",
+        s.time.start.0, s.time.end.0, s.time.duration_text
+    );
     let _ = writeln!(out);
-    let _ = writeln!(out, "  execution time      {}", ticks(clock, a.execution_time as f64));
-    let _ = writeln!(out, "  computation         {}", ticks(clock, a.total_computation));
+    let _ = writeln!(
+        out,
+        "  execution time      {}",
+        ticks(clock, a.execution_time as f64)
+    );
+    let _ = writeln!(
+        out,
+        "  computation         {}",
+        ticks(clock, a.total_computation)
+    );
     if a.wall_computation as f64 != a.total_computation {
-        let _ = writeln!(out, "  wall computation    {} (processes timeslice)", ticks(clock, a.wall_computation as f64));
+        let _ = writeln!(
+            out,
+            "  wall computation    {} (processes timeslice)",
+            ticks(clock, a.wall_computation as f64)
+        );
     }
     let _ = writeln!(out, "  speedup             {}", num(a.speedup));
-    let _ = writeln!(out, "  efficiency          {} on {} processors", num(a.efficiency), a.processors);
+    let _ = writeln!(
+        out,
+        "  efficiency          {} on {} processors",
+        num(a.efficiency),
+        a.processors
+    );
     let g = &a.granularity;
     let _ = match g.ratio {
         Some(ratio) => writeln!(
@@ -176,7 +221,11 @@ pub fn render_text(report: &AnalyzeReport) -> String {
             ratio,
             g.computation_share.unwrap_or(0.0) * 100.0
         ),
-        None => writeln!(out, "  granularity         {}:0 (no communication)", num(g.computation)),
+        None => writeln!(
+            out,
+            "  granularity         {}:0 (no communication)",
+            num(g.computation)
+        ),
     };
     let _ = writeln!(
         out,
@@ -195,8 +244,13 @@ pub fn render_text(report: &AnalyzeReport) -> String {
         num(p.transfer),
         num(p.parallel_efficiency)
     );
-    let profile: Vec<String> =
-        a.parallelism_profile.time_with.iter().enumerate().map(|(k, t)| format!("{k}: {t}")).collect();
+    let profile: Vec<String> = a
+        .parallelism_profile
+        .time_with
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{k}: {t}"))
+        .collect();
     let _ = writeln!(
         out,
         "  parallelism         mean {} (while busy {}); ticks with k busy {{{}}}",
@@ -205,10 +259,30 @@ pub fn render_text(report: &AnalyzeReport) -> String {
         profile.join(", ")
     );
     let _ = writeln!(out);
-    ranking(&mut out, "WCPA phases (share of the heaviest path)", &a.wcpa.phases, 10);
-    ranking(&mut out, "Critical path by process", &a.critical_path.by_process, 10);
-    ranking(&mut out, "Normalized processor time by process", &a.npt.processes, 10);
-    ranking(&mut out, "Normalized processor time by region (inclusive)", &a.npt.regions_inclusive, 10);
+    ranking(
+        &mut out,
+        "WCPA phases (share of the heaviest path)",
+        &a.wcpa.phases,
+        10,
+    );
+    ranking(
+        &mut out,
+        "Critical path by process",
+        &a.critical_path.by_process,
+        10,
+    );
+    ranking(
+        &mut out,
+        "Normalized processor time by process",
+        &a.npt.processes,
+        10,
+    );
+    ranking(
+        &mut out,
+        "Normalized processor time by region (inclusive)",
+        &a.npt.regions_inclusive,
+        10,
+    );
     let w = &report.wait_states;
     if !w.by_process.is_empty() {
         let _ = writeln!(out, "  Wait states by process");

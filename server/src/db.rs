@@ -28,7 +28,10 @@ pub async fn open(path: &Path) -> anyhow::Result<SqlitePool> {
         .connect_with(options)
         .await
         .with_context(|| format!("opening database {}", path.display()))?;
-    sqlx::migrate!("../migrations").run(&pool).await.context("migrating the database")?;
+    sqlx::migrate!("../migrations")
+        .run(&pool)
+        .await
+        .context("migrating the database")?;
     Ok(pool)
 }
 
@@ -50,7 +53,8 @@ pub struct NewRun<'a> {
 
 /// Stores a run and its blobs in one transaction: either all of it is stored or none.
 pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx::Error> {
-    let summary_json = serde_json::to_string(run.summary).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    let summary_json =
+        serde_json::to_string(run.summary).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let mut tx = pool.begin().await?;
     sqlx::query(
@@ -88,7 +92,8 @@ struct RunRow {
 
 impl RunRow {
     fn into_info(self) -> Result<RunInfo, sqlx::Error> {
-        let summary = serde_json::from_str(&self.summary_json).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        let summary = serde_json::from_str(&self.summary_json)
+            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
         Ok(RunInfo {
             id: self.id,
             created_ms: self.created_ms,
@@ -111,7 +116,9 @@ pub async fn list_runs(pool: &SqlitePool, limit: u32) -> Result<Vec<RunInfo>, sq
 
 /// The number of stored runs.
 pub async fn count_runs(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM runs").fetch_one(pool).await
+    sqlx::query_scalar("SELECT COUNT(*) FROM runs")
+        .fetch_one(pool)
+        .await
 }
 
 /// One run's metadata, if it exists.
@@ -125,6 +132,12 @@ pub async fn get_run(pool: &SqlitePool, id: &str) -> Result<Option<RunInfo>, sql
 }
 
 /// One run's model, as gzip-compressed JSON.
-pub async fn get_model_json_gz(pool: &SqlitePool, id: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
-    sqlx::query_scalar("SELECT model_json_gz FROM run_blobs WHERE run_id = ?").bind(id).fetch_optional(pool).await
+pub async fn get_model_json_gz(
+    pool: &SqlitePool,
+    id: &str,
+) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    sqlx::query_scalar("SELECT model_json_gz FROM run_blobs WHERE run_id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }

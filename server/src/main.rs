@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use server::{AppState, DEFAULT_MAX_UPLOAD_BYTES, analyze, app, db};
 
 #[derive(Parser)]
-#[command(name = "tracescope", version, about = "See why a message-passing parallel program is slow.")]
+#[command(
+    name = "tracescope",
+    version,
+    about = "See why a message-passing parallel program is slow."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -61,9 +65,20 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { addr, db, site, max_upload_bytes } => serve(addr, db, site, max_upload_bytes),
-        Command::Analyze { file, json, min_latency, what_if } => {
-            let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        Command::Serve {
+            addr,
+            db,
+            site,
+            max_upload_bytes,
+        } => serve(addr, db, site, max_upload_bytes),
+        Command::Analyze {
+            file,
+            json,
+            min_latency,
+            what_if,
+        } => {
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let options = shared::analysis::AnalysisOptions {
                 validation: shared::validate::ValidationOptions { min_latency },
             };
@@ -79,7 +94,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-fn serve(addr: SocketAddr, db_path: PathBuf, site_dir: PathBuf, max_upload_bytes: usize) -> anyhow::Result<()> {
+fn serve(
+    addr: SocketAddr,
+    db_path: PathBuf,
+    site_dir: PathBuf,
+    max_upload_bytes: usize,
+) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -92,8 +112,14 @@ fn serve(addr: SocketAddr, db_path: PathBuf, site_dir: PathBuf, max_upload_bytes
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let pool = db::open(&db_path).await?;
-        let state = AppState { pool, site_dir, max_upload_bytes };
-        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+        let state = AppState {
+            pool,
+            site_dir,
+            max_upload_bytes,
+        };
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("binding {addr}"))?;
         let local = listener.local_addr()?;
         tracing::info!(db = %db_path.display(), "serving on http://{local}");
         println!("tracescope listening on http://{local}");

@@ -24,7 +24,10 @@ fn sizes() -> Vec<usize> {
 
 fn pipeline(c: &mut Criterion) {
     let mut group = c.benchmark_group("analysis");
-    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
     for n in sizes() {
         let trace = ring(64, n);
         let n_events = trace.events.len();
@@ -34,34 +37,44 @@ fn pipeline(c: &mut Criterion) {
             trace.heap_bytes() as f64 / n_events as f64
         );
         group.throughput(Throughput::Elements(n_events as u64));
-        let records: Vec<EventRecord> = (0..n_events).filter_map(|i| trace.events.get(shared::EventIdx(i as u32))).collect();
-        group.bench_with_input(BenchmarkId::new("model_build", n_events), &records, |b, records| {
-            b.iter(|| {
-                let mut builder = TraceBuilder::new("bench", trace.clock);
-                for node in &trace.nodes {
-                    builder.add_node(node.name.clone());
-                }
-                for p in &trace.processes {
-                    let _ = builder.add_process(p.name.clone(), p.node);
-                }
-                builder.reserve_events(records.len());
-                for &r in records {
-                    let _ = builder.push(r);
-                }
-                black_box(builder.build())
-            });
-        });
+        let records: Vec<EventRecord> = (0..n_events)
+            .filter_map(|i| trace.events.get(shared::EventIdx(i as u32)))
+            .collect();
+        group.bench_with_input(
+            BenchmarkId::new("model_build", n_events),
+            &records,
+            |b, records| {
+                b.iter(|| {
+                    let mut builder = TraceBuilder::new("bench", trace.clock);
+                    for node in &trace.nodes {
+                        builder.add_node(node.name.clone());
+                    }
+                    for p in &trace.processes {
+                        let _ = builder.add_process(p.name.clone(), p.node);
+                    }
+                    builder.reserve_events(records.len());
+                    for &r in records {
+                        let _ = builder.push(r);
+                    }
+                    black_box(builder.build())
+                });
+            },
+        );
         group.bench_with_input(BenchmarkId::new("pairing", n_events), &trace, |b, trace| {
             b.iter(|| black_box(pair_messages(trace)));
         });
         let pairing = pair_messages(&trace);
-        group.bench_with_input(BenchmarkId::new("graph_and_critical_path", n_events), &trace, |b, trace| {
-            b.iter(|| {
-                let graph = ExecutionGraph::new(trace, &pairing);
-                let weights = EdgeWeights::elapsed(trace, &graph);
-                black_box(longest_path(&graph, &weights).length)
-            });
-        });
+        group.bench_with_input(
+            BenchmarkId::new("graph_and_critical_path", n_events),
+            &trace,
+            |b, trace| {
+                b.iter(|| {
+                    let graph = ExecutionGraph::new(trace, &pairing);
+                    let weights = EdgeWeights::elapsed(trace, &graph);
+                    black_box(longest_path(&graph, &weights).length)
+                });
+            },
+        );
         let cx = Context::new(&trace);
         group.bench_with_input(BenchmarkId::new("context", n_events), &trace, |b, trace| {
             b.iter(|| black_box(Context::new(trace).timeline.n_processors));
@@ -69,9 +82,13 @@ fn pipeline(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("wcpa", n_events), &cx, |b, cx| {
             b.iter(|| black_box(longest_path(&cx.graph, &cx.wcpa_weights()).length));
         });
-        group.bench_with_input(BenchmarkId::new("analyze_all", n_events), &trace, |b, trace| {
-            b.iter(|| black_box(analyze(trace, AnalysisOptions::default()).execution_time));
-        });
+        group.bench_with_input(
+            BenchmarkId::new("analyze_all", n_events),
+            &trace,
+            |b, trace| {
+                b.iter(|| black_box(analyze(trace, AnalysisOptions::default()).execution_time));
+            },
+        );
     }
     group.finish();
 }

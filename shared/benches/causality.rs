@@ -22,24 +22,49 @@ fn sizes() -> Vec<usize> {
 
 fn causality(c: &mut Criterion) {
     let mut group = c.benchmark_group("causality");
-    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
     for n in sizes() {
         let trace = ring(64, n);
         let pairing = pair_messages(&trace);
         let graph = ExecutionGraph::new(&trace, &pairing);
         group.throughput(Throughput::Elements(trace.events.len() as u64));
-        group.bench_with_input(BenchmarkId::new("vector_clocks_and_hasse", trace.events.len()), &trace, |b, trace| {
-            b.iter(|| {
-                let causality = Causality::new(trace, &graph);
-                black_box(hasse_edges(&graph, &causality).len())
-            });
-        });
-        let options = ClcOptions { gamma: 0.99999, min_latency: 50.0, ..ClcOptions::default() };
+        group.bench_with_input(
+            BenchmarkId::new("vector_clocks_and_hasse", trace.events.len()),
+            &trace,
+            |b, trace| {
+                b.iter(|| {
+                    let causality = Causality::new(trace, &graph);
+                    black_box(hasse_edges(&graph, &causality).len())
+                });
+            },
+        );
+        let options = ClcOptions {
+            gamma: 0.99999,
+            min_latency: 50.0,
+            ..ClcOptions::default()
+        };
         let repair = controlled_logical_clock(&trace, &pairing, options);
-        eprintln!("CLC with min latency 50 ns: {} violations, {} events moved", repair.violations_before, repair.moves.len());
-        group.bench_with_input(BenchmarkId::new("controlled_logical_clock", trace.events.len()), &trace, |b, trace| {
-            b.iter(|| black_box(controlled_logical_clock(trace, &pairing, options).moves.len()));
-        });
+        eprintln!(
+            "CLC with min latency 50 ns: {} violations, {} events moved",
+            repair.violations_before,
+            repair.moves.len()
+        );
+        group.bench_with_input(
+            BenchmarkId::new("controlled_logical_clock", trace.events.len()),
+            &trace,
+            |b, trace| {
+                b.iter(|| {
+                    black_box(
+                        controlled_logical_clock(trace, &pairing, options)
+                            .moves
+                            .len(),
+                    )
+                });
+            },
+        );
     }
     group.finish();
 }

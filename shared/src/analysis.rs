@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::attribution::Attribution;
-use crate::critical_path::{EdgeWeights, LongestPath, PathEdge, SegmentKind, longest_path, path_edges};
+use crate::critical_path::{
+    EdgeWeights, LongestPath, PathEdge, SegmentKind, longest_path, path_edges,
+};
 use crate::graph::{ExecutionGraph, ProgramEdge};
 use crate::model::{Direction, EventIdx, EventKind, LinkId, NodeId, ProcessId, RegionId, Trace};
 use crate::pairing::{Pairing, pair_messages};
@@ -51,12 +53,22 @@ impl<'a> Context<'a> {
         let spans = state_spans_of(trace, &graph);
         let timeline = Timeline::new(trace, &spans);
         let attribution = Attribution::new(trace, &graph);
-        Context { trace, pairing, graph, spans, timeline, attribution }
+        Context {
+            trace,
+            pairing,
+            graph,
+            spans,
+            timeline,
+            attribution,
+        }
     }
 
     fn node_of(&self, v: EventIdx) -> NodeId {
         let p = self.trace.events.process()[v.index()];
-        self.trace.processes.get(p.index()).map_or(NodeId(0), |p| p.node)
+        self.trace
+            .processes
+            .get(p.index())
+            .map_or(NodeId(0), |p| p.node)
     }
 
     /// Program-edge weights of CPU time: computation edges weigh the CPU time their process got
@@ -71,8 +83,14 @@ impl<'a> Context<'a> {
             w.seed[i] = elapsed.seed[i] as f64;
             w.message[i] = message_weight(elapsed.message[i]);
             w.collective[i] = elapsed.collective[i] as f64;
-            if let (Some(prev), ProgramEdge::Computation) = (self.graph.prev(v), self.graph.in_edge(v)) {
-                w.program[i] = self.timeline.cpu_time(self.node_of(v), self.graph.time(prev).0, self.graph.time(v).0);
+            if let (Some(prev), ProgramEdge::Computation) =
+                (self.graph.prev(v), self.graph.in_edge(v))
+            {
+                w.program[i] = self.timeline.cpu_time(
+                    self.node_of(v),
+                    self.graph.time(prev).0,
+                    self.graph.time(v).0,
+                );
             }
         }
         w
@@ -88,13 +106,19 @@ impl<'a> Context<'a> {
         let n = self.graph.len();
         let mut w = EdgeWeights::zeros(n);
         let weight = |node: NodeId, a: u64, b: u64| {
-            if b <= a { 0.0 } else { n_proc * (b - a) as f64 - self.timeline.others_busy_time(node, a, b) }
+            if b <= a {
+                0.0
+            } else {
+                n_proc * (b - a) as f64 - self.timeline.others_busy_time(node, a, b)
+            }
         };
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             let node = self.node_of(v);
             w.seed[i] = weight(node, origin, self.graph.time(v).0);
-            if let (Some(prev), ProgramEdge::Computation) = (self.graph.prev(v), self.graph.in_edge(v)) {
+            if let (Some(prev), ProgramEdge::Computation) =
+                (self.graph.prev(v), self.graph.in_edge(v))
+            {
                 w.program[i] = weight(node, self.graph.time(prev).0, self.graph.time(v).0);
             }
             if let Some(send) = self.graph.message_from(v) {
@@ -333,13 +357,19 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
     let total_computation: f64 = processes.iter().map(|p| p.computation).sum();
     let wall_computation = processes.iter().map(|p| p.wall_computation).sum();
     let elapsed = EdgeWeights::elapsed(trace, &cx.graph);
-    let communication: u64 = cx.pairing.messages.iter().map(|m| elapsed.message[m.arrival.index()]).sum();
+    let communication: u64 = cx
+        .pairing
+        .messages
+        .iter()
+        .map(|m| elapsed.message[m.arrival.index()])
+        .sum();
     let speedup = ratio(total_computation, execution_time as f64);
     let efficiency = ratio(speedup, n as f64);
 
     let cp = longest_path(&cx.graph, &elapsed);
     let critical_path = critical_path_report(cx, &cp, &elapsed);
-    let cpu_time_cp = longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
+    let cpu_time_cp =
+        longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
     let ideal = longest_path(&cx.graph, &cx.cpu_time_weights(|_| 0.0)).length;
 
     let wcpa_weights = cx.wcpa_weights();
@@ -429,7 +459,9 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
         })
         .collect();
     for span in &cx.spans {
-        let Some(t) = times.get_mut(span.process.index()) else { continue };
+        let Some(t) = times.get_mut(span.process.index()) else {
+            continue;
+        };
         let node = cx.trace.processes[span.process.index()].node;
         match span.state {
             State::Computing => {
@@ -444,7 +476,10 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
 
 /// Attributes path edges, keeping those with positive duration or weight.
 fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) -> Vec<Segment> {
-    let region_name = |r: Option<RegionId>| r.and_then(|r| cx.trace.regions.get(r.index())).map(|r| r.name.clone());
+    let region_name = |r: Option<RegionId>| {
+        r.and_then(|r| cx.trace.regions.get(r.index()))
+            .map(|r| r.name.clone())
+    };
     edges
         .iter()
         .filter_map(|edge| {
@@ -465,7 +500,11 @@ fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) ->
             Some(Segment {
                 kind: edge.kind,
                 process,
-                node: cx.trace.processes.get(process.index()).map_or(NodeId(0), |p| p.node),
+                node: cx
+                    .trace
+                    .processes
+                    .get(process.index())
+                    .map_or(NodeId(0), |p| p.node),
                 from_event: source,
                 to_event: edge.to,
                 start: start.0,
@@ -485,15 +524,27 @@ where
 {
     let mut sums: HashMap<String, f64> = HashMap::new();
     for item in items {
-        *sums.entry(key(item).unwrap_or_else(|| "(none)".to_owned())).or_default() += item.weight();
+        *sums
+            .entry(key(item).unwrap_or_else(|| "(none)".to_owned()))
+            .or_default() += item.weight();
     }
     rank(sums, total)
 }
 
 fn rank(sums: HashMap<String, f64>, total: f64) -> Vec<Share> {
-    let mut out: Vec<Share> =
-        sums.into_iter().map(|(name, weight)| Share { name, weight, share: ratio(weight, total) }).collect();
-    out.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.name.cmp(&b.name)));
+    let mut out: Vec<Share> = sums
+        .into_iter()
+        .map(|(name, weight)| Share {
+            name,
+            weight,
+            share: ratio(weight, total),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.weight
+            .total_cmp(&a.weight)
+            .then_with(|| a.name.cmp(&b.name))
+    });
     out
 }
 
@@ -507,7 +558,11 @@ impl HasWeight for Segment {
     }
 }
 
-fn critical_path_report(cx: &Context<'_>, cp: &LongestPath<u64>, elapsed: &EdgeWeights<u64>) -> CriticalPath {
+fn critical_path_report(
+    cx: &Context<'_>,
+    cp: &LongestPath<u64>,
+    elapsed: &EdgeWeights<u64>,
+) -> CriticalPath {
     let as_f64 = EdgeWeights {
         seed: elapsed.seed.iter().map(|&w| w as f64).collect(),
         program: elapsed.program.iter().map(|&w| w as f64).collect(),
@@ -516,8 +571,19 @@ fn critical_path_report(cx: &Context<'_>, cp: &LongestPath<u64>, elapsed: &EdgeW
     };
     let segments = segments(cx, &path_edges(&cx.graph, cp), &as_f64);
     let total = cp.length as f64;
-    let process_name = |s: &Segment| cx.trace.processes.get(s.process.index()).map(|p| p.name.clone());
-    let sum_of = |kind| segments.iter().filter(|s| s.kind == kind).map(|s| s.weight).sum();
+    let process_name = |s: &Segment| {
+        cx.trace
+            .processes
+            .get(s.process.index())
+            .map(|p| p.name.clone())
+    };
+    let sum_of = |kind| {
+        segments
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.weight)
+            .sum()
+    };
     CriticalPath {
         length: cp.length,
         by_process: shares(&segments, total, process_name),
@@ -538,7 +604,12 @@ fn npt(cx: &Context<'_>) -> Npt {
     let mut exclusive: HashMap<String, f64> = HashMap::new();
     let mut by_phase: HashMap<String, f64> = HashMap::new();
     let mut stack: Vec<RegionId> = Vec::new();
-    let region_name = |r: RegionId| trace.regions.get(r.index()).map_or_else(|| format!("region {}", r.0), |r| r.name.clone());
+    let region_name = |r: RegionId| {
+        trace
+            .regions
+            .get(r.index())
+            .map_or_else(|| format!("region {}", r.0), |r| r.name.clone())
+    };
     let mut total = 0.0;
     for process in trace.process_ids() {
         stack.clear();
@@ -547,7 +618,9 @@ fn npt(cx: &Context<'_>) -> Npt {
         let mut prev: Option<EventIdx> = None;
         for v in cx.graph.program(process) {
             if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
-                let value = cx.timeline.normalized_time(node, cx.graph.time(p).0, cx.graph.time(v).0);
+                let value =
+                    cx.timeline
+                        .normalized_time(node, cx.graph.time(p).0, cx.graph.time(v).0);
                 if value > 0.0 {
                     process_total += value;
                     let mut seen: Vec<RegionId> = Vec::with_capacity(stack.len());
@@ -593,7 +666,11 @@ fn parallelism_profile(cx: &Context<'_>, start: u64, end: u64) -> ParallelismPro
         let k = (k.round().max(0.0) as usize).min(time_with.len() - 1);
         time_with[k] += b - a;
     }
-    let weighted: u64 = time_with.iter().enumerate().map(|(k, t)| k as u64 * t).sum();
+    let weighted: u64 = time_with
+        .iter()
+        .enumerate()
+        .map(|(k, t)| k as u64 * t)
+        .sum();
     let busy: u64 = time_with.iter().skip(1).sum();
     ParallelismProfile {
         mean: ratio(weighted as f64, (end - start) as f64),

@@ -24,7 +24,11 @@ impl Attribution {
     pub fn new(trace: &Trace, graph: &ExecutionGraph) -> Attribution {
         let n = trace.events.len();
         let e = &trace.events;
-        let mut attribution = Attribution { region: vec![None; n], phase: vec![None; n], phases: Vec::new() };
+        let mut attribution = Attribution {
+            region: vec![None; n],
+            phase: vec![None; n],
+            phases: Vec::new(),
+        };
         let mut phase_ids: HashMap<String, u32> = HashMap::new();
         let mut phase_id = |name: String, phases: &mut Vec<String>| -> u32 {
             *phase_ids.entry(name).or_insert_with_key(|name| {
@@ -58,9 +62,13 @@ impl Attribution {
                 }
                 attribution.region[i] = stack.last().copied();
                 let phase_region = stack.iter().rev().find(|r| {
-                    trace.regions.get(r.index()).is_some_and(|region| region.role == RegionRole::Phase)
+                    trace
+                        .regions
+                        .get(r.index())
+                        .is_some_and(|region| region.role == RegionRole::Phase)
                 });
-                attribution.phase[i] = match phase_region.and_then(|r| trace.regions.get(r.index())) {
+                attribution.phase[i] = match phase_region.and_then(|r| trace.regions.get(r.index()))
+                {
                     Some(region) => Some(phase_id(region.name.clone(), &mut attribution.phases)),
                     None => probe_phase,
                 };

@@ -133,13 +133,18 @@ impl Causality {
         if self.process[i].index() == q {
             self.local[i]
         } else {
-            self.clocks.get(self.snapshot_of[i] as usize * self.n_processes + q).copied().unwrap_or(0)
+            self.clocks
+                .get(self.snapshot_of[i] as usize * self.n_processes + q)
+                .copied()
+                .unwrap_or(0)
         }
     }
 
     /// `v`'s whole vector clock.
     pub fn vector_clock(&self, v: EventIdx) -> Vec<u32> {
-        (0..self.n_processes).map(|q| self.component(v, q)).collect()
+        (0..self.n_processes)
+            .map(|q| self.component(v, q))
+            .collect()
     }
 
     /// `v`'s 1-based position in its process's program order.
@@ -168,8 +173,16 @@ impl Causality {
         let me = self.process[f.index()].index();
         (0..self.n_processes)
             .map(|q| {
-                let end = if q == me { self.local[f.index()] - 1 } else { self.component(f, q) };
-                ProcessRange { process: ProcessId(q as u32), start: 0, end }
+                let end = if q == me {
+                    self.local[f.index()] - 1
+                } else {
+                    self.component(f, q)
+                };
+                ProcessRange {
+                    process: ProcessId(q as u32),
+                    start: 0,
+                    end,
+                }
             })
             .filter(|r| r.end > r.start)
             .collect()
@@ -188,7 +201,11 @@ impl Causality {
                     // Component `me` never decreases along q's program, so binary search.
                     program.partition_point(|&f| self.component(f, me) < idx) as u32
                 };
-                ProcessRange { process: ProcessId(q as u32), start, end: program.len() as u32 }
+                ProcessRange {
+                    process: ProcessId(q as u32),
+                    start,
+                    end: program.len() as u32,
+                }
             })
             .filter(|r| r.end > r.start)
             .collect()
@@ -197,7 +214,9 @@ impl Causality {
     /// The events of a range.
     pub fn range_events(&self, range: ProcessRange) -> &[EventIdx] {
         let program = self.program_of(range.process.index());
-        program.get(range.start as usize..range.end as usize).unwrap_or(&[])
+        program
+            .get(range.start as usize..range.end as usize)
+            .unwrap_or(&[])
     }
 }
 
@@ -218,22 +237,37 @@ pub fn hasse_edges(graph: &ExecutionGraph, causality: &Causality) -> Vec<HasseEd
         // Every other in-edge source of v; an in-edge is implied when its source happened
         // before another in-edge's source.
         let others = |from: EventIdx| {
-            prev.into_iter().chain(send).chain(sources.iter().copied()).filter(move |&o| o != from)
+            prev.into_iter()
+                .chain(send)
+                .chain(sources.iter().copied())
+                .filter(move |&o| o != from)
         };
         let implied = |from: EventIdx| others(from).any(|o| causality.happened_before(from, o));
         if let Some(p) = prev
             && !implied(p)
         {
-            edges.push(HasseEdge { from: p, to: v, kind: HasseKind::Program });
+            edges.push(HasseEdge {
+                from: p,
+                to: v,
+                kind: HasseKind::Program,
+            });
         }
         if let Some(s) = send
             && !implied(s)
         {
-            edges.push(HasseEdge { from: s, to: v, kind: HasseKind::Message });
+            edges.push(HasseEdge {
+                from: s,
+                to: v,
+                kind: HasseKind::Message,
+            });
         }
         for &s in &sources {
             if !implied(s) {
-                edges.push(HasseEdge { from: s, to: v, kind: HasseKind::Collective });
+                edges.push(HasseEdge {
+                    from: s,
+                    to: v,
+                    kind: HasseKind::Collective,
+                });
             }
         }
     }
@@ -247,7 +281,9 @@ pub fn layers(graph: &ExecutionGraph) -> Vec<u32> {
     for v in graph.topological_order() {
         let from_prev = graph.prev(v).map(|p| layer[p.index()] + 1);
         let from_send = graph.message_from(v).map(|s| layer[s.index()] + 1);
-        let from_hub = graph.hub_into(v).and_then(|h| graph.hub_sources(h).map(|s| layer[s.index()] + 1).max());
+        let from_hub = graph
+            .hub_into(v)
+            .and_then(|h| graph.hub_sources(h).map(|s| layer[s.index()] + 1).max());
         layer[v.index()] = from_prev.max(from_send).max(from_hub).unwrap_or(0);
     }
     layer

@@ -18,7 +18,10 @@ pub fn interpolate(t: f64, offsets: &[(f64, f64)]) -> f64 {
         [] => t,
         [(_, o)] => t + o,
         _ => {
-            let k = offsets.partition_point(|&(tk, _)| tk <= t).saturating_sub(1).min(offsets.len() - 2);
+            let k = offsets
+                .partition_point(|&(tk, _)| tk <= t)
+                .saturating_sub(1)
+                .min(offsets.len() - 2);
             let (t0, o0) = offsets[k];
             let (t1, o1) = offsets[k + 1];
             let slope = if t1 > t0 { (o1 - o0) / (t1 - t0) } else { 0.0 };
@@ -42,7 +45,12 @@ pub struct ClcOptions {
 
 impl Default for ClcOptions {
     fn default() -> Self {
-        ClcOptions { gamma: 0.99999, min_latency: 0.0, min_spacing: 0.0, backward_slope: Some(0.01) }
+        ClcOptions {
+            gamma: 0.99999,
+            min_latency: 0.0,
+            min_spacing: 0.0,
+            backward_slope: Some(0.01),
+        }
     }
 }
 
@@ -98,7 +106,9 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
             arrival_of[s.index()] = Some(a);
         }
     }
-    let mut indegree: Vec<u8> = (0..n).map(|i| u8::from(!first[i]) + u8::from(send_of[i].is_some())).collect();
+    let mut indegree: Vec<u8> = (0..n)
+        .map(|i| u8::from(!first[i]) + u8::from(send_of[i].is_some()))
+        .collect();
     let mut order: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
     let mut done = vec![false; n];
     let mut head = 0;
@@ -116,7 +126,9 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
             }
         }
         // A cycle: release the earliest blocked arrival by ignoring its message edge.
-        match (0..n).find(|&v| !done[v] && indegree[v] > 0 && send_of[v].is_some_and(|s| !done[s.index()])) {
+        match (0..n)
+            .find(|&v| !done[v] && indegree[v] > 0 && send_of[v].is_some_and(|s| !done[s.index()]))
+        {
             Some(v) if order.len() < n => {
                 indegree[v] -= 1;
                 if indegree[v] == 0 {
@@ -153,7 +165,9 @@ pub fn controlled_logical_clock(trace: &Trace, pairing: &Pairing, options: ClcOp
         if !first[v] {
             let prev = clock[v - 1];
             let interval = recorded[v] - recorded[v - 1];
-            c = c.max(prev + options.min_spacing).max(prev + options.gamma * interval);
+            c = c
+                .max(prev + options.min_spacing)
+                .max(prev + options.gamma * interval);
         }
         if let Some(s) = send_of[v] {
             let needed = clock[s.index()] + options.min_latency;
@@ -180,7 +194,11 @@ pub fn controlled_logical_clock(trace: &Trace, pairing: &Pairing, options: ClcOp
             let mut slope = max_slope;
             if t_l < first_time {
                 t_l = first_time;
-                slope = if r_star > t_l { delta / (r_star - t_l) } else { 0.0 };
+                slope = if r_star > t_l {
+                    delta / (r_star - t_l)
+                } else {
+                    0.0
+                };
             }
             // Only events in [t_l, r*) move: start at the first one (times within a process
             // are in order in a valid trace; an out-of-order one is caught by the check).
@@ -215,11 +233,18 @@ pub fn controlled_logical_clock(trace: &Trace, pairing: &Pairing, options: ClcOp
     }
     let moves: Vec<Move> = (0..n)
         .filter(|&i| (clock[i] - recorded[i]).abs() > 1e-9)
-        .map(|i| Move { event: EventIdx(i as u32), from: recorded[i], to: clock[i] })
+        .map(|i| Move {
+            event: EventIdx(i as u32),
+            from: recorded[i],
+            to: clock[i],
+        })
         .collect();
     Repair {
         violations_after: count_violations(pairing, &clock, options.min_latency),
-        max_shift: moves.iter().map(|m| (m.to - m.from).abs()).fold(0.0, f64::max),
+        max_shift: moves
+            .iter()
+            .map(|m| (m.to - m.from).abs())
+            .fold(0.0, f64::max),
         times: clock,
         moves,
         violations_before,

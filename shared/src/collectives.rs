@@ -86,7 +86,8 @@ pub fn collectives(trace: &Trace) -> Vec<Collective> {
                 (EventKind::Leave, Some(r)) => {
                     if let Some(pos) = stack.iter().rposition(|&(open, _, _)| open == r) {
                         if let Some(at) = stack[pos].1
-                            && let Some(member) = instances[at].members.iter_mut().rfind(|m| m.0 == process)
+                            && let Some(member) =
+                                instances[at].members.iter_mut().rfind(|m| m.0 == process)
                         {
                             member.2 = Some(EventIdx(i as u32));
                         }

@@ -33,7 +33,12 @@ pub struct EdgeWeights<T> {
 impl<T: Weight> EdgeWeights<T> {
     /// All-zero weights for `n` vertices.
     pub fn zeros(n: usize) -> EdgeWeights<T> {
-        EdgeWeights { seed: vec![T::default(); n], program: vec![T::default(); n], message: vec![T::default(); n], collective: vec![T::default(); n] }
+        EdgeWeights {
+            seed: vec![T::default(); n],
+            program: vec![T::default(); n],
+            message: vec![T::default(); n],
+            collective: vec![T::default(); n],
+        }
     }
 }
 
@@ -136,13 +141,23 @@ pub fn longest_path<T: Weight>(graph: &ExecutionGraph, weights: &EdgeWeights<T>)
             hub_dist[h] = best;
             hub_best[h] = Some(v);
         }
-        let later = |e: EventIdx| graph.time(v) > graph.time(e) || (graph.time(v) == graph.time(e) && v > e);
-        if graph.next(v).is_none() && (end.is_none() || best > length || (best == length && end.is_some_and(later))) {
+        let later = |e: EventIdx| {
+            graph.time(v) > graph.time(e) || (graph.time(v) == graph.time(e) && v > e)
+        };
+        if graph.next(v).is_none()
+            && (end.is_none() || best > length || (best == length && end.is_some_and(later)))
+        {
             end = Some(v);
             length = best;
         }
     }
-    LongestPath { dist, via, hub_best, end, length }
+    LongestPath {
+        dist,
+        via,
+        hub_best,
+        end,
+        length,
+    }
 }
 
 /// What an edge of a path is.
@@ -182,9 +197,14 @@ impl PathEdge {
     /// The edge's interval: [source time, target time], or the transit [send, arrival].
     pub fn interval(&self, trace: &Trace, graph: &ExecutionGraph) -> (Time, Time) {
         match (self.kind, self.from) {
-            (SegmentKind::Transit, Some(from)) => (trace.events.time()[from.index()], trace.events.time()[self.to.index()]),
+            (SegmentKind::Transit, Some(from)) => (
+                trace.events.time()[from.index()],
+                trace.events.time()[self.to.index()],
+            ),
             (SegmentKind::Collective, _) => {
-                let start = graph.hub_into(self.to).map_or(graph.time(self.to), |h| graph.hub_time(h));
+                let start = graph
+                    .hub_into(self.to)
+                    .map_or(graph.time(self.to), |h| graph.hub_time(h));
                 (start, graph.time(self.to))
             }
             (_, Some(from)) => (graph.time(from), graph.time(self.to)),
@@ -198,17 +218,38 @@ pub fn path_edges<T>(graph: &ExecutionGraph, path: &LongestPath<T>) -> Vec<PathE
     let mut edges = Vec::new();
     let mut cursor = path.end;
     while let Some(v) = cursor {
-        let edge = match (path.via[v.index()], graph.message_from(v), graph.prev(v), graph.hub_into(v)) {
-            (Via::Message, Some(send), _, _) => PathEdge { from: Some(send), to: v, kind: SegmentKind::Transit },
-            (Via::Collective, _, _, Some(h)) => PathEdge { from: path.hub_best[h], to: v, kind: SegmentKind::Collective },
+        let edge = match (
+            path.via[v.index()],
+            graph.message_from(v),
+            graph.prev(v),
+            graph.hub_into(v),
+        ) {
+            (Via::Message, Some(send), _, _) => PathEdge {
+                from: Some(send),
+                to: v,
+                kind: SegmentKind::Transit,
+            },
+            (Via::Collective, _, _, Some(h)) => PathEdge {
+                from: path.hub_best[h],
+                to: v,
+                kind: SegmentKind::Collective,
+            },
             (_, _, Some(prev), _) => {
                 let kind = match graph.in_edge(v) {
                     ProgramEdge::Blocked => SegmentKind::Blocked,
                     ProgramEdge::Computation | ProgramEdge::Start => SegmentKind::Computation,
                 };
-                PathEdge { from: Some(prev), to: v, kind }
+                PathEdge {
+                    from: Some(prev),
+                    to: v,
+                    kind,
+                }
             }
-            _ => PathEdge { from: None, to: v, kind: SegmentKind::Start },
+            _ => PathEdge {
+                from: None,
+                to: v,
+                kind: SegmentKind::Start,
+            },
         };
         edges.push(edge);
         cursor = edge.from;

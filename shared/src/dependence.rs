@@ -104,34 +104,49 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
             } else if c == '#' {
                 break;
             } else if c == '{' || c == '}' || c == ',' || c == '→' {
-                push(&mut out, match c {
-                    '{' => Tok::Open,
-                    '}' => Tok::Close,
-                    ',' => Tok::Comma,
-                    _ => Tok::Arrow,
-                });
+                push(
+                    &mut out,
+                    match c {
+                        '{' => Tok::Open,
+                        '}' => Tok::Close,
+                        ',' => Tok::Comma,
+                        _ => Tok::Arrow,
+                    },
+                );
                 i += 1;
             } else if c == '-' && chars.get(i + 1) == Some(&'>') {
                 push(&mut out, Tok::Arrow);
                 i += 2;
             } else if c == '"' {
-                let end = chars[i + 1..].iter().position(|&c| c == '"').ok_or_else(|| ParseError {
-                    line,
-                    column,
-                    message: "unterminated string: expected a closing \"".to_owned(),
-                })?;
-                push(&mut out, Tok::Str(chars[i + 1..i + 1 + end].iter().collect()));
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '"')
+                    .ok_or_else(|| ParseError {
+                        line,
+                        column,
+                        message: "unterminated string: expected a closing \"".to_owned(),
+                    })?;
+                push(
+                    &mut out,
+                    Tok::Str(chars[i + 1..i + 1 + end].iter().collect()),
+                );
                 i += end + 2;
             } else if c.is_ascii_digit() {
                 let len = chars[i..].iter().take_while(|c| c.is_ascii_digit()).count();
                 let digits: String = chars[i..i + len].iter().collect();
-                let number = digits.parse().map_err(|_| ParseError { line, column, message: format!("number {digits} is too large") })?;
+                let number = digits.parse().map_err(|_| ParseError {
+                    line,
+                    column,
+                    message: format!("number {digits} is too large"),
+                })?;
                 push(&mut out, Tok::Number(number));
                 i += len;
             } else if c.is_alphanumeric() || c == '_' || c == '.' || c == '-' || c == ':' {
                 let len = chars[i..]
                     .iter()
-                    .take_while(|&&c| c.is_alphanumeric() || c == '_' || c == '.' || c == ':' || c == '-')
+                    .take_while(|&&c| {
+                        c.is_alphanumeric() || c == '_' || c == '.' || c == ':' || c == '-'
+                    })
                     .count();
                 // A trailing '-' starts an arrow, not a name.
                 let mut len = len;
@@ -141,7 +156,11 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
                 push(&mut out, Tok::Word(chars[i..i + len].iter().collect()));
                 i += len.max(1);
             } else {
-                return Err(ParseError { line, column, message: format!("unexpected character {c:?}") });
+                return Err(ParseError {
+                    line,
+                    column,
+                    message: format!("unexpected character {c:?}"),
+                });
             }
         }
     }
@@ -164,8 +183,15 @@ impl Parser {
             Some(t) => (t.line, t.column, format!("{:?}", t.tok)),
             None => (self.end.0, self.end.1, "the end of the text".to_owned()),
         };
-        let found = found.replace("Word(", "word ").replace("Number(", "number ").replace("Str(", "string ");
-        ParseError { line, column, message: format!("expected {expected}, found {}", found.trim_end_matches(')')) }
+        let found = found
+            .replace("Word(", "word ")
+            .replace("Number(", "number ")
+            .replace("Str(", "string ");
+        ParseError {
+            line,
+            column,
+            message: format!("expected {expected}, found {}", found.trim_end_matches(')')),
+        }
     }
 
     fn keyword(&mut self, word: &str) -> bool {
@@ -178,7 +204,11 @@ impl Parser {
     }
 
     fn expect_keyword(&mut self, word: &str) -> Result<(), ParseError> {
-        if self.keyword(word) { Ok(()) } else { Err(self.error(word)) }
+        if self.keyword(word) {
+            Ok(())
+        } else {
+            Err(self.error(word))
+        }
     }
 
     fn expect(&mut self, tok: &Tok, what: &str) -> Result<(), ParseError> {
@@ -228,10 +258,17 @@ impl Parser {
             return Err(self.error("a dependence name before IS"));
         }
         let cause = self.event_spec()?;
-        self.expect(&Tok::Arrow, "-> between the causing and the dependent event")?;
+        self.expect(
+            &Tok::Arrow,
+            "-> between the causing and the dependent event",
+        )?;
         let effect = self.event_spec()?;
         self.expect_keyword("END")?;
-        Ok(Dependence { name: words.join(" "), cause, effect })
+        Ok(Dependence {
+            name: words.join(" "),
+            cause,
+            effect,
+        })
     }
 
     fn event_spec(&mut self) -> Result<EventSpec, ParseError> {
@@ -283,22 +320,45 @@ impl Parser {
         } else {
             processes.push(self.name("a process name or a {list}")?);
         }
-        Ok(EventSpec { name, from, to, qualifier, processes })
+        Ok(EventSpec {
+            name,
+            from,
+            to,
+            qualifier,
+            processes,
+        })
     }
 }
 
 fn is_keyword(w: &str) -> bool {
-    ["DEPENDENCE", "IS", "ON", "ALL", "SOME", "PROCESS", "PROCESSES", "OF", "END"]
-        .iter()
-        .any(|k| w.eq_ignore_ascii_case(k))
+    [
+        "DEPENDENCE",
+        "IS",
+        "ON",
+        "ALL",
+        "SOME",
+        "PROCESS",
+        "PROCESSES",
+        "OF",
+        "END",
+    ]
+    .iter()
+    .any(|k| w.eq_ignore_ascii_case(k))
 }
 
 /// Parses every dependence in `text`.
 pub fn parse(text: &str) -> Result<Vec<Dependence>, ParseError> {
     let tokens = tokenize(text)?;
     let lines: Vec<&str> = text.lines().collect();
-    let end = (lines.len().max(1), lines.last().map_or(1, |l| l.chars().count() + 1));
-    let mut parser = Parser { tokens, pos: 0, end };
+    let end = (
+        lines.len().max(1),
+        lines.last().map_or(1, |l| l.chars().count() + 1),
+    );
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        end,
+    };
     let mut out = Vec::new();
     while parser.peek().is_some() {
         out.push(parser.dependence()?);
@@ -336,11 +396,19 @@ fn matches_name(trace: &Trace, i: usize, name: &str) -> bool {
     let kind = e.kind()[i];
     kind.name() == name
         || (kind == EventKind::Probe && e.text()[i].and_then(|s| trace.string(s)) == Some(name))
-        || (kind == EventKind::Enter && e.region()[i].and_then(|r| trace.regions.get(r.index())).is_some_and(|r| r.name == name))
+        || (kind == EventKind::Enter
+            && e.region()[i]
+                .and_then(|r| trace.regions.get(r.index()))
+                .is_some_and(|r| r.name == name))
 }
 
 /// The events matching a spec on one process, in program order, within the range.
-fn matching(trace: &Trace, causality: &Causality, process: ProcessId, spec: &EventSpec) -> Vec<EventIdx> {
+fn matching(
+    trace: &Trace,
+    causality: &Causality,
+    process: ProcessId,
+    spec: &EventSpec,
+) -> Vec<EventIdx> {
     let mut events: Vec<EventIdx> = trace
         .process_events(process)
         .filter(|&i| matches_name(trace, i, &spec.name))
@@ -348,8 +416,13 @@ fn matching(trace: &Trace, causality: &Causality, process: ProcessId, spec: &Eve
         .collect();
     events.sort_by_key(|&v| causality.position(v));
     let from = (spec.from as usize).saturating_sub(1);
-    let to = spec.to.map_or(events.len(), |to| (to as usize).min(events.len()));
-    events.get(from..to.max(from)).map(<[EventIdx]>::to_vec).unwrap_or_default()
+    let to = spec
+        .to
+        .map_or(events.len(), |to| (to as usize).min(events.len()));
+    events
+        .get(from..to.max(from))
+        .map(<[EventIdx]>::to_vec)
+        .unwrap_or_default()
 }
 
 fn enough(q: Qualifier, held: usize, total: usize) -> bool {
@@ -367,7 +440,11 @@ pub fn evaluate(trace: &Trace, causality: &Causality, dependence: &Dependence) -
         names
             .iter()
             .filter_map(|name| {
-                let found = trace.processes.iter().position(|p| p.name == *name).map(|i| ProcessId(i as u32));
+                let found = trace
+                    .processes
+                    .iter()
+                    .position(|p| p.name == *name)
+                    .map(|i| ProcessId(i as u32));
                 if found.is_none() {
                     unknown.push(name.clone());
                 }
@@ -377,8 +454,10 @@ pub fn evaluate(trace: &Trace, causality: &Causality, dependence: &Dependence) -
     };
     let cause_processes = resolve(&dependence.cause.processes);
     let effect_processes = resolve(&dependence.effect.processes);
-    let effects: Vec<Vec<EventIdx>> =
-        effect_processes.iter().map(|&q| matching(trace, causality, q, &dependence.effect)).collect();
+    let effects: Vec<Vec<EventIdx>> = effect_processes
+        .iter()
+        .map(|&q| matching(trace, causality, q, &dependence.effect))
+        .collect();
     let mut instances = Vec::new();
     let mut satisfied_processes = 0;
     for &p in &cause_processes {
@@ -386,11 +465,24 @@ pub fn evaluate(trace: &Trace, causality: &Causality, dependence: &Dependence) -
         for cause in matching(trace, causality, p, &dependence.cause) {
             let reached: Vec<EventIdx> = effects
                 .iter()
-                .filter_map(|candidates| candidates.iter().copied().find(|&f| causality.happened_before(cause, f)))
+                .filter_map(|candidates| {
+                    candidates
+                        .iter()
+                        .copied()
+                        .find(|&f| causality.happened_before(cause, f))
+                })
                 .collect();
-            let satisfied = enough(dependence.effect.qualifier, reached.len(), effect_processes.len());
+            let satisfied = enough(
+                dependence.effect.qualifier,
+                reached.len(),
+                effect_processes.len(),
+            );
             any |= satisfied;
-            instances.push(Instance { cause, effects: reached, satisfied });
+            instances.push(Instance {
+                cause,
+                effects: reached,
+                satisfied,
+            });
         }
         satisfied_processes += usize::from(any);
     }
@@ -401,5 +493,10 @@ pub fn evaluate(trace: &Trace, causality: &Causality, dependence: &Dependence) -
             Qualifier::Some => held >= 1,
             Qualifier::AtLeast(n) => satisfied_processes >= n as usize,
         };
-    Evaluation { name: dependence.name.clone(), satisfied, instances, unknown_processes: unknown }
+    Evaluation {
+        name: dependence.name.clone(),
+        satisfied,
+        instances,
+        unknown_processes: unknown,
+    }
 }

@@ -23,11 +23,19 @@ pub struct TraceError {
 
 impl TraceError {
     /// An error at a byte offset of `input`, with the line and column computed from it.
-    pub fn at_offset(format: &str, input: &[u8], offset: usize, message: impl Into<String>) -> Self {
+    pub fn at_offset(
+        format: &str,
+        input: &[u8],
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Self {
         let offset = offset.min(input.len());
         let before = &input[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         TraceError {
             format: format.to_owned(),
             offset,

@@ -137,7 +137,11 @@ impl ExecutionGraph {
                     let blocked = prev_kind == EventKind::RecvCall
                         || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
                         || (graph.hub_into[v as usize] != NONE && prev_kind == EventKind::Enter);
-                    graph.in_edge[v as usize] = if blocked { ProgramEdge::Blocked } else { ProgramEdge::Computation };
+                    graph.in_edge[v as usize] = if blocked {
+                        ProgramEdge::Blocked
+                    } else {
+                        ProgramEdge::Computation
+                    };
                     if blocked && e.kind()[v as usize] == EventKind::MsgArr {
                         let completion = graph.time[v as usize].max(graph.time[last as usize]);
                         graph.time[v as usize] = completion;
@@ -158,13 +162,19 @@ impl ExecutionGraph {
         loop {
             let mut indegree: Vec<u8> = (0..n)
                 .map(|v| {
-                    u8::from(self.prev[v] != NONE) + u8::from(self.msg_from[v] != NONE) + u8::from(self.hub_into[v] != NONE)
+                    u8::from(self.prev[v] != NONE)
+                        + u8::from(self.msg_from[v] != NONE)
+                        + u8::from(self.hub_into[v] != NONE)
                 })
                 .collect();
-            let mut hub_pending: Vec<u32> =
-                self.hub_source_start.windows(2).map(|w| w[1] - w[0]).collect();
+            let mut hub_pending: Vec<u32> = self
+                .hub_source_start
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .collect();
             self.topo.clear();
-            self.topo.extend((0..n as u32).filter(|&v| indegree[v as usize] == 0));
+            self.topo
+                .extend((0..n as u32).filter(|&v| indegree[v as usize] == 0));
             let release = |w: u32, indegree: &mut Vec<u8>, topo: &mut Vec<u32>| {
                 indegree[w as usize] -= 1;
                 if indegree[w as usize] == 0 {
@@ -172,8 +182,8 @@ impl ExecutionGraph {
                 }
             };
             // Hubs without sources release their targets at once.
-            for h in 0..hub_pending.len() {
-                if hub_pending[h] == 0 {
+            for (h, &pending) in hub_pending.iter().enumerate() {
+                if pending == 0 {
                     let targets: Vec<u32> = self.hub_target_list(h).to_vec();
                     for t in targets {
                         if self.hub_into[t as usize] == h as u32 {
@@ -209,18 +219,20 @@ impl ExecutionGraph {
             }
             // Some vertices sit on a cycle, which only message and collective edges can close:
             // drop those into every vertex the sort could not reach.
-            for v in 0..n {
-                if indegree[v] == 0 {
+            for (v, &remaining) in indegree.iter().enumerate() {
+                if remaining == 0 {
                     continue;
                 }
                 if self.msg_from[v] != NONE {
                     let send = self.msg_from[v];
-                    self.dropped_messages.push((EventIdx(send), EventIdx(v as u32)));
+                    self.dropped_messages
+                        .push((EventIdx(send), EventIdx(v as u32)));
                     self.msg_to[send as usize] = NONE;
                     self.msg_from[v] = NONE;
                 }
                 if self.hub_into[v] != NONE {
-                    self.dropped_collectives.push((self.hub_into[v], EventIdx(v as u32)));
+                    self.dropped_collectives
+                        .push((self.hub_into[v], EventIdx(v as u32)));
                     self.hub_into[v] = NONE;
                 }
             }

@@ -64,7 +64,10 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
                 "unknown",
                 input,
                 0,
-                format!("unrecognised trace format: expected one of {}", names.join(", ")),
+                format!(
+                    "unrecognised trace format: expected one of {}",
+                    names.join(", ")
+                ),
             ));
         }
     };

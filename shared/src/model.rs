@@ -161,7 +161,13 @@ pub enum RegionRole {
 impl RegionRole {
     /// Whether the role is a collective operation.
     pub fn is_collective(self) -> bool {
-        matches!(self, RegionRole::Barrier | RegionRole::AllToAll | RegionRole::OneToAll | RegionRole::AllToOne)
+        matches!(
+            self,
+            RegionRole::Barrier
+                | RegionRole::AllToAll
+                | RegionRole::OneToAll
+                | RegionRole::AllToOne
+        )
     }
 }
 
@@ -261,7 +267,17 @@ pub struct EventRecord {
 impl EventRecord {
     /// An event with no peer, tag, size, text, region or request.
     pub fn plain(process: ProcessId, time: Time, kind: EventKind) -> Self {
-        EventRecord { process, time, kind, peer: None, tag: 0, size: 0, text: None, region: None, request: None }
+        EventRecord {
+            process,
+            time,
+            kind,
+            peer: None,
+            tag: 0,
+            size: 0,
+            text: None,
+            region: None,
+            request: None,
+        }
     }
 }
 
@@ -455,9 +471,17 @@ impl Trace {
             + vec(&e.region)
             + vec(&e.request);
         let names = self.nodes.iter().map(|n| n.name.capacity()).sum::<usize>()
-            + self.processes.iter().map(|p| p.name.capacity()).sum::<usize>()
+            + self
+                .processes
+                .iter()
+                .map(|p| p.name.capacity())
+                .sum::<usize>()
             + self.strings.iter().map(String::capacity).sum::<usize>()
-            + self.regions.iter().map(|r| r.name.capacity()).sum::<usize>();
+            + self
+                .regions
+                .iter()
+                .map(|r| r.name.capacity())
+                .sum::<usize>();
         events
             + names
             + vec(&self.nodes)
@@ -478,10 +502,20 @@ impl Trace {
     fn check_consistency(&self) -> Result<(), String> {
         let e = &self.events;
         let n = e.time.len();
-        let lengths =
-            [e.process.len(), e.kind.len(), e.peer.len(), e.tag.len(), e.size.len(), e.text.len(), e.region.len(), e.request.len()];
+        let lengths = [
+            e.process.len(),
+            e.kind.len(),
+            e.peer.len(),
+            e.tag.len(),
+            e.size.len(),
+            e.text.len(),
+            e.region.len(),
+            e.request.len(),
+        ];
         if lengths.iter().any(|&len| len != n) {
-            return Err(format!("event arrays differ in length ({n} times, others {lengths:?})"));
+            return Err(format!(
+                "event arrays differ in length ({n} times, others {lengths:?})"
+            ));
         }
         if n > u32::MAX as usize {
             return Err(format!("{n} events is more than the model holds"));
@@ -494,27 +528,51 @@ impl Trace {
             return Err("process_start does not partition the events".to_owned());
         }
         for p in self.process_ids() {
-            if self.events.process[self.process_events(p)].iter().any(|&q| q != p) {
+            if self.events.process[self.process_events(p)]
+                .iter()
+                .any(|&q| q != p)
+            {
                 return Err(format!("events of process {} are out of their group", p.0));
             }
         }
         let n_procs = self.processes.len();
-        if let Some(p) = self.processes.iter().find(|p| p.node.index() >= self.nodes.len()) {
-            return Err(format!("process {} is on node {}, which does not exist", p.name, p.node.0));
+        if let Some(p) = self
+            .processes
+            .iter()
+            .find(|p| p.node.index() >= self.nodes.len())
+        {
+            return Err(format!(
+                "process {} is on node {}, which does not exist",
+                p.name, p.node.0
+            ));
         }
         if e.peer.iter().flatten().any(|q| q.index() >= n_procs) {
             return Err("an event names a peer process that does not exist".to_owned());
         }
-        if e.text.iter().flatten().any(|s| s.index() >= self.strings.len()) {
+        if e.text
+            .iter()
+            .flatten()
+            .any(|s| s.index() >= self.strings.len())
+        {
             return Err("an event names a string that does not exist".to_owned());
         }
-        if e.region.iter().flatten().any(|r| r.index() >= self.regions.len()) {
+        if e.region
+            .iter()
+            .flatten()
+            .any(|r| r.index() >= self.regions.len())
+        {
             return Err("an event names a region that does not exist".to_owned());
         }
         let n_nodes = self.nodes.len();
-        if self.links.iter().any(|l| l.a.node.index() >= n_nodes || l.b.node.index() >= n_nodes)
+        if self
+            .links
+            .iter()
+            .any(|l| l.a.node.index() >= n_nodes || l.b.node.index() >= n_nodes)
             || self.cpu_samples.iter().any(|s| s.node.index() >= n_nodes)
-            || self.link_samples.iter().any(|s| s.link.index() >= self.links.len())
+            || self
+                .link_samples
+                .iter()
+                .any(|s| s.link.index() >= self.links.len())
         {
             return Err("a link or sample names a node or link that does not exist".to_owned());
         }
@@ -596,7 +654,11 @@ pub struct TraceBuilder {
 impl TraceBuilder {
     /// A builder for a trace with this name and clock.
     pub fn new(name: impl Into<String>, clock: Clock) -> Self {
-        TraceBuilder { name: name.into(), clock, ..TraceBuilder::default() }
+        TraceBuilder {
+            name: name.into(),
+            clock,
+            ..TraceBuilder::default()
+        }
     }
 
     /// Reserves room for `n` more events.
@@ -611,15 +673,25 @@ impl TraceBuilder {
     }
 
     /// Declares a process on a declared node.
-    pub fn add_process(&mut self, name: impl Into<String>, node: NodeId) -> Result<ProcessId, ModelError> {
+    pub fn add_process(
+        &mut self,
+        name: impl Into<String>,
+        node: NodeId,
+    ) -> Result<ProcessId, ModelError> {
         self.check_node(node)?;
-        self.processes.push(Process { name: name.into(), node });
+        self.processes.push(Process {
+            name: name.into(),
+            node,
+        });
         Ok(ProcessId(self.processes.len() as u32 - 1))
     }
 
     /// Declares a region.
     pub fn add_region(&mut self, name: impl Into<String>, role: RegionRole) -> RegionId {
-        self.regions.push(Region { name: name.into(), role });
+        self.regions.push(Region {
+            name: name.into(),
+            role,
+        });
         RegionId(self.regions.len() as u32 - 1)
     }
 
@@ -642,7 +714,10 @@ impl TraceBuilder {
     /// Adds a utilization sample of a declared link.
     pub fn add_link_sample(&mut self, sample: LinkSample) -> Result<(), ModelError> {
         if sample.link.index() >= self.links.len() {
-            return Err(ModelError::UnknownLink { link: sample.link.0, n_links: self.links.len() });
+            return Err(ModelError::UnknownLink {
+                link: sample.link.0,
+                n_links: self.links.len(),
+            });
         }
         check_sample(&sample.sample)?;
         self.link_samples.push(sample);
@@ -653,7 +728,10 @@ impl TraceBuilder {
         if node.index() < self.nodes.len() {
             Ok(())
         } else {
-            Err(ModelError::UnknownNode { node: node.0, n_nodes: self.nodes.len() })
+            Err(ModelError::UnknownNode {
+                node: node.0,
+                n_nodes: self.nodes.len(),
+            })
         }
     }
 
@@ -675,19 +753,33 @@ impl TraceBuilder {
             if p.index() < n_processes {
                 Ok(())
             } else {
-                Err(ModelError::UnknownProcess { process: p.0, n_processes })
+                Err(ModelError::UnknownProcess {
+                    process: p.0,
+                    n_processes,
+                })
             }
         };
         check(record.process)?;
         match (record.kind.has_peer(), record.peer) {
-            (true, None) => return Err(ModelError::MissingPeer { kind: record.kind.name() }),
+            (true, None) => {
+                return Err(ModelError::MissingPeer {
+                    kind: record.kind.name(),
+                });
+            }
             (_, Some(peer)) => check(peer)?,
             (false, None) => {}
         }
         match (record.kind.has_region(), record.region) {
-            (true, None) => return Err(ModelError::MissingRegion { kind: record.kind.name() }),
+            (true, None) => {
+                return Err(ModelError::MissingRegion {
+                    kind: record.kind.name(),
+                });
+            }
             (_, Some(r)) if r.index() >= self.regions.len() => {
-                return Err(ModelError::UnknownRegion { region: r.0, n_regions: self.regions.len() });
+                return Err(ModelError::UnknownRegion {
+                    region: r.0,
+                    n_regions: self.regions.len(),
+                });
             }
             _ => {}
         }
@@ -741,7 +833,9 @@ impl TraceBuilder {
             regions: self.regions,
             links: self.links,
             cpu_samples: sorted(self.cpu_samples, |s| (s.node, s.sample.start, s.sample.end)),
-            link_samples: sorted(self.link_samples, |s| (s.link, s.direction as u8, s.sample.start, s.sample.end)),
+            link_samples: sorted(self.link_samples, |s| {
+                (s.link, s.direction as u8, s.sample.start, s.sample.end)
+            }),
         }
     }
 }
@@ -767,7 +861,10 @@ fn gather<T>(order: &[u32], records: &[EventRecord], field: impl Fn(&EventRecord
 
 /// Numbers strings in order of first use by the events and drops unused ones, so that equal
 /// traces have equal string tables whatever order their importer interned them in.
-fn renumber_strings(text: Vec<Option<StrId>>, strings: Vec<String>) -> (Vec<Option<StrId>>, Vec<String>) {
+fn renumber_strings(
+    text: Vec<Option<StrId>>,
+    strings: Vec<String>,
+) -> (Vec<Option<StrId>>, Vec<String>) {
     let mut new_id = vec![None; strings.len()];
     let mut order = Vec::new();
     let text = text
@@ -782,6 +879,9 @@ fn renumber_strings(text: Vec<Option<StrId>>, strings: Vec<String>) -> (Vec<Opti
         })
         .collect();
     let mut strings: Vec<Option<String>> = strings.into_iter().map(Some).collect();
-    let strings = order.into_iter().filter_map(|i| strings.get_mut(i).and_then(Option::take)).collect();
+    let strings = order
+        .into_iter()
+        .filter_map(|i| strings.get_mut(i).and_then(Option::take))
+        .collect();
     (text, strings)
 }

@@ -11,8 +11,8 @@ use serde_json::value::RawValue;
 
 use crate::error::TraceError;
 use crate::model::{
-    CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkId, LinkSample, NodeId, ProcessId, RegionId,
-    RegionRole, Sample, Trace, TraceBuilder,
+    CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkId, LinkSample, NodeId,
+    ProcessId, RegionId, RegionRole, Sample, Trace, TraceBuilder,
 };
 use crate::time::{Clock, Time};
 
@@ -136,7 +136,10 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
             FORMAT_NAME,
             input,
             0,
-            format!("expected \"format\": \"{FORMAT_TAG}\", found {:?}", header.format),
+            format!(
+                "expected \"format\": \"{FORMAT_TAG}\", found {:?}",
+                header.format
+            ),
         ));
     }
     if header.version == 0 || header.version > VERSION {
@@ -144,12 +147,20 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
             FORMAT_NAME,
             input,
             0,
-            format!("unsupported version {} (this build reads versions 1 to {VERSION})", header.version),
+            format!(
+                "unsupported version {} (this build reads versions 1 to {VERSION})",
+                header.version
+            ),
         ));
     }
     let doc: Document = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
     let name = doc.name.unwrap_or_else(|| fallback_name.to_owned());
-    let mut builder = TraceBuilder::new(name, Clock { ticks_per_second: doc.ticks_per_second });
+    let mut builder = TraceBuilder::new(
+        name,
+        Clock {
+            ticks_per_second: doc.ticks_per_second,
+        },
+    );
 
     for raw in &doc.nodes {
         let node: NodeDoc = item(input, raw, "a node object {\"name\": …}")?;
@@ -162,33 +173,72 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
             .map_err(|e| at_item(input, raw, e.to_string()))?;
     }
     for raw in &doc.regions {
-        let region: RegionDoc = item(input, raw, "a region object {\"name\": …, \"role\": \"activity\" or \"phase\"}")?;
+        let region: RegionDoc = item(
+            input,
+            raw,
+            "a region object {\"name\": …, \"role\": \"activity\" or \"phase\"}",
+        )?;
         builder.add_region(region.name, region.role);
     }
     for raw in &doc.links {
-        let link: LinkDoc = item(input, raw, "a link object {\"a\": {\"node\": …, \"link\": …}, \"b\": …}")?;
+        let link: LinkDoc = item(
+            input,
+            raw,
+            "a link object {\"a\": {\"node\": …, \"link\": …}, \"b\": …}",
+        )?;
         builder
-            .add_link(Link { a: link.a, b: link.b, bits_per_second: link.bits_per_second })
+            .add_link(Link {
+                a: link.a,
+                b: link.b,
+                bits_per_second: link.bits_per_second,
+            })
             .map_err(|e| at_item(input, raw, e.to_string()))?;
     }
     for raw in &doc.cpu_samples {
-        let s: CpuSampleDoc = item(input, raw, "a CPU sample {\"node\", \"start\", \"end\", \"utilization\"}")?;
-        let sample = Sample { start: Time(s.start), end: Time(s.end), utilization: s.utilization };
-        builder.add_cpu_sample(CpuSample { node: NodeId(s.node), sample }).map_err(|e| at_item(input, raw, e.to_string()))?;
+        let s: CpuSampleDoc = item(
+            input,
+            raw,
+            "a CPU sample {\"node\", \"start\", \"end\", \"utilization\"}",
+        )?;
+        let sample = Sample {
+            start: Time(s.start),
+            end: Time(s.end),
+            utilization: s.utilization,
+        };
+        builder
+            .add_cpu_sample(CpuSample {
+                node: NodeId(s.node),
+                sample,
+            })
+            .map_err(|e| at_item(input, raw, e.to_string()))?;
     }
     for raw in &doc.link_samples {
-        let s: LinkSampleDoc =
-            item(input, raw, "a link sample {\"link\", \"direction\", \"start\", \"end\", \"utilization\"}")?;
-        let sample = Sample { start: Time(s.start), end: Time(s.end), utilization: s.utilization };
+        let s: LinkSampleDoc = item(
+            input,
+            raw,
+            "a link sample {\"link\", \"direction\", \"start\", \"end\", \"utilization\"}",
+        )?;
+        let sample = Sample {
+            start: Time(s.start),
+            end: Time(s.end),
+            utilization: s.utilization,
+        };
         builder
-            .add_link_sample(LinkSample { link: LinkId(s.link), direction: s.direction, sample })
+            .add_link_sample(LinkSample {
+                link: LinkId(s.link),
+                direction: s.direction,
+                sample,
+            })
             .map_err(|e| at_item(input, raw, e.to_string()))?;
     }
     builder.reserve_events(doc.events.len());
     for (idx, raw) in doc.events.iter().enumerate() {
         let event: EventDoc = item(input, raw, "an event object")?;
-        let record = event_record(&mut builder, event).map_err(|msg| at_item(input, raw, format!("event {idx}: {msg}")))?;
-        builder.push(record).map_err(|e| at_item(input, raw, format!("event {idx}: {e}")))?;
+        let record = event_record(&mut builder, event)
+            .map_err(|msg| at_item(input, raw, format!("event {idx}: {msg}")))?;
+        builder
+            .push(record)
+            .map_err(|e| at_item(input, raw, format!("event {idx}: {e}")))?;
     }
     Ok(builder.build())
 }
@@ -200,30 +250,59 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         (EventKind::MsgSend, Some(to), None) => Some(ProcessId(to)),
         (EventKind::MsgArr, None, Some(from)) => Some(ProcessId(from)),
         (EventKind::Enter, None, None) => event.root.map(ProcessId),
-        (EventKind::MsgSend, _, _) => return Err("msg_send expects \"to\" (the destination process) and no \"from\"".into()),
-        (EventKind::MsgArr, _, _) => return Err("msg_arr expects \"from\" (the source process) and no \"to\"".into()),
+        (EventKind::MsgSend, _, _) => {
+            return Err("msg_send expects \"to\" (the destination process) and no \"from\"".into());
+        }
+        (EventKind::MsgArr, _, _) => {
+            return Err("msg_arr expects \"from\" (the source process) and no \"to\"".into());
+        }
         (_, None, None) => None,
         (_, _, _) => return Err(format!("{} takes no \"to\" or \"from\"", kind.name())),
     };
     let text = match (kind, event.text) {
         (EventKind::Probe, Some(text)) => Some(builder.intern(&text)),
         (EventKind::Probe, None) => None,
-        (_, Some(_)) => return Err(format!("{} takes no \"text\" (only probe does)", kind.name())),
+        (_, Some(_)) => {
+            return Err(format!(
+                "{} takes no \"text\" (only probe does)",
+                kind.name()
+            ));
+        }
         (_, None) => None,
     };
     if event.root.is_some() && kind != EventKind::Enter {
-        return Err(format!("{} takes no \"root\" (only enter of a collective does)", kind.name()));
+        return Err(format!(
+            "{} takes no \"root\" (only enter of a collective does)",
+            kind.name()
+        ));
     }
     let region = match (kind.has_region(), event.region) {
         (true, Some(region)) => Some(RegionId(region)),
-        (true, None) => return Err(format!("{} expects \"region\" (a region index)", kind.name())),
-        (false, Some(_)) => return Err(format!("{} takes no \"region\" (only enter and leave do)", kind.name())),
+        (true, None) => {
+            return Err(format!(
+                "{} expects \"region\" (a region index)",
+                kind.name()
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(format!(
+                "{} takes no \"region\" (only enter and leave do)",
+                kind.name()
+            ));
+        }
         (false, None) => None,
     };
     let request = match (kind, event.request) {
-        (EventKind::RecvPost, None) => return Err("recv_post expects \"request\" (a request number from 1)".into()),
+        (EventKind::RecvPost, None) => {
+            return Err("recv_post expects \"request\" (a request number from 1)".into());
+        }
         (EventKind::RecvPost | EventKind::MsgArr, request) => request,
-        (_, Some(_)) => return Err(format!("{} takes no \"request\" (only recv_post and msg_arr do)", kind.name())),
+        (_, Some(_)) => {
+            return Err(format!(
+                "{} takes no \"request\" (only recv_post and msg_arr do)",
+                kind.name()
+            ));
+        }
         (_, None) => None,
     };
     Ok(EventRecord {
@@ -240,11 +319,21 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
 }
 
 /// Deserializes one array item, reporting errors at its position in the whole input.
-fn item<'a, T: Deserialize<'a>>(input: &[u8], raw: &'a RawValue, expected: &str) -> Result<T, TraceError> {
+fn item<'a, T: Deserialize<'a>>(
+    input: &[u8],
+    raw: &'a RawValue,
+    expected: &str,
+) -> Result<T, TraceError> {
     serde_json::from_str(raw.get()).map_err(|e| {
         let base = item_offset(input, raw);
-        let inner = TraceError::at_line_column(FORMAT_NAME, raw.get().as_bytes(), e.line(), e.column(), "");
-        TraceError::at_offset(FORMAT_NAME, input, base + inner.offset, format!("expected {expected}: {}", strip_position(&e)))
+        let inner =
+            TraceError::at_line_column(FORMAT_NAME, raw.get().as_bytes(), e.line(), e.column(), "");
+        TraceError::at_offset(
+            FORMAT_NAME,
+            input,
+            base + inner.offset,
+            format!("expected {expected}: {}", strip_position(&e)),
+        )
     })
 }
 
@@ -256,7 +345,9 @@ fn at_item(input: &[u8], raw: &RawValue, message: String) -> TraceError {
 fn item_offset(input: &[u8], raw: &RawValue) -> usize {
     let start = input.as_ptr() as usize;
     let at = raw.get().as_ptr() as usize;
-    at.checked_sub(start).filter(|&o| o <= input.len()).unwrap_or(0)
+    at.checked_sub(start)
+        .filter(|&o| o <= input.len())
+        .unwrap_or(0)
 }
 
 fn json_error(input: &[u8], e: &serde_json::Error) -> TraceError {
@@ -283,12 +374,22 @@ pub fn write(trace: &Trace) -> String {
     if let Some(tps) = trace.clock.ticks_per_second {
         let _ = writeln!(out, "  \"ticks_per_second\": {tps},");
     }
-    let nodes: Vec<String> = trace.nodes.iter().map(|n| format!("    {{\"name\": {}}}", json(&n.name))).collect();
+    let nodes: Vec<String> = trace
+        .nodes
+        .iter()
+        .map(|n| format!("    {{\"name\": {}}}", json(&n.name)))
+        .collect();
     let _ = writeln!(out, "  \"nodes\": [\n{}\n  ],", nodes.join(",\n"));
     let processes: Vec<String> = trace
         .processes
         .iter()
-        .map(|p| format!("    {{\"name\": {}, \"node\": {}}}", json(&p.name), p.node.0))
+        .map(|p| {
+            format!(
+                "    {{\"name\": {}, \"node\": {}}}",
+                json(&p.name),
+                p.node.0
+            )
+        })
         .collect();
     let _ = writeln!(out, "  \"processes\": [\n{}\n  ],", processes.join(",\n"));
     let json_items = |items: Vec<String>| format!("[\n{}\n  ]", items.join(",\n"));
@@ -296,7 +397,13 @@ pub fn write(trace: &Trace) -> String {
         let regions = trace
             .regions
             .iter()
-            .map(|r| format!("    {{\"name\": {}, \"role\": {}}}", json(&r.name), to_json(&r.role)))
+            .map(|r| {
+                format!(
+                    "    {{\"name\": {}, \"role\": {}}}",
+                    json(&r.name),
+                    to_json(&r.role)
+                )
+            })
             .collect();
         let _ = writeln!(out, "  \"regions\": {},", json_items(regions));
     }
@@ -305,8 +412,15 @@ pub fn write(trace: &Trace) -> String {
             .links
             .iter()
             .map(|l| {
-                let speed = l.bits_per_second.map(|b| format!(", \"bits_per_second\": {b}")).unwrap_or_default();
-                format!("    {{\"a\": {}, \"b\": {}{speed}}}", to_json(&l.a), to_json(&l.b))
+                let speed = l
+                    .bits_per_second
+                    .map(|b| format!(", \"bits_per_second\": {b}"))
+                    .unwrap_or_default();
+                format!(
+                    "    {{\"a\": {}, \"b\": {}{speed}}}",
+                    to_json(&l.a),
+                    to_json(&l.b)
+                )
             })
             .collect();
         let _ = writeln!(out, "  \"links\": {},", json_items(links));
@@ -355,9 +469,15 @@ pub fn write(trace: &Trace) -> String {
             kind.name()
         );
         match (kind, e.peer()[i]) {
-            (EventKind::MsgSend, Some(p)) => { let _ = write!(out, ", \"to\": {}", p.0); }
-            (EventKind::MsgArr, Some(p)) => { let _ = write!(out, ", \"from\": {}", p.0); }
-            (EventKind::Enter, Some(p)) => { let _ = write!(out, ", \"root\": {}", p.0); }
+            (EventKind::MsgSend, Some(p)) => {
+                let _ = write!(out, ", \"to\": {}", p.0);
+            }
+            (EventKind::MsgArr, Some(p)) => {
+                let _ = write!(out, ", \"from\": {}", p.0);
+            }
+            (EventKind::Enter, Some(p)) => {
+                let _ = write!(out, ", \"root\": {}", p.0);
+            }
             _ => {}
         }
         if e.tag()[i] != 0 {

@@ -29,13 +29,17 @@ pub struct Message {
     pub arrival: EventIdx,
 }
 
+/// (sender, receiver, tag).
+type Channel = (u32, u32, u32);
+/// A channel's sends, and its arrivals with their posting positions.
+type ChannelEvents = (Vec<EventIdx>, Vec<(usize, EventIdx)>);
+
 /// Pairs every send with an arrival, FIFO per (sender, receiver, tag). Arrivals count in
 /// posting order: a non-blocking receive's arrival takes the place of its `recv_post` (the MPI
 /// non-overtaking rule), a blocking one its own place.
 pub fn pair_messages(trace: &Trace) -> Pairing {
     let e = &trace.events;
-    // (sends, arrivals with their posting position) per channel.
-    let mut channels: HashMap<(u32, u32, u32), (Vec<EventIdx>, Vec<(usize, EventIdx)>)> = HashMap::new();
+    let mut channels: HashMap<Channel, ChannelEvents> = HashMap::new();
     let mut posts: HashMap<(u32, std::num::NonZeroU32), usize> = HashMap::new();
     for i in 0..e.len() {
         if let (EventKind::RecvPost, Some(request)) = (e.kind()[i], e.request()[i]) {
@@ -48,10 +52,20 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
         let (process, peer, tag) = (e.process()[i], e.peer()[i], e.tag()[i]);
         let Some(peer) = peer else { continue };
         match e.kind()[i] {
-            EventKind::MsgSend => channels.entry((process.0, peer.0, tag)).or_default().0.push(EventIdx(i as u32)),
+            EventKind::MsgSend => channels
+                .entry((process.0, peer.0, tag))
+                .or_default()
+                .0
+                .push(EventIdx(i as u32)),
             EventKind::MsgArr => {
-                let posted = e.request()[i].and_then(|r| posts.get(&(process.0, r)).copied()).unwrap_or(i);
-                channels.entry((peer.0, process.0, tag)).or_default().1.push((posted, EventIdx(i as u32)));
+                let posted = e.request()[i]
+                    .and_then(|r| posts.get(&(process.0, r)).copied())
+                    .unwrap_or(i);
+                channels
+                    .entry((peer.0, process.0, tag))
+                    .or_default()
+                    .1
+                    .push((posted, EventIdx(i as u32)));
             }
             _ => {}
         }
@@ -61,7 +75,12 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
         arrivals.sort_by_key(|&(posted, _)| posted);
         let arrivals: Vec<EventIdx> = arrivals.into_iter().map(|(_, a)| a).collect();
         let n = sends.len().min(arrivals.len());
-        pairing.messages.extend(sends.iter().zip(&arrivals).map(|(&send, &arrival)| Message { send, arrival }));
+        pairing.messages.extend(
+            sends
+                .iter()
+                .zip(&arrivals)
+                .map(|(&send, &arrival)| Message { send, arrival }),
+        );
         pairing.unmatched_sends.extend_from_slice(&sends[n..]);
         pairing.unmatched_arrivals.extend_from_slice(&arrivals[n..]);
     }

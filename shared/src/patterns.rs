@@ -69,14 +69,20 @@ impl Pattern {
         while i < chars.len() {
             let c = chars[i];
             if c.is_ascii_alphabetic() {
-                let len = chars[i..].iter().take_while(|c| c.is_ascii_alphabetic() || **c == '_').count();
+                let len = chars[i..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphabetic() || **c == '_')
+                    .count();
                 let word: String = chars[i..i + len].iter().collect();
                 let Some(&(_, _, l)) = WORDS.iter().find(|w| w.1 == word) else {
                     let known: Vec<&str> = WORDS.iter().map(|w| w.1).collect();
                     return Err(PatternError {
                         what: "pattern".to_owned(),
                         column: i + 1,
-                        message: format!("unknown event word {word:?}; expected one of {}", known.join(", ")),
+                        message: format!(
+                            "unknown event word {word:?}; expected one of {}",
+                            known.join(", ")
+                        ),
                     });
                 };
                 compiled.push(l);
@@ -103,7 +109,11 @@ impl Pattern {
         for process in trace.process_ids() {
             let range = trace.process_events(process);
             sequence.clear();
-            sequence.extend(trace.events.kind()[range.clone()].iter().map(|&k| letter(k)));
+            sequence.extend(
+                trace.events.kind()[range.clone()]
+                    .iter()
+                    .map(|&k| letter(k)),
+            );
             // Every letter is one byte, so byte offsets are event offsets.
             for m in self.regex.find_iter(&sequence).filter(|m| !m.is_empty()) {
                 out.push(PatternMatch {
@@ -143,7 +153,11 @@ impl Filter {
             if term.is_empty() {
                 continue;
             }
-            let err = |message: String| PatternError { what: "filter".to_owned(), column: here, message };
+            let err = |message: String| PatternError {
+                what: "filter".to_owned(),
+                column: here,
+                message,
+            };
             let Some((key, value)) = term.split_once('=') else {
                 return Err(err(format!("expected key=value, found {term:?}")));
             };
@@ -167,7 +181,13 @@ impl Filter {
                             w.parse::<u32>()
                                 .ok()
                                 .filter(|&n| (n as usize) < trace.nodes.len())
-                                .or_else(|| trace.nodes.iter().position(|n| n.name == w).map(|i| i as u32))
+                                .or_else(|| {
+                                    trace
+                                        .nodes
+                                        .iter()
+                                        .position(|n| n.name == w)
+                                        .map(|i| i as u32)
+                                })
                                 .map(NodeId)
                                 .ok_or_else(|| err(format!("no node {w:?}")))
                         })
@@ -182,7 +202,11 @@ impl Filter {
                                 .iter()
                                 .position(|p| p.name == w)
                                 .map(|i| i as u32)
-                                .or_else(|| w.parse::<u32>().ok().filter(|&n| (n as usize) < trace.processes.len()))
+                                .or_else(|| {
+                                    w.parse::<u32>()
+                                        .ok()
+                                        .filter(|&n| (n as usize) < trace.processes.len())
+                                })
                                 .map(ProcessId)
                                 .ok_or_else(|| err(format!("no process {w:?}")))
                         })
@@ -190,15 +214,25 @@ impl Filter {
                     filter.processes = Some(processes);
                 }
                 "time" => {
-                    let (a, b) = value.split_once("..").ok_or_else(|| err("expected time=START..END".to_owned()))?;
-                    let parse = |s: &str| s.parse::<u64>().map(Time).map_err(|_| err(format!("{s:?} is not a tick count")));
+                    let (a, b) = value
+                        .split_once("..")
+                        .ok_or_else(|| err("expected time=START..END".to_owned()))?;
+                    let parse = |s: &str| {
+                        s.parse::<u64>()
+                            .map(Time)
+                            .map_err(|_| err(format!("{s:?} is not a tick count")))
+                    };
                     let (a, b) = (parse(a)?, parse(b)?);
                     if b < a {
                         return Err(err("the time range ends before it starts".to_owned()));
                     }
                     filter.window = Some((a, b));
                 }
-                _ => return Err(err(format!("unknown key {key:?}; expected kind, node, process or time"))),
+                _ => {
+                    return Err(err(format!(
+                        "unknown key {key:?}; expected kind, node, process or time"
+                    )));
+                }
             }
         }
         Ok(filter)
@@ -207,16 +241,28 @@ impl Filter {
     /// Whether event `i` passes.
     pub fn matches(&self, trace: &Trace, i: EventIdx) -> bool {
         let e = &trace.events;
-        let Some(&process) = e.process().get(i.index()) else { return false };
+        let Some(&process) = e.process().get(i.index()) else {
+            return false;
+        };
         let node = trace.processes.get(process.index()).map(|p| p.node);
-        self.kinds.as_ref().is_none_or(|k| k.contains(&e.kind()[i.index()]))
+        self.kinds
+            .as_ref()
+            .is_none_or(|k| k.contains(&e.kind()[i.index()]))
             && self.processes.as_ref().is_none_or(|p| p.contains(&process))
-            && self.nodes.as_ref().is_none_or(|n| node.is_some_and(|node| n.contains(&node)))
-            && self.window.is_none_or(|(a, b)| (a..=b).contains(&e.time()[i.index()]))
+            && self
+                .nodes
+                .as_ref()
+                .is_none_or(|n| node.is_some_and(|node| n.contains(&node)))
+            && self
+                .window
+                .is_none_or(|(a, b)| (a..=b).contains(&e.time()[i.index()]))
     }
 
     /// Every event that passes, in index order.
     pub fn apply(&self, trace: &Trace) -> Vec<EventIdx> {
-        (0..trace.events.len() as u32).map(EventIdx).filter(|&i| self.matches(trace, i)).collect()
+        (0..trace.events.len() as u32)
+            .map(EventIdx)
+            .filter(|&i| self.matches(trace, i))
+            .collect()
     }
 }

@@ -57,8 +57,17 @@ pub fn state_spans_of(trace: &Trace, graph: &ExecutionGraph) -> Vec<StateSpan> {
                 continue;
             }
             match spans.last_mut() {
-                Some(last) if last.process == process && last.state == state && last.end == start => last.end = end,
-                _ => spans.push(StateSpan { process, start, end, state }),
+                Some(last)
+                    if last.process == process && last.state == state && last.end == start =>
+                {
+                    last.end = end
+                }
+                _ => spans.push(StateSpan {
+                    process,
+                    start,
+                    end,
+                    state,
+                }),
             }
         }
     }

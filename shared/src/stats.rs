@@ -92,7 +92,11 @@ pub fn statistics(trace: &Trace, subject: Subject, window: Option<(Time, Time)>)
     let mut occurrences: Vec<(u64, Option<u64>)> = Vec::new();
     match subject {
         Subject::Events(kind) => {
-            occurrences.extend((0..e.len()).filter(|&i| e.kind()[i] == kind && inside(e.time()[i])).map(|i| (e.time()[i].0, None)));
+            occurrences.extend(
+                (0..e.len())
+                    .filter(|&i| e.kind()[i] == kind && inside(e.time()[i]))
+                    .map(|i| (e.time()[i].0, None)),
+            );
         }
         Subject::Region(region) => {
             for process in trace.process_ids() {
@@ -123,8 +127,15 @@ pub fn statistics(trace: &Trace, subject: Subject, window: Option<(Time, Time)>)
         }
     }
     occurrences.sort_unstable();
-    let mut gaps: Vec<f64> = occurrences.windows(2).map(|w| (w[1].0 - w[0].0) as f64).collect();
-    let mut durations: Vec<f64> = occurrences.iter().filter_map(|o| o.1).map(|d| d as f64).collect();
+    let mut gaps: Vec<f64> = occurrences
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0) as f64)
+        .collect();
+    let mut durations: Vec<f64> = occurrences
+        .iter()
+        .filter_map(|o| o.1)
+        .map(|d| d as f64)
+        .collect();
     let window_len = end.0.saturating_sub(start.0).max(1) as f64;
     Statistics {
         count: occurrences.len() as u64,

@@ -9,7 +9,10 @@ use crate::time::{Clock, Time};
 pub fn ring(n_processes: u32, n_events: usize) -> Trace {
     let n_processes = n_processes.max(2);
     let rounds = (n_events / (4 * n_processes as usize)).max(1) as u64;
-    let mut b = TraceBuilder::new(format!("ring of {n_processes}, {n_events} events"), Clock::NANOSECONDS);
+    let mut b = TraceBuilder::new(
+        format!("ring of {n_processes}, {n_events} events"),
+        Clock::NANOSECONDS,
+    );
     for p in 0..n_processes {
         let node = b.add_node(format!("node {p}"));
         // Nodes were just declared, so placing a process on one cannot fail.
@@ -36,7 +39,13 @@ pub fn ring(n_processes: u32, n_events: usize) -> Trace {
             let work = u64::from((p * 7 + round as u32 * 3) % 11);
             push(&mut b, p, base + 10 + work, EventKind::MsgSend, Some(right));
             push(&mut b, p, base + 25, EventKind::RecvCall, None);
-            push(&mut b, p, base + 40 + work / 2, EventKind::MsgArr, Some(left));
+            push(
+                &mut b,
+                p,
+                base + 40 + work / 2,
+                EventKind::MsgArr,
+                Some(left),
+            );
             push(&mut b, p, base + 60, EventKind::Probe, None);
         }
     }

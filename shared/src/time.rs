@@ -6,12 +6,16 @@
 use serde::{Deserialize, Serialize};
 
 /// A point in trace time, in ticks since the trace's origin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Time(pub u64);
 
 /// A length of trace time, in ticks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Duration(pub u64);
 
@@ -34,11 +38,14 @@ pub struct Clock {
 
 impl Clock {
     /// The clock of a trace whose ticks are nanoseconds.
-    pub const NANOSECONDS: Clock = Clock { ticks_per_second: Some(1_000_000_000) };
+    pub const NANOSECONDS: Clock = Clock {
+        ticks_per_second: Some(1_000_000_000),
+    };
 
     /// The duration in seconds, when the clock has a unit.
     pub fn seconds(self, duration: Duration) -> Option<f64> {
-        self.ticks_per_second.map(|tps| duration.0 as f64 / tps as f64)
+        self.ticks_per_second
+            .map(|tps| duration.0 as f64 / tps as f64)
     }
 
     /// A human-readable duration with a unit chosen for its size, e.g. `12.5 ms` or `69 ticks`.
@@ -80,10 +87,15 @@ mod tests {
 
     #[test]
     fn durations_with_a_unit_pick_a_readable_prefix() {
-        let micro = Clock { ticks_per_second: Some(1_000_000) };
+        let micro = Clock {
+            ticks_per_second: Some(1_000_000),
+        };
         assert_eq!(micro.format_duration(Duration(12_500)), "12.5 ms");
         assert_eq!(micro.format_duration(Duration(3)), "3 µs");
-        assert_eq!(Clock::NANOSECONDS.format_duration(Duration(2_000_000_000)), "2 s");
+        assert_eq!(
+            Clock::NANOSECONDS.format_duration(Duration(2_000_000_000)),
+            "2 s"
+        );
         assert_eq!(Clock::NANOSECONDS.format_duration(Duration(0)), "0 s");
     }
 }

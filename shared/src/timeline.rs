@@ -93,7 +93,11 @@ impl StepFn {
 
     /// The integral over [a, b] (0 when b ≤ a).
     pub fn integral(&self, a: u64, b: u64) -> f64 {
-        if b <= a { 0.0 } else { self.primitive(b) - self.primitive(a) }
+        if b <= a {
+            0.0
+        } else {
+            self.primitive(b) - self.primitive(a)
+        }
     }
 
     /// The pieces of the function inside [a, b], as (start, end, value).
@@ -107,7 +111,10 @@ impl StepFn {
                 let (value, end) = if before_first {
                     (0.0, self.times.first().copied().unwrap_or(b))
                 } else {
-                    (self.values.get(i).copied().unwrap_or(0.0), self.times.get(i + 1).copied().unwrap_or(b))
+                    (
+                        self.values.get(i).copied().unwrap_or(0.0),
+                        self.times.get(i + 1).copied().unwrap_or(b),
+                    )
                 };
                 let end = end.min(b);
                 let start = cursor;
@@ -133,7 +140,9 @@ pub fn integrate2(f: &StepFn, g: &StepFn, a: u64, b: u64, op: impl Fn(f64, f64) 
     for (f_start, f_end, f_value) in f.pieces(a, b) {
         let mut t = f_start;
         while t < f_end {
-            let Some(&(_, g_end, g_value)) = g_pieces.peek() else { break };
+            let Some(&(_, g_end, g_value)) = g_pieces.peek() else {
+                break;
+            };
             let end = g_end.min(f_end);
             total += op(f_value, g_value) * (end - t) as f64;
             t = end;
@@ -167,15 +176,19 @@ impl Timeline {
         let n_nodes = trace.nodes.len();
         let mut deltas: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
         for span in spans.iter().filter(|s| s.state == State::Computing) {
-            let Some(process) = trace.processes.get(span.process.index()) else { continue };
+            let Some(process) = trace.processes.get(span.process.index()) else {
+                continue;
+            };
             if let Some(d) = deltas.get_mut(process.node.index()) {
                 d.push((span.start.0, 1.0));
                 d.push((span.end.0, -1.0));
             }
         }
         let computing: Vec<StepFn> = deltas.into_iter().map(StepFn::from_deltas).collect();
-        let busy_from_spans: Vec<StepFn> =
-            computing.iter().map(|f| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 })).collect();
+        let busy_from_spans: Vec<StepFn> = computing
+            .iter()
+            .map(|f| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
+            .collect();
         let mut sampled: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
         for s in &trace.cpu_samples {
             if let Some(d) = sampled.get_mut(s.node.index()) {
@@ -186,22 +199,37 @@ impl Timeline {
         let node_busy: Vec<StepFn> = busy_from_spans
             .iter()
             .zip(sampled)
-            .map(|(from_spans, samples)| if samples.is_empty() { from_spans.clone() } else { StepFn::from_deltas(samples) })
+            .map(|(from_spans, samples)| {
+                if samples.is_empty() {
+                    from_spans.clone()
+                } else {
+                    StepFn::from_deltas(samples)
+                }
+            })
             .collect();
         let total_busy = StepFn::from_deltas(node_busy.iter().flat_map(StepFn::deltas).collect());
-        let busy_nodes = StepFn::from_deltas(busy_from_spans.iter().flat_map(StepFn::deltas).collect());
+        let busy_nodes =
+            StepFn::from_deltas(busy_from_spans.iter().flat_map(StepFn::deltas).collect());
         let mut hosts = vec![false; n_nodes];
         for p in &trace.processes {
             if let Some(h) = hosts.get_mut(p.node.index()) {
                 *h = true;
             }
         }
-        Timeline { computing, node_busy, total_busy, busy_nodes, n_processors: hosts.iter().filter(|&&h| h).count() }
+        Timeline {
+            computing,
+            node_busy,
+            total_busy,
+            busy_nodes,
+            n_processors: hosts.iter().filter(|&&h| h).count(),
+        }
     }
 
     /// The busy time of a node over [a, b].
     pub fn node_busy_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        self.node_busy.get(node.index()).map_or(0.0, |f| f.integral(a, b))
+        self.node_busy
+            .get(node.index())
+            .map_or(0.0, |f| f.integral(a, b))
     }
 
     /// The busy time of every node but `node` over [a, b] (B_o of decision D-a).
@@ -212,15 +240,33 @@ impl Timeline {
     /// The CPU time a process computing on `node` throughout [a, b] got, when the node's
     /// processes timeslice (thesis §3.3): the integral of 1 / (processes computing on the node).
     pub fn cpu_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        let Some(m) = self.computing.get(node.index()) else { return 0.0 };
-        m.pieces(a, b).map(|(s, e, m)| if m > 0.0 { (e - s) as f64 / m } else { (e - s) as f64 }).sum()
+        let Some(m) = self.computing.get(node.index()) else {
+            return 0.0;
+        };
+        m.pieces(a, b)
+            .map(|(s, e, m)| {
+                if m > 0.0 {
+                    (e - s) as f64 / m
+                } else {
+                    (e - s) as f64
+                }
+            })
+            .sum()
     }
 
     /// Quartz's normalized processor time of a process computing on `node` throughout [a, b]:
     /// its CPU share divided by the number of busy processors, itself included (decision D-b).
     pub fn normalized_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        let Some(m) = self.computing.get(node.index()) else { return 0.0 };
-        integrate2(m, &self.busy_nodes, a, b, |m, k| if m > 0.0 && k > 0.0 { 1.0 / (m * k) } else { 0.0 })
+        let Some(m) = self.computing.get(node.index()) else {
+            return 0.0;
+        };
+        integrate2(m, &self.busy_nodes, a, b, |m, k| {
+            if m > 0.0 && k > 0.0 {
+                1.0 / (m * k)
+            } else {
+                0.0
+            }
+        })
     }
 }
 
@@ -245,7 +291,10 @@ mod tests {
         let f = StepFn::from_deltas(vec![(10, 2.0), (20, -2.0)]);
         let pieces: Vec<_> = f.pieces(0, 15).collect();
         assert_eq!(pieces, [(0, 10, 0.0), (10, 15, 2.0)]);
-        assert_eq!(StepFn::default().pieces(0, 5).collect::<Vec<_>>(), [(0, 5, 0.0)]);
+        assert_eq!(
+            StepFn::default().pieces(0, 5).collect::<Vec<_>>(),
+            [(0, 5, 0.0)]
+        );
     }
 
     #[test]
@@ -253,6 +302,9 @@ mod tests {
         let f = StepFn::from_deltas(vec![(0, 1.0), (10, 1.0)]);
         let g = StepFn::from_deltas(vec![(0, 2.0), (5, -1.0), (15, 3.0)]);
         // f·g: [0,5) 1·2, [5,10) 1·1, [10,15) 2·1, [15,20) 2·4.
-        assert_eq!(integrate2(&f, &g, 0, 20, |a, b| a * b), 10.0 + 5.0 + 10.0 + 40.0);
+        assert_eq!(
+            integrate2(&f, &g, 0, 20, |a, b| a * b),
+            10.0 + 5.0 + 10.0 + 40.0
+        );
     }
 }

@@ -35,12 +35,21 @@ pub fn cpu_utilization(cx: &Context<'_>, node: NodeId, (start, end): (Time, Time
     let busy = cx.timeline.node_busy_time(node, start.0, end.0);
     Utilization {
         value: if len == 0 { 0.0 } else { busy / len as f64 },
-        source: if sampled { Source::Samples } else { Source::Events },
+        source: if sampled {
+            Source::Samples
+        } else {
+            Source::Events
+        },
     }
 }
 
 /// The utilization of one direction of a link over [start, end).
-pub fn link_utilization(cx: &Context<'_>, link: LinkId, direction: Direction, (start, end): (Time, Time)) -> Utilization {
+pub fn link_utilization(
+    cx: &Context<'_>,
+    link: LinkId,
+    direction: Direction,
+    (start, end): (Time, Time),
+) -> Utilization {
     let len = end.0.saturating_sub(start.0);
     let trace = cx.trace;
     let samples: Vec<(u64, f64)> = trace
@@ -53,22 +62,42 @@ pub fn link_utilization(cx: &Context<'_>, link: LinkId, direction: Direction, (s
         })
         .collect();
     let (busy, source) = if samples.is_empty() {
-        (transit_busy(cx, link, direction).integral(start.0, end.0), Source::Events)
+        (
+            transit_busy(cx, link, direction).integral(start.0, end.0),
+            Source::Events,
+        )
     } else {
-        (StepFn::from_deltas(samples).integral(start.0, end.0), Source::Samples)
+        (
+            StepFn::from_deltas(samples).integral(start.0, end.0),
+            Source::Samples,
+        )
     };
-    Utilization { value: if len == 0 { 0.0 } else { (busy / len as f64).min(1.0) }, source }
+    Utilization {
+        value: if len == 0 {
+            0.0
+        } else {
+            (busy / len as f64).min(1.0)
+        },
+        source,
+    }
 }
 
 /// 1 while any message travels from the link's source node to its destination node.
 fn transit_busy(cx: &Context<'_>, link: LinkId, direction: Direction) -> StepFn {
     let trace = cx.trace;
-    let Some(l) = trace.links.get(link.index()) else { return StepFn::default() };
+    let Some(l) = trace.links.get(link.index()) else {
+        return StepFn::default();
+    };
     let (from, to) = match direction {
         Direction::AToB => (l.a.node, l.b.node),
         Direction::BToA => (l.b.node, l.a.node),
     };
-    let node_of = |i: usize| trace.processes.get(trace.events.process()[i].index()).map(|p| p.node);
+    let node_of = |i: usize| {
+        trace
+            .processes
+            .get(trace.events.process()[i].index())
+            .map(|p| p.node)
+    };
     let times = trace.events.time();
     let deltas = cx
         .pairing
@@ -76,7 +105,12 @@ fn transit_busy(cx: &Context<'_>, link: LinkId, direction: Direction) -> StepFn 
         .iter()
         .filter(|m| node_of(m.send.index()) == Some(from) && node_of(m.arrival.index()) == Some(to))
         .filter(|m| times[m.arrival.index()] > times[m.send.index()])
-        .flat_map(|m| [(times[m.send.index()].0, 1.0), (times[m.arrival.index()].0, -1.0)])
+        .flat_map(|m| {
+            [
+                (times[m.send.index()].0, 1.0),
+                (times[m.arrival.index()].0, -1.0),
+            ]
+        })
         .collect();
     StepFn::from_deltas(deltas).map(|n| if n > 0.0 { 1.0 } else { 0.0 })
 }

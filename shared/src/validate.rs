@@ -68,11 +68,19 @@ impl DiagnosticKind {
             DiagnosticKind::ClockViolation | DiagnosticKind::CausalityCycle => {
                 &["critical_path", "wcpa", "granularity", "pop"]
             }
-            DiagnosticKind::OutOfOrder => &["critical_path", "wcpa", "npt", "parallelism_profile", "total_computation"],
-            DiagnosticKind::LeaveWithoutEnter | DiagnosticKind::UnclosedRegion => &["npt", "critical_path"],
-            DiagnosticKind::EventBeforeInit | DiagnosticKind::EventAfterExit | DiagnosticKind::DuplicateInitOrExit => {
-                &["parallelism_profile", "total_computation"]
+            DiagnosticKind::OutOfOrder => &[
+                "critical_path",
+                "wcpa",
+                "npt",
+                "parallelism_profile",
+                "total_computation",
+            ],
+            DiagnosticKind::LeaveWithoutEnter | DiagnosticKind::UnclosedRegion => {
+                &["npt", "critical_path"]
             }
+            DiagnosticKind::EventBeforeInit
+            | DiagnosticKind::EventAfterExit
+            | DiagnosticKind::DuplicateInitOrExit => &["parallelism_profile", "total_computation"],
             DiagnosticKind::ReceiveNeverCompleted | DiagnosticKind::UnmatchedRequest => {
                 &["critical_path", "wcpa", "execution_time"]
             }
@@ -117,19 +125,39 @@ pub struct ValidationOptions {
 }
 
 /// Checks a trace, its pairing and its graph.
-pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, options: ValidationOptions) -> Vec<Diagnostic> {
+pub fn validate(
+    trace: &Trace,
+    pairing: &Pairing,
+    graph: &ExecutionGraph,
+    options: ValidationOptions,
+) -> Vec<Diagnostic> {
     let e = &trace.events;
     let mut out = Vec::new();
     let describe = |i: EventIdx| {
         let p = e.process()[i.index()];
-        let name = trace.processes.get(p.index()).map_or("?", |p| p.name.as_str());
-        format!("{} of {name} at {}", e.kind()[i.index()].name(), e.time()[i.index()].0)
+        let name = trace
+            .processes
+            .get(p.index())
+            .map_or("?", |p| p.name.as_str());
+        format!(
+            "{} of {name} at {}",
+            e.kind()[i.index()].name(),
+            e.time()[i.index()].0
+        )
     };
     for &send in &pairing.unmatched_sends {
-        out.push(Diagnostic::new(DiagnosticKind::UnmatchedSend, vec![send], format!("{} has no arrival", describe(send))));
+        out.push(Diagnostic::new(
+            DiagnosticKind::UnmatchedSend,
+            vec![send],
+            format!("{} has no arrival", describe(send)),
+        ));
     }
     for &arrival in &pairing.unmatched_arrivals {
-        out.push(Diagnostic::new(DiagnosticKind::UnmatchedArrival, vec![arrival], format!("{} has no send", describe(arrival))));
+        out.push(Diagnostic::new(
+            DiagnosticKind::UnmatchedArrival,
+            vec![arrival],
+            format!("{} has no send", describe(arrival)),
+        ));
     }
     for m in &pairing.messages {
         let (sent, arrived) = (e.time()[m.send.index()].0, e.time()[m.arrival.index()].0);
@@ -149,7 +177,11 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
         out.push(Diagnostic::new(
             DiagnosticKind::CausalityCycle,
             vec![send, arrival],
-            format!("the message from {} to {} closes a causality cycle and is left out of the graph", describe(send), describe(arrival)),
+            format!(
+                "the message from {} to {} closes a causality cycle and is left out of the graph",
+                describe(send),
+                describe(arrival)
+            ),
         ));
     }
     for (hub, leave) in graph.dropped_collectives() {
@@ -160,16 +192,28 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
         ));
     }
     let collectives = crate::collectives::collectives(trace);
-    let mut members_of: std::collections::HashMap<(RegionId, u32), usize> = std::collections::HashMap::new();
+    let mut members_of: std::collections::HashMap<(RegionId, u32), usize> =
+        std::collections::HashMap::new();
     for c in &collectives {
         let n = members_of.entry((c.region, c.communicator)).or_insert(0);
         *n = (*n).max(c.members.len());
     }
     for c in &collectives {
-        let expected = members_of.get(&(c.region, c.communicator)).copied().unwrap_or(0);
-        let open: Vec<EventIdx> = c.members.iter().filter(|m| m.2.is_none()).map(|m| m.1).collect();
+        let expected = members_of
+            .get(&(c.region, c.communicator))
+            .copied()
+            .unwrap_or(0);
+        let open: Vec<EventIdx> = c
+            .members
+            .iter()
+            .filter(|m| m.2.is_none())
+            .map(|m| m.1)
+            .collect();
         if c.members.len() < expected || !open.is_empty() {
-            let name = trace.regions.get(c.region.index()).map_or("?", |r| r.name.as_str());
+            let name = trace
+                .regions
+                .get(c.region.index())
+                .map_or("?", |r| r.name.as_str());
             out.push(Diagnostic::new(
                 DiagnosticKind::IncompleteCollective,
                 c.members.iter().map(|m| m.1).collect(),
@@ -185,21 +229,23 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
     }
     for process in trace.process_ids() {
         let range = trace.process_events(process);
-        let mut posted: std::collections::HashMap<std::num::NonZeroU32, EventIdx> = std::collections::HashMap::new();
+        let mut posted: std::collections::HashMap<std::num::NonZeroU32, EventIdx> =
+            std::collections::HashMap::new();
         for i in range.clone() {
             let v = EventIdx(i as u32);
             match (e.kind()[i], e.request()[i]) {
                 (EventKind::RecvPost, Some(r)) => {
                     posted.insert(r, v);
                 }
-                (EventKind::MsgArr, Some(r)) => {
-                    if posted.remove(&r).is_none() {
-                        out.push(Diagnostic::new(
-                            DiagnosticKind::UnmatchedRequest,
-                            vec![v],
-                            format!("{} completes request {r}, which was never posted", describe(v)),
-                        ));
-                    }
+                (EventKind::MsgArr, Some(r)) if posted.remove(&r).is_none() => {
+                    out.push(Diagnostic::new(
+                        DiagnosticKind::UnmatchedRequest,
+                        vec![v],
+                        format!(
+                            "{} completes request {r}, which was never posted",
+                            describe(v)
+                        ),
+                    ));
                 }
                 _ => {}
             }
@@ -207,7 +253,11 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
         let mut left: Vec<EventIdx> = posted.into_values().collect();
         left.sort();
         for v in left {
-            out.push(Diagnostic::new(DiagnosticKind::UnmatchedRequest, vec![v], format!("{} is never completed", describe(v))));
+            out.push(Diagnostic::new(
+                DiagnosticKind::UnmatchedRequest,
+                vec![v],
+                format!("{} is never completed", describe(v)),
+            ));
         }
         let mut stack: Vec<(RegionId, EventIdx)> = Vec::new();
         let (mut inits, mut exits) = (0, 0);
@@ -218,11 +268,18 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
                 out.push(Diagnostic::new(
                     DiagnosticKind::OutOfOrder,
                     vec![EventIdx(i as u32 - 1), v],
-                    format!("{} is earlier than the event recorded before it", describe(v)),
+                    format!(
+                        "{} is earlier than the event recorded before it",
+                        describe(v)
+                    ),
                 ));
             }
             if exited {
-                out.push(Diagnostic::new(DiagnosticKind::EventAfterExit, vec![v], format!("{} comes after proc_exit", describe(v))));
+                out.push(Diagnostic::new(
+                    DiagnosticKind::EventAfterExit,
+                    vec![v],
+                    format!("{} comes after proc_exit", describe(v)),
+                ));
             }
             match (e.kind()[i], e.region()[i]) {
                 (EventKind::ProcInit, _) => {
@@ -231,7 +288,10 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
                         out.push(Diagnostic::new(
                             DiagnosticKind::EventBeforeInit,
                             vec![EventIdx(range.start as u32)],
-                            format!("{} comes before proc_init", describe(EventIdx(range.start as u32))),
+                            format!(
+                                "{} comes before proc_init",
+                                describe(EventIdx(range.start as u32))
+                            ),
                         ));
                     }
                 }
@@ -240,7 +300,8 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
                     exited = true;
                 }
                 (EventKind::Enter, Some(r)) => stack.push((r, v)),
-                (EventKind::Leave, Some(r)) => match stack.iter().rposition(|&(open, _)| open == r) {
+                (EventKind::Leave, Some(r)) => match stack.iter().rposition(|&(open, _)| open == r)
+                {
                     Some(pos) => stack.truncate(pos),
                     None => out.push(Diagnostic::new(
                         DiagnosticKind::LeaveWithoutEnter,
@@ -256,19 +317,30 @@ pub fn validate(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph, option
             out.push(Diagnostic::new(
                 DiagnosticKind::DuplicateInitOrExit,
                 vec![first],
-                format!("process {} has {inits} proc_init and {exits} proc_exit events", process.0),
+                format!(
+                    "process {} has {inits} proc_init and {exits} proc_exit events",
+                    process.0
+                ),
             ));
         }
         for (region, enter) in stack {
-            let name = trace.regions.get(region.index()).map_or("?", |r| r.name.as_str());
+            let name = trace
+                .regions
+                .get(region.index())
+                .map_or("?", |r| r.name.as_str());
             out.push(Diagnostic::new(
                 DiagnosticKind::UnclosedRegion,
                 vec![enter],
-                format!("region {name:?} entered by {} is never left", describe(enter)),
+                format!(
+                    "region {name:?} entered by {} is never left",
+                    describe(enter)
+                ),
             ));
         }
         for v in graph.program(process) {
-            let completed = graph.next(v).is_some_and(|next| e.kind()[next.index()] == EventKind::MsgArr);
+            let completed = graph
+                .next(v)
+                .is_some_and(|next| e.kind()[next.index()] == EventKind::MsgArr);
             if e.kind()[v.index()] == EventKind::RecvCall && !completed {
                 out.push(Diagnostic::new(
                     DiagnosticKind::ReceiveNeverCompleted,

@@ -59,7 +59,10 @@ fn call_intervals(trace: &Trace) -> Vec<Option<(u64, u64)>> {
         for i in trace.process_events(process) {
             match (e.kind()[i], e.region()[i]) {
                 (EventKind::Enter, Some(r)) => {
-                    let communication = trace.regions.get(r.index()).is_some_and(|r| r.role == RegionRole::Communication);
+                    let communication = trace
+                        .regions
+                        .get(r.index())
+                        .is_some_and(|r| r.role == RegionRole::Communication);
                     stack.push((if communication { i } else { usize::MAX }, Vec::new()));
                 }
                 (EventKind::Leave, Some(_)) => {
@@ -90,7 +93,9 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
     let e = &trace.events;
     let calls = call_intervals(trace);
     let region_name = |v: EventIdx| {
-        cx.attribution.region[v.index()].and_then(|r| trace.regions.get(r.index())).map(|r| r.name.clone())
+        cx.attribution.region[v.index()]
+            .and_then(|r| trace.regions.get(r.index()))
+            .map(|r| r.name.clone())
     };
     let mut out = Vec::new();
     // Non-blocking receives completed in one wait call (a `Waitall`) are charged once, with the
@@ -102,7 +107,8 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
         let (send_enter, send_leave) = calls[s].unwrap_or((send_time, send_time));
         let completion = cx.graph.time(m.arrival).0;
         let call = cx.graph.prev(m.arrival).filter(|&p| {
-            cx.graph.in_edge(m.arrival) == ProgramEdge::Blocked && e.kind()[p.index()] == EventKind::RecvCall
+            cx.graph.in_edge(m.arrival) == ProgramEdge::Blocked
+                && e.kind()[p.index()] == EventKind::RecvCall
         });
         let recv_enter = match (call, calls[r]) {
             (Some(call), _) => e.time()[call.index()].0,
@@ -121,7 +127,9 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
                 time: late_sender as f64,
                 region: region_name(m.arrival),
             };
-            let slot = multi.entry((e.process()[r], enter, leave)).or_insert_with(|| candidate.clone());
+            let slot = multi
+                .entry((e.process()[r], enter, leave))
+                .or_insert_with(|| candidate.clone());
             if candidate.time > slot.time {
                 *slot = candidate;
             }
@@ -132,7 +140,9 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
                 event: m.arrival,
                 cause: m.send,
                 time: late_sender as f64,
-                region: call.and_then(region_name).or_else(|| region_name(m.arrival)),
+                region: call
+                    .and_then(region_name)
+                    .or_else(|| region_name(m.arrival)),
             });
         }
         if send_leave > recv_enter && recv_enter > send_enter {
@@ -161,24 +171,36 @@ fn collective_waits(cx: &Context<'_>) -> Vec<WaitState> {
     let mut out = Vec::new();
     for c in crate::collectives::collectives(trace) {
         let region = trace.regions.get(c.region.index()).map(|r| r.name.clone());
-        let latest = |members: &mut dyn Iterator<Item = &(ProcessId, EventIdx, Option<EventIdx>)>| {
-            members.max_by_key(|m| (time(m.1), m.1)).map(|m| m.1)
-        };
+        let latest = |members: &mut dyn Iterator<
+            Item = &(ProcessId, EventIdx, Option<EventIdx>),
+        >| { members.max_by_key(|m| (time(m.1), m.1)).map(|m| m.1) };
         let root_enter = c.members.iter().find(|m| Some(m.0) == c.root).map(|m| m.1);
         for &(process, enter, leave) in &c.members {
             let Some(leave) = leave else { continue };
             let (kind, cause) = match c.role {
-                RegionRole::OneToAll if Some(process) != c.root => (WaitKind::LateBroadcast, root_enter),
-                RegionRole::AllToOne if Some(process) == c.root => {
-                    (WaitKind::EarlyReduce, latest(&mut c.members.iter().filter(|m| Some(m.0) != c.root)))
+                RegionRole::OneToAll if Some(process) != c.root => {
+                    (WaitKind::LateBroadcast, root_enter)
                 }
-                RegionRole::Barrier | RegionRole::AllToAll => (WaitKind::WaitAtCollective, latest(&mut c.members.iter())),
+                RegionRole::AllToOne if Some(process) == c.root => (
+                    WaitKind::EarlyReduce,
+                    latest(&mut c.members.iter().filter(|m| Some(m.0) != c.root)),
+                ),
+                RegionRole::Barrier | RegionRole::AllToAll => {
+                    (WaitKind::WaitAtCollective, latest(&mut c.members.iter()))
+                }
                 _ => continue,
             };
             let Some(cause) = cause else { continue };
             let wait = time(cause).saturating_sub(time(enter));
             if wait > 0 {
-                out.push(WaitState { kind, process, event: leave, cause, time: wait as f64, region: region.clone() });
+                out.push(WaitState {
+                    kind,
+                    process,
+                    event: leave,
+                    cause,
+                    time: wait as f64,
+                    region: region.clone(),
+                });
             }
         }
     }
@@ -207,20 +229,38 @@ fn sorted(map: HashMap<(String, WaitKind), f64>) -> Vec<(String, WaitKind, f64)>
 }
 
 fn sorted_costs(map: HashMap<(String, String), f64>) -> Vec<(String, String, f64)> {
-    let mut v: Vec<_> = map.into_iter().filter(|(_, t)| *t > 1e-12).map(|((p, r), t)| (p, r, t)).collect();
-    v.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)).then_with(|| a.1.cmp(&b.1)));
+    let mut v: Vec<_> = map
+        .into_iter()
+        .filter(|(_, t)| *t > 1e-12)
+        .map(|((p, r), t)| (p, r, t))
+        .collect();
+    v.sort_by(|a, b| {
+        b.2.total_cmp(&a.2)
+            .then_with(|| a.0.cmp(&b.0))
+            .then_with(|| a.1.cmp(&b.1))
+    });
     v
 }
 
 /// Wait states aggregated, with delay costs.
 pub fn summarize(cx: &Context<'_>) -> WaitSummary {
     let states = wait_states(cx);
-    let name = |p: ProcessId| cx.trace.processes.get(p.index()).map_or_else(|| format!("process {}", p.0), |p| p.name.clone());
+    let name = |p: ProcessId| {
+        cx.trace
+            .processes
+            .get(p.index())
+            .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
+    };
     let mut by_process = HashMap::new();
     let mut by_region = HashMap::new();
     for w in &states {
         *by_process.entry((name(w.process), w.kind)).or_insert(0.0) += w.time;
-        *by_region.entry((w.region.clone().unwrap_or_else(|| "(none)".to_owned()), w.kind)).or_insert(0.0) += w.time;
+        *by_region
+            .entry((
+                w.region.clone().unwrap_or_else(|| "(none)".to_owned()),
+                w.kind,
+            ))
+            .or_insert(0.0) += w.time;
     }
     let (short, long) = delay_costs(cx, &states);
     WaitSummary {
@@ -249,13 +289,21 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
     let trace = cx.trace;
     let e = &trace.events;
     let graph = &cx.graph;
-    let mut late_senders: Vec<&WaitState> = states.iter().filter(|w| w.kind == WaitKind::LateSender).collect();
+    let mut late_senders: Vec<&WaitState> = states
+        .iter()
+        .filter(|w| w.kind == WaitKind::LateSender)
+        .collect();
     late_senders.sort_by_key(|w| std::cmp::Reverse((graph.time(w.event), w.event)));
     let wait_at: HashMap<EventIdx, f64> = late_senders.iter().map(|w| (w.event, w.time)).collect();
     // Downstream cost accumulated at each wait.
     let mut accumulated: HashMap<EventIdx, f64> = HashMap::new();
     let (mut short, mut long) = (CostMap::new(), CostMap::new());
-    let name = |p: ProcessId| trace.processes.get(p.index()).map_or_else(String::new, |p| p.name.clone());
+    let name = |p: ProcessId| {
+        trace
+            .processes
+            .get(p.index())
+            .map_or_else(String::new, |p| p.name.clone())
+    };
     for w in late_senders {
         let (send, waiter) = (w.cause, w.process);
         let causer = e.process()[send.index()];
@@ -265,7 +313,9 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
         let mut cursor = graph.prev(send);
         while let Some(v) = cursor {
             let peer = e.peer()[v.index()];
-            if peer == Some(waiter) && matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr) {
+            if peer == Some(waiter)
+                && matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr)
+            {
                 causer_start = Some(v);
                 waiter_start = cx
                     .pairing
@@ -289,7 +339,8 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
                 }
                 let Some(next) = graph.next(cur) else { break };
                 if graph.in_edge(next) == ProgramEdge::Computation {
-                    *map.entry(callpath(cx, cur)).or_default() += (graph.time(next).0 - graph.time(cur).0) as f64;
+                    *map.entry(callpath(cx, cur)).or_default() +=
+                        (graph.time(next).0 - graph.time(cur).0) as f64;
                 }
                 if let Some(&t) = wait_at.get(&next) {
                     waits.push((next, t));
@@ -301,8 +352,15 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
         let (t_c, inner_waits) = walk(causer_start, send, causer);
         let (t_w, _) = walk(waiter_start, waiter_end, waiter);
         let wc: f64 = inner_waits.iter().map(|(_, t)| t).sum();
-        let d: Vec<(String, f64)> =
-            t_c.iter().map(|(path, &tc)| (path.clone(), (tc - t_w.get(path).copied().unwrap_or(0.0)).max(0.0))).collect();
+        let d: Vec<(String, f64)> = t_c
+            .iter()
+            .map(|(path, &tc)| {
+                (
+                    path.clone(),
+                    (tc - t_w.get(path).copied().unwrap_or(0.0)).max(0.0),
+                )
+            })
+            .collect();
         let big_d: f64 = d.iter().map(|(_, x)| x).sum();
         let denominator = big_d + wc;
         if denominator <= 0.0 {
@@ -336,11 +394,22 @@ pub struct CriticalPathProfile {
 }
 
 /// The Scalasca-style critical-path profile.
-pub fn critical_path_profile(cx: &Context<'_>, analysis: &crate::analysis::Analysis) -> CriticalPathProfile {
+pub fn critical_path_profile(
+    cx: &Context<'_>,
+    analysis: &crate::analysis::Analysis,
+) -> CriticalPathProfile {
     let n = cx.trace.processes.len().max(1) as f64;
     let states = wait_states(cx);
-    let late: f64 = states.iter().filter(|w| w.kind == WaitKind::LateSender).map(|w| w.time).sum();
-    let blocked: f64 = analysis.process_times.iter().map(|p| p.blocked as f64).sum();
+    let late: f64 = states
+        .iter()
+        .filter(|w| w.kind == WaitKind::LateSender)
+        .map(|w| w.time)
+        .sum();
+    let blocked: f64 = analysis
+        .process_times
+        .iter()
+        .map(|p| p.blocked as f64)
+        .sum();
     let cp = &analysis.critical_path;
     CriticalPathProfile {
         computation: cp.computation,
@@ -368,7 +437,8 @@ pub struct Lateness {
 pub fn lateness(cx: &Context<'_>) -> Vec<Lateness> {
     let e = &cx.trace.events;
     let graph = &cx.graph;
-    let is_comm = |v: EventIdx| matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr);
+    let is_comm =
+        |v: EventIdx| matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr);
     let n = graph.len();
     // The latest communication event at or before each vertex on its process.
     let mut last_comm: Vec<Option<EventIdx>> = vec![None; n];
@@ -378,7 +448,12 @@ pub fn lateness(cx: &Context<'_>) -> Vec<Lateness> {
         let local = graph.prev(v).and_then(|p| last_comm[p.index()]);
         if is_comm(v) {
             let sender = graph.message_from(v);
-            let s = [local, sender].into_iter().flatten().filter_map(|p| step[p.index()]).map(|s| s + 1).max();
+            let s = [local, sender]
+                .into_iter()
+                .flatten()
+                .filter_map(|p| step[p.index()])
+                .map(|s| s + 1)
+                .max();
             step[v.index()] = Some(s.unwrap_or(0));
             parents[v.index()] = (local, sender);
             last_comm[v.index()] = Some(v);
@@ -390,10 +465,14 @@ pub fn lateness(cx: &Context<'_>) -> Vec<Lateness> {
     for v in (0..n as u32).map(EventIdx) {
         if let Some(s) = step[v.index()] {
             let t = graph.time(v).0;
-            earliest.entry(s).and_modify(|x| *x = (*x).min(t)).or_insert(t);
+            earliest
+                .entry(s)
+                .and_modify(|x| *x = (*x).min(t))
+                .or_insert(t);
         }
     }
-    let late = |v: EventIdx| step[v.index()].map_or(0.0, |s| (graph.time(v).0 - earliest[&s]) as f64);
+    let late =
+        |v: EventIdx| step[v.index()].map_or(0.0, |s| (graph.time(v).0 - earliest[&s]) as f64);
     (0..n as u32)
         .map(EventIdx)
         .filter_map(|v| {
@@ -401,7 +480,12 @@ pub fn lateness(cx: &Context<'_>) -> Vec<Lateness> {
             let lateness = late(v);
             let (a, b) = parents[v.index()];
             let inherited = [a, b].into_iter().flatten().map(late).fold(0.0, f64::max);
-            Some(Lateness { event: v, step: s, lateness, differential: (lateness - inherited).max(0.0) })
+            Some(Lateness {
+                event: v,
+                step: s,
+                lateness,
+                differential: (lateness - inherited).max(0.0),
+            })
         })
         .collect()
 }

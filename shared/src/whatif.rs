@@ -93,7 +93,12 @@ pub struct WhatIfSegment {
 pub fn observed_weights(cx: &Context<'_>) -> EdgeWeights<f64> {
     let w = EdgeWeights::elapsed(cx.trace, &cx.graph);
     let f = |v: Vec<u64>| v.into_iter().map(|x| x as f64).collect();
-    EdgeWeights { seed: f(w.seed), program: f(w.program), message: f(w.message), collective: f(w.collective) }
+    EdgeWeights {
+        seed: f(w.seed),
+        program: f(w.program),
+        message: f(w.message),
+        collective: f(w.collective),
+    }
 }
 
 /// Applies edits to weights.
@@ -104,7 +109,10 @@ pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]
         for v in (0..cx.graph.len() as u32).map(EventIdx) {
             let i = v.index();
             let send = cx.graph.message_from(v);
-            let computation = cx.graph.prev(v).filter(|_| cx.graph.in_edge(v) == ProgramEdge::Computation);
+            let computation = cx
+                .graph
+                .prev(v)
+                .filter(|_| cx.graph.in_edge(v) == ProgramEdge::Computation);
             match change {
                 Change::AllTransits { transit } if send.is_some() => weights.message[i] = *transit,
                 Change::ScaleTransits { factor } if send.is_some() => weights.message[i] *= factor,
@@ -112,8 +120,12 @@ pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]
                     let size = send.map_or(e.size()[i], |s| e.size()[s.index()].max(e.size()[i]));
                     weights.message[i] = latency + size as f64 / bandwidth;
                 }
-                Change::Transit { arrival, transit } if *arrival == v && send.is_some() => weights.message[i] = *transit,
-                Change::Computation { to, duration } if *to == v && computation.is_some() => weights.program[i] = *duration,
+                Change::Transit { arrival, transit } if *arrival == v && send.is_some() => {
+                    weights.message[i] = *transit
+                }
+                Change::Computation { to, duration } if *to == v && computation.is_some() => {
+                    weights.program[i] = *duration
+                }
                 Change::ScaleRegion { region, factor } => {
                     if let Some(prev) = computation
                         && cx.attribution.region[prev.index()] == Some(*region)
@@ -151,7 +163,12 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
                 SegmentKind::Collective => edited.collective[i],
                 SegmentKind::Computation | SegmentKind::Blocked => edited.program[i],
             };
-            WhatIfSegment { kind: e.kind, from_event: e.from, to_event: e.to, weight }
+            WhatIfSegment {
+                kind: e.kind,
+                from_event: e.from,
+                to_event: e.to,
+                weight,
+            }
         })
         .filter(|s| s.weight > 0.0)
         .collect();
@@ -194,10 +211,17 @@ pub fn slack(cx: &Context<'_>, weights: &EdgeWeights<f64>) -> Slack {
     let mut hub_tail = vec![0.0f64; graph.n_hubs()];
     for &v in order.iter().rev() {
         let i = v.index();
-        let via_next = graph.next(v).map(|w| weights.program[w.index()] + tail[w.index()]);
-        let via_message = arrival_of[i].map(|w: EventIdx| weights.message[w.index()] + tail[w.index()]);
+        let via_next = graph
+            .next(v)
+            .map(|w| weights.program[w.index()] + tail[w.index()]);
+        let via_message =
+            arrival_of[i].map(|w: EventIdx| weights.message[w.index()] + tail[w.index()]);
         let via_hub = graph.hub_from(v).map(|h| hub_tail[h]);
-        tail[i] = via_next.into_iter().chain(via_message).chain(via_hub).fold(0.0, f64::max);
+        tail[i] = via_next
+            .into_iter()
+            .chain(via_message)
+            .chain(via_hub)
+            .fold(0.0, f64::max);
         if let Some(h) = graph.hub_into(v) {
             hub_tail[h] = hub_tail[h].max(weights.collective[i] + tail[i]);
         }
@@ -206,16 +230,24 @@ pub fn slack(cx: &Context<'_>, weights: &EdgeWeights<f64>) -> Slack {
     let program = (0..n)
         .map(|i| {
             let v = EventIdx(i as u32);
-            graph.prev(v).map(|p| length - (forward.dist[p.index()] + weights.program[i] + tail[i]))
+            graph
+                .prev(v)
+                .map(|p| length - (forward.dist[p.index()] + weights.program[i] + tail[i]))
         })
         .collect();
     let message = (0..n)
         .map(|i| {
             let v = EventIdx(i as u32);
-            graph.message_from(v).map(|s| length - (forward.dist[s.index()] + weights.message[i] + tail[i]))
+            graph
+                .message_from(v)
+                .map(|s| length - (forward.dist[s.index()] + weights.message[i] + tail[i]))
         })
         .collect();
-    Slack { program, message, length }
+    Slack {
+        program,
+        message,
+        length,
+    }
 }
 
 /// A scenario could not be read.
@@ -232,8 +264,15 @@ pub struct ScenarioError {
 /// `transit=V`, `transit*F`, `latency=L,bandwidth=B`, `message=EVENT:transit=V`,
 /// `edge=EVENT:duration=V`, `region=NAME*F`, `phase=NAME*F`.
 pub fn parse_scenario(text: &str, cx: &Context<'_>) -> Result<Vec<Change>, ScenarioError> {
-    let err = |message: String| ScenarioError { scenario: text.to_owned(), message };
-    let number = |s: &str| s.trim().parse::<f64>().map_err(|_| err(format!("{s:?} is not a number")));
+    let err = |message: String| ScenarioError {
+        scenario: text.to_owned(),
+        message,
+    };
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| err(format!("{s:?} is not a number")))
+    };
     let event = |s: &str| {
         s.trim()
             .parse::<u32>()
@@ -245,35 +284,61 @@ pub fn parse_scenario(text: &str, cx: &Context<'_>) -> Result<Vec<Change>, Scena
     let mut changes = Vec::new();
     for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
         let change = if let Some(v) = part.strip_prefix("transit=") {
-            Change::AllTransits { transit: number(v)? }
+            Change::AllTransits {
+                transit: number(v)?,
+            }
         } else if let Some(f) = part.strip_prefix("transit*") {
             Change::ScaleTransits { factor: number(f)? }
         } else if let Some(rest) = part.strip_prefix("latency=") {
-            let (latency, bandwidth) =
-                rest.split_once(",bandwidth=").ok_or_else(|| err("expected latency=L,bandwidth=B".to_owned()))?;
-            Change::Network { latency: number(latency)?, bandwidth: number(bandwidth)? }
+            let (latency, bandwidth) = rest
+                .split_once(",bandwidth=")
+                .ok_or_else(|| err("expected latency=L,bandwidth=B".to_owned()))?;
+            Change::Network {
+                latency: number(latency)?,
+                bandwidth: number(bandwidth)?,
+            }
         } else if let Some(rest) = part.strip_prefix("message=") {
-            let (e, v) = rest.split_once(":transit=").ok_or_else(|| err("expected message=EVENT:transit=V".to_owned()))?;
+            let (e, v) = rest
+                .split_once(":transit=")
+                .ok_or_else(|| err("expected message=EVENT:transit=V".to_owned()))?;
             let arrival = event(e)?;
             if cx.trace.events.kind()[arrival.index()] != EventKind::MsgArr {
                 return Err(err(format!("event {} is not a message arrival", arrival.0)));
             }
-            Change::Transit { arrival, transit: number(v)? }
+            Change::Transit {
+                arrival,
+                transit: number(v)?,
+            }
         } else if let Some(rest) = part.strip_prefix("edge=") {
-            let (e, v) = rest.split_once(":duration=").ok_or_else(|| err("expected edge=EVENT:duration=V".to_owned()))?;
-            Change::Computation { to: event(e)?, duration: number(v)? }
+            let (e, v) = rest
+                .split_once(":duration=")
+                .ok_or_else(|| err("expected edge=EVENT:duration=V".to_owned()))?;
+            Change::Computation {
+                to: event(e)?,
+                duration: number(v)?,
+            }
         } else if let Some(rest) = part.strip_prefix("region=") {
-            let (name, f) = rest.rsplit_once('*').ok_or_else(|| err("expected region=NAME*F".to_owned()))?;
+            let (name, f) = rest
+                .rsplit_once('*')
+                .ok_or_else(|| err("expected region=NAME*F".to_owned()))?;
             let region = cx
                 .trace
                 .regions
                 .iter()
                 .position(|r| r.name == name)
                 .ok_or_else(|| err(format!("no region {name:?}")))?;
-            Change::ScaleRegion { region: RegionId(region as u32), factor: number(f)? }
+            Change::ScaleRegion {
+                region: RegionId(region as u32),
+                factor: number(f)?,
+            }
         } else if let Some(rest) = part.strip_prefix("phase=") {
-            let (name, f) = rest.rsplit_once('*').ok_or_else(|| err("expected phase=NAME*F".to_owned()))?;
-            Change::ScalePhase { phase: name.to_owned(), factor: number(f)? }
+            let (name, f) = rest
+                .rsplit_once('*')
+                .ok_or_else(|| err("expected phase=NAME*F".to_owned()))?;
+            Change::ScalePhase {
+                phase: name.to_owned(),
+                factor: number(f)?,
+            }
         } else {
             return Err(err(format!(
                 "unknown edit {part:?}; expected transit=V, transit*F, latency=L,bandwidth=B, message=EVENT:transit=V, edge=EVENT:duration=V, region=NAME*F or phase=NAME*F"

@@ -15,8 +15,15 @@ pub struct VirtualClock {
 impl VirtualClock {
     /// A clock at `clock_hz` (a zero frequency is taken as the default 20 MHz).
     pub fn new(clock_hz: u64) -> VirtualClock {
-        let clock_hz = if clock_hz == 0 { DEFAULT_CLOCK_HZ } else { clock_hz };
-        VirtualClock { clock_hz, cycles: 0 }
+        let clock_hz = if clock_hz == 0 {
+            DEFAULT_CLOCK_HZ
+        } else {
+            clock_hz
+        };
+        VirtualClock {
+            clock_hz,
+            cycles: 0,
+        }
     }
 
     /// Advances the clock by `cycles` processor cycles.

@@ -28,7 +28,9 @@ fn main() -> anyhow::Result<()> {
         ["serve", rest @ ..] => serve(rest),
         ["test"] => test(),
         _ => {
-            eprintln!("usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug]>");
+            eprintln!(
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug]>"
+            );
             bail!("unknown command {args:?}")
         }
     }
@@ -36,7 +38,10 @@ fn main() -> anyhow::Result<()> {
 
 /// The workspace root.
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// Runs a command in `dir`, failing with its command line when it fails.
@@ -56,20 +61,35 @@ fn run(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> anyho
 
 /// Whether a program can be started.
 fn has_program(program: &str) -> bool {
-    Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
 /// Installs Debian packages with apt-get (directly as root, otherwise through sudo).
 fn apt_install(packages: &[&str]) -> anyhow::Result<()> {
-    let (program, prefix): (&str, &[&str]) = if is_root() { ("apt-get", &[]) } else { ("sudo", &["-n", "apt-get"]) };
+    let (program, prefix): (&str, &[&str]) = if is_root() {
+        ("apt-get", &[])
+    } else {
+        ("sudo", &["-n", "apt-get"])
+    };
     let env = [("DEBIAN_FRONTEND", "noninteractive")];
     let update: Vec<&str> = prefix.iter().copied().chain(["update", "-qq"]).collect();
     run(Path::new("/"), program, &update, &env)?;
-    let install: Vec<&str> = prefix.iter().copied().chain(["install", "-y", "-qq"]).chain(packages.iter().copied()).collect();
+    let install: Vec<&str> = prefix
+        .iter()
+        .copied()
+        .chain(["install", "-y", "-qq"])
+        .chain(packages.iter().copied())
+        .collect();
     run(Path::new("/"), program, &install, &env)
 }
 
@@ -92,7 +112,12 @@ fn ensure_node_modules(root: &Path) -> anyhow::Result<()> {
     if matches!((modified(&stamp), modified(&lock)), (Some(s), Some(l)) if s >= l) {
         return Ok(());
     }
-    run(&dir, "npm", &["ci", "--no-audit", "--no-fund"], &[("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")])
+    run(
+        &dir,
+        "npm",
+        &["ci", "--no-audit", "--no-fund"],
+        &[("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")],
+    )
 }
 
 /// Debian's Chromium at /usr/bin/chromium.
@@ -117,10 +142,28 @@ fn serve(args: &[&str]) -> anyhow::Result<()> {
     }
     ensure_node_modules(&root)?;
     let site = site::build(&root, site::Profile::Release)?;
-    run(&root, "cargo", &["build", "--release", "--locked", "-p", "server", "--bin", "tracescope"], &[])?;
+    run(
+        &root,
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "server",
+            "--bin",
+            "tracescope",
+        ],
+        &[],
+    )?;
     let site = site.to_string_lossy().into_owned();
     let bin = root.join("target/release/tracescope");
-    run(&root, &bin.to_string_lossy(), &["serve", "--addr", addr, "--db", db, "--site", &site], &[])
+    run(
+        &root,
+        &bin.to_string_lossy(),
+        &["serve", "--addr", addr, "--db", db, "--site", &site],
+        &[],
+    )
 }
 
 fn test() -> anyhow::Result<()> {
@@ -163,10 +206,18 @@ fn test() -> anyhow::Result<()> {
         ("TRACESCOPE_SITE", site.as_str()),
         ("PORT", port.as_str()),
     ];
-    run(&root.join("playwright-tests"), "npx", &["playwright", "test"], &envs)?;
+    run(
+        &root.join("playwright-tests"),
+        "npx",
+        &["playwright", "test"],
+        &envs,
+    )?;
     stage("playwright", t);
 
-    eprintln!("xtask: every test passed in {:.0} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "xtask: every test passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     for (name, secs) in stages {
         eprintln!("xtask:   {secs:>6.1} s  {name}");
     }

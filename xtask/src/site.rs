@@ -38,8 +38,26 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
         Profile::Debug => ("dev", "debug"),
         Profile::Release => ("wasm-release", "wasm-release"),
     };
-    run(root, "cargo", &["build", "--locked", "-p", "frontend", "--target", TARGET, "--profile", cargo_profile], &[])?;
-    let wasm = root.join("target").join(TARGET).join(out_dir).join("frontend.wasm");
+    run(
+        root,
+        "cargo",
+        &[
+            "build",
+            "--locked",
+            "-p",
+            "frontend",
+            "--target",
+            TARGET,
+            "--profile",
+            cargo_profile,
+        ],
+        &[],
+    )?;
+    let wasm = root
+        .join("target")
+        .join(TARGET)
+        .join(out_dir)
+        .join("frontend.wasm");
     let site = root.join("target/site");
     let pkg = site.join("pkg");
     let _ = std::fs::remove_dir_all(&site);
@@ -47,7 +65,14 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
     run(
         root,
         &wasm_bindgen.to_string_lossy(),
-        &["--target", "web", "--no-typescript", "--out-dir", &pkg.to_string_lossy(), &wasm.to_string_lossy()],
+        &[
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-dir",
+            &pkg.to_string_lossy(),
+            &wasm.to_string_lossy(),
+        ],
         &[],
     )?;
     let bg = pkg.join("frontend_bg.wasm");
@@ -59,14 +84,17 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
             args.extend_from_slice(WASM_OPT_FEATURES);
             run(root, &wasm_opt.to_string_lossy(), &args, &[])?;
         } else {
-            eprintln!("xtask: wasm-opt not installed (npm ci in playwright-tests/); shipping the unoptimised wasm");
+            eprintln!(
+                "xtask: wasm-opt not installed (npm ci in playwright-tests/); shipping the unoptimised wasm"
+            );
         }
     }
     for entry in std::fs::read_dir(root.join("static")).context("reading static/")? {
         let path = entry?.path();
         if path.is_file() {
             let name = path.file_name().context("file name")?;
-            std::fs::copy(&path, site.join(name)).with_context(|| format!("copying {}", path.display()))?;
+            std::fs::copy(&path, site.join(name))
+                .with_context(|| format!("copying {}", path.display()))?;
         }
     }
     report_size(&bg)?;
@@ -79,14 +107,26 @@ fn report_size(path: &Path) -> anyhow::Result<()> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&bytes)?;
     let gz = gz.finish()?;
-    eprintln!("xtask: {} is {} bytes ({} gzipped)", path.display(), bytes.len(), gz.len());
+    eprintln!(
+        "xtask: {} is {} bytes ({} gzipped)",
+        path.display(),
+        bytes.len(),
+        gz.len()
+    );
     Ok(())
 }
 
 /// Adds the wasm32 target with rustup when it is missing.
 fn ensure_wasm_target(root: &Path) -> anyhow::Result<()> {
-    let out = std::process::Command::new("rustup").args(["target", "list", "--installed"]).current_dir(root).output();
-    let installed = out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == TARGET));
+    let out = std::process::Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .current_dir(root)
+        .output();
+    let installed = out.is_ok_and(|o| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .any(|l| l.trim() == TARGET)
+    });
     if !installed {
         run(root, "rustup", &["target", "add", TARGET], &[])?;
     }
@@ -98,7 +138,11 @@ pub fn locked_version(lock: &str, package: &str) -> Option<String> {
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
         if line.trim() == format!("name = \"{package}\"") {
-            let version = lines.next()?.trim().strip_prefix("version = \"")?.strip_suffix('"')?;
+            let version = lines
+                .next()?
+                .trim()
+                .strip_prefix("version = \"")?
+                .strip_suffix('"')?;
             return Some(version.to_owned());
         }
     }
@@ -116,7 +160,9 @@ fn ensure_wasm_bindgen(root: &Path) -> anyhow::Result<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
         .context("neither CARGO_HOME nor HOME is set")?;
-    let tool_root = cargo_home.join("tools").join(format!("wasm-bindgen-{version}"));
+    let tool_root = cargo_home
+        .join("tools")
+        .join(format!("wasm-bindgen-{version}"));
     let bin = tool_root.join("bin/wasm-bindgen");
     let has_version = std::process::Command::new(&bin)
         .arg("--version")
@@ -126,7 +172,14 @@ fn ensure_wasm_bindgen(root: &Path) -> anyhow::Result<PathBuf> {
         return Ok(bin);
     }
     let tool_root_str = tool_root.to_string_lossy().into_owned();
-    let args = ["install", "wasm-bindgen-cli", "--version", &version, "--root", &tool_root_str];
+    let args = [
+        "install",
+        "wasm-bindgen-cli",
+        "--version",
+        &version,
+        "--root",
+        &tool_root_str,
+    ];
     let locked: Vec<&str> = args.iter().copied().chain(["--locked"]).collect();
     // The registry mirror can lack a version the CLI's own lock file pins; then resolve afresh.
     if run(root, "cargo", &locked, &[]).is_err() {
@@ -143,7 +196,10 @@ mod tests {
     #[test]
     fn locked_version_reads_the_package_line_after_the_name() {
         let lock = "[[package]]\nname = \"wasm-bindgen-macro\"\nversion = \"9.9.9\"\n\n[[package]]\nname = \"wasm-bindgen\"\nversion = \"0.2.130\"\n";
-        assert_eq!(locked_version(lock, "wasm-bindgen").as_deref(), Some("0.2.130"));
+        assert_eq!(
+            locked_version(lock, "wasm-bindgen").as_deref(),
+            Some("0.2.130")
+        );
         assert_eq!(locked_version(lock, "leptos"), None);
     }
 

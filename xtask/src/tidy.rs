@@ -31,7 +31,10 @@ mod tests {
     }
 
     fn crates_depending_on(dep: &str) -> Vec<&'static str> {
-        CRATES.into_iter().filter(|k| dependencies(k).iter().any(|d| d == dep)).collect()
+        CRATES
+            .into_iter()
+            .filter(|k| dependencies(k).iter().any(|d| d == dep))
+            .collect()
     }
 
     #[test]
@@ -50,7 +53,10 @@ mod tests {
 
     #[test]
     fn only_the_simulator_wrapper_and_the_frontend_know_wasm_bindgen() {
-        assert_eq!(crates_depending_on("wasm-bindgen"), ["frontend", "simulator-wasm"]);
+        assert_eq!(
+            crates_depending_on("wasm-bindgen"),
+            ["frontend", "simulator-wasm"]
+        );
         let core = root().join("simulator-wasm/src");
         for entry in std::fs::read_dir(&core).expect("simulator-wasm/src") {
             let path = entry.expect("entry").path();
@@ -58,7 +64,11 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(&path).expect("source");
-            assert!(!text.contains("wasm_bindgen"), "{} is core and must not use wasm_bindgen", path.display());
+            assert!(
+                !text.contains("wasm_bindgen"),
+                "{} is core and must not use wasm_bindgen",
+                path.display()
+            );
         }
     }
 
@@ -67,14 +77,24 @@ mod tests {
         assert!(read("Cargo.toml").contains("unsafe_code = \"deny\""));
         for krate in CRATES {
             let manifest = read(&format!("{krate}/Cargo.toml"));
-            assert!(manifest.contains("[lints]\nworkspace = true"), "{krate} inherits [workspace.lints]");
+            assert!(
+                manifest.contains("[lints]\nworkspace = true"),
+                "{krate} inherits [workspace.lints]"
+            );
         }
     }
 
     #[test]
     fn the_model_keeps_time_as_integers() {
-        for file in ["shared/src/model.rs", "shared/src/states.rs", "shared/src/pairing.rs"] {
-            assert!(!read(file).contains("f64"), "{file} must keep time in integer ticks");
+        for file in [
+            "shared/src/model.rs",
+            "shared/src/states.rs",
+            "shared/src/pairing.rs",
+        ] {
+            assert!(
+                !read(file).contains("f64"),
+                "{file} must keep time in integer ticks"
+            );
         }
     }
 
@@ -83,10 +103,20 @@ mod tests {
         let readme = read("README.md");
         let ci = read(".ci/run");
         let command = "cargo xtask test";
-        assert!(readme.contains(&format!("```sh\n{command}\n```")), "README shows `{command}`");
-        let lines: Vec<&str> =
-            ci.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("set ")).collect();
-        assert_eq!(lines.last().copied(), Some(command), ".ci/run ends with the README's test command");
+        assert!(
+            readme.contains(&format!("```sh\n{command}\n```")),
+            "README shows `{command}`"
+        );
+        let lines: Vec<&str> = ci
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("set "))
+            .collect();
+        assert_eq!(
+            lines.last().copied(),
+            Some(command),
+            ".ci/run ends with the README's test command"
+        );
         assert!(
             lines.iter().all(|l| *l == command || l.starts_with("cd ")),
             ".ci/run does nothing but the README's test command: {lines:?}"
@@ -97,10 +127,17 @@ mod tests {
     fn migrations_have_their_readme_and_numbered_files() {
         assert!(read("migrations/README.md").contains("Never edit an applied migration"));
         for entry in std::fs::read_dir(root().join("migrations")).expect("migrations/") {
-            let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+            let name = entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
             if name.ends_with(".sql") {
                 let number = name.split('_').next().unwrap_or_default();
-                assert!(number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()), "{name} starts with NNNN_");
+                assert!(
+                    number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()),
+                    "{name} starts with NNNN_"
+                );
             }
         }
         assert!(Path::new(&root().join("migrations/0001_runs.sql")).exists());

@@ -37,7 +37,11 @@ pub fn HomePage() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         set_dragging.set(false);
-        if let Some(file) = ev.data_transfer().and_then(|dt| dt.files()).and_then(|files| files.get(0)) {
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|dt| dt.files())
+            .and_then(|files| files.get(0))
+        {
             upload(file);
         }
     };

@@ -38,8 +38,12 @@ impl AppError {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
-            AppError::PayloadTooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
-            AppError::Sqlx(_) | AppError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            AppError::PayloadTooLarge { .. } => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
+            }
+            AppError::Sqlx(_) | AppError::Internal(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal")
+            }
         }
     }
 }
@@ -57,7 +61,11 @@ impl IntoResponse for AppError {
             AppError::InvalidTrace(e) => Some(e.clone()),
             _ => None,
         };
-        let body = ApiError { code: code.to_owned(), message: self.to_string(), trace_error };
+        let body = ApiError {
+            code: code.to_owned(),
+            message: self.to_string(),
+            trace_error,
+        };
         (status, Json(body)).into_response()
     }
 }

@@ -25,7 +25,9 @@ pub fn router(state: &AppState) -> axum::Router<AppState> {
     axum::Router::new()
         .route(
             "/runs",
-            get(list_runs).post(create_run).layer(DefaultBodyLimit::max(state.max_upload_bytes)),
+            get(list_runs)
+                .post(create_run)
+                .layer(DefaultBodyLimit::max(state.max_upload_bytes)),
         )
         .route("/runs/{id}", get(get_run))
 }
@@ -45,7 +47,10 @@ pub fn new_run_id() -> Result<String, AppError> {
 }
 
 fn is_run_id(id: &str) -> bool {
-    id.len() == 22 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    id.len() == 22
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
@@ -80,7 +85,9 @@ async fn create_run(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<CreatedRun>), AppError> {
     let body = body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => AppError::PayloadTooLarge { limit: state.max_upload_bytes },
+        StatusCode::PAYLOAD_TOO_LARGE => AppError::PayloadTooLarge {
+            limit: state.max_upload_bytes,
+        },
         _ => AppError::BadRequest(rejection.body_text()),
     })?;
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
@@ -101,23 +108,35 @@ async fn create_run(
         model_json_gz: &prepared.model_json_gz,
     };
     db::insert_run(&state.pool, &new_run).await?;
-    let run = RunInfo { id: id.clone(), created_ms, source_bytes, summary: prepared.summary };
+    let run = RunInfo {
+        id: id.clone(),
+        created_ms,
+        source_bytes,
+        summary: prepared.summary,
+    };
     Ok((StatusCode::CREATED, Json(CreatedRun { id, run })))
 }
 
 async fn list_runs(State(state): State<AppState>) -> Result<Json<RunList>, AppError> {
-    Ok(Json(RunList { runs: db::list_runs(&state.pool, 200).await? }))
+    Ok(Json(RunList {
+        runs: db::list_runs(&state.pool, 200).await?,
+    }))
 }
 
 /// One run with its model. The stored model JSON is spliced into the answer as is, so a large
 /// trace is never parsed and re-serialized to be served.
-async fn get_run(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, AppError> {
+async fn get_run(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
     let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
     if !is_run_id(&id) {
         return Err(not_found());
     }
     let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
-    let model_gz = db::get_model_json_gz(&state.pool, &id).await?.ok_or_else(not_found)?;
+    let model_gz = db::get_model_json_gz(&state.pool, &id)
+        .await?
+        .ok_or_else(not_found)?;
     let mut model_json = String::new();
     GzDecoder::new(model_gz.as_slice())
         .read_to_string(&mut model_json)

@@ -21,9 +21,22 @@ impl TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let site_dir = dir.path().join("site");
         std::fs::create_dir_all(&site_dir).expect("site dir");
-        std::fs::write(site_dir.join("index.html"), "<!doctype html><title>Tracescope</title>").expect("index");
-        let pool = db::open(&dir.path().join("data/test.db")).await.expect("database opens");
-        TestServer { dir, state: AppState { pool, site_dir, max_upload_bytes } }
+        std::fs::write(
+            site_dir.join("index.html"),
+            "<!doctype html><title>Tracescope</title>",
+        )
+        .expect("index");
+        let pool = db::open(&dir.path().join("data/test.db"))
+            .await
+            .expect("database opens");
+        TestServer {
+            dir,
+            state: AppState {
+                pool,
+                site_dir,
+                max_upload_bytes,
+            },
+        }
     }
 
     fn app(&self) -> Router {
@@ -33,12 +46,19 @@ impl TestServer {
     async fn send(&self, req: Request<Body>) -> (StatusCode, Vec<u8>) {
         let res = self.app().oneshot(req).await.expect("infallible service");
         let status = res.status();
-        let body = res.into_body().collect().await.expect("body").to_bytes().to_vec();
+        let body = res
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes()
+            .to_vec();
         (status, body)
     }
 
     async fn get(&self, uri: &str) -> (StatusCode, Vec<u8>) {
-        self.send(Request::get(uri).body(Body::empty()).expect("request")).await
+        self.send(Request::get(uri).body(Body::empty()).expect("request"))
+            .await
     }
 
     async fn upload(&self, name: &str, bytes: Vec<u8>) -> (StatusCode, Vec<u8>) {
@@ -55,7 +75,8 @@ impl TestServer {
 }
 
 fn json<T: serde::de::DeserializeOwned>(body: &[u8]) -> T {
-    serde_json::from_slice(body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)))
+    serde_json::from_slice(body)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)))
 }
 
 fn worked_example() -> Vec<u8> {
@@ -74,22 +95,35 @@ async fn health_answers_ok() {
 async fn uploaded_run_is_listed_and_served_with_its_model() {
     let server = TestServer::new(1 << 20).await;
     let (status, body) = server.upload("t4.json", worked_example()).await;
-    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
     let created: CreatedRun = json(&body);
     assert_eq!(created.id.len(), 22);
-    assert_eq!((created.run.summary.processes, created.run.summary.messages), (2, 3));
+    assert_eq!(
+        (created.run.summary.processes, created.run.summary.messages),
+        (2, 3)
+    );
 
     let (status, body) = server.get("/api/runs").await;
     assert_eq!(status, StatusCode::OK);
     let list: RunList = json(&body);
     assert_eq!(list.runs.len(), 1);
     assert_eq!(list.runs[0].id, created.id);
-    assert_eq!(list.runs[0].summary.name, "T4 worked example (Jiang 1990, Fig. 3.2, two processes)");
+    assert_eq!(
+        list.runs[0].summary.name,
+        "T4 worked example (Jiang 1990, Fig. 3.2, two processes)"
+    );
 
     let (status, body) = server.get(&format!("/api/runs/{}", created.id)).await;
     assert_eq!(status, StatusCode::OK);
     let detail: RunDetail = json(&body);
-    let expected = shared::import::import(&worked_example(), None, "t4.json").expect("parses").trace;
+    let expected = shared::import::import(&worked_example(), None, "t4.json")
+        .expect("parses")
+        .trace;
     assert_eq!(detail.trace, expected);
     assert_eq!(detail.run, created.run);
 }
@@ -102,7 +136,9 @@ async fn malformed_upload_is_422_with_the_position_and_stores_nothing() {
 
     let mut bad = worked_example();
     let text = String::from_utf8(bad.clone()).expect("utf-8");
-    let at = text.find("\"to\": 1, \"tag\": 1").expect("m1's destination");
+    let at = text
+        .find("\"to\": 1, \"tag\": 1")
+        .expect("m1's destination");
     bad.splice(at..at + 7, b"\"to\": 9".iter().copied());
     let (status, body) = server.upload("bad.json", bad).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -111,8 +147,16 @@ async fn malformed_upload_is_422_with_the_position_and_stores_nothing() {
     let trace_error = error.trace_error.expect("the parser's position");
     assert_eq!(trace_error.line, 15);
     assert!(error.message.contains("line 15"), "{}", error.message);
-    assert!(error.message.contains("process 9 does not exist"), "{}", error.message);
-    assert_eq!(server.run_count().await, 1, "the bad upload stored nothing and lost nothing");
+    assert!(
+        error.message.contains("process 9 does not exist"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        server.run_count().await,
+        1,
+        "the bad upload stored nothing and lost nothing"
+    );
 }
 
 #[tokio::test]
@@ -129,7 +173,11 @@ async fn upload_over_the_limit_is_413_in_the_error_shape() {
 #[tokio::test]
 async fn unknown_runs_and_api_routes_are_json_404s() {
     let server = TestServer::new(1 << 20).await;
-    for uri in ["/api/runs/AAAAAAAAAAAAAAAAAAAAAA", "/api/runs/not-an-id", "/api/nothing-here"] {
+    for uri in [
+        "/api/runs/AAAAAAAAAAAAAAAAAAAAAA",
+        "/api/runs/not-an-id",
+        "/api/nothing-here",
+    ] {
         let (status, body) = server.get(uri).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{uri}");
         assert_eq!(json::<ApiError>(&body).code, "not_found", "{uri}");
@@ -142,7 +190,10 @@ async fn client_routes_fall_back_to_the_app() {
     for uri in ["/", "/runs/AAAAAAAAAAAAAAAAAAAAAA"] {
         let (status, body) = server.get(uri).await;
         assert_eq!(status, StatusCode::OK, "{uri}");
-        assert!(String::from_utf8_lossy(&body).contains("<title>Tracescope</title>"), "{uri}");
+        assert!(
+            String::from_utf8_lossy(&body).contains("<title>Tracescope</title>"),
+            "{uri}"
+        );
     }
 }
 
@@ -155,10 +206,19 @@ async fn runs_survive_reopening_the_database_in_wal_mode() {
     server.state.pool.close().await;
 
     let pool = db::open(&path).await.expect("reopens");
-    let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&pool).await.expect("pragma");
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&pool)
+        .await
+        .expect("pragma");
     assert_eq!(mode, "wal");
-    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(&pool).await.expect("pragma");
+    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(&pool)
+        .await
+        .expect("pragma");
     assert_eq!(fk, 1);
-    let run = db::get_run(&pool, &created.id).await.expect("query").expect("the run is still there");
+    let run = db::get_run(&pool, &created.id)
+        .await
+        .expect("query")
+        .expect("the run is still there");
     assert_eq!(run.summary.events, 13);
 }

@@ -5,14 +5,21 @@ use std::process::Command;
 use crate::shared_data;
 
 fn tracescope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tracescope")).args(args).output().expect("tracescope runs")
+    Command::new(env!("CARGO_BIN_EXE_tracescope"))
+        .args(args)
+        .output()
+        .expect("tracescope runs")
 }
 
 #[test]
 fn analyze_json_is_a_stable_object_with_named_counts() {
     let path = shared_data("t4-worked-example.json");
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!(report["format"], "tracescope-json");
     assert_eq!(report["nodes"], 2);
@@ -25,11 +32,17 @@ fn analyze_json_is_a_stable_object_with_named_counts() {
     assert_eq!(report["execution_time"], 69);
     assert_eq!(report["total_computation"], 85.0);
     assert_eq!(report["critical_path"]["length"], 69);
-    assert_eq!(report["critical_path"]["segments"].as_array().map(Vec::len), Some(7));
+    assert_eq!(
+        report["critical_path"]["segments"].as_array().map(Vec::len),
+        Some(7)
+    );
     assert_eq!(report["wcpa"]["weight"], 101.0);
     assert_eq!(report["wcpa"]["phases"][0]["share"], 1.0);
     assert_eq!(report["granularity"]["communication"], 21);
-    assert_eq!(report["parallelism_profile"]["time_with"], serde_json::json!([6, 41, 22]));
+    assert_eq!(
+        report["parallelism_profile"]["time_with"],
+        serde_json::json!([6, 41, 22])
+    );
     assert_eq!(report["npt"]["processes"][0]["name"], "B");
     assert!(report["pop"]["load_balance"].is_number());
     assert_eq!(report["diagnostics"], serde_json::json!([]));
@@ -40,8 +53,18 @@ fn analyze_json_is_a_stable_object_with_named_counts() {
 #[test]
 fn analyze_json_has_wait_states_clock_violations_and_what_if() {
     let path = shared_data("t4-worked-example.json");
-    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json", "--what-if", "transit=0"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tracescope(&[
+        "analyze",
+        path.to_str().expect("utf-8 path"),
+        "--json",
+        "--what-if",
+        "transit=0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     // T13: Late Sender 5 + 8 on B, 3 on A; T12: an ideal network gives 53.
     let late: f64 = report["wait_states"]["states"]
@@ -53,13 +76,21 @@ fn analyze_json_has_wait_states_clock_violations_and_what_if() {
     assert_eq!(late, 16.0);
     assert_eq!(report["clock_violations"]["count"], 0);
     assert_eq!(report["what_if"]["execution_time"], 53.0);
-    assert_eq!(report["critical_path_profile"]["computation_imbalance"], 5.5);
+    assert_eq!(
+        report["critical_path_profile"]["computation_imbalance"],
+        5.5
+    );
 
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert!(report.get("what_if").is_none());
 
-    let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--what-if", "warp=9"]);
+    let out = tracescope(&[
+        "analyze",
+        path.to_str().expect("utf-8 path"),
+        "--what-if",
+        "warp=9",
+    ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown edit"));
 }
@@ -68,7 +99,11 @@ fn analyze_json_has_wait_states_clock_violations_and_what_if() {
 fn analyze_text_prints_the_worked_example_headline_numbers() {
     let path = shared_data("t4-worked-example.json");
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path")]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     for line in [
         "execution time      69 ticks",
@@ -89,7 +124,10 @@ fn analyze_text_names_the_unit() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("processes           3"), "{text}");
-    assert!(text.contains("messages            4 (0 unmatched sends, 0 unmatched arrivals)"), "{text}");
+    assert!(
+        text.contains("messages            4 (0 unmatched sends, 0 unmatched arrivals)"),
+        "{text}"
+    );
     assert!(text.contains("(16 ms)"), "{text}");
 }
 
@@ -97,7 +135,11 @@ fn analyze_text_names_the_unit() {
 fn analyze_of_a_bad_file_fails_with_the_position() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bad.json");
-    std::fs::write(&path, "{\"format\": \"tracescope\",\n \"version\": 1, \"nodes\": [}").expect("write");
+    std::fs::write(
+        &path,
+        "{\"format\": \"tracescope\",\n \"version\": 1, \"nodes\": [}",
+    )
+    .expect("write");
     let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

@@ -4,12 +4,14 @@
 //! `tracescope analyze --json` object) against the reference's exact values.
 
 use proptest::prelude::*;
+use shared::Trace;
 use shared::analysis::{AnalysisOptions, analyze};
-use shared::model::{EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, TraceBuilder};
+use shared::model::{
+    EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, TraceBuilder,
+};
 use shared::stats::{Subject, statistics, summarize};
 use shared::time::{Clock, Time};
 use shared::validate::{DiagnosticKind, ValidationOptions};
-use shared::Trace;
 
 use crate::load;
 
@@ -26,12 +28,19 @@ impl T {
             b.add_node(format!("n{n}"));
         }
         for (i, &node) in processes.iter().enumerate() {
-            b.add_process(format!("P{i}"), NodeId(node)).expect("node exists");
+            b.add_process(format!("P{i}"), NodeId(node))
+                .expect("node exists");
         }
         T { b }
     }
 
-    pub fn push(&mut self, p: u32, t: u64, kind: EventKind, f: impl FnOnce(&mut EventRecord)) -> &mut T {
+    pub fn push(
+        &mut self,
+        p: u32,
+        t: u64,
+        kind: EventKind,
+        f: impl FnOnce(&mut EventRecord),
+    ) -> &mut T {
         let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
         f(&mut r);
         self.b.push(r).expect("valid event");
@@ -80,35 +89,48 @@ fn check(trace: &Trace, expected: &[(&str, f64)]) {
 
 /// The share of a named item in a ranked list.
 fn share_of(list: &[shared::analysis::Share], name: &str) -> f64 {
-    list.iter().find(|s| s.name == name).map_or(f64::NAN, |s| s.weight)
+    list.iter()
+        .find(|s| s.name == name)
+        .map_or(f64::NAN, |s| s.weight)
 }
 
 #[test]
 fn t1_one_process_computing_ten() {
     let trace = T::new(1, &[0]).init(0, 0).exit(0, 10).build();
-    check(&trace, &[
-        ("/critical_path/length", 10.0),
-        ("/speedup", 1.0),
-        ("/efficiency", 1.0),
-        ("/npt/total", 10.0),
-        ("/parallelism_profile/time_with/1", 10.0),
-        ("/wcpa/weight", 10.0),
-    ]);
+    check(
+        &trace,
+        &[
+            ("/critical_path/length", 10.0),
+            ("/speedup", 1.0),
+            ("/efficiency", 1.0),
+            ("/npt/total", 10.0),
+            ("/parallelism_profile/time_with/1", 10.0),
+            ("/wcpa/weight", 10.0),
+        ],
+    );
 }
 
 #[test]
 fn t2_two_processes_without_messages() {
-    let trace = T::new(2, &[0, 1]).init(0, 0).exit(0, 10).init(1, 0).exit(1, 6).build();
-    check(&trace, &[
-        ("/critical_path/length", 10.0),
-        ("/speedup", 1.6),
-        ("/efficiency", 0.8),
-        ("/pop/load_balance", 0.8),
-        ("/pop/serialisation", 1.0),
-        ("/pop/transfer", 1.0),
-        ("/wcpa/weight", 14.0),
-        ("/wcpa/segments/0/weight", 14.0),
-    ]);
+    let trace = T::new(2, &[0, 1])
+        .init(0, 0)
+        .exit(0, 10)
+        .init(1, 0)
+        .exit(1, 6)
+        .build();
+    check(
+        &trace,
+        &[
+            ("/critical_path/length", 10.0),
+            ("/speedup", 1.6),
+            ("/efficiency", 0.8),
+            ("/pop/load_balance", 0.8),
+            ("/pop/serialisation", 1.0),
+            ("/pop/transfer", 1.0),
+            ("/wcpa/weight", 14.0),
+            ("/wcpa/segments/0/weight", 14.0),
+        ],
+    );
     let a = analyze(&trace, AnalysisOptions::default());
     assert_eq!(share_of(&a.npt.processes, "P0"), 7.0);
     assert_eq!(share_of(&a.npt.processes, "P1"), 3.0);
@@ -120,36 +142,75 @@ fn t2_two_processes_without_messages() {
 #[test]
 fn t3_ping_pong() {
     let trace = T::new(2, &[0, 1])
-        .init(0, 0).send(0, 5, 1).call(0, 5).arr(0, 13, 1).exit(0, 13)
-        .init(1, 0).call(1, 0).arr(1, 7, 0).send(1, 11, 0).exit(1, 11)
+        .init(0, 0)
+        .send(0, 5, 1)
+        .call(0, 5)
+        .arr(0, 13, 1)
+        .exit(0, 13)
+        .init(1, 0)
+        .call(1, 0)
+        .arr(1, 7, 0)
+        .send(1, 11, 0)
+        .exit(1, 11)
         .build();
-    check(&trace, &[("/critical_path/length", 13.0), ("/process_times/0/blocked", 8.0), ("/process_times/1/blocked", 7.0)]);
+    check(
+        &trace,
+        &[
+            ("/critical_path/length", 13.0),
+            ("/process_times/0/blocked", 8.0),
+            ("/process_times/1/blocked", 7.0),
+        ],
+    );
 }
 
 #[test]
 fn t4a_worked_example_execution_graph_metrics() {
     let trace = load("t4-worked-example.json");
-    check(&trace, &[
-        ("/execution_time", 69.0),
-        ("/critical_path/length", 69.0),
-        ("/total_computation", 85.0),
-        ("/speedup", 1.2319),
-        ("/efficiency", 0.616),
-        ("/granularity/communication", 21.0),
-        ("/granularity/ratio", 4.048),
-        ("/granularity/computation_share", 0.802),
-        ("/process_times/0/blocked", 13.0),
-        ("/process_times/1/blocked", 24.0),
-    ]);
+    check(
+        &trace,
+        &[
+            ("/execution_time", 69.0),
+            ("/critical_path/length", 69.0),
+            ("/total_computation", 85.0),
+            ("/speedup", 1.2319),
+            ("/efficiency", 0.616),
+            ("/granularity/communication", 21.0),
+            ("/granularity/ratio", 4.048),
+            ("/granularity/computation_share", 0.802),
+            ("/process_times/0/blocked", 13.0),
+            ("/process_times/1/blocked", 24.0),
+        ],
+    );
     let a = analyze(&trace, AnalysisOptions::default());
     // A comp 25 → m1 8 → B comp 5 → m2 10 → A comp 3 → m3 3 → B comp 15.
     let route: Vec<(&str, u32, f64)> = a
         .critical_path
         .segments
         .iter()
-        .map(|s| (if s.kind == shared::critical_path::SegmentKind::Transit { "msg" } else { "comp" }, s.process.0, s.weight))
+        .map(|s| {
+            (
+                if s.kind == shared::critical_path::SegmentKind::Transit {
+                    "msg"
+                } else {
+                    "comp"
+                },
+                s.process.0,
+                s.weight,
+            )
+        })
         .collect();
-    assert_eq!(route, [("comp", 0, 25.0), ("msg", 1, 8.0), ("comp", 1, 5.0), ("msg", 0, 10.0), ("comp", 0, 3.0), ("msg", 1, 3.0), ("comp", 1, 15.0)]);
+    assert_eq!(
+        route,
+        [
+            ("comp", 0, 25.0),
+            ("msg", 1, 8.0),
+            ("comp", 1, 5.0),
+            ("msg", 0, 10.0),
+            ("comp", 0, 3.0),
+            ("msg", 1, 3.0),
+            ("comp", 1, 15.0)
+        ]
+    );
     // Blocked 37 and post-exit idle 16: 85 + 37 + 16 = 138 = 2 × 69.
     let blocked: u64 = a.process_times.iter().map(|p| p.blocked).sum();
     assert_eq!(blocked, 37);
@@ -164,7 +225,12 @@ fn t4b_worked_example_wcpa() {
     assert_eq!(weights, [30.0, 8.0, 8.0, 15.0, 6.0, 4.0, 30.0]);
     assert_eq!(a.wcpa.weight, 101.0);
     // The heaviest path keeps the critical path's route.
-    let route = |segments: &[shared::analysis::Segment]| segments.iter().map(|s| (s.from_event, s.to_event)).collect::<Vec<_>>();
+    let route = |segments: &[shared::analysis::Segment]| {
+        segments
+            .iter()
+            .map(|s| (s.from_event, s.to_event))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(route(&a.wcpa.segments), route(&a.critical_path.segments));
     // The alternative route ending at A's exit weighs 71.
     let cx = shared::analysis::Context::new(&trace);
@@ -197,7 +263,12 @@ fn t6_quartz_npt_of_regions() {
     let mut t = T::new(4, &[0, 1, 2, 3]);
     let x = t.b.add_region("X", RegionRole::Activity);
     let y = t.b.add_region("Y", RegionRole::Activity);
-    t.init(0, 0).enter(0, 0, x).leave(0, 10, x).enter(0, 10, y).leave(0, 20, y).exit(0, 20);
+    t.init(0, 0)
+        .enter(0, 0, x)
+        .leave(0, 10, x)
+        .enter(0, 10, y)
+        .leave(0, 20, y)
+        .exit(0, 20);
     for p in 1..4 {
         t.init(p, 10).enter(p, 10, y).leave(p, 20, y).exit(p, 20);
     }
@@ -220,40 +291,54 @@ fn t6_prime_npt_on_the_worked_example() {
 /// [0,8] (18, a wrong "speedup" of 1.8); relabelled by CPU time, 6 + 4 = 10.
 #[test]
 fn t7_cpu_time_relabelling() {
-    let trace = T::new(1, &[0, 0]).init(0, 0).exit(0, 10).init(1, 0).exit(1, 8).build();
-    check(&trace, &[
-        ("/wall_computation", 18.0),
-        ("/total_computation", 10.0),
-        ("/speedup", 1.0),
-        ("/process_times/0/computation", 6.0),
-        ("/process_times/1/computation", 4.0),
-        ("/cpu_time_critical_path", 6.0),
-    ]);
+    let trace = T::new(1, &[0, 0])
+        .init(0, 0)
+        .exit(0, 10)
+        .init(1, 0)
+        .exit(1, 8)
+        .build();
+    check(
+        &trace,
+        &[
+            ("/wall_computation", 18.0),
+            ("/total_computation", 10.0),
+            ("/speedup", 1.0),
+            ("/process_times/0/computation", 6.0),
+            ("/process_times/1/computation", 4.0),
+            ("/cpu_time_critical_path", 6.0),
+        ],
+    );
 }
 
 #[test]
 fn t8_parallelism_profile_and_t8b_bounds() {
-    check(&load("t4-worked-example.json"), &[
-        ("/parallelism_profile/time_with/0", 6.0),
-        ("/parallelism_profile/time_with/1", 41.0),
-        ("/parallelism_profile/time_with/2", 22.0),
-        ("/parallelism_profile/mean", 1.232),
-        ("/parallelism_profile/mean_while_busy", 1.349),
-        ("/bounds/average_parallelism", 1.232),
-        ("/bounds/speedup_lower", 1.104),
-        ("/bounds/speedup_upper", 1.232),
-    ]);
+    check(
+        &load("t4-worked-example.json"),
+        &[
+            ("/parallelism_profile/time_with/0", 6.0),
+            ("/parallelism_profile/time_with/1", 41.0),
+            ("/parallelism_profile/time_with/2", 22.0),
+            ("/parallelism_profile/mean", 1.232),
+            ("/parallelism_profile/mean_while_busy", 1.349),
+            ("/bounds/average_parallelism", 1.232),
+            ("/bounds/speedup_lower", 1.104),
+            ("/bounds/speedup_upper", 1.232),
+        ],
+    );
 }
 
 #[test]
 fn t9_pop_factors() {
-    check(&load("t4-worked-example.json"), &[
-        ("/pop/load_balance", 0.944),
-        ("/pop/serialisation", 0.849),
-        ("/pop/transfer", 0.768),
-        ("/pop/parallel_efficiency", 0.616),
-        ("/pop/ideal_time", 53.0),
-    ]);
+    check(
+        &load("t4-worked-example.json"),
+        &[
+            ("/pop/load_balance", 0.944),
+            ("/pop/serialisation", 0.849),
+            ("/pop/transfer", 0.768),
+            ("/pop/parallel_efficiency", 0.616),
+            ("/pop/ideal_time", 53.0),
+        ],
+    );
 }
 
 /// T19: an arrival at 9 of a send at 10 with l_min = 1; an unmatched send; a leave without enter.
@@ -262,15 +347,25 @@ fn t19_validation() {
     let mut t = T::new(2, &[0, 1]);
     let r = t.b.add_region("r", RegionRole::Activity);
     t.init(0, 0).send(0, 10, 1).send(0, 11, 1).exit(0, 12);
-    t.init(1, 0).call(1, 1).arr(1, 9, 0).leave(1, 10, r).exit(1, 12);
-    let options = AnalysisOptions { validation: ValidationOptions { min_latency: 1 } };
+    t.init(1, 0)
+        .call(1, 1)
+        .arr(1, 9, 0)
+        .leave(1, 10, r)
+        .exit(1, 12);
+    let options = AnalysisOptions {
+        validation: ValidationOptions { min_latency: 1 },
+    };
     let a = analyze(&t.build(), options);
     let count = |kind| a.diagnostics.iter().filter(|d| d.kind == kind).count();
     assert_eq!(count(DiagnosticKind::ClockViolation), 1);
     assert_eq!(count(DiagnosticKind::UnmatchedSend), 1);
     assert_eq!(count(DiagnosticKind::LeaveWithoutEnter), 1);
     assert_eq!(a.diagnostics.len(), 3, "{:#?}", a.diagnostics);
-    let unmatched = a.diagnostics.iter().find(|d| d.kind == DiagnosticKind::UnmatchedSend).expect("reported");
+    let unmatched = a
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::UnmatchedSend)
+        .expect("reported");
     assert_eq!(unmatched.severity, shared::validate::Severity::Error);
     assert!(unmatched.affects.iter().any(|r| r == "critical_path"));
 }
@@ -279,19 +374,31 @@ fn t19_validation() {
 #[test]
 fn t26_statistics() {
     let s = summarize(&mut [5.0, 1.0, 3.0, 9.0, 7.0]).expect("values");
-    assert_eq!((s.min, s.max, s.mean, s.median, s.q1, s.q3), (1.0, 9.0, 5.0, 5.0, 3.0, 7.0));
+    assert_eq!(
+        (s.min, s.max, s.mean, s.median, s.q1, s.q3),
+        (1.0, 9.0, 5.0, 5.0, 3.0, 7.0)
+    );
 
     let mut t = T::new(1, &[0, 0]);
     let x = t.b.add_region("X", RegionRole::Activity);
-    t.enter(0, 2, x).leave(0, 7, x).enter(0, 11, x).leave(0, 12, x);
-    t.enter(1, 5, x).leave(1, 8, x).enter(1, 12, x).leave(1, 21, x);
+    t.enter(0, 2, x)
+        .leave(0, 7, x)
+        .enter(0, 11, x)
+        .leave(0, 12, x);
+    t.enter(1, 5, x)
+        .leave(1, 8, x)
+        .enter(1, 12, x)
+        .leave(1, 21, x);
     let stats = statistics(&t.build(), Subject::Region(x), None);
     assert_eq!(stats.count, 4);
     let gaps = stats.distance.expect("gaps");
     assert_eq!((gaps.count, gaps.median), (3, 3.0));
     assert!((gaps.mean - 10.0 / 3.0).abs() < 1e-12);
     let durations = stats.duration.expect("durations");
-    assert_eq!((durations.min, durations.max, durations.median), (1.0, 9.0, 4.0));
+    assert_eq!(
+        (durations.min, durations.max, durations.median),
+        (1.0, 9.0, 4.0)
+    );
 }
 
 #[test]
@@ -299,7 +406,11 @@ fn statistics_respect_the_window() {
     let trace = load("t4-worked-example.json");
     let all = statistics(&trace, Subject::Events(EventKind::MsgSend), None);
     assert_eq!(all.count, 3);
-    let early = statistics(&trace, Subject::Events(EventKind::MsgSend), Some((Time(0), Time(40))));
+    let early = statistics(
+        &trace,
+        Subject::Events(EventKind::MsgSend),
+        Some((Time(0), Time(40))),
+    );
     assert_eq!(early.count, 2);
     let blocked = statistics(&trace, Subject::State(shared::states::State::Blocked), None);
     assert_eq!(blocked.duration.expect("durations").mean, 37.0 / 3.0);
@@ -307,7 +418,10 @@ fn statistics_respect_the_window() {
 
 #[test]
 fn probes_name_the_phases_of_the_wcpa_table() {
-    let a = analyze(&load("master-workers-probes.json"), AnalysisOptions::default());
+    let a = analyze(
+        &load("master-workers-probes.json"),
+        AnalysisOptions::default(),
+    );
     let names: Vec<&str> = a.wcpa.phases.iter().map(|p| p.name.as_str()).collect();
     for phase in ["reading image", "reconstruct"] {
         assert!(names.contains(&phase), "{names:?}");
@@ -321,45 +435,47 @@ fn probes_name_the_phases_of_the_wcpa_table() {
 /// process's events are recorded in time order (an early arrival before its receive call).
 fn arb_consistent_trace() -> impl Strategy<Value = Trace> {
     let steps = prop::collection::vec((0u32..5, 0u32..5, 1u64..20, 0u64..10), 0..25);
-    (1u32..5, 1u32..4, steps, prop::collection::vec(0u64..5, 5)).prop_map(|(n, n_nodes, steps, starts)| {
-        let processes: Vec<u32> = (0..n).map(|p| p % n_nodes).collect();
-        let mut clock: Vec<u64> = (0..n as usize).map(|p| starts[p]).collect();
-        // (process, time, sequence, kind, peer)
-        let mut events: Vec<(u32, u64, usize, EventKind, Option<u32>)> = Vec::new();
-        let mut record = |p: u32, t: u64, kind, peer| {
-            let seq = events.len();
-            events.push((p, t, seq, kind, peer));
-        };
-        for p in 0..n {
-            record(p, clock[p as usize], EventKind::ProcInit, None);
-        }
-        let mut last_arrival = std::collections::HashMap::new();
-        for (from, to, compute, transit) in steps {
-            let (from, to) = (from % n, to % n);
-            clock[from as usize] += compute;
-            if from == to {
-                continue;
+    (1u32..5, 1u32..4, steps, prop::collection::vec(0u64..5, 5)).prop_map(
+        |(n, n_nodes, steps, starts)| {
+            let processes: Vec<u32> = (0..n).map(|p| p % n_nodes).collect();
+            let mut clock: Vec<u64> = (0..n as usize).map(|p| starts[p]).collect();
+            // (process, time, sequence, kind, peer)
+            let mut events: Vec<(u32, u64, usize, EventKind, Option<u32>)> = Vec::new();
+            let mut record = |p: u32, t: u64, kind, peer| {
+                let seq = events.len();
+                events.push((p, t, seq, kind, peer));
+            };
+            for p in 0..n {
+                record(p, clock[p as usize], EventKind::ProcInit, None);
             }
-            let sent = clock[from as usize];
-            record(from, sent, EventKind::MsgSend, Some(to));
-            let channel = last_arrival.entry((from, to)).or_insert(0);
-            let arrival = (sent + transit).max(*channel).max(starts[to as usize]);
-            *channel = arrival;
-            let call = clock[to as usize];
-            record(to, call, EventKind::RecvCall, None);
-            record(to, arrival, EventKind::MsgArr, Some(from));
-            clock[to as usize] = call.max(arrival);
-        }
-        for p in 0..n {
-            record(p, clock[p as usize] + 1, EventKind::ProcExit, None);
-        }
-        events.sort_by_key(|&(p, t, seq, _, _)| (p, t, seq));
-        let mut t = T::new(n_nodes, &processes);
-        for (p, time, _, kind, peer) in events {
-            t.push(p, time, kind, |r| r.peer = peer.map(ProcessId));
-        }
-        t.build()
-    })
+            let mut last_arrival = std::collections::HashMap::new();
+            for (from, to, compute, transit) in steps {
+                let (from, to) = (from % n, to % n);
+                clock[from as usize] += compute;
+                if from == to {
+                    continue;
+                }
+                let sent = clock[from as usize];
+                record(from, sent, EventKind::MsgSend, Some(to));
+                let channel = last_arrival.entry((from, to)).or_insert(0);
+                let arrival = (sent + transit).max(*channel).max(starts[to as usize]);
+                *channel = arrival;
+                let call = clock[to as usize];
+                record(to, call, EventKind::RecvCall, None);
+                record(to, arrival, EventKind::MsgArr, Some(from));
+                clock[to as usize] = call.max(arrival);
+            }
+            for p in 0..n {
+                record(p, clock[p as usize] + 1, EventKind::ProcExit, None);
+            }
+            events.sort_by_key(|&(p, t, seq, _, _)| (p, t, seq));
+            let mut t = T::new(n_nodes, &processes);
+            for (p, time, _, kind, peer) in events {
+                t.push(p, time, kind, |r| r.peer = peer.map(ProcessId));
+            }
+            t.build()
+        },
+    )
 }
 
 proptest! {
@@ -418,7 +534,9 @@ fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
 fn cpu_utilization_over_windows() {
     let trace = load("t4-worked-example.json");
     let cx = shared::analysis::Context::new(&trace);
-    let u = |node, a, b| shared::utilization::cpu_utilization(&cx, NodeId(node), (Time(a), Time(b))).value;
+    let u = |node, a, b| {
+        shared::utilization::cpu_utilization(&cx, NodeId(node), (Time(a), Time(b))).value
+    };
     // A busy [0,35] and [48,53] = 40 of 69; B 45 of 69.
     assert!((u(0, 0, 69) - 40.0 / 69.0).abs() < 1e-12);
     assert!((u(1, 0, 69) - 45.0 / 69.0).abs() < 1e-12);
@@ -426,18 +544,35 @@ fn cpu_utilization_over_windows() {
     assert_eq!(u(1, 20, 33), 0.0);
     assert_eq!(u(1, 30, 40), 0.7);
     let a = analyze(&trace, AnalysisOptions::default());
-    assert_eq!(a.node_utilization[1].cpu.source, shared::utilization::Source::Events);
+    assert_eq!(
+        a.node_utilization[1].cpu.source,
+        shared::utilization::Source::Events
+    );
 }
 
 #[test]
 fn link_utilization_from_transits_and_from_samples() {
     use shared::model::{Direction, Link, LinkEnd, LinkSample, Sample};
     let mut t = T::new(2, &[0, 1]);
-    let end = |node, link| LinkEnd { node: NodeId(node), link };
-    let link = t.b.add_link(Link { a: end(0, 2), b: end(1, 3), bits_per_second: Some(20_000_000) }).expect("nodes");
+    let end = |node, link| LinkEnd {
+        node: NodeId(node),
+        link,
+    };
+    let link =
+        t.b.add_link(Link {
+            a: end(0, 2),
+            b: end(1, 3),
+            bits_per_second: Some(20_000_000),
+        })
+        .expect("nodes");
     // Two messages 0 → 1 in transit over [10,20] and [15,30]: busy [10,30].
     t.init(0, 0).send(0, 10, 1).send(0, 15, 1).exit(0, 40);
-    t.init(1, 0).call(1, 0).arr(1, 20, 0).call(1, 20).arr(1, 30, 0).exit(1, 40);
+    t.init(1, 0)
+        .call(1, 0)
+        .arr(1, 20, 0)
+        .call(1, 20)
+        .arr(1, 30, 0)
+        .exit(1, 40);
     let trace = t.build();
     let cx = shared::analysis::Context::new(&trace);
     let u = |dir, a, b| shared::utilization::link_utilization(&cx, link, dir, (Time(a), Time(b)));
@@ -446,14 +581,35 @@ fn link_utilization_from_transits_and_from_samples() {
     assert_eq!(u(Direction::BToA, 0, 40).value, 0.0);
 
     let mut t = T::new(2, &[0, 1]);
-    let link = t.b.add_link(Link { a: end(0, 2), b: end(1, 3), bits_per_second: None }).expect("nodes");
-    let sample = |start, stop, utilization| Sample { start: Time(start), end: Time(stop), utilization };
-    t.b.add_link_sample(LinkSample { link, direction: Direction::BToA, sample: sample(0, 10, 0.5) }).expect("valid");
-    t.b.add_link_sample(LinkSample { link, direction: Direction::BToA, sample: sample(10, 20, 0.25) }).expect("valid");
+    let link =
+        t.b.add_link(Link {
+            a: end(0, 2),
+            b: end(1, 3),
+            bits_per_second: None,
+        })
+        .expect("nodes");
+    let sample = |start, stop, utilization| Sample {
+        start: Time(start),
+        end: Time(stop),
+        utilization,
+    };
+    t.b.add_link_sample(LinkSample {
+        link,
+        direction: Direction::BToA,
+        sample: sample(0, 10, 0.5),
+    })
+    .expect("valid");
+    t.b.add_link_sample(LinkSample {
+        link,
+        direction: Direction::BToA,
+        sample: sample(10, 20, 0.25),
+    })
+    .expect("valid");
     t.init(0, 0).exit(0, 20).init(1, 0).exit(1, 20);
     let trace = t.build();
     let cx = shared::analysis::Context::new(&trace);
-    let sampled = shared::utilization::link_utilization(&cx, link, Direction::BToA, (Time(0), Time(20)));
+    let sampled =
+        shared::utilization::link_utilization(&cx, link, Direction::BToA, (Time(0), Time(20)));
     assert_eq!(sampled.value, 0.375);
     assert_eq!(sampled.source, shared::utilization::Source::Samples);
 }
@@ -462,11 +618,21 @@ fn link_utilization_from_transits_and_from_samples() {
 fn cpu_samples_replace_busy_intervals() {
     use shared::model::{CpuSample, Sample};
     let mut t = T::new(1, &[0]);
-    t.b.add_cpu_sample(CpuSample { node: NodeId(0), sample: Sample { start: Time(0), end: Time(10), utilization: 0.25 } })
-        .expect("valid");
+    t.b.add_cpu_sample(CpuSample {
+        node: NodeId(0),
+        sample: Sample {
+            start: Time(0),
+            end: Time(10),
+            utilization: 0.25,
+        },
+    })
+    .expect("valid");
     t.init(0, 0).exit(0, 10);
     let trace = t.build();
     let cx = shared::analysis::Context::new(&trace);
     let u = shared::utilization::cpu_utilization(&cx, NodeId(0), (Time(0), Time(10)));
-    assert_eq!((u.value, u.source), (0.25, shared::utilization::Source::Samples));
+    assert_eq!(
+        (u.value, u.source),
+        (0.25, shared::utilization::Source::Samples)
+    );
 }

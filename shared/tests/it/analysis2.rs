@@ -59,13 +59,19 @@ fn t24_vector_clocks_hasse_diagram_and_areas() {
     // The message edge s1 → r1 is implied (s1 → s2 → r2 → s3 → r3 → r1).
     let hasse = hasse_edges(&cx.graph, &c);
     assert!(!hasse.iter().any(|h| h.from == s1 && h.to == r1));
-    let messages = hasse.iter().filter(|h| h.kind == HasseKind::Message).count();
+    let messages = hasse
+        .iter()
+        .filter(|h| h.kind == HasseKind::Message)
+        .count();
     assert_eq!(messages, 2);
     // Without the receive calls, T24's 4 program edges + 2 messages = 6; each call adds one
     // program edge here (3 calls).
     assert_eq!(hasse.len(), 6 + 3);
     let events = |ranges: Vec<shared::causality::ProcessRange>| {
-        let mut v: Vec<EventIdx> = ranges.into_iter().flat_map(|r| c.range_events(r).to_vec()).collect();
+        let mut v: Vec<EventIdx> = ranges
+            .into_iter()
+            .flat_map(|r| c.range_events(r).to_vec())
+            .collect();
         v.retain(|e| trace.events.kind()[e.index()] != EventKind::RecvCall);
         v.sort();
         v
@@ -93,7 +99,18 @@ fn t24_longest_path_layers_without_receive_calls() {
     let layer = layers(&cx.graph);
     let at = |p, k| layer[ev(&trace, p, k).index()];
     // s1 0, s2 1, r2 2, s3 3, x 0, r3 4, r1 5.
-    assert_eq!([at(0, 0), at(0, 1), at(1, 0), at(1, 1), at(2, 0), at(2, 1), at(2, 2)], [0, 1, 2, 3, 0, 4, 5]);
+    assert_eq!(
+        [
+            at(0, 0),
+            at(0, 1),
+            at(1, 0),
+            at(1, 1),
+            at(2, 0),
+            at(2, 1),
+            at(2, 2)
+        ],
+        [0, 1, 2, 3, 0, 4, 5]
+    );
     assert_eq!(layer.iter().max(), Some(&5));
     let c = Causality::new(&trace, &cx.graph);
     assert_eq!(hasse_edges(&cx.graph, &c).len(), 6);
@@ -125,26 +142,51 @@ fn dependence_qualifiers_ranges_and_errors() {
     let trace = t24();
     let cx = Context::new(&trace);
     let c = Causality::new(&trace, &cx.graph);
-    let eval = |text: &str| dependence::evaluate(&trace, &c, &dependence::parse(text).expect("parses")[0]);
+    let eval =
+        |text: &str| dependence::evaluate(&trace, &c, &dependence::parse(text).expect("parses")[0]);
     // s1 reaches P2 only; SOME of {P1, P2} holds, ALL does not, 2 does not.
-    assert!(eval("DEPENDENCE d IS msg_send{1} ON PROCESS P0 -> msg_arr ON SOME PROCESSES {P1, P2} END").satisfied);
-    assert!(!eval("DEPENDENCE d IS msg_send{1} ON PROCESS P0 -> x ON ALL PROCESSES {P1, P2} END").satisfied);
+    assert!(
+        eval("DEPENDENCE d IS msg_send{1} ON PROCESS P0 -> msg_arr ON SOME PROCESSES {P1, P2} END")
+            .satisfied
+    );
+    assert!(
+        !eval("DEPENDENCE d IS msg_send{1} ON PROCESS P0 -> x ON ALL PROCESSES {P1, P2} END")
+            .satisfied
+    );
     // Both sends of P0 reach an arrival on P2: ranges {1,2} and {1,} agree.
-    assert!(eval("DEPENDENCE d IS msg_send{1,2} ON PROCESS P0 -> msg_arr ON PROCESS P2 END").satisfied);
-    assert_eq!(eval("DEPENDENCE d IS msg_send{1,} ON PROCESS P0 -> msg_arr ON PROCESS P2 END").instances.len(), 2);
+    assert!(
+        eval("DEPENDENCE d IS msg_send{1,2} ON PROCESS P0 -> msg_arr ON PROCESS P2 END").satisfied
+    );
+    assert_eq!(
+        eval("DEPENDENCE d IS msg_send{1,} ON PROCESS P0 -> msg_arr ON PROCESS P2 END")
+            .instances
+            .len(),
+        2
+    );
     let unknown = eval("DEPENDENCE d IS msg_send ON PROCESS Q9 -> msg_arr ON PROCESS P2 END");
-    assert_eq!((unknown.satisfied, unknown.unknown_processes.as_slice()), (false, &["Q9".to_owned()][..]));
-    let err = dependence::parse("DEPENDENCE d IS\n  msg_send ON PROCESS P0 msg_arr ON PROCESS P2 END").expect_err("no arrow");
+    assert_eq!(
+        (unknown.satisfied, unknown.unknown_processes.as_slice()),
+        (false, &["Q9".to_owned()][..])
+    );
+    let err =
+        dependence::parse("DEPENDENCE d IS\n  msg_send ON PROCESS P0 msg_arr ON PROCESS P2 END")
+            .expect_err("no arrow");
     assert_eq!((err.line, err.column), (2, 26));
     assert!(err.message.contains("expected ->"), "{err}");
-    let err = dependence::parse("DEPENDENCE d IS send{3,1} ON PROCESS A -> b ON PROCESS B END").expect_err("bad range");
+    let err = dependence::parse("DEPENDENCE d IS send{3,1} ON PROCESS A -> b ON PROCESS B END")
+        .expect_err("bad range");
     assert!(err.message.contains("range"), "{err}");
 }
 
 #[test]
 fn t27_pattern_search() {
     let mut t = T::new(1, &[0]);
-    t.init(0, 0).send(0, 1, 0).call(0, 2).send(0, 3, 0).call(0, 4).exit(0, 5);
+    t.init(0, 0)
+        .send(0, 1, 0)
+        .call(0, 2)
+        .send(0, 3, 0)
+        .call(0, 4)
+        .exit(0, 5);
     let trace = t.build();
     let matches = Pattern::new("(send recv)+").expect("compiles").find(&trace);
     assert_eq!(matches.len(), 1);
@@ -157,10 +199,31 @@ fn t27_pattern_search() {
 fn filters_select_by_kind_node_process_and_time() {
     let trace = load("t4-worked-example.json");
     let f = Filter::parse("kind=send,msg_arr process=B time=30..60", &trace).expect("parses");
-    let kept: Vec<(EventKind, u64)> =
-        f.apply(&trace).iter().map(|&i| (trace.events.kind()[i.index()], trace.events.time()[i.index()].0)).collect();
-    assert_eq!(kept, [(EventKind::MsgArr, 33), (EventKind::MsgSend, 38), (EventKind::MsgArr, 54)]);
-    assert_eq!(Filter::parse("node=1", &trace).expect("parses").apply(&trace).len(), 7);
+    let kept: Vec<(EventKind, u64)> = f
+        .apply(&trace)
+        .iter()
+        .map(|&i| {
+            (
+                trace.events.kind()[i.index()],
+                trace.events.time()[i.index()].0,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (EventKind::MsgArr, 33),
+            (EventKind::MsgSend, 38),
+            (EventKind::MsgArr, 54)
+        ]
+    );
+    assert_eq!(
+        Filter::parse("node=1", &trace)
+            .expect("parses")
+            .apply(&trace)
+            .len(),
+        7
+    );
     let err = Filter::parse("kind=send colour=red", &trace).expect_err("unknown key");
     assert_eq!(err.column, 11);
 }
@@ -178,20 +241,51 @@ fn t4_event(p: u32, k: usize) -> EventIdx {
 #[test]
 fn t10_to_t12_what_if_tier_one() {
     // T10: m2 transit 0 → 59; m1 transit 0 → 61.
-    assert_eq!(replay(&[Change::Transit { arrival: t4_event(0, 3), transit: 0.0 }]), 59.0);
-    assert_eq!(replay(&[Change::Transit { arrival: t4_event(1, 2), transit: 0.0 }]), 61.0);
+    assert_eq!(
+        replay(&[Change::Transit {
+            arrival: t4_event(0, 3),
+            transit: 0.0
+        }]),
+        59.0
+    );
+    assert_eq!(
+        replay(&[Change::Transit {
+            arrival: t4_event(1, 2),
+            transit: 0.0
+        }]),
+        61.0
+    );
     // T11: A's first computation 25 → 5 gives 56, not 49; reductions of 5, 10, 13, 20.
     let a_send = t4_event(0, 1);
     for (duration, expected) in [(5.0, 56.0), (20.0, 64.0), (15.0, 59.0), (12.0, 56.0)] {
-        assert_eq!(replay(&[Change::Computation { to: a_send, duration }]), expected, "{duration}");
+        assert_eq!(
+            replay(&[Change::Computation {
+                to: a_send,
+                duration
+            }]),
+            expected,
+            "{duration}"
+        );
     }
     // T11b: B's last computation 15 → 0 gives 54.
-    assert_eq!(replay(&[Change::Computation { to: t4_event(1, 6), duration: 0.0 }]), 54.0);
+    assert_eq!(
+        replay(&[Change::Computation {
+            to: t4_event(1, 6),
+            duration: 0.0
+        }]),
+        54.0
+    );
     // T12: an ideal network gives 53.
     assert_eq!(replay(&[Change::AllTransits { transit: 0.0 }]), 53.0);
     // With A's first computation at 5, the new critical path is the B-init chain of 56.
     let trace = load("t4-worked-example.json");
-    let result = what_if(&Context::new(&trace), &[Change::Computation { to: a_send, duration: 5.0 }]);
+    let result = what_if(
+        &Context::new(&trace),
+        &[Change::Computation {
+            to: a_send,
+            duration: 5.0,
+        }],
+    );
     let weights: Vec<f64> = result.critical_path.iter().map(|s| s.weight).collect();
     assert_eq!(weights, [20.0, 5.0, 10.0, 3.0, 3.0, 15.0]);
     assert_eq!(result.critical_path[0].to_event, ev(&trace, 1, 1));
@@ -213,7 +307,13 @@ fn t11_slack_bounds_the_benefit() {
 #[test]
 fn t20_tier_three_network_models() {
     assert_eq!(replay(&[Change::ScaleTransits { factor: 0.5 }]), 58.5);
-    assert_eq!(replay(&[Change::Network { latency: 1.0, bandwidth: 200.0 }]), 61.5);
+    assert_eq!(
+        replay(&[Change::Network {
+            latency: 1.0,
+            bandwidth: 200.0
+        }]),
+        61.5
+    );
 }
 
 #[test]
@@ -248,7 +348,9 @@ fn t22(extra_p1_event_at_7: bool) -> Trace {
     if extra_p1_event_at_7 {
         t.push(1, 7, EventKind::Probe, |_| {});
     }
-    t.arr(1, 9, 0).push(1, 12, EventKind::Probe, |_| {}).exit(1, 20);
+    t.arr(1, 9, 0)
+        .push(1, 12, EventKind::Probe, |_| {})
+        .exit(1, 20);
     t.build()
 }
 
@@ -260,7 +362,12 @@ fn repaired(trace: &Trace, options: ClcOptions) -> Vec<f64> {
 #[test]
 fn t22_controlled_logical_clock_forward() {
     let trace = t22(false);
-    let forward = |gamma| ClcOptions { gamma, min_latency: 1.0, min_spacing: 0.0, backward_slope: None };
+    let forward = |gamma| ClcOptions {
+        gamma,
+        min_latency: 1.0,
+        min_spacing: 0.0,
+        backward_slope: None,
+    };
     let times = repaired(&trace, forward(1.0));
     let p1 = |k| times[ev(&trace, 1, k).index()];
     assert_eq!([p1(0), p1(1), p1(2), p1(3)], [5.0, 11.0, 14.0, 22.0]);
@@ -268,7 +375,11 @@ fn t22_controlled_logical_clock_forward() {
     let times = repaired(&trace, forward(0.5));
     let p1 = |k| times[ev(&trace, 1, k).index()];
     assert_eq!([p1(1), p1(2), p1(3)], [11.0, 12.5, 20.0]);
-    let repair = controlled_logical_clock(&trace, &shared::pairing::pair_messages(&trace), forward(0.5));
+    let repair = controlled_logical_clock(
+        &trace,
+        &shared::pairing::pair_messages(&trace),
+        forward(0.5),
+    );
     assert_eq!((repair.violations_before, repair.violations_after), (1, 0));
     assert_eq!(repair.moves.len(), 2);
     assert_eq!(repair.max_shift, 2.0);
@@ -278,8 +389,13 @@ fn t22_controlled_logical_clock_forward() {
 fn t22c_a_consistent_trace_is_unchanged() {
     let trace = load("t4-worked-example.json");
     for gamma in [1.0, 0.5, 0.0] {
-        let options = ClcOptions { gamma, min_latency: 1.0, ..ClcOptions::default() };
-        let repair = controlled_logical_clock(&trace, &shared::pairing::pair_messages(&trace), options);
+        let options = ClcOptions {
+            gamma,
+            min_latency: 1.0,
+            ..ClcOptions::default()
+        };
+        let repair =
+            controlled_logical_clock(&trace, &shared::pairing::pair_messages(&trace), options);
         assert!(repair.moves.is_empty(), "{gamma}: {:?}", repair.moves);
     }
 }
@@ -287,7 +403,12 @@ fn t22c_a_consistent_trace_is_unchanged() {
 #[test]
 fn t23_controlled_logical_clock_backward_ramp() {
     let trace = t22(true);
-    let options = ClcOptions { gamma: 1.0, min_latency: 1.0, min_spacing: 0.0, backward_slope: Some(0.01) };
+    let options = ClcOptions {
+        gamma: 1.0,
+        min_latency: 1.0,
+        min_spacing: 0.0,
+        backward_slope: Some(0.01),
+    };
     let times = repaired(&trace, options);
     let p1 = |k| times[ev(&trace, 1, k).index()];
     // t_l = 9 − 2/0.01 < 5, so t_l = 5 and m = 2/4 = 0.5: 7 → 8, 5 stays.
@@ -299,7 +420,11 @@ fn t13_late_sender_on_the_worked_example() {
     let trace = load("t4-worked-example.json");
     let cx = Context::new(&trace);
     let waits = wait_states(&cx);
-    let late: Vec<(u32, f64)> = waits.iter().filter(|w| w.kind == WaitKind::LateSender).map(|w| (w.process.0, w.time)).collect();
+    let late: Vec<(u32, f64)> = waits
+        .iter()
+        .filter(|w| w.kind == WaitKind::LateSender)
+        .map(|w| (w.process.0, w.time))
+        .collect();
     assert_eq!(late, [(1, 5.0), (1, 8.0), (0, 3.0)]);
     let total: f64 = late.iter().map(|l| l.1).sum();
     assert_eq!(total, 16.0);
@@ -317,7 +442,11 @@ fn t13b_late_receiver() {
     t.call(1, 9).arr(1, 10, 0);
     let trace = t.build();
     let waits = wait_states(&Context::new(&trace));
-    let lr: Vec<(u32, f64)> = waits.iter().filter(|w| w.kind == WaitKind::LateReceiver).map(|w| (w.process.0, w.time)).collect();
+    let lr: Vec<(u32, f64)> = waits
+        .iter()
+        .filter(|w| w.kind == WaitKind::LateReceiver)
+        .map(|w| (w.process.0, w.time))
+        .collect();
     assert_eq!(lr, [(0, 7.0)]);
 }
 
@@ -328,7 +457,10 @@ fn t14_critical_path_profile_in_scalasca_terms() {
     let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
     let p = critical_path_profile(&cx, &a);
     assert_eq!((p.computation, p.communication), (48.0, 21.0));
-    assert_eq!((p.computation_imbalance, p.communication_imbalance), (5.5, 10.5));
+    assert_eq!(
+        (p.computation_imbalance, p.communication_imbalance),
+        (5.5, 10.5)
+    );
 }
 
 /// T15: P0 computes 10 and sends to P1; P1 computes 4, waits 6, sends to P2; P2 computes 4 and
@@ -337,16 +469,37 @@ fn t14_critical_path_profile_in_scalasca_terms() {
 fn t15_delay_costs() {
     let mut t = T::new(3, &[0, 1, 2]);
     let comp = t.b.add_region("comp", RegionRole::Activity);
-    t.init(0, 0).enter(0, 0, comp).leave(0, 10, comp).send(0, 10, 1).exit(0, 10);
-    t.init(1, 0).enter(1, 0, comp).leave(1, 4, comp).call(1, 4).arr(1, 10, 0).send(1, 10, 2).exit(1, 10);
-    t.init(2, 0).enter(2, 0, comp).leave(2, 4, comp).call(2, 4).arr(2, 10, 1).exit(2, 10);
+    t.init(0, 0)
+        .enter(0, 0, comp)
+        .leave(0, 10, comp)
+        .send(0, 10, 1)
+        .exit(0, 10);
+    t.init(1, 0)
+        .enter(1, 0, comp)
+        .leave(1, 4, comp)
+        .call(1, 4)
+        .arr(1, 10, 0)
+        .send(1, 10, 2)
+        .exit(1, 10);
+    t.init(2, 0)
+        .enter(2, 0, comp)
+        .leave(2, 4, comp)
+        .call(2, 4)
+        .arr(2, 10, 1)
+        .exit(2, 10);
     let trace = t.build();
     let cx = Context::new(&trace);
     let s = shared::waits::summarize(&cx);
     let late: f64 = s.states.iter().map(|w| w.time).sum();
     assert_eq!(late, 12.0);
-    assert_eq!(s.short_term_costs, [("P0".to_owned(), "comp".to_owned(), 6.0)]);
-    assert_eq!(s.long_term_costs, [("P0".to_owned(), "comp".to_owned(), 6.0)]);
+    assert_eq!(
+        s.short_term_costs,
+        [("P0".to_owned(), "comp".to_owned(), 6.0)]
+    );
+    assert_eq!(
+        s.long_term_costs,
+        [("P0".to_owned(), "comp".to_owned(), 6.0)]
+    );
     let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
     assert_eq!(a.critical_path.length, 10);
     assert!((a.pop.load_balance - 0.6).abs() < 1e-12);
@@ -362,9 +515,20 @@ fn t25_lateness() {
     t.send(2, 16, 0).arr(2, 18, 1);
     let trace = t.build();
     let l = lateness(&Context::new(&trace));
-    let of = |p, k| l.iter().find(|x| x.event == ev(&trace, p, k)).copied().expect("a communication event");
-    assert_eq!([of(0, 0).lateness, of(1, 0).lateness, of(2, 0).lateness], [0.0, 0.0, 6.0]);
-    assert_eq!([of(0, 1).lateness, of(1, 1).lateness, of(2, 1).lateness], [6.0, 0.0, 6.0]);
+    let of = |p, k| {
+        l.iter()
+            .find(|x| x.event == ev(&trace, p, k))
+            .copied()
+            .expect("a communication event")
+    };
+    assert_eq!(
+        [of(0, 0).lateness, of(1, 0).lateness, of(2, 0).lateness],
+        [0.0, 0.0, 6.0]
+    );
+    assert_eq!(
+        [of(0, 1).lateness, of(1, 1).lateness, of(2, 1).lateness],
+        [6.0, 0.0, 6.0]
+    );
     assert_eq!([of(0, 1).step, of(2, 0).step], [1, 0]);
     let differential: Vec<f64> = l.iter().map(|x| x.differential).collect();
     assert_eq!(differential.iter().filter(|&&d| d > 0.0).count(), 1);
@@ -402,7 +566,12 @@ fn arb_trace() -> impl Strategy<Value = Trace> {
 }
 
 /// Plain reachability in the execution graph, for checking the vector clocks.
-fn reachable(cx: &Context<'_>, from: EventIdx, to: EventIdx, skip: Option<(EventIdx, EventIdx)>) -> bool {
+fn reachable(
+    cx: &Context<'_>,
+    from: EventIdx,
+    to: EventIdx,
+    skip: Option<(EventIdx, EventIdx)>,
+) -> bool {
     let n = cx.graph.len();
     let mut arrival_of = vec![None; n];
     for v in (0..n as u32).map(EventIdx) {
@@ -413,8 +582,16 @@ fn reachable(cx: &Context<'_>, from: EventIdx, to: EventIdx, skip: Option<(Event
     let mut seen = vec![false; n];
     let mut stack = vec![from];
     while let Some(v) = stack.pop() {
-        let through_hub: Vec<EventIdx> = cx.graph.hub_from(v).map(|h| cx.graph.hub_targets(h).collect()).unwrap_or_default();
-        for w in [cx.graph.next(v), arrival_of[v.index()]].into_iter().flatten().chain(through_hub) {
+        let through_hub: Vec<EventIdx> = cx
+            .graph
+            .hub_from(v)
+            .map(|h| cx.graph.hub_targets(h).collect())
+            .unwrap_or_default();
+        for w in [cx.graph.next(v), arrival_of[v.index()]]
+            .into_iter()
+            .flatten()
+            .chain(through_hub)
+        {
             if skip == Some((v, w)) || seen[w.index()] {
                 continue;
             }
@@ -505,25 +682,45 @@ fn t16_wait_at_nxn_and_the_critical_path_through_the_collective() {
     let mut t = T::new(3, &[0, 1, 2]);
     let allreduce = t.b.add_region("MPI_Allreduce", RegionRole::AllToAll);
     for (p, enter) in [(0, 3), (1, 7), (2, 10)] {
-        t.init(p, 0).enter(p, enter, allreduce).leave(p, 12, allreduce).exit(p, 12);
+        t.init(p, 0)
+            .enter(p, enter, allreduce)
+            .leave(p, 12, allreduce)
+            .exit(p, 12);
     }
     let trace = t.build();
     let cx = Context::new(&trace);
-    let waits: Vec<(u32, f64)> = wait_states(&cx).iter().map(|w| (w.process.0, w.time)).collect();
+    let waits: Vec<(u32, f64)> = wait_states(&cx)
+        .iter()
+        .map(|w| (w.process.0, w.time))
+        .collect();
     assert_eq!(waits, [(0, 7.0), (1, 3.0)]);
     let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
     assert_eq!(a.critical_path.length, 12);
     // The path runs on rank 2, the last to enter: computation 10, then the collective 2.
-    let route: Vec<(u32, f64)> = a.critical_path.segments.iter().map(|s| (s.process.0, s.weight)).collect();
+    let route: Vec<(u32, f64)> = a
+        .critical_path
+        .segments
+        .iter()
+        .map(|s| (s.process.0, s.weight))
+        .collect();
     assert_eq!(route[0], (2, 10.0));
     assert_eq!(route.iter().map(|r| r.1).sum::<f64>(), 12.0);
-    assert_eq!(a.critical_path.segments.last().map(|s| s.kind), Some(shared::critical_path::SegmentKind::Collective));
+    assert_eq!(
+        a.critical_path.segments.last().map(|s| s.kind),
+        Some(shared::critical_path::SegmentKind::Collective)
+    );
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
     // Blocked time inside the collective: 9, 5 and 2.
     let blocked: Vec<u64> = a.process_times.iter().map(|p| p.blocked).collect();
     assert_eq!(blocked, [9, 5, 2]);
     // A later entry by rank 0 would move the path there.
-    let faster = what_if(&cx, &[Change::Computation { to: ev(&trace, 2, 1), duration: 4.0 }]);
+    let faster = what_if(
+        &cx,
+        &[Change::Computation {
+            to: ev(&trace, 2, 1),
+            duration: 4.0,
+        }],
+    );
     assert_eq!(faster.execution_time, 9.0);
 }
 
@@ -549,7 +746,11 @@ fn t16b_waitall_is_charged_the_latest_sender_once() {
     t.leave(1, 7, waitall);
     let trace = t.build();
     let cx = Context::new(&trace);
-    let late: Vec<f64> = wait_states(&cx).iter().filter(|w| w.kind == WaitKind::LateSender).map(|w| w.time).collect();
+    let late: Vec<f64> = wait_states(&cx)
+        .iter()
+        .filter(|w| w.kind == WaitKind::LateSender)
+        .map(|w| w.time)
+        .collect();
     assert_eq!(late, [6.0]);
     let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
@@ -574,9 +775,19 @@ fn t18_non_blocking_receives_pair_in_posting_order() {
     });
     let trace = t.build();
     let pairing = shared::pairing::pair_messages(&trace);
-    let pairs: Vec<(EventIdx, EventIdx)> = pairing.messages.iter().map(|m| (m.send, m.arrival)).collect();
+    let pairs: Vec<(EventIdx, EventIdx)> = pairing
+        .messages
+        .iter()
+        .map(|m| (m.send, m.arrival))
+        .collect();
     // s1 ↔ q1's completion (recorded second), s2 ↔ q2's (recorded first).
-    assert_eq!(pairs, [(ev(&trace, 0, 0), ev(&trace, 1, 3)), (ev(&trace, 0, 1), ev(&trace, 1, 2))]);
+    assert_eq!(
+        pairs,
+        [
+            (ev(&trace, 0, 0), ev(&trace, 1, 3)),
+            (ev(&trace, 0, 1), ev(&trace, 1, 2))
+        ]
+    );
     let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
 }
@@ -585,8 +796,13 @@ fn t18_non_blocking_receives_pair_in_posting_order() {
 fn unmatched_requests_and_incomplete_collectives_are_diagnosed() {
     let mut t = T::new(2, &[0, 1]);
     let barrier = t.b.add_region("barrier", RegionRole::Barrier);
-    t.push(0, 0, EventKind::RecvPost, |r| r.request = std::num::NonZeroU32::new(9));
-    t.enter(0, 1, barrier).leave(0, 2, barrier).enter(0, 3, barrier).leave(0, 4, barrier);
+    t.push(0, 0, EventKind::RecvPost, |r| {
+        r.request = std::num::NonZeroU32::new(9)
+    });
+    t.enter(0, 1, barrier)
+        .leave(0, 2, barrier)
+        .enter(0, 3, barrier)
+        .leave(0, 4, barrier);
     t.enter(1, 1, barrier).leave(1, 2, barrier);
     let a = shared::analysis::analyze(&t.build(), AnalysisOptions::default());
     let kinds: Vec<_> = a.diagnostics.iter().map(|d| d.kind).collect();

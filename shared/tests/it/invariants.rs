@@ -21,9 +21,23 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn shared_depends_on_no_io_async_db_http_or_dom_crate() {
     let manifest = std::fs::read_to_string(crate_dir().join("Cargo.toml")).expect("manifest");
-    let deps = manifest.split("[dependencies]").nth(1).expect("a [dependencies] table");
+    let deps = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .expect("a [dependencies] table");
     let deps = deps.split("\n[").next().unwrap_or(deps);
-    for banned in ["tokio", "sqlx", "axum", "hyper", "reqwest", "web-sys", "js-sys", "wasm-bindgen", "leptos", "futures"] {
+    for banned in [
+        "tokio",
+        "sqlx",
+        "axum",
+        "hyper",
+        "reqwest",
+        "web-sys",
+        "js-sys",
+        "wasm-bindgen",
+        "leptos",
+        "futures",
+    ] {
         assert!(
             !deps.lines().any(|l| l.trim_start().starts_with(banned)),
             "shared must not depend on {banned}"
@@ -39,7 +53,16 @@ fn shared_sources_do_no_io() {
     assert!(!files.is_empty());
     for file in files {
         let text = std::fs::read_to_string(&file).expect("source is readable");
-        for banned in ["std::fs", "std::net", "std::process", "std::env", "std::time::SystemTime", "std::io::stdin", "println!", "async fn"] {
+        for banned in [
+            "std::fs",
+            "std::net",
+            "std::process",
+            "std::env",
+            "std::time::SystemTime",
+            "std::io::stdin",
+            "println!",
+            "async fn",
+        ] {
             assert!(!text.contains(banned), "{} uses {banned}", file.display());
         }
     }

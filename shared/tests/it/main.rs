@@ -13,11 +13,15 @@ use shared::Trace;
 
 /// A test trace under `shared/tests/data/`.
 pub fn data_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// Reads and parses a test trace under `shared/tests/data/`.
 pub fn load(name: &str) -> Trace {
     let bytes = std::fs::read(data_path(name)).expect("test data is readable");
-    shared::import::import(&bytes, None, name).expect("test data parses").trace
+    shared::import::import(&bytes, None, name)
+        .expect("test data parses")
+        .trace
 }

@@ -43,7 +43,10 @@ fn pairing_is_fifo_per_tag() {
     message(&mut b, EventKind::MsgArr, 1, 0, 6, 1);
     let trace = b.build();
     let pairing = pair_messages(&trace);
-    let m = |send, arrival| Message { send: EventIdx(send), arrival: EventIdx(arrival) };
+    let m = |send, arrival| Message {
+        send: EventIdx(send),
+        arrival: EventIdx(arrival),
+    };
     assert_eq!(pairing.messages, [m(0, 4), m(1, 3), m(2, 5)]);
     let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
     assert!(analysis.diagnostics.is_empty());
@@ -60,7 +63,8 @@ fn tag_mismatches_are_flagged() {
     message(&mut b, EventKind::MsgSend, 0, 1, 2, 2);
     message(&mut b, EventKind::MsgArr, 1, 0, 4, 3);
     message(&mut b, EventKind::MsgArr, 1, 0, 5, 1);
-    let analysis = shared::analysis::analyze(&b.build(), shared::analysis::AnalysisOptions::default());
+    let analysis =
+        shared::analysis::analyze(&b.build(), shared::analysis::AnalysisOptions::default());
     use shared::validate::DiagnosticKind::{UnmatchedArrival, UnmatchedSend};
     let kinds: Vec<_> = analysis.diagnostics.iter().map(|d| d.kind).collect();
     assert_eq!(kinds, [UnmatchedSend, UnmatchedArrival]);

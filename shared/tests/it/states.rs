@@ -19,10 +19,19 @@ fn worked_example_busy_and_blocked_intervals() {
     let spans = state_spans(&load("t4-worked-example.json"));
     // analysis.md §10: busy A [0,35] and [48,53]; B [0,20], [33,43] and [54,69].
     assert_eq!(spans_of(&spans, 0, State::Computing), [(0, 35), (48, 53)]);
-    assert_eq!(spans_of(&spans, 1, State::Computing), [(0, 20), (33, 43), (54, 69)]);
+    assert_eq!(
+        spans_of(&spans, 1, State::Computing),
+        [(0, 20), (33, 43), (54, 69)]
+    );
     assert_eq!(spans_of(&spans, 0, State::Blocked), [(35, 48)]);
     assert_eq!(spans_of(&spans, 1, State::Blocked), [(20, 33), (43, 54)]);
-    let total = |state| spans.iter().filter(|s| s.state == state).map(|s| s.end.0 - s.start.0).sum::<u64>();
+    let total = |state| {
+        spans
+            .iter()
+            .filter(|s| s.state == state)
+            .map(|s| s.end.0 - s.start.0)
+            .sum::<u64>()
+    };
     // Total computation 85, blocked 37 (A 13; B 13 + 11).
     assert_eq!(total(State::Computing), 85);
     assert_eq!(total(State::Blocked), 37);
@@ -39,7 +48,9 @@ fn a_message_that_arrived_before_the_call_does_not_block() {
         {"process": 0, "time": 10, "kind": "recv_call"},
         {"process": 0, "time": 20, "kind": "proc_exit"}
       ]}"#;
-    let trace = shared::import::import(doc.as_bytes(), None, "t").expect("parses").trace;
+    let trace = shared::import::import(doc.as_bytes(), None, "t")
+        .expect("parses")
+        .trace;
     let spans = state_spans(&trace);
     // The first call finds its message waiting; the second never gets one and blocks to the end.
     assert_eq!(spans_of(&spans, 0, State::Blocked), [(10, 20)]);

@@ -30,7 +30,14 @@ pub struct Geometry {
 impl Geometry {
     /// The default geometry for a canvas of this size.
     pub fn new(width: f64, height: f64) -> Geometry {
-        Geometry { width, height, label_width: 140.0, axis_height: 30.0, row_height: 32.0, scroll_y: 0.0 }
+        Geometry {
+            width,
+            height,
+            label_width: 140.0,
+            axis_height: 30.0,
+            row_height: 32.0,
+            scroll_y: 0.0,
+        }
     }
 
     /// The width of the plot area right of the labels.
@@ -69,13 +76,38 @@ pub mod colors {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DrawItem {
     /// A filled rectangle.
-    Rect { x: f64, y: f64, w: f64, h: f64, color: &'static str },
+    Rect {
+        x: f64,
+        y: f64,
+        w: f64,
+        h: f64,
+        color: &'static str,
+    },
     /// A straight line.
-    Line { x1: f64, y1: f64, x2: f64, y2: f64, color: &'static str, width: f64 },
+    Line {
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        color: &'static str,
+        width: f64,
+    },
     /// A line with an arrow head at its end.
-    Arrow { x1: f64, y1: f64, x2: f64, y2: f64, color: &'static str },
+    Arrow {
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        color: &'static str,
+    },
     /// Text whose left edge (or right edge, when `align_right`) is at x, baseline-middle at y.
-    Text { x: f64, y: f64, text: String, color: &'static str, align_right: bool },
+    Text {
+        x: f64,
+        y: f64,
+        text: String,
+        color: &'static str,
+        align_right: bool,
+    },
     /// Restricts the following items to a rectangle (`None` lifts it).
     Clip(Option<(f64, f64, f64, f64)>),
 }
@@ -106,17 +138,31 @@ impl GanttModel {
                 None => p.name.clone(),
             })
             .collect();
-        let spans = state_spans(trace).into_iter().map(|s| (s.process.index(), s.start, s.end, s.state)).collect();
+        let spans = state_spans(trace)
+            .into_iter()
+            .map(|s| (s.process.index(), s.start, s.end, s.state))
+            .collect();
         let e = &trace.events;
         let messages = pair_messages(trace)
             .messages
             .iter()
             .map(|m| {
                 let (s, a) = (m.send.index(), m.arrival.index());
-                (e.process()[s].index(), e.time()[s], e.process()[a].index(), e.time()[a])
+                (
+                    e.process()[s].index(),
+                    e.time()[s],
+                    e.process()[a].index(),
+                    e.time()[a],
+                )
             })
             .collect();
-        GanttModel { rows, spans, messages, bounds: trace.time_bounds().unwrap_or_default(), clock: trace.clock }
+        GanttModel {
+            rows,
+            spans,
+            messages,
+            bounds: trace.time_bounds().unwrap_or_default(),
+            clock: trace.clock,
+        }
     }
 
     /// A scale that shows the whole trace across the plot.
@@ -129,7 +175,12 @@ impl GanttModel {
 pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawItem> {
     let mut items = Vec::new();
     let plot_left = g.label_width;
-    let plot = (plot_left, g.axis_height, g.plot_width(), (g.height - g.axis_height).max(0.0));
+    let plot = (
+        plot_left,
+        g.axis_height,
+        g.plot_width(),
+        (g.height - g.axis_height).max(0.0),
+    );
     let x_of = |t: Time| plot_left + scale.time_to_px(t);
     let row_visible = |row: usize| {
         let top = g.row_top(row);
@@ -137,9 +188,21 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
     };
 
     items.push(DrawItem::Clip(Some(plot)));
-    for (row, _) in model.rows.iter().enumerate().filter(|(row, _)| row_visible(*row)) {
+    for (row, _) in model
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(row, _)| row_visible(*row))
+    {
         let y = g.row_top(row) + g.row_height;
-        items.push(DrawItem::Line { x1: plot_left, y1: y, x2: g.width, y2: y, color: colors::GRID, width: 1.0 });
+        items.push(DrawItem::Line {
+            x1: plot_left,
+            y1: y,
+            x2: g.width,
+            y2: y,
+            color: colors::GRID,
+            width: 1.0,
+        });
     }
     let (window_start, window_end) = scale.window();
     for &(row, start, end, state) in &model.spans {
@@ -154,7 +217,13 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
         };
         let y = g.row_top(row) + inset;
         // A bar narrower than a pixel still shows: it is drawn one pixel wide.
-        items.push(DrawItem::Rect { x: x1, y, w: (x2 - x1).max(1.0), h: g.row_height - 2.0 * inset, color });
+        items.push(DrawItem::Rect {
+            x: x1,
+            y,
+            w: (x2 - x1).max(1.0),
+            h: g.row_height - 2.0 * inset,
+            color,
+        });
     }
     for &(from_row, send, to_row, arrival) in &model.messages {
         let (lo, hi) = (send.min(arrival).0 as f64, send.max(arrival).0 as f64);
@@ -173,16 +242,44 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
     items.push(DrawItem::Clip(None));
 
     // The label column.
-    items.push(DrawItem::Rect { x: 0.0, y: g.axis_height, w: plot_left, h: plot.3, color: colors::PANEL });
-    items.push(DrawItem::Clip(Some((0.0, g.axis_height, plot_left, plot.3))));
-    for (row, label) in model.rows.iter().enumerate().filter(|(row, _)| row_visible(*row)) {
+    items.push(DrawItem::Rect {
+        x: 0.0,
+        y: g.axis_height,
+        w: plot_left,
+        h: plot.3,
+        color: colors::PANEL,
+    });
+    items.push(DrawItem::Clip(Some((
+        0.0,
+        g.axis_height,
+        plot_left,
+        plot.3,
+    ))));
+    for (row, label) in model
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(row, _)| row_visible(*row))
+    {
         let y = g.row_top(row) + g.row_height / 2.0;
-        items.push(DrawItem::Text { x: 8.0, y, text: label.clone(), color: colors::TEXT, align_right: false });
+        items.push(DrawItem::Text {
+            x: 8.0,
+            y,
+            text: label.clone(),
+            color: colors::TEXT,
+            align_right: false,
+        });
     }
     items.push(DrawItem::Clip(None));
 
     // The time axis.
-    items.push(DrawItem::Rect { x: 0.0, y: 0.0, w: g.width, h: g.axis_height, color: colors::PANEL });
+    items.push(DrawItem::Rect {
+        x: 0.0,
+        y: 0.0,
+        w: g.width,
+        h: g.axis_height,
+        color: colors::PANEL,
+    });
     items.push(DrawItem::Line {
         x1: 0.0,
         y1: g.axis_height,
@@ -191,21 +288,51 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
         color: colors::GRID,
         width: 1.0,
     });
-    let unit = if model.clock.ticks_per_second.is_some() { "" } else { "ticks" };
-    items.push(DrawItem::Text { x: 8.0, y: g.axis_height / 2.0, text: format!("time {unit}"), color: colors::TEXT, align_right: false });
-    items.push(DrawItem::Clip(Some((plot_left, 0.0, g.plot_width(), g.axis_height))));
+    let unit = if model.clock.ticks_per_second.is_some() {
+        ""
+    } else {
+        "ticks"
+    };
+    items.push(DrawItem::Text {
+        x: 8.0,
+        y: g.axis_height / 2.0,
+        text: format!("time {unit}"),
+        color: colors::TEXT,
+        align_right: false,
+    });
+    items.push(DrawItem::Clip(Some((
+        plot_left,
+        0.0,
+        g.plot_width(),
+        g.axis_height,
+    ))));
     let step = axis_step(scale, 90.0);
     let first = (window_start.max(0.0) / step as f64).ceil() as u64;
     let mut tick = first.saturating_mul(step);
     while (tick as f64) <= window_end {
         let x = x_of(Time(tick));
-        items.push(DrawItem::Line { x1: x, y1: g.axis_height - 6.0, x2: x, y2: g.axis_height, color: colors::TEXT, width: 1.0 });
+        items.push(DrawItem::Line {
+            x1: x,
+            y1: g.axis_height - 6.0,
+            x2: x,
+            y2: g.axis_height,
+            color: colors::TEXT,
+            width: 1.0,
+        });
         let text = match model.clock.ticks_per_second {
             Some(_) => model.clock.format_duration(Duration(tick)),
             None => tick.to_string(),
         };
-        items.push(DrawItem::Text { x: x + 3.0, y: g.axis_height / 2.0 - 2.0, text, color: colors::TEXT, align_right: false });
-        let Some(next) = tick.checked_add(step) else { break };
+        items.push(DrawItem::Text {
+            x: x + 3.0,
+            y: g.axis_height / 2.0 - 2.0,
+            text,
+            color: colors::TEXT,
+            align_right: false,
+        });
+        let Some(next) = tick.checked_add(step) else {
+            break;
+        };
         tick = next;
     }
     items.push(DrawItem::Clip(None));
@@ -217,16 +344,23 @@ mod tests {
     use super::*;
 
     fn worked_example() -> Trace {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tests/data/t4-worked-example.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/tests/data/t4-worked-example.json"
+        );
         let bytes = std::fs::read(path).expect("worked example");
-        shared::import::import(&bytes, None, "t4").expect("parses").trace
+        shared::import::import(&bytes, None, "t4")
+            .expect("parses")
+            .trace
     }
 
     fn rects(items: &[DrawItem], color: &str) -> Vec<(f64, f64, f64)> {
         items
             .iter()
             .filter_map(|item| match item {
-                DrawItem::Rect { x, y, w, color: c, .. } if *c == color => Some((*x, *y, *w)),
+                DrawItem::Rect {
+                    x, y, w, color: c, ..
+                } if *c == color => Some((*x, *y, *w)),
                 _ => None,
             })
             .collect()
@@ -239,8 +373,20 @@ mod tests {
         let scale = model.fit(&g);
         let items = layout(&model, &scale, &g);
         // At 10 px per tick: A computes [0,35] and [48,53], B [0,20], [33,43], [54,69].
-        let computing: Vec<(f64, f64)> = rects(&items, colors::COMPUTING).iter().map(|r| (r.0, r.2)).collect();
-        assert_eq!(computing, [(140.0, 350.0), (620.0, 50.0), (140.0, 200.0), (470.0, 100.0), (680.0, 150.0)]);
+        let computing: Vec<(f64, f64)> = rects(&items, colors::COMPUTING)
+            .iter()
+            .map(|r| (r.0, r.2))
+            .collect();
+        assert_eq!(
+            computing,
+            [
+                (140.0, 350.0),
+                (620.0, 50.0),
+                (140.0, 200.0),
+                (470.0, 100.0),
+                (680.0, 150.0)
+            ]
+        );
         assert_eq!(rects(&items, colors::BLOCKED).len(), 3);
         let arrows: Vec<(f64, f64)> = items
             .iter()
@@ -258,7 +404,10 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert!(texts.contains(&"A @ T800 #0") && texts.contains(&"B @ T800 #1"), "{texts:?}");
+        assert!(
+            texts.contains(&"A @ T800 #0") && texts.contains(&"B @ T800 #1"),
+            "{texts:?}"
+        );
         for label in ["0", "10", "60"] {
             assert!(texts.contains(&label), "axis label {label} in {texts:?}");
         }

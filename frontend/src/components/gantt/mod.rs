@@ -23,7 +23,10 @@ use time_scale::TimeScale;
 
 /// The canvas height for `n_rows` rows, capped so very tall traces scroll inside the canvas.
 fn canvas_height(n_rows: usize) -> f64 {
-    Geometry::new(0.0, 0.0).content_height(n_rows).clamp(120.0, 640.0) + 8.0
+    Geometry::new(0.0, 0.0)
+        .content_height(n_rows)
+        .clamp(120.0, 640.0)
+        + 8.0
 }
 
 /// Draws `trace` as a zoomable Gantt chart.
@@ -55,7 +58,9 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
     let paint_now = {
         let model = Arc::clone(&model);
         move || {
-            let Some(canvas) = canvas_ref.get_untracked() else { return };
+            let Some(canvas) = canvas_ref.get_untracked() else {
+                return;
+            };
             let g = geometry(&canvas);
             let current = match scale.get_untracked() {
                 Some(s) => s.resized(g.plot_width()),
@@ -64,10 +69,19 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
             let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
             canvas.set_width((g.width * dpr).round() as u32);
             canvas.set_height((g.height * dpr).round() as u32);
-            let Ok(Some(ctx)) = canvas.get_context("2d") else { return };
-            let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else { return };
+            let Ok(Some(ctx)) = canvas.get_context("2d") else {
+                return;
+            };
+            let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
+                return;
+            };
             let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-            paint::paint(&ctx, g.width, g.height, &layout::layout(&model, &current, &g));
+            paint::paint(
+                &ctx,
+                g.width,
+                g.height,
+                &layout::layout(&model, &current, &g),
+            );
             if scale.get_untracked() != Some(current) {
                 scale.set(Some(current));
             }
@@ -97,7 +111,9 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
     on_cleanup(move || resize.remove());
 
     let plot_x = move |ev: &web_sys::MouseEvent| {
-        let left = canvas_ref.get_untracked().map_or(0.0, |c| c.get_bounding_client_rect().left());
+        let left = canvas_ref
+            .get_untracked()
+            .map_or(0.0, |c| c.get_bounding_client_rect().left());
         f64::from(ev.client_x()) - left - Geometry::new(0.0, 0.0).label_width
     };
     let on_wheel = move |ev: web_sys::WheelEvent| {
@@ -119,9 +135,14 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
         let drag = Rc::clone(&drag);
         let model = Arc::clone(&model);
         move |ev: web_sys::PointerEvent| {
-            let readout = scale.get_untracked().and_then(|s| s.px_to_time(plot_x(&ev)));
+            let readout = scale
+                .get_untracked()
+                .and_then(|s| s.px_to_time(plot_x(&ev)));
             cursor.set(readout.map(|t| match model.clock.ticks_per_second {
-                Some(_) => format!("cursor at {}", model.clock.format_duration(shared::time::Duration(t.0))),
+                Some(_) => format!(
+                    "cursor at {}",
+                    model.clock.format_duration(shared::time::Duration(t.0))
+                ),
                 None => format!("cursor at tick {}", t.0),
             }));
             let Some((x0, y0)) = drag.get() else { return };

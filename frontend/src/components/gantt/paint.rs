@@ -18,7 +18,14 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.set_fill_style_str(color);
                 ctx.fill_rect(*x, *y, *w, *h);
             }
-            DrawItem::Line { x1, y1, x2, y2, color, width } => {
+            DrawItem::Line {
+                x1,
+                y1,
+                x2,
+                y2,
+                color,
+                width,
+            } => {
                 ctx.set_stroke_style_str(color);
                 ctx.set_line_width(*width);
                 ctx.begin_path();
@@ -26,8 +33,20 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.line_to(*x2, *y2);
                 ctx.stroke();
             }
-            DrawItem::Arrow { x1, y1, x2, y2, color } => arrow(ctx, (*x1, *y1), (*x2, *y2), color),
-            DrawItem::Text { x, y, text, color, align_right } => {
+            DrawItem::Arrow {
+                x1,
+                y1,
+                x2,
+                y2,
+                color,
+            } => arrow(ctx, (*x1, *y1), (*x2, *y2), color),
+            DrawItem::Text {
+                x,
+                y,
+                text,
+                color,
+                align_right,
+            } => {
                 ctx.set_fill_style_str(color);
                 ctx.set_text_align(if *align_right { "right" } else { "left" });
                 let _ = ctx.fill_text(text, *x, *y);
@@ -64,8 +83,14 @@ fn arrow(ctx: &CanvasRenderingContext2d, from: (f64, f64), to: (f64, f64), color
     let (len, spread) = (8.0, 0.45);
     ctx.begin_path();
     ctx.move_to(to.0, to.1);
-    ctx.line_to(to.0 - len * (angle - spread).cos(), to.1 - len * (angle - spread).sin());
-    ctx.line_to(to.0 - len * (angle + spread).cos(), to.1 - len * (angle + spread).sin());
+    ctx.line_to(
+        to.0 - len * (angle - spread).cos(),
+        to.1 - len * (angle - spread).sin(),
+    );
+    ctx.line_to(
+        to.0 - len * (angle + spread).cos(),
+        to.1 - len * (angle + spread).sin(),
+    );
     ctx.close_path();
     ctx.fill();
 }

@@ -32,7 +32,11 @@ impl TimeScale {
 
     fn new(start_tick: f64, ticks_per_px: f64, width_px: f64) -> TimeScale {
         let scale = TimeScale {
-            start_tick: if start_tick.is_finite() { start_tick } else { 0.0 },
+            start_tick: if start_tick.is_finite() {
+                start_tick
+            } else {
+                0.0
+            },
             ticks_per_px: if ticks_per_px.is_finite() {
                 ticks_per_px.clamp(MIN_TICKS_PER_PX, MAX_TICKS_PER_PX)
             } else {
@@ -51,7 +55,10 @@ impl TimeScale {
 
     /// The visible window as fractional ticks [start, end).
     pub fn window(&self) -> (f64, f64) {
-        (self.start_tick, self.start_tick + self.width_px * self.ticks_per_px)
+        (
+            self.start_tick,
+            self.start_tick + self.width_px * self.ticks_per_px,
+        )
     }
 
     /// The x position of a time.
@@ -72,20 +79,32 @@ impl TimeScale {
     /// The trace time at an x position (rounded to the nearest tick), or `None` before tick 0.
     pub fn px_to_time(&self, x: f64) -> Option<Time> {
         let tick = self.px_to_tick(x).round();
-        (tick >= 0.0 && tick <= u64::MAX as f64).then(|| Time(tick as u64))
+        (tick >= 0.0 && tick <= u64::MAX as f64).then_some(Time(tick as u64))
     }
 
     /// Zooms by `factor` (> 1 zooms out) keeping the time under `anchor_px` where it is.
     pub fn zoomed(&self, factor: f64, anchor_px: f64) -> TimeScale {
         let anchor_tick = self.px_to_tick(anchor_px);
-        let factor = if factor.is_finite() && factor > 0.0 { factor } else { 1.0 };
+        let factor = if factor.is_finite() && factor > 0.0 {
+            factor
+        } else {
+            1.0
+        };
         let ticks_per_px = (self.ticks_per_px * factor).clamp(MIN_TICKS_PER_PX, MAX_TICKS_PER_PX);
-        TimeScale::new(anchor_tick - anchor_px * ticks_per_px, ticks_per_px, self.width_px)
+        TimeScale::new(
+            anchor_tick - anchor_px * ticks_per_px,
+            ticks_per_px,
+            self.width_px,
+        )
     }
 
     /// Moves the window so the content moves `dx_px` to the right.
     pub fn panned(&self, dx_px: f64) -> TimeScale {
-        TimeScale::new(self.start_tick - dx_px * self.ticks_per_px, self.ticks_per_px, self.width_px)
+        TimeScale::new(
+            self.start_tick - dx_px * self.ticks_per_px,
+            self.ticks_per_px,
+            self.width_px,
+        )
     }
 
     /// The same scale on a plot of another width (the left edge stays).
@@ -95,7 +114,11 @@ impl TimeScale {
 }
 
 fn sanitize_width(width_px: f64) -> f64 {
-    if width_px.is_finite() && width_px >= 1.0 { width_px } else { 1.0 }
+    if width_px.is_finite() && width_px >= 1.0 {
+        width_px
+    } else {
+        1.0
+    }
 }
 
 /// A "nice" axis step (1, 2 or 5 times a power of ten, at least one tick) whose pixel spacing is
@@ -129,7 +152,9 @@ mod tests {
 
     #[test]
     fn time_to_px_and_back_round_trips() {
-        let scale = TimeScale::fit(Time(1_000), Time(1_000_000_000), 1234.0).zoomed(0.37, 400.0).panned(-55.5);
+        let scale = TimeScale::fit(Time(1_000), Time(1_000_000_000), 1234.0)
+            .zoomed(0.37, 400.0)
+            .panned(-55.5);
         for t in [1_000u64, 5_555, 123_456_789, 999_999_999] {
             let x = scale.time_to_px(Time(t));
             assert_eq!(scale.px_to_time(x), Some(Time(t)), "{t}");
