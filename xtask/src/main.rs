@@ -2,7 +2,7 @@
 //!
 //! - `cargo xtask serve`: builds the site and the release server, then serves the app on
 //!   http://127.0.0.1:8080 with the SQLite file `data/tracescope.db`.
-//! - `cargo xtask test`: every test: `cargo test --workspace`, then the Playwright tests in
+//! - `cargo xtask test`: every test: `cargo fmt --check`, `cargo test --workspace`, then the Playwright tests in
 //!   Debian's Chromium against a freshly built server on a free port with a fresh database.
 //! - `cargo xtask build-site [--debug]`: only the site, into `target/site`.
 //!
@@ -176,6 +176,10 @@ fn test() -> anyhow::Result<()> {
     ensure_chromium()?;
     ensure_node_modules(&root)?;
     stage("install (chromium, npm ci)", t);
+
+    let t = Instant::now();
+    run(&root, "cargo", &["fmt", "--all", "--check"], &[])?;
+    stage("cargo fmt --check", t);
 
     let t = Instant::now();
     run(&root, "cargo", &["test", "--workspace", "--locked"], &[])?;
