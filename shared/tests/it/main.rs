@@ -2,6 +2,7 @@
 
 mod analysis;
 mod analysis2;
+mod importers;
 mod invariants;
 mod native_format;
 mod pairing;

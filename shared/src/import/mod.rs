@@ -1,0 +1,126 @@
+//! Reading any supported trace: format detection, transparent gzip, and dispatch to the
+//! importers. Every importer takes bytes and returns a model or a `TraceError` naming the
+//! format, the position and what was expected; problems it can live with become notes.
+
+pub mod chrome;
+
+use std::io::Read as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::TraceError;
+use crate::model::Trace;
+use crate::native;
+
+/// A trace format Tracescope reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Tracescope's own JSON format (`docs/native-format.md`).
+    TracescopeJson,
+    /// Chrome's Trace Event Format (JSON object or array).
+    ChromeJson,
+}
+
+impl Format {
+    /// The format's name in errors, the API and run metadata.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::TracescopeJson => native::FORMAT_NAME,
+            Format::ChromeJson => chrome::FORMAT_NAME,
+        }
+    }
+
+    /// The format with this name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Every format, for error messages and pickers.
+    pub const ALL: [Format; 2] = [Format::TracescopeJson, Format::ChromeJson];
+}
+
+/// How much of the input detection looks at.
+const SNIFF_LEN: usize = 4096;
+
+/// The largest decompressed size accepted from a gzip upload (a guard against zip bombs).
+pub const MAX_DECOMPRESSED: u64 = 4 << 30;
+
+/// Guesses the format from the first bytes of the (decompressed) input.
+pub fn detect(input: &[u8]) -> Option<Format> {
+    let head = &input[..input.len().min(SNIFF_LEN)];
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = head.iter().position(|b| !b.is_ascii_whitespace())?;
+    let text = &head[first..];
+    if text[0] == b'{' && contains(text, b"\"format\"") && contains(text, b"\"tracescope\"") {
+        return Some(Format::TracescopeJson);
+    }
+    if text[0] == b'[' || (text[0] == b'{' && (contains(text, b"\"traceEvents\"") || contains(text, b"\"ph\""))) {
+        return Some(Format::ChromeJson);
+    }
+    None
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A trace read from bytes, with the format it was read as.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The format the input was read as.
+    pub format: Format,
+    /// The trace.
+    pub trace: Trace,
+    /// Problems the importer tolerated (skipped records, dangling flows), for people.
+    pub notes: Vec<String>,
+}
+
+/// Whether the input is gzip-compressed.
+pub fn is_gzip(input: &[u8]) -> bool {
+    input.starts_with(&[0x1f, 0x8b])
+}
+
+/// Decompresses gzip input (up to [`MAX_DECOMPRESSED`] bytes).
+pub fn gunzip(input: &[u8]) -> Result<Vec<u8>, TraceError> {
+    let mut out = Vec::with_capacity(input.len().saturating_mul(4));
+    flate2::read::MultiGzDecoder::new(input)
+        .take(MAX_DECOMPRESSED + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| TraceError::at_offset("gzip", input, 0, format!("the gzip stream is damaged: {e}")))?;
+    if out.len() as u64 > MAX_DECOMPRESSED {
+        return Err(TraceError::at_offset(
+            "gzip",
+            input,
+            0,
+            format!("decompresses to more than {MAX_DECOMPRESSED} bytes"),
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads a trace, decompressing gzip and detecting its format unless one is given.
+/// `name` names the trace when the file itself carries no name (usually the file name).
+pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Imported, TraceError> {
+    if is_gzip(input) {
+        let plain = gunzip(input)?;
+        return import(&plain, format, name);
+    }
+    let format = match format.or_else(|| detect(input)) {
+        Some(format) => format,
+        None => {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            return Err(TraceError::at_offset(
+                "unknown",
+                input,
+                0,
+                format!("unrecognised trace format: expected one of {}", names.join(", ")),
+            ));
+        }
+    };
+    let (trace, notes) = match format {
+        Format::TracescopeJson => (native::parse(input, name)?, Vec::new()),
+        Format::ChromeJson => chrome::parse(input, name)?,
+    };
+    Ok(Imported { format, trace, notes })
+}
