@@ -3,6 +3,7 @@
 //! format, the position and what was expected; problems it can live with become notes.
 
 pub mod chrome;
+pub mod paraver;
 
 use std::io::Read as _;
 
@@ -20,6 +21,8 @@ pub enum Format {
     TracescopeJson,
     /// Chrome's Trace Event Format (JSON object or array).
     ChromeJson,
+    /// Paraver `.prv` (BSC).
+    Paraver,
 }
 
 impl Format {
@@ -28,6 +31,7 @@ impl Format {
         match self {
             Format::TracescopeJson => native::FORMAT_NAME,
             Format::ChromeJson => chrome::FORMAT_NAME,
+            Format::Paraver => paraver::FORMAT_NAME,
         }
     }
 
@@ -37,7 +41,7 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 2] = [Format::TracescopeJson, Format::ChromeJson];
+    pub const ALL: [Format; 3] = [Format::TracescopeJson, Format::ChromeJson, Format::Paraver];
 }
 
 /// How much of the input detection looks at.
@@ -54,6 +58,9 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     let text = &head[first..];
     if text[0] == b'{' && contains(text, b"\"format\"") && contains(text, b"\"tracescope\"") {
         return Some(Format::TracescopeJson);
+    }
+    if text.starts_with(b"#Paraver") {
+        return Some(Format::Paraver);
     }
     if text[0] == b'[' || (text[0] == b'{' && (contains(text, b"\"traceEvents\"") || contains(text, b"\"ph\""))) {
         return Some(Format::ChromeJson);
@@ -121,6 +128,7 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
     let (trace, notes) = match format {
         Format::TracescopeJson => (native::parse(input, name)?, Vec::new()),
         Format::ChromeJson => chrome::parse(input, name)?,
+        Format::Paraver => paraver::parse(input, None, name)?,
     };
     Ok(Imported { format, trace, notes })
 }

@@ -80,3 +80,39 @@ fn chrome_errors_name_the_position() {
     let err = import(b"[{\"ph\": \"i\", \"ts\": -5}]", None, "x").expect_err("negative");
     assert!(err.message.contains("non-negative"), "{err}");
 }
+
+/// Counts by `shared/tests/tools/paraver_counts.py`: threads=4 events=795 messages=33
+/// violations=2 span=260199 (µs).
+#[test]
+fn paraver_qsort_imports_and_reports_its_clock_violations() {
+    let prv = sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
+    let pcf = String::from_utf8(sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf")).expect("utf-8");
+    let labels = shared::import::paraver::Labels::parse(&pcf);
+    let (trace, notes) = shared::import::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
+    assert_eq!(counts(&trace), (4, 795, 33, 260_199));
+    assert_eq!(trace.clock.ticks_per_second, Some(1_000_000));
+    assert!(trace.regions.iter().any(|r| r.name == "MPI_Send"), "labels from the .pcf");
+    assert!(notes.iter().any(|n| n.contains("global communication")), "{notes:?}");
+    let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    let violations = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == shared::validate::DiagnosticKind::ClockViolation)
+        .count();
+    assert_eq!(violations, 2);
+    // Without the .pcf the same events arrive, named by number.
+    let plain = import(&prv, None, "qsort").expect("imports");
+    assert_eq!(plain.format, Format::Paraver);
+    assert_eq!(counts(&plain.trace), (4, 795, 33, 260_199));
+}
+
+#[test]
+fn paraver_errors_name_the_line() {
+    let err = import(b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n1:1:1:1:1:5:x:1\n", None, "x").expect_err("bad");
+    assert_eq!((err.line, err.column), (2, 13));
+    assert!(err.message.contains("non-negative integer"), "{err}");
+    let err = import(b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n3:1:1:9:1:1:2:1:1:1:1:3:4:8:0\n", None, "x").expect_err("bad");
+    assert!(err.message.contains("header declares"), "{err}");
+    let err = import(b"#Paraver nonsense\n", None, "x").expect_err("bad");
+    assert!(err.message.contains("header"), "{err}");
+}
