@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::TraceError;
-use crate::model::{EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder};
+use crate::model::{
+    EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder,
+};
 use crate::pairing::pair_messages;
 use crate::states::{State, state_spans};
 use crate::time::{Clock, Time};
@@ -162,7 +164,9 @@ struct Reader<'a> {
 
 fn offset_of(input: &[u8], raw: &RawValue) -> usize {
     let at = raw.get().as_ptr() as usize;
-    at.checked_sub(input.as_ptr() as usize).filter(|&o| o <= input.len()).unwrap_or(0)
+    at.checked_sub(input.as_ptr() as usize)
+        .filter(|&o| o <= input.len())
+        .unwrap_or(0)
 }
 
 fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
@@ -173,7 +177,11 @@ fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError 
 fn to_ns(input: &[u8], offset: usize, ts: f64) -> Result<u64, TraceError> {
     let ns = (ts * 1000.0).round();
     if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
-        return Err(error(input, offset, format!("expected a non-negative timestamp in µs, found {ts}")));
+        return Err(error(
+            input,
+            offset,
+            format!("expected a non-negative timestamp in µs, found {ts}"),
+        ));
     }
     Ok(ns as u64)
 }
@@ -187,7 +195,9 @@ impl<'a> Reader<'a> {
         }
         let node = self.node(&pid);
         // The node was just declared, so this cannot fail.
-        let _ = self.builder.add_process(format!("pid {pid} tid {tid}"), node);
+        let _ = self
+            .builder
+            .add_process(format!("pid {pid} tid {tid}"), node);
         let t = self.pending.len();
         self.pending.push(Vec::new());
         self.open.push(Vec::new());
@@ -224,21 +234,39 @@ impl<'a> Reader<'a> {
         let offset = offset_of(self.input, raw);
         let ev: Event = serde_json::from_str(raw.get()).map_err(|e| {
             let text = e.to_string();
-            let text = text.rsplit_once(" at line ").map_or(text.as_str(), |(t, _)| t).to_owned();
-            error(self.input, offset, format!("expected a trace event object with \"ph\": {text}"))
+            let text = text
+                .rsplit_once(" at line ")
+                .map_or(text.as_str(), |(t, _)| t)
+                .to_owned();
+            error(
+                self.input,
+                offset,
+                format!("expected a trace event object with \"ph\": {text}"),
+            )
         })?;
         let ph = ev.ph.as_ref();
         // Metadata names threads and nodes rather than belonging to one.
-        let thread = if ph == "M" { usize::MAX } else { self.thread(ev.pid.as_ref(), ev.tid.as_ref()) };
+        let thread = if ph == "M" {
+            usize::MAX
+        } else {
+            self.thread(ev.pid.as_ref(), ev.tid.as_ref())
+        };
         let name = ev.name.as_deref().unwrap_or("");
         let cat = ev.cat.as_deref().unwrap_or("");
         let time = |this: &Self| match ev.ts {
             Some(ts) => to_ns(this.input, offset, ts),
-            None => Err(error(this.input, offset, format!("expected \"ts\" on a {ph:?} event"))),
+            None => Err(error(
+                this.input,
+                offset,
+                format!("expected \"ts\" on a {ph:?} event"),
+            )),
         };
         match ph {
             "M" => {
-                let args: NameArgs = ev.args.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or_default();
+                let args: NameArgs = ev
+                    .args
+                    .and_then(|a| serde_json::from_str(a.get()).ok())
+                    .unwrap_or_default();
                 match (name, args.name) {
                     ("thread_name", Some(n)) => {
                         let thread = self.thread(ev.pid.as_ref(), ev.tid.as_ref());
@@ -256,20 +284,34 @@ impl<'a> Reader<'a> {
             "i" | "I" if cat == MODEL_CATEGORY => {
                 self.model_events += 1;
                 let args: ModelArgs = match ev.args {
-                    Some(a) => serde_json::from_str(a.get())
-                        .map_err(|e| error(self.input, offset, format!("expected tracescope event args: {e}")))?,
+                    Some(a) => serde_json::from_str(a.get()).map_err(|e| {
+                        error(
+                            self.input,
+                            offset,
+                            format!("expected tracescope event args: {e}"),
+                        )
+                    })?,
                     None => ModelArgs::default(),
                 };
                 let kind = crate::model::EventKind::ALL
                     .into_iter()
                     .find(|k| k.name() == name)
-                    .ok_or_else(|| error(self.input, offset, format!("expected a tracescope event kind, found {name:?}")))?;
+                    .ok_or_else(|| {
+                        error(
+                            self.input,
+                            offset,
+                            format!("expected a tracescope event kind, found {name:?}"),
+                        )
+                    })?;
                 let mut r = EventRecord::plain(ProcessId(0), Time(0), kind);
                 r.peer = args.peer.map(ProcessId);
                 r.tag = args.tag;
                 r.size = args.size;
                 r.text = args.text.as_deref().map(|t| self.builder.intern(t));
-                r.region = args.region.as_deref().map(|n| self.region(n, args.role.unwrap_or(RegionRole::Activity)));
+                r.region = args
+                    .region
+                    .as_deref()
+                    .map(|n| self.region(n, args.role.unwrap_or(RegionRole::Activity)));
                 r.request = args.request;
                 // The exact tick travels in args; ts is rounded to µs precision by some tools.
                 let t = match args.tick {
@@ -304,7 +346,8 @@ impl<'a> Reader<'a> {
                     }
                     _ => match self.open[thread].pop() {
                         Some(region) => {
-                            let mut leave = EventRecord::plain(ProcessId(0), Time(0), EventKind::Leave);
+                            let mut leave =
+                                EventRecord::plain(ProcessId(0), Time(0), EventKind::Leave);
                             leave.region = Some(region);
                             self.push(thread, t, (0, 0), leave);
                         }
@@ -314,10 +357,20 @@ impl<'a> Reader<'a> {
                 if let Some(bind) = &ev.bind_id {
                     let key = format!("v2:{}", bind.key());
                     if ev.flow_out {
-                        self.flows.entry(key.clone()).or_default().push(FlowPoint { time: t, thread, offset, stage: 0 });
+                        self.flows.entry(key.clone()).or_default().push(FlowPoint {
+                            time: t,
+                            thread,
+                            offset,
+                            stage: 0,
+                        });
                     }
                     if ev.flow_in {
-                        self.flows.entry(key).or_default().push(FlowPoint { time: t, thread, offset, stage: 2 });
+                        self.flows.entry(key).or_default().push(FlowPoint {
+                            time: t,
+                            thread,
+                            offset,
+                            stage: 2,
+                        });
                     }
                 }
             }
@@ -330,7 +383,11 @@ impl<'a> Reader<'a> {
             "s" | "t" | "f" => {
                 let t = time(self)?;
                 let Some(id) = &ev.id else {
-                    return Err(error(self.input, offset, format!("expected \"id\" on a flow event {ph:?}")));
+                    return Err(error(
+                        self.input,
+                        offset,
+                        format!("expected \"id\" on a flow event {ph:?}"),
+                    ));
                 };
                 let stage = match ph {
                     "s" => 0,
@@ -338,7 +395,12 @@ impl<'a> Reader<'a> {
                     _ => 2,
                 };
                 let key = format!("v1:{cat}:{name}:{}", id.key());
-                self.flows.entry(key).or_default().push(FlowPoint { time: t, thread, offset, stage });
+                self.flows.entry(key).or_default().push(FlowPoint {
+                    time: t,
+                    thread,
+                    offset,
+                    stage,
+                });
             }
             other => *self.skipped.entry(format!("phase {other:?}")).or_default() += 1,
         }
@@ -347,7 +409,8 @@ impl<'a> Reader<'a> {
 
     /// Turns flows into messages: each consecutive pair of points on different threads.
     fn messages(&mut self, notes: &mut Vec<String>) {
-        let mut flows: Vec<(String, Vec<FlowPoint>)> = std::mem::take(&mut self.flows).into_iter().collect();
+        let mut flows: Vec<(String, Vec<FlowPoint>)> =
+            std::mem::take(&mut self.flows).into_iter().collect();
         flows.sort_by_key(|(_, points)| points.first().map(|p| p.offset));
         let mut tag = 0u32;
         let mut dangling = 0;
@@ -374,31 +437,54 @@ impl<'a> Reader<'a> {
             }
         }
         if dangling > 0 {
-            notes.push(format!("{dangling} flows have a start but no end (or the reverse) and draw no arrow"));
+            notes.push(format!(
+                "{dangling} flows have a start but no end (or the reverse) and draw no arrow"
+            ));
         }
     }
 }
 
 /// Reads a Chrome trace (object with `traceEvents`, or a bare array).
 pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
-    let first = input.iter().position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    let first = input
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
     let (events, other): (Vec<&RawValue>, Option<&RawValue>) = match first.map(|i| input[i]) {
         Some(b'[') => serde_json::from_slice(input).map(|events| (events, None)),
         _ => serde_json::from_slice::<Document>(input).map(|d| (d.trace_events, d.other_data)),
     }
     .map_err(|e| {
         let text = e.to_string();
-        let text = text.rsplit_once(" at line ").map_or(text.as_str(), |(t, _)| t).to_owned();
-        TraceError::at_line_column(FORMAT_NAME, input, e.line(), e.column(), format!("expected a trace event array: {text}"))
+        let text = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(t, _)| t)
+            .to_owned();
+        TraceError::at_line_column(
+            FORMAT_NAME,
+            input,
+            e.line(),
+            e.column(),
+            format!("expected a trace event array: {text}"),
+        )
     })?;
-    let parts = other.and_then(|o| serde_json::from_str::<OtherData>(o.get()).ok()).and_then(|o| o.tracescope);
+    let parts = other
+        .and_then(|o| serde_json::from_str::<OtherData>(o.get()).ok())
+        .and_then(|o| o.tracescope);
     let mut builder = match &parts {
-        Some(p) => TraceBuilder::new(p.name.clone(), Clock { ticks_per_second: p.ticks_per_second }),
+        Some(p) => TraceBuilder::new(
+            p.name.clone(),
+            Clock {
+                ticks_per_second: p.ticks_per_second,
+            },
+        ),
         None => TraceBuilder::new(fallback_name, Clock::NANOSECONDS),
     };
     let mut regions = HashMap::new();
     for region in parts.iter().flat_map(|p| &p.regions) {
-        regions.insert(region.name.clone(), builder.add_region(region.name.clone(), region.role));
+        regions.insert(
+            region.name.clone(),
+            builder.add_region(region.name.clone(), region.role),
+        );
     }
     let mut reader = Reader {
         input,
@@ -429,19 +515,28 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     }
     for (thread, open) in reader.open.iter().enumerate() {
         if !open.is_empty() {
-            notes.push(format!("thread {thread} leaves {} B slices open", open.len()));
+            notes.push(format!(
+                "thread {thread} leaves {} B slices open",
+                open.len()
+            ));
         }
     }
     let mut builder = reader.builder;
     if let Some(p) = &parts {
         for &link in &p.links {
-            builder.add_link(link).map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+            builder
+                .add_link(link)
+                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
         }
         for &sample in &p.cpu_samples {
-            builder.add_cpu_sample(sample).map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+            builder
+                .add_cpu_sample(sample)
+                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
         }
         for &sample in &p.link_samples {
-            builder.add_link_sample(sample).map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+            builder
+                .add_link_sample(sample)
+                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
         }
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
@@ -452,7 +547,9 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             records.sort_by_key(|&(t, order, _)| (t, order));
         }
         for (_, _, r) in records {
-            builder.push(r).map_err(|e| error(input, 0, e.to_string()))?;
+            builder
+                .push(r)
+                .map_err(|e| error(input, 0, e.to_string()))?;
         }
     }
     let mut trace = builder.build();
@@ -482,7 +579,9 @@ fn micros(ticks_ns: u64) -> String {
 pub fn write(trace: &Trace) -> String {
     // Chrome's time unit is µs; convert ticks to ns first when the clock is known.
     let tps = trace.clock.ticks_per_second.unwrap_or(1_000_000_000);
-    let to_ns = |t: u64| -> u64 { ((t as u128) * 1_000_000_000 / tps as u128).min(u64::MAX as u128) as u64 };
+    let to_ns = |t: u64| -> u64 {
+        ((t as u128) * 1_000_000_000 / tps as u128).min(u64::MAX as u128) as u64
+    };
     let mut out = String::with_capacity(256 + trace.events.len() * 160);
     let parts = ModelParts {
         name: trace.name.clone(),
@@ -492,7 +591,9 @@ pub fn write(trace: &Trace) -> String {
         cpu_samples: trace.cpu_samples.clone(),
         link_samples: trace.link_samples.clone(),
     };
-    out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracescope\",\"tracescope\":");
+    out.push_str(
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracescope\",\"tracescope\":",
+    );
     out.push_str(&serde_json::to_string(&parts).unwrap_or_else(|_| "null".to_owned()));
     out.push_str("},\"traceEvents\":[\n");
     let mut first = true;
@@ -504,7 +605,13 @@ pub fn write(trace: &Trace) -> String {
         out.push_str(&text);
     };
     for (n, node) in trace.nodes.iter().enumerate() {
-        line(&mut out, format!("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{n},\"tid\":0,\"args\":{{\"name\":{}}}}}", json(&node.name)));
+        line(
+            &mut out,
+            format!(
+                "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{n},\"tid\":0,\"args\":{{\"name\":{}}}}}",
+                json(&node.name)
+            ),
+        );
     }
     for (p, process) in trace.processes.iter().enumerate() {
         line(

@@ -4,6 +4,7 @@
 
 pub mod chrome;
 pub mod paraver;
+pub mod shiviz;
 
 use std::io::Read as _;
 
@@ -23,6 +24,8 @@ pub enum Format {
     ChromeJson,
     /// Paraver `.prv` (BSC).
     Paraver,
+    /// ShiViz / GoVector vector-clock logs.
+    Shiviz,
 }
 
 impl Format {
@@ -32,6 +35,7 @@ impl Format {
             Format::TracescopeJson => native::FORMAT_NAME,
             Format::ChromeJson => chrome::FORMAT_NAME,
             Format::Paraver => paraver::FORMAT_NAME,
+            Format::Shiviz => shiviz::FORMAT_NAME,
         }
     }
 
@@ -41,7 +45,12 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 3] = [Format::TracescopeJson, Format::ChromeJson, Format::Paraver];
+    pub const ALL: [Format; 4] = [
+        Format::TracescopeJson,
+        Format::ChromeJson,
+        Format::Paraver,
+        Format::Shiviz,
+    ];
 }
 
 /// How much of the input detection looks at.
@@ -62,8 +71,14 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     if text.starts_with(b"#Paraver") {
         return Some(Format::Paraver);
     }
-    if text[0] == b'[' || (text[0] == b'{' && (contains(text, b"\"traceEvents\"") || contains(text, b"\"ph\""))) {
+    let after_bracket = text[1..].iter().find(|b| !b.is_ascii_whitespace());
+    if (text[0] == b'[' && matches!(after_bracket, Some(b'{') | Some(b']')))
+        || (text[0] == b'{' && (contains(text, b"\"traceEvents\"") || contains(text, b"\"ph\"")))
+    {
         return Some(Format::ChromeJson);
+    }
+    if shiviz::looks_like(text) {
+        return Some(Format::Shiviz);
     }
     None
 }
@@ -94,7 +109,9 @@ pub fn gunzip(input: &[u8]) -> Result<Vec<u8>, TraceError> {
     flate2::read::MultiGzDecoder::new(input)
         .take(MAX_DECOMPRESSED + 1)
         .read_to_end(&mut out)
-        .map_err(|e| TraceError::at_offset("gzip", input, 0, format!("the gzip stream is damaged: {e}")))?;
+        .map_err(|e| {
+            TraceError::at_offset("gzip", input, 0, format!("the gzip stream is damaged: {e}"))
+        })?;
     if out.len() as u64 > MAX_DECOMPRESSED {
         return Err(TraceError::at_offset(
             "gzip",
@@ -121,7 +138,10 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
                 "unknown",
                 input,
                 0,
-                format!("unrecognised trace format: expected one of {}", names.join(", ")),
+                format!(
+                    "unrecognised trace format: expected one of {}",
+                    names.join(", ")
+                ),
             ));
         }
     };
@@ -129,6 +149,11 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         Format::TracescopeJson => (native::parse(input, name)?, Vec::new()),
         Format::ChromeJson => chrome::parse(input, name)?,
         Format::Paraver => paraver::parse(input, None, name)?,
+        Format::Shiviz => shiviz::parse(input, None, name)?,
     };
-    Ok(Imported { format, trace, notes })
+    Ok(Imported {
+        format,
+        trace,
+        notes,
+    })
 }

@@ -1,29 +1,41 @@
 //! Importers against real files in `../shared/traces/` (counts from independent tools, named
 //! per test) and exporters by round trip.
 
+use shared::Trace;
 use shared::import::{Format, import};
 use shared::pairing::pair_messages;
-use shared::Trace;
 
 use crate::load;
 
 /// A sample trace beside the repository.
 fn sample(path: &str) -> Vec<u8> {
-    let full = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces").join(path);
+    let full = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces")
+        .join(path);
     std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
 
 /// (processes, events, messages, span in ticks) of a trace.
 fn counts(trace: &Trace) -> (usize, usize, usize, u64) {
     let (start, end) = trace.time_bounds().unwrap_or_default();
-    (trace.processes.len(), trace.events.len(), pair_messages(trace).messages.len(), end.0 - start.0)
+    (
+        trace.processes.len(),
+        trace.events.len(),
+        pair_messages(trace).messages.len(),
+        end.0 - start.0,
+    )
 }
 
 /// Counts by `shared/tests/tools/chrome_counts.py` (Python's json module):
 /// threads=5 events=16 messages=3 span_ns=3731000.
 #[test]
 fn chrome_flow_simple_imports_with_its_flows_as_messages() {
-    let imported = import(&sample("chrome-trace/catapult-flow_simple.json"), None, "flow_simple").expect("imports");
+    let imported = import(
+        &sample("chrome-trace/catapult-flow_simple.json"),
+        None,
+        "flow_simple",
+    )
+    .expect("imports");
     assert_eq!(imported.format, Format::ChromeJson);
     assert_eq!(counts(&imported.trace), (5, 16, 3, 3_731_000));
     assert_eq!(imported.trace.clock.ticks_per_second, Some(1_000_000_000));
@@ -33,11 +45,30 @@ fn chrome_flow_simple_imports_with_its_flows_as_messages() {
 /// 118 v2 flows (bind_id) all stay on one thread, so none is a message between processes.
 #[test]
 fn chrome_webview_gzip_imports() {
-    let imported = import(&sample("chrome-trace/catapult-webview.json.gz"), None, "webview").expect("imports");
+    let imported = import(
+        &sample("chrome-trace/catapult-webview.json.gz"),
+        None,
+        "webview",
+    )
+    .expect("imports");
     assert_eq!(counts(&imported.trace), (38, 17_305, 0, 13_530_487_000));
-    assert!(imported.trace.processes.iter().any(|p| p.name == "ScriptStreamerThread"), "thread names from metadata");
-    assert!(imported.trace.nodes.iter().any(|n| n.name == "Browser"), "process names from metadata");
-    assert!(imported.notes.iter().any(|n| n.contains("skipped")), "{:?}", imported.notes);
+    assert!(
+        imported
+            .trace
+            .processes
+            .iter()
+            .any(|p| p.name == "ScriptStreamerThread"),
+        "thread names from metadata"
+    );
+    assert!(
+        imported.trace.nodes.iter().any(|n| n.name == "Browser"),
+        "process names from metadata"
+    );
+    assert!(
+        imported.notes.iter().any(|n| n.contains("skipped")),
+        "{:?}",
+        imported.notes
+    );
 }
 
 #[test]
@@ -56,8 +87,14 @@ fn chrome_export_round_trips_the_model() {
 #[test]
 fn chrome_export_draws_its_arrows_for_any_consumer() {
     let text = shared::import::chrome::write(&load("t4-worked-example.json"));
-    let generic: Vec<&str> = text.lines().filter(|l| !l.contains("\"cat\":\"tracescope\"")).collect();
-    let generic = generic.join("\n").replace("\"tracescope.message\"", "\"ipc\"").replace("\"tracescope.state\"", "\"state\"");
+    let generic: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("\"cat\":\"tracescope\""))
+        .collect();
+    let generic = generic
+        .join("\n")
+        .replace("\"tracescope.message\"", "\"ipc\"")
+        .replace("\"tracescope.state\"", "\"state\"");
     let imported = import(generic.as_bytes(), None, "generic").expect("imports");
     assert_eq!(pair_messages(&imported.trace).messages.len(), 3);
     // Arrivals bind at 33, 48 and 54 ticks (ns here).
@@ -72,7 +109,12 @@ fn chrome_export_draws_its_arrows_for_any_consumer() {
 
 #[test]
 fn chrome_errors_name_the_position() {
-    let err = import(b"{\"traceEvents\": [\n {\"ph\": \"X\", \"ts\": 1,}\n]}", Some(Format::ChromeJson), "x").expect_err("bad json");
+    let err = import(
+        b"{\"traceEvents\": [\n {\"ph\": \"X\", \"ts\": 1,}\n]}",
+        Some(Format::ChromeJson),
+        "x",
+    )
+    .expect_err("bad json");
     assert_eq!((err.format.as_str(), err.line), ("chrome-json", 2));
     let err = import(b"[{\"ph\": \"X\", \"pid\": 1}]", None, "x").expect_err("no ts");
     assert!(err.message.contains("expected \"ts\""), "{err}");
@@ -86,13 +128,21 @@ fn chrome_errors_name_the_position() {
 #[test]
 fn paraver_qsort_imports_and_reports_its_clock_violations() {
     let prv = sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
-    let pcf = String::from_utf8(sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf")).expect("utf-8");
+    let pcf = String::from_utf8(sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf"))
+        .expect("utf-8");
     let labels = shared::import::paraver::Labels::parse(&pcf);
-    let (trace, notes) = shared::import::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
+    let (trace, notes) =
+        shared::import::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
     assert_eq!(counts(&trace), (4, 795, 33, 260_199));
     assert_eq!(trace.clock.ticks_per_second, Some(1_000_000));
-    assert!(trace.regions.iter().any(|r| r.name == "MPI_Send"), "labels from the .pcf");
-    assert!(notes.iter().any(|n| n.contains("global communication")), "{notes:?}");
+    assert!(
+        trace.regions.iter().any(|r| r.name == "MPI_Send"),
+        "labels from the .pcf"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("global communication")),
+        "{notes:?}"
+    );
     let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
     let violations = analysis
         .diagnostics
@@ -108,11 +158,136 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
 
 #[test]
 fn paraver_errors_name_the_line() {
-    let err = import(b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n1:1:1:1:1:5:x:1\n", None, "x").expect_err("bad");
+    let err = import(
+        b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n1:1:1:1:1:5:x:1\n",
+        None,
+        "x",
+    )
+    .expect_err("bad");
     assert_eq!((err.line, err.column), (2, 13));
     assert!(err.message.contains("non-negative integer"), "{err}");
-    let err = import(b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n3:1:1:9:1:1:2:1:1:1:1:3:4:8:0\n", None, "x").expect_err("bad");
+    let err = import(
+        b"#Paraver (01/01/01 at 00:00):100:1:1:1(1:1),0\n3:1:1:9:1:1:2:1:1:1:1:3:4:8:0\n",
+        None,
+        "x",
+    )
+    .expect_err("bad");
     assert!(err.message.contains("header declares"), "{err}");
     let err = import(b"#Paraver nonsense\n", None, "x").expect_err("bad");
     assert!(err.message.contains("header"), "{err}");
+}
+
+/// Counts by `shared/tests/tools/shiviz_counts.py` with the Akka expression:
+/// hosts=3 events=71 messages=16 skipped=0 span=16 (Lamport clocks).
+#[test]
+fn shiviz_akka_broadcast_imports_with_messages_from_vector_clocks() {
+    let imported = import(
+        &sample("shiviz/simple-reliable-broadcast.log"),
+        None,
+        "broadcast",
+    )
+    .expect("imports");
+    assert_eq!(imported.format, Format::Shiviz);
+    assert_eq!(counts(&imported.trace), (3, 71, 16, 16));
+    assert!(imported.notes.is_empty(), "{:?}", imported.notes);
+    // The log's clocks are consistent: no causality or clock problem.
+    let analysis = shared::analysis::analyze(
+        &imported.trace,
+        shared::analysis::AnalysisOptions::default(),
+    );
+    assert!(
+        analysis.diagnostics.is_empty(),
+        "{:?}",
+        analysis.diagnostics
+    );
+}
+
+/// Counts by `shiviz_counts.py` with the file's own first-line expression:
+/// hosts=2 events=18 messages=4 skipped=0 span=8.
+#[test]
+fn shiviz_govector_log_uses_its_own_expression() {
+    let imported =
+        import(&sample("shiviz/govector-RpcClientServer.log"), None, "rpc").expect("imports");
+    assert_eq!(counts(&imported.trace), (2, 18, 4, 8));
+    let names: Vec<&str> = imported
+        .trace
+        .processes
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["client", "server"]);
+}
+
+/// The happened-before of the imported model is the log's: event e precedes f exactly when e's
+/// clock is ≤ f's componentwise.
+#[test]
+fn shiviz_causality_matches_the_logged_vector_clocks() {
+    let imported =
+        import(&sample("shiviz/govector-RpcClientServer.log"), None, "rpc").expect("imports");
+    let trace = &imported.trace;
+    let cx = shared::analysis::Context::new(trace);
+    let c = shared::causality::Causality::new(trace, &cx.graph);
+    // Probes are the logged events, in per-host order: reconstruct each one's clock.
+    let probes: Vec<shared::EventIdx> = (0..trace.events.len() as u32)
+        .map(shared::EventIdx)
+        .filter(|&i| trace.events.kind()[i.index()] == shared::EventKind::Probe)
+        .collect();
+    let clock = |e: shared::EventIdx| -> Vec<u32> {
+        let mut vc = vec![0u32; 2];
+        for &p in &probes {
+            if p == e || c.happened_before(p, e) {
+                vc[trace.events.process()[p.index()].index()] += 1;
+            }
+        }
+        vc
+    };
+    let logged = [
+        ("client", [1, 0]),
+        ("client", [2, 0]),
+        ("client", [3, 3]),
+        ("client", [4, 3]),
+        ("client", [5, 5]),
+        ("server", [0, 1]),
+        ("server", [2, 2]),
+        ("server", [2, 3]),
+        ("server", [4, 4]),
+        ("server", [4, 5]),
+    ];
+    let got: Vec<(&str, Vec<u32>)> = probes
+        .iter()
+        .map(|&p| {
+            (
+                trace.processes[trace.events.process()[p.index()].index()]
+                    .name
+                    .as_str(),
+                clock(p),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, Vec<u32>)> = logged.iter().map(|(h, vc)| (*h, vc.to_vec())).collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn shiviz_errors_name_the_line() {
+    let log = "a {\"a\":1}\nstart\na {\"a\":3}\nskipped a counter\n";
+    let err = shared::import::shiviz::parse(
+        log.as_bytes(),
+        Some(shared::import::shiviz::GOVECTOR_REGEX),
+        "x",
+    )
+    .expect_err("gap");
+    assert_eq!(err.line, 3);
+    assert!(err.message.contains("own counter 2"), "{err}");
+    let err =
+        shared::import::shiviz::parse(b"a {\"a\":1}\nx\n", Some("(?<host>\\S*) (?<event>.*)"), "x")
+            .expect_err("no clock group");
+    assert!(err.message.contains("clock"), "{err}");
+    let err = shared::import::shiviz::parse(
+        b"a {\"a\":x}\ne\n",
+        Some(shared::import::shiviz::GOVECTOR_REGEX),
+        "x",
+    )
+    .expect_err("bad clock");
+    assert_eq!((err.line, err.column), (1, 3));
 }
