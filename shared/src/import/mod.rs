@@ -3,6 +3,7 @@
 //! format, the position and what was expected; problems it can live with become notes.
 
 pub mod chrome;
+pub mod paje;
 pub mod paraver;
 pub mod shiviz;
 
@@ -26,6 +27,8 @@ pub enum Format {
     Paraver,
     /// ShiViz / GoVector vector-clock logs.
     Shiviz,
+    /// Pajé text traces.
+    Paje,
 }
 
 impl Format {
@@ -36,6 +39,7 @@ impl Format {
             Format::ChromeJson => chrome::FORMAT_NAME,
             Format::Paraver => paraver::FORMAT_NAME,
             Format::Shiviz => shiviz::FORMAT_NAME,
+            Format::Paje => paje::FORMAT_NAME,
         }
     }
 
@@ -67,6 +71,9 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     let text = &head[first..];
     if text[0] == b'{' && contains(text, b"\"format\"") && contains(text, b"\"tracescope\"") {
         return Some(Format::TracescopeJson);
+    }
+    if paje::looks_like(text) {
+        return Some(Format::Paje);
     }
     if text.starts_with(b"#Paraver") {
         return Some(Format::Paraver);
@@ -150,6 +157,7 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         Format::ChromeJson => chrome::parse(input, name)?,
         Format::Paraver => paraver::parse(input, None, name)?,
         Format::Shiviz => shiviz::parse(input, None, name)?,
+        Format::Paje => paje::parse(input, name)?,
     };
     Ok(Imported {
         format,

@@ -291,3 +291,64 @@ fn shiviz_errors_name_the_line() {
     .expect_err("bad clock");
     assert_eq!((err.line, err.column), (1, 3));
 }
+
+/// Counts by `shared/tests/tools/paje_counts.py`: containers=15 events=66 messages=17
+/// span_ns=4485137000. Its links are SimGrid's zero-length topology edges, imported as
+/// messages as the format defines them; `power_used`/`power` become CPU samples.
+#[test]
+fn paje_simgrid_imports_links_and_utilization() {
+    let imported = import(&sample("paje/pajeng-simgrid-ms.trace"), None, "ms").expect("imports");
+    assert_eq!(imported.format, Format::Paje);
+    assert_eq!(counts(&imported.trace), (15, 66, 17, 4_485_137_000));
+    assert!(!imported.trace.cpu_samples.is_empty());
+    assert!(
+        imported
+            .trace
+            .cpu_samples
+            .iter()
+            .all(|s| (0.0..=1.0).contains(&s.sample.utilization))
+    );
+    assert!(
+        imported
+            .trace
+            .nodes
+            .iter()
+            .any(|n| n.name == "Tremblay (HOST)"),
+        "{:?}",
+        imported.trace.nodes
+    );
+}
+
+/// Counts by `paje_counts.py`: containers=13 events=6643 messages=0 span_ns=40704498590000.
+#[test]
+fn paje_starpu_imports_with_two_set_state_layouts() {
+    let imported = import(
+        &sample("paje/pajeng-starpu-native_sample.trace"),
+        None,
+        "starpu",
+    )
+    .expect("imports");
+    assert_eq!(counts(&imported.trace), (13, 6_643, 0, 40_704_498_590_000));
+    assert!(
+        imported
+            .trace
+            .regions
+            .iter()
+            .any(|r| r.name == "Initializing"),
+        "entity values name the states"
+    );
+}
+
+#[test]
+fn paje_errors_name_the_line() {
+    let header = "%EventDef PajeNewEvent 1\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n";
+    let err = import(format!("{header}1 0.5 T\n").as_bytes(), None, "x").expect_err("short");
+    assert_eq!(err.line, 7);
+    assert!(err.message.contains("expected 4 fields"), "{err}");
+    let err =
+        import(format!("{header}9 0.5 T C V\n").as_bytes(), None, "x").expect_err("undeclared");
+    assert!(err.message.contains("declared by %EventDef"), "{err}");
+    let err =
+        import(format!("{header}1 soon T C V\n").as_bytes(), None, "x").expect_err("bad date");
+    assert!(err.message.contains("date"), "{err}");
+}
