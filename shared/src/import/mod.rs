@@ -6,6 +6,7 @@ pub mod chrome;
 pub mod paje;
 pub mod paraver;
 pub mod shiviz;
+pub mod tmon;
 
 use std::io::Read as _;
 
@@ -29,6 +30,8 @@ pub enum Format {
     Shiviz,
     /// Pajé text traces.
     Paje,
+    /// Tmon records (Jiang 1990) in Tracescope's container.
+    Tmon,
 }
 
 impl Format {
@@ -40,6 +43,7 @@ impl Format {
             Format::Paraver => paraver::FORMAT_NAME,
             Format::Shiviz => shiviz::FORMAT_NAME,
             Format::Paje => paje::FORMAT_NAME,
+            Format::Tmon => tmon::FORMAT_NAME,
         }
     }
 
@@ -65,6 +69,9 @@ pub const MAX_DECOMPRESSED: u64 = 4 << 30;
 
 /// Guesses the format from the first bytes of the (decompressed) input.
 pub fn detect(input: &[u8]) -> Option<Format> {
+    if input.starts_with(tmon::MAGIC) {
+        return Some(Format::Tmon);
+    }
     let head = &input[..input.len().min(SNIFF_LEN)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = head.iter().position(|b| !b.is_ascii_whitespace())?;
@@ -158,6 +165,7 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         Format::Paraver => paraver::parse(input, None, name)?,
         Format::Shiviz => shiviz::parse(input, None, name)?,
         Format::Paje => paje::parse(input, name)?,
+        Format::Tmon => tmon::parse(input, name)?,
     };
     Ok(Imported {
         format,

@@ -352,3 +352,80 @@ fn paje_errors_name_the_line() {
         import(format!("{header}1 soon T C V\n").as_bytes(), None, "x").expect_err("bad date");
     assert!(err.message.contains("date"), "{err}");
 }
+
+#[test]
+fn tmon_round_trips_the_worked_example_and_its_analysis() {
+    let trace = load("t4-worked-example.json");
+    let (bytes, notes) = shared::import::tmon::write(&trace).expect("writes");
+    assert!(notes.is_empty(), "{notes:?}");
+    // 13 events of 21 bytes plus headers.
+    assert!(bytes.len() > 13 * 21 && bytes.starts_with(b"TMON"));
+    let back = import(&bytes, None, "t4.tmon").expect("reads");
+    assert_eq!(back.format, Format::Tmon);
+    assert_eq!(counts(&back.trace), counts(&trace));
+    let a = shared::analysis::analyze(&back.trace, shared::analysis::AnalysisOptions::default());
+    assert_eq!(
+        (a.execution_time, a.total_computation, a.wcpa.weight),
+        (69, 85.0, 101.0)
+    );
+    assert_eq!(back.trace.processes[0].name, "A");
+    // Writing what was read gives the same bytes.
+    assert_eq!(
+        shared::import::tmon::write(&back.trace).expect("writes").0,
+        bytes
+    );
+}
+
+#[test]
+fn tmon_keeps_probes_samples_and_links() {
+    use shared::model::{CpuSample, Link, LinkEnd, Sample};
+    let mut trace = load("master-workers-probes.json");
+    let end = |n, l| LinkEnd {
+        node: shared::NodeId(n),
+        link: l,
+    };
+    trace.links.push(Link {
+        a: end(0, 1),
+        b: end(1, 3),
+        bits_per_second: Some(20_000_000),
+    });
+    trace.cpu_samples.push(CpuSample {
+        node: shared::NodeId(1),
+        sample: Sample {
+            start: shared::Time(0),
+            end: shared::Time(1000),
+            utilization: 0.25,
+        },
+    });
+    let (bytes, notes) = shared::import::tmon::write(&trace).expect("writes");
+    assert!(notes.iter().any(|n| n.contains("renumbered")), "{notes:?}");
+    let back = import(&bytes, None, "mw.tmon").expect("reads").trace;
+    assert_eq!(counts(&back), counts(&trace));
+    assert_eq!(back.links, trace.links);
+    assert_eq!(back.cpu_samples, trace.cpu_samples);
+    let texts: Vec<&str> = back
+        .events
+        .text()
+        .iter()
+        .flatten()
+        .filter_map(|&s| back.string(s))
+        .collect();
+    assert!(texts.contains(&"reading image"), "{texts:?}");
+}
+
+#[test]
+fn tmon_errors_name_the_offset() {
+    let (mut bytes, _) =
+        shared::import::tmon::write(&load("t4-worked-example.json")).expect("writes");
+    let err = import(&bytes[..bytes.len() - 5], Some(Format::Tmon), "x").expect_err("truncated");
+    assert!(
+        err.message.contains("too short") || err.message.contains("end of the file"),
+        "{err}"
+    );
+    bytes[4] = 9;
+    let err = import(&bytes, None, "x").expect_err("version");
+    assert_eq!(
+        (err.offset, err.message.as_str()),
+        (4, "unsupported version 9 (this build reads version 1)")
+    );
+}
