@@ -58,6 +58,8 @@ pub struct Request {
     pub options: AnalysisOptions,
     /// A what-if scenario (`transit=0`, `latency=1,bandwidth=200`, …).
     pub what_if: Option<String>,
+    /// The format to read, instead of detecting it.
+    pub format: Option<shared::import::Format>,
 }
 
 /// Why `tracescope analyze` failed.
@@ -76,7 +78,7 @@ pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeRep
     let name = std::path::Path::new(file)
         .file_name()
         .map_or(file, |n| n.to_str().unwrap_or(file));
-    let imported = shared::import::import(bytes, None, name)?;
+    let imported = shared::import::import(bytes, request.format, name)?;
     let trace = &imported.trace;
     let cx = Context::new(trace);
     let summary = shared::summary::summarize(trace, imported.format, &cx.pairing);

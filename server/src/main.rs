@@ -50,7 +50,49 @@ enum Command {
         /// `latency=1,bandwidth=200`, `edge=EVENT:duration=5`, `region=NAME*0.5`.
         #[arg(long)]
         what_if: Option<String>,
+        /// Read the file as this format instead of detecting it.
+        #[arg(long, value_parser = parse_format)]
+        format: Option<shared::import::Format>,
     },
+    /// Convert a trace to another format.
+    Convert {
+        /// The trace to read (any supported format, gzip allowed).
+        input: PathBuf,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: OutputFormat,
+        /// The file to write.
+        output: PathBuf,
+        /// Read the input as this format instead of detecting it.
+        #[arg(long, value_parser = parse_format)]
+        format: Option<shared::import::Format>,
+    },
+}
+
+/// What `tracescope convert` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OutputFormat {
+    /// Chrome Trace Event JSON (opens in Perfetto and chrome://tracing, with message arrows).
+    ChromeJson,
+    /// Tracescope's JSON format.
+    Native,
+    /// Tracescope's compact binary format.
+    Binary,
+    /// Tmon records (Jiang 1990) in Tracescope's container.
+    Tmon,
+}
+
+fn parse_format(name: &str) -> Result<shared::import::Format, String> {
+    shared::import::Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = shared::import::Format::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!(
+            "unknown format {name:?}; expected one of {}",
+            names.join(", ")
+        )
+    })
 }
 
 fn main() -> ExitCode {
@@ -71,18 +113,63 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             site,
             max_upload_bytes,
         } => serve(addr, db, site, max_upload_bytes),
+        Command::Convert {
+            input,
+            to,
+            output,
+            format,
+        } => {
+            let bytes =
+                std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
+            let name = input
+                .file_name()
+                .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+            let imported = shared::import::import(&bytes, format, &name)?;
+            for note in &imported.notes {
+                eprintln!("note: {note}");
+            }
+            let trace = &imported.trace;
+            let out = match to {
+                OutputFormat::ChromeJson => shared::import::chrome::write(trace).into_bytes(),
+                OutputFormat::Native => shared::native::write(trace).into_bytes(),
+                OutputFormat::Binary => shared::import::binary::write(trace),
+                OutputFormat::Tmon => {
+                    let (bytes, notes) = shared::import::tmon::write(trace)?;
+                    for note in notes {
+                        eprintln!("note: {note}");
+                    }
+                    bytes
+                }
+            };
+            std::fs::write(&output, &out)
+                .with_context(|| format!("writing {}", output.display()))?;
+            eprintln!(
+                "converted {} ({}, {} events) to {} ({} bytes)",
+                input.display(),
+                imported.format.name(),
+                trace.events.len(),
+                output.display(),
+                out.len()
+            );
+            Ok(())
+        }
         Command::Analyze {
             file,
             json,
             min_latency,
             what_if,
+            format,
         } => {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let options = shared::analysis::AnalysisOptions {
                 validation: shared::validate::ValidationOptions { min_latency },
             };
-            let request = analyze::Request { options, what_if };
+            let request = analyze::Request {
+                options,
+                what_if,
+                format,
+            };
             let report = analyze::analyze(&bytes, &file.display().to_string(), &request)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);

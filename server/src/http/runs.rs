@@ -37,6 +37,8 @@ pub fn router(state: &AppState) -> axum::Router<AppState> {
 struct UploadParams {
     /// The uploaded file's name, used as the run's name when the trace has none.
     name: Option<String>,
+    /// The format to read, instead of detecting it (e.g. `paraver`).
+    format: Option<String>,
 }
 
 /// A new random run id: 128 bits as 22 base64url characters.
@@ -67,8 +69,12 @@ struct Prepared {
 }
 
 /// Imports, summarises and compresses an upload (CPU-bound: runs on a blocking thread).
-fn prepare(body: &[u8], name: &str) -> Result<Prepared, AppError> {
-    let imported = shared::import::import(body, None, name)?;
+fn prepare(
+    body: &[u8],
+    name: &str,
+    format: Option<shared::import::Format>,
+) -> Result<Prepared, AppError> {
+    let imported = shared::import::import(body, format, name)?;
     let pairing = shared::pairing::pair_messages(&imported.trace);
     let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
     let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
@@ -90,9 +96,16 @@ async fn create_run(
         },
         _ => AppError::BadRequest(rejection.body_text()),
     })?;
+    let format = match params.format.as_deref() {
+        Some(name) => Some(
+            shared::import::Format::from_name(name)
+                .ok_or_else(|| AppError::BadRequest(format!("unknown format {name:?}")))?,
+        ),
+        None => None,
+    };
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
     let source_bytes = body.len() as u64;
-    let prepared = tokio::task::spawn_blocking(move || prepare(&body, &name))
+    let prepared = tokio::task::spawn_blocking(move || prepare(&body, &name, format))
         .await
         .map_err(|e| anyhow::anyhow!("the import task failed: {e}"))??;
     let id = new_run_id()?;

@@ -145,3 +145,70 @@ fn analyze_of_a_bad_file_fails_with_the_position() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tracescope-json: line 2, column"), "{err}");
 }
+
+#[test]
+fn convert_writes_every_output_format_and_each_reads_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = shared_data("t4-worked-example.json");
+    for (to, file) in [
+        ("chrome-json", "t4.chrome.json"),
+        ("native", "t4.json"),
+        ("binary", "t4.tscb"),
+        ("tmon", "t4.tmon"),
+    ] {
+        let output = dir.path().join(file);
+        let out = tracescope(&[
+            "convert",
+            input.to_str().expect("utf-8"),
+            "--to",
+            to,
+            output.to_str().expect("utf-8"),
+        ]);
+        assert!(
+            out.status.success(),
+            "{to}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = tracescope(&["analyze", output.to_str().expect("utf-8"), "--json"]);
+        assert!(
+            report.status.success(),
+            "{to}: {}",
+            String::from_utf8_lossy(&report.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&report.stdout).expect("json");
+        assert_eq!(json["execution_time"], 69, "{to}");
+        assert_eq!(json["messages"], 3, "{to}");
+    }
+}
+
+#[test]
+fn analyze_reads_every_sample_format_and_can_force_one() {
+    let traces = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
+    for (file, format) in [
+        (
+            "paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
+            "paraver",
+        ),
+        ("shiviz/govector-RpcClientServer.log", "shiviz"),
+        ("paje/pajeng-simgrid-ms.trace", "paje"),
+        ("chrome-trace/catapult-webview.json.gz", "chrome-json"),
+    ] {
+        let path = traces.join(file);
+        let out = tracescope(&[
+            "analyze",
+            path.to_str().expect("utf-8"),
+            "--json",
+            "--format",
+            format,
+        ]);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(json["format"], format, "{file}");
+    }
+    let out = tracescope(&["analyze", "x", "--format", "bogus"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format"));
+}

@@ -2,6 +2,7 @@
 //! importers. Every importer takes bytes and returns a model or a `TraceError` naming the
 //! format, the position and what was expected; problems it can live with become notes.
 
+pub mod binary;
 pub mod chrome;
 pub mod paje;
 pub mod paraver;
@@ -32,6 +33,8 @@ pub enum Format {
     Paje,
     /// Tmon records (Jiang 1990) in Tracescope's container.
     Tmon,
+    /// Tracescope's compact binary model.
+    TracescopeBinary,
 }
 
 impl Format {
@@ -44,6 +47,7 @@ impl Format {
             Format::Shiviz => shiviz::FORMAT_NAME,
             Format::Paje => paje::FORMAT_NAME,
             Format::Tmon => tmon::FORMAT_NAME,
+            Format::TracescopeBinary => binary::FORMAT_NAME,
         }
     }
 
@@ -53,12 +57,41 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 7] = [
         Format::TracescopeJson,
+        Format::TracescopeBinary,
         Format::ChromeJson,
         Format::Paraver,
         Format::Shiviz,
+        Format::Paje,
+        Format::Tmon,
     ];
+
+    /// The format's position in [`Format::ALL`] (exhaustive, so a new format must be placed).
+    pub fn index(self) -> usize {
+        match self {
+            Format::TracescopeJson => 0,
+            Format::TracescopeBinary => 1,
+            Format::ChromeJson => 2,
+            Format::Paraver => 3,
+            Format::Shiviz => 4,
+            Format::Paje => 5,
+            Format::Tmon => 6,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn every_format_is_listed_once_and_named_uniquely() {
+        for (i, f) in Format::ALL.iter().enumerate() {
+            assert_eq!(f.index(), i, "{f:?}");
+            assert_eq!(Format::from_name(f.name()), Some(*f));
+        }
+    }
 }
 
 /// How much of the input detection looks at.
@@ -71,6 +104,9 @@ pub const MAX_DECOMPRESSED: u64 = 4 << 30;
 pub fn detect(input: &[u8]) -> Option<Format> {
     if input.starts_with(tmon::MAGIC) {
         return Some(Format::Tmon);
+    }
+    if input.starts_with(binary::MAGIC) {
+        return Some(Format::TracescopeBinary);
     }
     let head = &input[..input.len().min(SNIFF_LEN)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
@@ -166,6 +202,7 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         Format::Shiviz => shiviz::parse(input, None, name)?,
         Format::Paje => paje::parse(input, name)?,
         Format::Tmon => tmon::parse(input, name)?,
+        Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
     };
     Ok(Imported {
         format,

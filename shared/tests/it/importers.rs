@@ -429,3 +429,21 @@ fn tmon_errors_name_the_offset() {
         (4, "unsupported version 9 (this build reads version 1)")
     );
 }
+
+#[test]
+fn native_binary_round_trips_and_is_compact() {
+    let trace = shared::synthetic::ring(16, 40_000);
+    let bytes = shared::import::binary::write(&trace);
+    let back = import(&bytes, None, "x").expect("reads");
+    assert_eq!(back.format, Format::TracescopeBinary);
+    assert_eq!(back.trace, trace);
+    let json = shared::native::write(&trace);
+    assert!(
+        bytes.len() * 4 < json.len(),
+        "binary {} bytes vs JSON {}",
+        bytes.len(),
+        json.len()
+    );
+    let err = import(&bytes[..bytes.len() / 2], None, "x").expect_err("truncated");
+    assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
+}

@@ -136,15 +136,15 @@ fn versions_and_formats_are_checked_first() {
     );
     check_error(
         "P1 0 0 0 garbage",
-        expect![[
-            r#"unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json"#
-        ]],
+        expect![
+            "unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json, tracescope-binary, chrome-json, paraver, shiviz, paje, tmon"
+        ],
     );
     check_error(
         "",
-        expect![[
-            r#"unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json"#
-        ]],
+        expect![
+            "unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json, tracescope-binary, chrome-json, paraver, shiviz, paje, tmon"
+        ],
     );
 }
 
@@ -155,7 +155,11 @@ fn detection_skips_whitespace_and_a_byte_order_mark() {
         shared::import::detect(doc.as_bytes()),
         Some(Format::TracescopeJson)
     );
-    assert_eq!(shared::import::detect(b"{\"traceEvents\": []}"), None);
+    assert_eq!(
+        shared::import::detect(b"{\"traceEvents\": []}"),
+        Some(Format::ChromeJson)
+    );
+    assert_eq!(shared::import::detect(b"hello world"), None);
 }
 
 #[test]
