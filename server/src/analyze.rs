@@ -79,6 +79,15 @@ pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeRep
         .file_name()
         .map_or(file, |n| n.to_str().unwrap_or(file));
     let imported = shared::import::import(bytes, request.format, name)?;
+    analyze_imported(&imported, file, request)
+}
+
+/// Builds the report of an already imported trace.
+pub fn analyze_imported(
+    imported: &shared::import::Imported,
+    file: &str,
+    request: &Request,
+) -> Result<AnalyzeReport, AnalyzeError> {
     let trace = &imported.trace;
     let cx = Context::new(trace);
     let summary = shared::summary::summarize(trace, imported.format, &cx.pairing);

@@ -95,6 +95,46 @@ fn parse_format(name: &str) -> Result<shared::import::Format, String> {
     })
 }
 
+/// Reads a trace from a file, or from an OTF2 archive given as its directory or anchor file.
+fn read_trace(
+    path: &std::path::Path,
+    format: Option<shared::import::Format>,
+) -> anyhow::Result<shared::import::Imported> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+    let archive_dir = if path.is_dir() {
+        Some(path.to_path_buf())
+    } else if path.extension().is_some_and(|e| e == "otf2") {
+        path.parent().map(std::path::Path::to_path_buf)
+    } else {
+        None
+    };
+    if let Some(dir) = archive_dir {
+        let mut files = std::collections::BTreeMap::new();
+        let mut pending = vec![dir.clone()];
+        while let Some(d) = pending.pop() {
+            for entry in
+                std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?
+            {
+                let p = entry?.path();
+                if p.is_dir() {
+                    pending.push(p);
+                } else if let Ok(relative) = p.strip_prefix(&dir) {
+                    let key = relative.to_string_lossy().replace('\\', "/");
+                    files.insert(
+                        key,
+                        std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?,
+                    );
+                }
+            }
+        }
+        return Ok(shared::import::import_files(&files, &name)?);
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(shared::import::import(&bytes, format, &name)?)
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -119,12 +159,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             format,
         } => {
-            let bytes =
-                std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
-            let name = input
-                .file_name()
-                .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
-            let imported = shared::import::import(&bytes, format, &name)?;
+            let imported = read_trace(&input, format)?;
             for note in &imported.notes {
                 eprintln!("note: {note}");
             }
@@ -160,8 +195,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             what_if,
             format,
         } => {
-            let bytes =
-                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            let imported = read_trace(&file, format)?;
             let options = shared::analysis::AnalysisOptions {
                 validation: shared::validate::ValidationOptions { min_latency },
             };
@@ -170,7 +204,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 what_if,
                 format,
             };
-            let report = analyze::analyze(&bytes, &file.display().to_string(), &request)?;
+            let report =
+                analyze::analyze_imported(&imported, &file.display().to_string(), &request)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod chrome;
+pub mod otf2;
 pub mod paje;
 pub mod paraver;
 pub mod shiviz;
@@ -35,6 +36,8 @@ pub enum Format {
     Tmon,
     /// Tracescope's compact binary model.
     TracescopeBinary,
+    /// An OTF2 archive (as a tar or tar.gz upload, or a directory).
+    Otf2,
 }
 
 impl Format {
@@ -48,6 +51,7 @@ impl Format {
             Format::Paje => paje::FORMAT_NAME,
             Format::Tmon => tmon::FORMAT_NAME,
             Format::TracescopeBinary => binary::FORMAT_NAME,
+            Format::Otf2 => otf2::FORMAT_NAME,
         }
     }
 
@@ -57,9 +61,10 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::TracescopeJson,
         Format::TracescopeBinary,
+        Format::Otf2,
         Format::ChromeJson,
         Format::Paraver,
         Format::Shiviz,
@@ -72,11 +77,12 @@ impl Format {
         match self {
             Format::TracescopeJson => 0,
             Format::TracescopeBinary => 1,
-            Format::ChromeJson => 2,
-            Format::Paraver => 3,
-            Format::Shiviz => 4,
-            Format::Paje => 5,
-            Format::Tmon => 6,
+            Format::Otf2 => 2,
+            Format::ChromeJson => 3,
+            Format::Paraver => 4,
+            Format::Shiviz => 5,
+            Format::Paje => 6,
+            Format::Tmon => 7,
         }
     }
 }
@@ -107,6 +113,9 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     }
     if input.starts_with(binary::MAGIC) {
         return Some(Format::TracescopeBinary);
+    }
+    if otf2::is_tar(input) || otf2::is_anchor(input) {
+        return Some(Format::Otf2);
     }
     let head = &input[..input.len().min(SNIFF_LEN)];
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
@@ -173,6 +182,19 @@ pub fn gunzip(input: &[u8]) -> Result<Vec<u8>, TraceError> {
     Ok(out)
 }
 
+/// Reads a trace made of several files (an OTF2 archive directory): paths and bytes.
+pub fn import_files(
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    name: &str,
+) -> Result<Imported, TraceError> {
+    let (trace, notes) = otf2::parse_archive(files, name)?;
+    Ok(Imported {
+        format: Format::Otf2,
+        trace,
+        notes,
+    })
+}
+
 /// Reads a trace, decompressing gzip and detecting its format unless one is given.
 /// `name` names the trace when the file itself carries no name (usually the file name).
 pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Imported, TraceError> {
@@ -203,6 +225,15 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         Format::Paje => paje::parse(input, name)?,
         Format::Tmon => tmon::parse(input, name)?,
         Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
+        Format::Otf2 if otf2::is_anchor(input) => {
+            return Err(TraceError::at_offset(
+                "otf2",
+                input,
+                0,
+                "this is only the anchor file of an OTF2 archive: upload the whole archive as a .tar or .tar.gz",
+            ));
+        }
+        Format::Otf2 => otf2::parse_tar(input, name)?,
     };
     Ok(Imported {
         format,

@@ -447,3 +447,101 @@ fn native_binary_round_trips_and_is_compact() {
     let err = import(&bytes[..bytes.len() / 2], None, "x").expect_err("truncated");
     assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
 }
+
+/// Every file of an OTF2 archive directory beside the repository, by relative path.
+fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces/otf2")
+        .join(archive);
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![root.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let key = path
+                    .strip_prefix(&root)
+                    .expect("inside")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                files.insert(key, std::fs::read(&path).expect("readable"));
+            }
+        }
+    }
+    files
+}
+
+fn tar_of(files: &std::collections::BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, format!("ping-pong/{path}"), bytes.as_slice())
+            .expect("appends");
+    }
+    builder.into_inner().expect("finishes")
+}
+
+/// Counts by `shared/tests/tools/otf2_counts.py`, run with the official `otf2` 3.2 Python
+/// bindings (the OTF2 C library): processes=2 events=136 messages=16 span=418210708 and, for
+/// the PAPI archive, span=451610534; timer resolutions as the bindings report them. The event times also match the library's, clock-offset
+/// correction included, to the tick.
+#[test]
+fn otf2_archives_import_as_the_official_library_reads_them() {
+    for (archive, span, resolution) in [
+        ("pipit-ping-pong-otf2", 418_210_708, 2_095_197_216),
+        ("pipit-ping-pong-otf2-papi", 451_610_534, 2_095_191_439),
+    ] {
+        let files = otf2_files(archive);
+        let imported = shared::import::import_files(&files, archive).expect("imports");
+        assert_eq!(counts(&imported.trace), (2, 136, 16, span), "{archive}");
+        assert_eq!(imported.trace.clock.ticks_per_second, Some(resolution));
+        assert!(
+            imported.trace.nodes[0].name.contains("quartz10"),
+            "{:?}",
+            imported.trace.nodes
+        );
+        assert!(imported.trace.regions.iter().any(|r| r.name == "MPI_Send" && r.role == shared::model::RegionRole::Communication));
+        let analysis = shared::analysis::analyze(
+            &imported.trace,
+            shared::analysis::AnalysisOptions::default(),
+        );
+        assert!(
+            analysis.diagnostics.is_empty(),
+            "{archive}: {:?}",
+            analysis.diagnostics
+        );
+        // As a tar upload, and gzip-compressed, the same.
+        let tar = tar_of(&files);
+        let from_tar = import(&tar, None, "upload.tar").expect("imports a tar");
+        assert_eq!(from_tar.format, Format::Otf2);
+        assert_eq!(from_tar.trace.events, imported.trace.events);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar).expect("compresses");
+        let from_tgz =
+            import(&gz.finish().expect("finishes"), None, "upload.tgz").expect("imports a tar.gz");
+        assert_eq!(from_tgz.trace.events, imported.trace.events);
+    }
+}
+
+#[test]
+fn otf2_problems_name_the_file_and_offset() {
+    let mut files = otf2_files("pipit-ping-pong-otf2");
+    // The anchor alone is refused with a hint.
+    let err = import(&files["traces.otf2"], None, "traces.otf2").expect_err("anchor only");
+    assert!(err.message.contains(".tar"), "{err}");
+    // A truncated event file names itself and where it ends.
+    let evt = files.get_mut("traces/0.evt").expect("event file");
+    evt.truncate(200);
+    let err = shared::import::import_files(&files, "x").expect_err("truncated");
+    assert!(err.message.starts_with("traces/0.evt"), "{err}");
+    // A missing definitions file.
+    files.remove("traces.def");
+    let err = shared::import::import_files(&files, "x").expect_err("no definitions");
+    assert!(err.message.contains("traces.def"), "{err}");
+}
