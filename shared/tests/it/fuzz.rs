@@ -1,0 +1,73 @@
+//! A short fuzz run for CI: random bytes and mutations of valid inputs of every format must
+//! give a model or an error, never a panic. The long runs use cargo-fuzz (`fuzz/`).
+
+use proptest::prelude::*;
+use shared::import::{Format, import};
+
+use crate::load;
+
+/// A valid input of each format, to mutate.
+fn seeds() -> Vec<(Format, Vec<u8>)> {
+    let t4 = load("t4-worked-example.json");
+    let mw = load("master-workers-probes.json");
+    vec![
+        (Format::TracescopeJson, shared::native::write(&mw).into_bytes()),
+        (Format::TracescopeBinary, shared::import::binary::write(&mw)),
+        (Format::ChromeJson, shared::import::chrome::write(&t4).into_bytes()),
+        (Format::Tmon, shared::import::tmon::write(&mw).expect("writes").0),
+        (
+            Format::Paraver,
+            b"#Paraver (01/01/01 at 00:00):100_ns:2:1:2(1:1,1:2),0\n1:1:1:1:1:0:50:1\n2:1:1:1:1:5:50000001:1\n3:1:1:1:1:10:12:2:1:2:1:8:20:64:3\n2:1:1:1:1:30:50000001:0\n"
+                .to_vec(),
+        ),
+        (Format::Shiviz, b"a {\"a\":1}\nsend\nb {\"a\":1, \"b\":1}\nrecv\n".to_vec()),
+        (
+            Format::Paje,
+            b"%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n%EventDef PajeNewEvent 2\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n1 0 a T 0 \"x y\"\n2 1.5 E a hello\n"
+                .to_vec(),
+        ),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic_any_importer(bytes in prop::collection::vec(any::<u8>(), 0..512), format in 0usize..Format::ALL.len()) {
+        let _ = import(&bytes, None, "fuzz");
+        let _ = import(&bytes, Some(Format::ALL[format]), "fuzz");
+    }
+
+    #[test]
+    fn mutated_inputs_never_panic_any_importer(
+        seed in 0usize..7,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..8),
+    ) {
+        let (format, mut bytes) = seeds().swap_remove(seed);
+        for (at, byte, op) in edits {
+            if bytes.is_empty() {
+                break;
+            }
+            let i = at.index(bytes.len());
+            match op {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => { bytes.truncate(i); }
+            }
+        }
+        let _ = import(&bytes, Some(format), "fuzz");
+        let _ = import(&bytes, None, "fuzz");
+        if let Ok(imported) = import(&bytes, Some(format), "fuzz") {
+            // Whatever imports, the analyses must digest.
+            let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+        }
+    }
+}
+
+#[test]
+fn every_seed_imports_as_its_format() {
+    for (format, bytes) in seeds() {
+        let imported = import(&bytes, None, "seed").unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        assert_eq!(imported.format, format);
+    }
+}
