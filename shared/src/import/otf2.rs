@@ -633,10 +633,12 @@ pub fn parse_archive(
         .find(|(path, bytes)| path.ends_with(".otf2") && is_anchor(bytes))
         .ok_or_else(|| missing("expected an anchor file NAME.otf2 in the archive".to_owned()))?;
     let base = &anchor_path[..anchor_path.len() - 5];
+    // After the magic: the version (3 bytes), the trace format (1 byte), a reserved byte, then
+    // the event and definition chunk sizes.
     let mut a = Buf {
         name: anchor_path,
         data: anchor,
-        pos: 11,
+        pos: 12,
         chunk_size: 0,
     };
     let event_chunk = a.u64_full("the event chunk size")? as usize;

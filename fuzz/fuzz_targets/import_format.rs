@@ -1,0 +1,17 @@
+//! The first byte picks an importer to force; the rest is its input. Run one importer at a time
+//! with `TRACESCOPE_FUZZ_FORMAT=<name>` (then every input goes to that importer).
+#![no_main]
+
+use shared::import::{Format, import};
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let forced = std::env::var("TRACESCOPE_FUZZ_FORMAT").ok().and_then(|name| Format::from_name(&name));
+    let (format, input) = match (forced, data.split_first()) {
+        (Some(format), _) => (format, data),
+        (None, Some((&first, rest))) => (Format::ALL[usize::from(first) % Format::ALL.len()], rest),
+        (None, None) => return,
+    };
+    if let Ok(imported) = import(input, Some(format), "fuzz") {
+        let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+    }
+});
