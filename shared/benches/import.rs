@@ -30,24 +30,37 @@ fn read_dir(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
 
 fn imports(c: &mut Criterion) {
     let mut group = c.benchmark_group("import");
-    group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10));
     // About 100 MB of Chrome JSON: ~ 170 bytes per exported event.
     let chrome = shared::import::chrome::write(&ring(64, 600_000)).into_bytes();
     // About 100 MB of native binary: ~ 10 bytes per event.
     let binary = shared::import::binary::write(&ring(64, 10_000_000));
-    for (name, format, bytes) in [("chrome_json", Format::ChromeJson, &chrome), ("binary", Format::TracescopeBinary, &binary)] {
+    for (name, format, bytes) in [
+        ("chrome_json", Format::ChromeJson, &chrome),
+        ("binary", Format::TracescopeBinary, &binary),
+    ] {
         let events = import(bytes, Some(format), "bench").map_or(0, |i| i.trace.events.len());
         eprintln!("{name}: {} bytes, {events} events", bytes.len());
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_function(name, |b| b.iter(|| black_box(import(bytes, Some(format), "bench").map(|i| i.trace.events.len()))));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(import(bytes, Some(format), "bench").map(|i| i.trace.events.len())))
+        });
     }
     if let Ok(dir) = std::env::var("TRACESCOPE_BENCH_OTF2") {
         let files = read_dir(std::path::Path::new(&dir));
         let size: usize = files.values().map(Vec::len).sum();
         let events = import_files(&files, "bench").map_or(0, |i| i.trace.events.len());
-        eprintln!("otf2: {size} bytes in {} files, {events} events", files.len());
+        eprintln!(
+            "otf2: {size} bytes in {} files, {events} events",
+            files.len()
+        );
         group.throughput(Throughput::Bytes(size as u64));
-        group.bench_function("otf2", |b| b.iter(|| black_box(import_files(&files, "bench").map(|i| i.trace.events.len()))));
+        group.bench_function("otf2", |b| {
+            b.iter(|| black_box(import_files(&files, "bench").map(|i| i.trace.events.len())))
+        });
     }
     group.finish();
 }

@@ -386,6 +386,38 @@ struct LocationEvents {
     threads: Vec<(usize, (u32, u64), bool)>,
     /// (record index of a collective's enter, communicator, root rank).
     collectives: Vec<(usize, u32, u32)>,
+    /// Receive calls to insert after a record (an `MPI_Recv`'s enter), in record order.
+    calls: Vec<(usize, EventRecord)>,
+}
+
+impl LocationEvents {
+    /// Inserts the receive calls after their enters, renumbering every stored index (one pass).
+    fn merge_calls(&mut self) {
+        if self.calls.is_empty() {
+            return;
+        }
+        let records = std::mem::take(&mut self.records);
+        let mut merged = Vec::with_capacity(records.len() + self.calls.len());
+        let mut new_index = Vec::with_capacity(records.len());
+        let mut calls = std::mem::take(&mut self.calls).into_iter().peekable();
+        for (i, r) in records.into_iter().enumerate() {
+            new_index.push(merged.len());
+            merged.push(r);
+            while let Some((_, call)) = calls.next_if(|c| c.0 == i) {
+                merged.push(call);
+            }
+        }
+        for p in &mut self.peers {
+            p.0 = new_index[p.0];
+        }
+        for t in &mut self.threads {
+            t.0 = new_index[t.0];
+        }
+        for c in &mut self.collectives {
+            c.0 = new_index[c.0];
+        }
+        self.records = merged;
+    }
 }
 
 struct Context<'d> {
@@ -446,6 +478,7 @@ impl Context<'_> {
             peers: Vec::new(),
             threads: Vec::new(),
             collectives: Vec::new(),
+            calls: Vec::new(),
         };
         // Open regions: (region, role, index of the enter record).
         let mut stack: Vec<(RegionId, RegionRole, usize)> = Vec::new();
@@ -543,8 +576,7 @@ impl Context<'_> {
                         let call_time = out.records[enter].time;
                         let mut call = EventRecord::plain(process, call_time, EventKind::RecvCall);
                         call.tag = tag;
-                        out.records.insert(enter + 1, call);
-                        shift(&mut out, &mut stack, enter + 1);
+                        out.calls.push((enter, call));
                     }
                     let mut e = plain(EventKind::MsgArr);
                     e.tag = tag;
@@ -589,31 +621,8 @@ impl Context<'_> {
             }
             buf.pos = end;
         }
+        out.merge_calls();
         Ok(out)
-    }
-}
-
-/// After inserting a record at `at`, moves every later index by one.
-fn shift(out: &mut LocationEvents, stack: &mut [(RegionId, RegionRole, usize)], at: usize) {
-    for p in &mut out.peers {
-        if p.0 >= at {
-            p.0 += 1;
-        }
-    }
-    for p in &mut out.threads {
-        if p.0 >= at {
-            p.0 += 1;
-        }
-    }
-    for c in &mut out.collectives {
-        if c.0 >= at {
-            c.0 += 1;
-        }
-    }
-    for s in stack {
-        if s.2 >= at {
-            s.2 += 1;
-        }
     }
 }
 

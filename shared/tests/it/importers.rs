@@ -550,9 +550,17 @@ fn otf2_problems_name_the_file_and_offset() {
 /// messages=10000 span=499960. Its event files span three chunks each.
 #[test]
 fn otf2_reading_crosses_chunk_boundaries() {
-    let bytes = std::fs::read(crate::data_path("otf2-two-ranks-multichunk.tar.gz")).expect("fixture");
+    let bytes =
+        std::fs::read(crate::data_path("otf2-two-ranks-multichunk.tar.gz")).expect("fixture");
     let imported = import(&bytes, None, "two-ranks").expect("imports");
     assert_eq!(counts(&imported.trace), (2, 90_000, 10_000, 499_960));
-    let analysis = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
-    assert!(analysis.diagnostics.is_empty(), "{:?}", analysis.diagnostics.first());
+    let analysis = shared::analysis::analyze(
+        &imported.trace,
+        shared::analysis::AnalysisOptions::default(),
+    );
+    assert!(
+        analysis.diagnostics.is_empty(),
+        "{:?}",
+        analysis.diagnostics.first()
+    );
 }
