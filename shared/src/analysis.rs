@@ -355,14 +355,17 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
 
     let processes = process_times(cx);
     let total_computation: f64 = processes.iter().map(|p| p.computation).sum();
-    let wall_computation = processes.iter().map(|p| p.wall_computation).sum();
+    let wall_computation = processes
+        .iter()
+        .map(|p| p.wall_computation)
+        .fold(0u64, u64::saturating_add);
     let elapsed = EdgeWeights::elapsed(trace, &cx.graph);
     let communication: u64 = cx
         .pairing
         .messages
         .iter()
         .map(|m| elapsed.message[m.arrival.index()])
-        .sum();
+        .fold(0, u64::saturating_add);
     let speedup = ratio(total_computation, execution_time as f64);
     let efficiency = ratio(speedup, n as f64);
 
@@ -465,10 +468,10 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
         let node = cx.trace.processes[span.process.index()].node;
         match span.state {
             State::Computing => {
-                t.wall_computation += span.end.0 - span.start.0;
+                t.wall_computation = t.wall_computation.saturating_add(span.end.0 - span.start.0);
                 t.computation += cx.timeline.cpu_time(node, span.start.0, span.end.0);
             }
-            State::Blocked => t.blocked += span.end.0 - span.start.0,
+            State::Blocked => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
         }
     }
     times
@@ -664,14 +667,18 @@ fn parallelism_profile(cx: &Context<'_>, start: u64, end: u64) -> ParallelismPro
     let mut time_with = vec![0u64; cx.timeline.n_processors + 1];
     for (a, b, k) in cx.timeline.busy_nodes.pieces(start, end) {
         let k = (k.round().max(0.0) as usize).min(time_with.len() - 1);
-        time_with[k] += b - a;
+        time_with[k] = time_with[k].saturating_add(b - a);
     }
+    // Sums of tick counts saturate rather than overflow on absurd timestamps.
     let weighted: u64 = time_with
         .iter()
         .enumerate()
-        .map(|(k, t)| k as u64 * t)
-        .sum();
-    let busy: u64 = time_with.iter().skip(1).sum();
+        .map(|(k, t)| (k as u64).saturating_mul(*t))
+        .fold(0, u64::saturating_add);
+    let busy: u64 = time_with
+        .iter()
+        .skip(1)
+        .fold(0, |a, &b| a.saturating_add(b));
     ParallelismProfile {
         mean: ratio(weighted as f64, (end - start) as f64),
         mean_while_busy: ratio(weighted as f64, busy as f64),

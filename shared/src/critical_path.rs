@@ -4,8 +4,6 @@
 //! One pass in topological order, O(V + E): dist(v) = max(dist(prev) + w_program(v),
 //! dist(send) + w_message(v)), seeded at each process's first vertex.
 
-use std::ops::Add;
-
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{ExecutionGraph, ProgramEdge};
@@ -13,9 +11,22 @@ use crate::model::{EventIdx, ProcessId, Trace};
 use crate::time::Time;
 
 /// A path weight: ticks (`u64`) or weighted ticks (`f64`).
-pub trait Weight: Copy + PartialOrd + Add<Output = Self> + Default {}
-impl Weight for u64 {}
-impl Weight for f64 {}
+pub trait Weight: Copy + PartialOrd + Default {
+    /// The sum of two weights (saturating for ticks: no trace time overflows a path).
+    fn plus(self, other: Self) -> Self;
+}
+
+impl Weight for u64 {
+    fn plus(self, other: u64) -> u64 {
+        self.saturating_add(other)
+    }
+}
+
+impl Weight for f64 {
+    fn plus(self, other: f64) -> f64 {
+        self + other
+    }
+}
 
 /// The weight of each vertex's in-edges.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,11 +123,11 @@ pub fn longest_path<T: Weight>(graph: &ExecutionGraph, weights: &EdgeWeights<T>)
     for v in graph.topological_order() {
         let i = v.index();
         let (mut best, mut how) = match graph.prev(v) {
-            Some(prev) => (dist[prev.index()] + weights.program[i], Via::Program),
+            Some(prev) => (dist[prev.index()].plus(weights.program[i]), Via::Program),
             None => (weights.seed[i], Via::Start),
         };
         if let Some(send) = graph.message_from(v) {
-            let through_message = dist[send.index()] + weights.message[i];
+            let through_message = dist[send.index()].plus(weights.message[i]);
             // On a tie the message wins: the arrival determined the completion.
             if through_message >= best {
                 best = through_message;
@@ -126,7 +137,7 @@ pub fn longest_path<T: Weight>(graph: &ExecutionGraph, weights: &EdgeWeights<T>)
         if let Some(h) = graph.hub_into(v)
             && hub_best[h].is_some()
         {
-            let through_hub = hub_dist[h] + weights.collective[i];
+            let through_hub = hub_dist[h].plus(weights.collective[i]);
             // On a tie the hub wins: the last entry determined the completion.
             if through_hub >= best {
                 best = through_hub;

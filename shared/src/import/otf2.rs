@@ -348,13 +348,14 @@ fn corrected(time: u64, offsets: &[(u64, i64)]) -> u64 {
                 .min(offsets.len() - 2);
             let ((t0, o0), (t1, o1)) = (offsets[k], offsets[k + 1]);
             let slope = if t1 > t0 {
-                (o1 - o0) as f64 / (t1 - t0) as f64
+                (o1 as f64 - o0 as f64) / (t1 - t0) as f64
             } else {
                 0.0
             };
             let delta = time as f64 - t0 as f64;
-            // As OTF2's reader: the offset plus the interpolation rounded half to even.
-            shifted(o0 + (slope * delta).round_ties_even() as i64)
+            // As OTF2's reader: the offset plus the interpolation rounded half to even (a float
+            // to integer cast saturates, and so does the sum, on nonsense offsets).
+            shifted(o0.saturating_add((slope * delta).round_ties_even() as i64))
         }
     }
 }
