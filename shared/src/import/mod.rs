@@ -114,6 +114,7 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     if input.starts_with(binary::MAGIC) {
         return Some(Format::TracescopeBinary);
     }
+    // A tar is an OTF2 archive, or a Paraver trace with its label files.
     if otf2::is_tar(input) || otf2::is_anchor(input) {
         return Some(Format::Otf2);
     }
@@ -182,6 +183,32 @@ pub fn gunzip(input: &[u8]) -> Result<Vec<u8>, TraceError> {
     Ok(out)
 }
 
+/// Reads a tar archive: an OTF2 archive, or a Paraver `.prv` with its `.pcf` and `.row`.
+fn import_tar(input: &[u8], name: &str) -> Result<Imported, TraceError> {
+    let files = otf2::tar_files(input)?;
+    if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
+        let stem = &path[..path.len() - 4];
+        let text = |ext: &str| {
+            files
+                .get(&format!("{stem}.{ext}"))
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
+        let labels = text("pcf").map(|pcf| paraver::Labels::parse(&pcf));
+        let (mut trace, notes) = paraver::parse(prv, labels.as_ref(), name)?;
+        if let Some(row) = text("row") {
+            for (process, row_name) in trace.processes.iter_mut().zip(paraver::row_names(&row)) {
+                process.name = row_name;
+            }
+        }
+        return Ok(Imported {
+            format: Format::Paraver,
+            trace,
+            notes,
+        });
+    }
+    import_files(&files, name)
+}
+
 /// Reads a trace made of several files (an OTF2 archive directory): paths and bytes.
 pub fn import_files(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
@@ -233,7 +260,7 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
                 "this is only the anchor file of an OTF2 archive: upload the whole archive as a .tar or .tar.gz",
             ));
         }
-        Format::Otf2 => otf2::parse_tar(input, name)?,
+        Format::Otf2 => return import_tar(input, name),
     };
     Ok(Imported {
         format,

@@ -829,8 +829,8 @@ pub fn parse_archive(
     Ok((cx.builder.build(), notes))
 }
 
-/// Reads an archive packed as a tar file (possibly gzip-compressed before this).
-pub fn parse_tar(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
+/// The files of a tar archive, by path.
+pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
     let mut files = BTreeMap::new();
     let mut archive = tar::Archive::new(input);
     let entries = archive.entries().map_err(|e| {
@@ -852,7 +852,7 @@ pub fn parse_tar(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String
             .map_err(|e| TraceError::at_offset("tar", input, 0, format!("{path}: {e}")))?;
         files.insert(path.trim_start_matches("./").to_owned(), bytes);
     }
-    parse_archive(&files, fallback_name)
+    Ok(files)
 }
 
 /// Whether the bytes are a tar archive (the `ustar` magic at offset 257).

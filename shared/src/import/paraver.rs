@@ -233,6 +233,29 @@ fn split_field(text: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// Names from a `.row` file: `LEVEL THREAD SIZE n` (or `TASK`) then one name per line.
+pub fn row_names(row: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut lines = row.lines();
+    while let Some(line) = lines.next() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let ["LEVEL", level, "SIZE", n] = words.as_slice()
+            && let Ok(n) = n.parse::<usize>()
+        {
+            let level_names: Vec<String> = lines
+                .by_ref()
+                .take(n)
+                .map(|l| l.trim().to_owned())
+                .collect();
+            // The finest level wins: threads over tasks.
+            if *level == "THREAD" || (*level == "TASK" && names.is_empty()) {
+                names = level_names;
+            }
+        }
+    }
+    names
+}
+
 /// Reads a `.prv` trace, with optional `.pcf` labels.
 pub fn parse(
     input: &[u8],

@@ -76,18 +76,37 @@ fn every_seed_imports_as_its_format() {
 /// offsets): they must import or fail cleanly, and whatever imports must analyse.
 #[test]
 fn fuzz_regressions_import_and_analyse_without_panicking() {
-    let bytes = std::fs::read(crate::data_path("fuzz/otf2-tar-clock-offset-overflow.bin")).expect("fixture");
+    let bytes = std::fs::read(crate::data_path("fuzz/otf2-tar-clock-offset-overflow.bin"))
+        .expect("fixture");
     if let Ok(imported) = import(&bytes, Some(Format::Otf2), "fuzz") {
-        let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+        let _ = shared::analysis::analyze(
+            &imported.trace,
+            shared::analysis::AnalysisOptions::default(),
+        );
     }
-    let events = std::fs::read(crate::data_path("fuzz/otf2-events-tick-sum-overflow.bin")).expect("fixture");
-    let archive = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces/otf2/pipit-ping-pong-otf2");
+    let events =
+        std::fs::read(crate::data_path("fuzz/otf2-events-tick-sum-overflow.bin")).expect("fixture");
+    let archive = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces/otf2/pipit-ping-pong-otf2");
     let mut files = std::collections::BTreeMap::new();
-    for name in ["traces.otf2", "traces.def", "traces/0.def", "traces/1.def", "traces/1.evt"] {
-        files.insert(name.to_owned(), std::fs::read(archive.join(name)).expect("sample"));
+    for name in [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/1.def",
+        "traces/1.evt",
+    ] {
+        files.insert(
+            name.to_owned(),
+            std::fs::read(archive.join(name)).expect("sample"),
+        );
     }
     files.insert("traces/0.evt".to_owned(), events);
-    let imported = shared::import::import_files(&files, "fuzz").expect("the mutated archive still reads");
-    let a = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+    let imported =
+        shared::import::import_files(&files, "fuzz").expect("the mutated archive still reads");
+    let a = shared::analysis::analyze(
+        &imported.trace,
+        shared::analysis::AnalysisOptions::default(),
+    );
     assert!(a.execution_time > 0);
 }

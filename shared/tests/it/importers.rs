@@ -564,3 +564,42 @@ fn otf2_reading_crosses_chunk_boundaries() {
         analysis.diagnostics.first()
     );
 }
+
+/// A Paraver upload as a tar of the .prv, .pcf and .row files: labels and names come along.
+#[test]
+fn paraver_tar_brings_its_labels_and_row_names() {
+    let mut files = std::collections::BTreeMap::new();
+    files.insert(
+        "qsort.prv".to_owned(),
+        sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv"),
+    );
+    files.insert(
+        "qsort.pcf".to_owned(),
+        sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf"),
+    );
+    files.insert(
+        "qsort.row".to_owned(),
+        b"LEVEL CPU SIZE 4\nc1\nc2\nc3\nc4\nLEVEL THREAD SIZE 4\nmaster\nw1\nw2\nw3\n".to_vec(),
+    );
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in &files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, path, bytes.as_slice())
+            .expect("appends");
+    }
+    let imported = import(&builder.into_inner().expect("tar"), None, "qsort.tar").expect("imports");
+    assert_eq!(imported.format, Format::Paraver);
+    assert_eq!(counts(&imported.trace), (4, 795, 33, 260_199));
+    let names: Vec<&str> = imported
+        .trace
+        .processes
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["master", "w1", "w2", "w3"]);
+    assert!(imported.trace.regions.iter().any(|r| r.name == "MPI_Recv"));
+}
