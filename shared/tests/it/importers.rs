@@ -603,3 +603,19 @@ fn paraver_tar_brings_its_labels_and_row_names() {
     assert_eq!(names, ["master", "w1", "w2", "w3"]);
     assert!(imported.trace.regions.iter().any(|r| r.name == "MPI_Recv"));
 }
+
+/// Thread create → begin and end → wait become messages between the two threads.
+#[test]
+fn otf2_thread_records_become_messages() {
+    let bytes = std::fs::read(crate::data_path("otf2-pthreads.tar.gz")).expect("fixture");
+    let trace = import(&bytes, None, "pthreads").expect("imports").trace;
+    let pairs: Vec<(u64, u64)> = pair_messages(&trace)
+        .messages
+        .iter()
+        .map(|m| (trace.events.time()[m.send.index()].0, trace.events.time()[m.arrival.index()].0))
+        .collect();
+    assert_eq!(pairs, [(10, 12), (41, 45)]);
+    assert_eq!(counts(&trace), (2, 8, 2, 50));
+    let a = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+}
