@@ -508,11 +508,12 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     if reader.model_events == 0 {
         reader.messages(&mut notes);
     }
-    let mut skipped: Vec<(String, usize)> = reader.skipped.into_iter().collect();
-    skipped.sort();
-    for (what, n) in skipped {
-        notes.push(format!("skipped {n} events: {what}"));
-    }
+    notes.extend(super::skipped_notes(
+        reader
+            .skipped
+            .iter()
+            .map(|(what, &n)| (format!("events: {what}"), n)),
+    ));
     for (thread, open) in reader.open.iter().enumerate() {
         if !open.is_empty() {
             notes.push(format!(

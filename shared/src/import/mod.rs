@@ -158,6 +158,18 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+/// Notes for what an importer skipped: "skipped N what", sorted.
+pub(crate) fn skipped_notes<S: AsRef<str>>(
+    skipped: impl IntoIterator<Item = (S, usize)>,
+) -> Vec<String> {
+    let mut notes: Vec<String> = skipped
+        .into_iter()
+        .map(|(what, n)| format!("skipped {n} {}", what.as_ref()))
+        .collect();
+    notes.sort();
+    notes
+}
+
 /// Whether the input is gzip-compressed.
 pub fn is_gzip(input: &[u8]) -> bool {
     input.starts_with(&[0x1f, 0x8b])

@@ -763,8 +763,9 @@ pub fn parse_archive(
     };
     let mut comm_members: HashMap<u32, Vec<u64>> = HashMap::new();
     let mut unresolved = 0;
-    let mut threads: HashMap<(u32, u64), (Option<(usize, usize)>, Option<(usize, usize)>)> =
-        HashMap::new();
+    // Per thread message (create→begin, end→wait): the (location, record) of its sending and receiving side.
+    type Ends = (Option<(usize, usize)>, Option<(usize, usize)>);
+    let mut threads: HashMap<(u32, u64), Ends> = HashMap::new();
     for (l, loc) in per_location.iter_mut().enumerate() {
         for &(index, comm, rank) in &loc.peers {
             let list = comm_members.entry(comm).or_insert_with(|| members(comm));
@@ -809,11 +810,7 @@ pub fn parse_archive(
             unresolved += 1;
         }
     }
-    let mut notes: Vec<String> = cx
-        .skipped
-        .iter()
-        .map(|(what, n)| format!("skipped {n} {what}"))
-        .collect();
+    let mut notes = super::skipped_notes(cx.skipped.iter().map(|(what, &n)| (what, n)));
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }

@@ -86,7 +86,8 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     // Open states per (container, state type).
     let mut states: HashMap<(String, String), Vec<RegionId>> = HashMap::new();
     // Link ends by (type, key): (time, container, is start).
-    let mut link_ends: HashMap<(String, String), Vec<(u64, String, bool, usize)>> = HashMap::new();
+    type LinkEnd = (u64, String, bool, usize);
+    let mut link_ends: HashMap<(String, String), Vec<LinkEnd>> = HashMap::new();
     // Variable values per (container, type name): (time since, value).
     let mut variables: HashMap<(String, String), (u64, f64)> = HashMap::new();
     let mut variable_history: Vec<(String, String, u64, u64, f64)> = Vec::new();
@@ -458,11 +459,11 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             .push(r)
             .map_err(|e| error(input, 0, e.to_string()))?;
     }
-    let mut notes: Vec<String> = skipped
-        .into_iter()
-        .map(|(what, n)| format!("skipped {n} {what} lines"))
-        .collect();
-    notes.sort();
+    let mut notes = super::skipped_notes(
+        skipped
+            .iter()
+            .map(|(what, &n)| (format!("{what} lines"), n)),
+    );
     if unmatched_links > 0 {
         notes.push(format!("{unmatched_links} link ends found no partner"));
     }

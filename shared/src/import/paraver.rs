@@ -517,10 +517,6 @@ pub fn parse(
                 .map_err(|e| error(input, 0, e.to_string()))?;
         }
     }
-    let mut notes: Vec<String> = skipped
-        .into_iter()
-        .map(|(what, n)| format!("skipped {n} {what}"))
-        .collect();
-    notes.sort();
+    let notes = super::skipped_notes(skipped);
     Ok((builder.build(), notes))
 }

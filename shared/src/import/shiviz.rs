@@ -27,18 +27,6 @@ pub const AKKA_REGEX: &str = r"\[\w+\] \[(?<date>([^ ]+ [^ ]+))\] [^ ]+ \[akka:/
 /// GoVector's two-line layout.
 pub const GOVECTOR_REGEX: &str = r"(?<host>\S*) (?<clock>{.*})\n(?<event>.*)";
 
-#[cfg(test)]
-mod tests {
-    use super::from_javascript;
-
-    #[test]
-    fn javascript_braces_become_literals_unless_they_quantify() {
-        assert_eq!(from_javascript(r"(?<clock>{.*})"), r"(?<clock>\{.*\})");
-        assert_eq!(from_javascript(r"a{2,3}b{4}[{}]\{"), r"a{2,3}b{4}[{}]\{");
-        assert_eq!(from_javascript(r"(?<clock>.*\})"), r"(?<clock>.*\})");
-    }
-}
-
 fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
     TraceError::at_offset(FORMAT_NAME, input, offset, message)
 }
@@ -368,4 +356,16 @@ fn build(
         Vec::new()
     };
     Ok((builder.build(), notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_javascript;
+
+    #[test]
+    fn javascript_braces_become_literals_unless_they_quantify() {
+        assert_eq!(from_javascript(r"(?<clock>{.*})"), r"(?<clock>\{.*\})");
+        assert_eq!(from_javascript(r"a{2,3}b{4}[{}]\{"), r"a{2,3}b{4}[{}]\{");
+        assert_eq!(from_javascript(r"(?<clock>.*\})"), r"(?<clock>.*\})");
+    }
 }

@@ -473,7 +473,8 @@ fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
     files
 }
 
-fn tar_of(files: &std::collections::BTreeMap<String, Vec<u8>>) -> Vec<u8> {
+/// A tar of the files, each under `prefix`.
+fn tar_of(files: &std::collections::BTreeMap<String, Vec<u8>>, prefix: &str) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
     for (path, bytes) in files {
         let mut header = tar::Header::new_gnu();
@@ -481,7 +482,7 @@ fn tar_of(files: &std::collections::BTreeMap<String, Vec<u8>>) -> Vec<u8> {
         header.set_mode(0o644);
         header.set_cksum();
         builder
-            .append_data(&mut header, format!("ping-pong/{path}"), bytes.as_slice())
+            .append_data(&mut header, format!("{prefix}{path}"), bytes.as_slice())
             .expect("appends");
     }
     builder.into_inner().expect("finishes")
@@ -517,7 +518,7 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
             analysis.diagnostics
         );
         // As a tar upload, and gzip-compressed, the same.
-        let tar = tar_of(&files);
+        let tar = tar_of(&files, "ping-pong/");
         let from_tar = import(&tar, None, "upload.tar").expect("imports a tar");
         assert_eq!(from_tar.format, Format::Otf2);
         assert_eq!(from_tar.trace.events, imported.trace.events);
@@ -581,17 +582,7 @@ fn paraver_tar_brings_its_labels_and_row_names() {
         "qsort.row".to_owned(),
         b"LEVEL CPU SIZE 4\nc1\nc2\nc3\nc4\nLEVEL THREAD SIZE 4\nmaster\nw1\nw2\nw3\n".to_vec(),
     );
-    let mut builder = tar::Builder::new(Vec::new());
-    for (path, bytes) in &files {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, path, bytes.as_slice())
-            .expect("appends");
-    }
-    let imported = import(&builder.into_inner().expect("tar"), None, "qsort.tar").expect("imports");
+    let imported = import(&tar_of(&files, ""), None, "qsort.tar").expect("imports");
     assert_eq!(imported.format, Format::Paraver);
     assert_eq!(counts(&imported.trace), (4, 795, 33, 260_199));
     let names: Vec<&str> = imported
@@ -612,7 +603,12 @@ fn otf2_thread_records_become_messages() {
     let pairs: Vec<(u64, u64)> = pair_messages(&trace)
         .messages
         .iter()
-        .map(|m| (trace.events.time()[m.send.index()].0, trace.events.time()[m.arrival.index()].0))
+        .map(|m| {
+            (
+                trace.events.time()[m.send.index()].0,
+                trace.events.time()[m.arrival.index()].0,
+            )
+        })
         .collect();
     assert_eq!(pairs, [(10, 12), (41, 45)]);
     assert_eq!(counts(&trace), (2, 8, 2, 50));
