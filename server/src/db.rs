@@ -49,6 +49,8 @@ pub struct NewRun<'a> {
     pub source_gz: &'a [u8],
     /// The model as JSON, gzip-compressed.
     pub model_json_gz: &'a [u8],
+    /// The SHA-256 of the run's delete token.
+    pub delete_token_sha256: &'a [u8],
 }
 
 /// Stores a run and its blobs in one transaction: either all of it is stored or none.
@@ -58,8 +60,8 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
     let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let mut tx = pool.begin().await?;
     sqlx::query(
-        "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json, delete_token_sha256)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(run.id)
     .bind(&run.summary.name)
@@ -71,6 +73,7 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
     .bind(as_i64(run.summary.events))
     .bind(as_i64(run.summary.messages))
     .bind(summary_json)
+    .bind(run.delete_token_sha256)
     .execute(&mut *tx)
     .await?;
     sqlx::query("INSERT INTO run_blobs (run_id, source_gz, model_json_gz) VALUES (?, ?, ?)")
@@ -103,15 +106,133 @@ impl RunRow {
     }
 }
 
-/// The newest runs, newest first.
-pub async fn list_runs(pool: &SqlitePool, limit: u32) -> Result<Vec<RunInfo>, sqlx::Error> {
-    let rows: Vec<RunRow> = sqlx::query_as(
-        "SELECT id, created_ms, source_bytes, summary_json FROM runs ORDER BY created_ms DESC, id LIMIT ?",
-    )
-    .bind(limit)
+/// Which runs to list: a page of those whose name contains `name` and whose format is `format`.
+#[derive(Debug, Clone, Default)]
+pub struct RunQuery {
+    /// A substring of the name (case-insensitive for ASCII), if any.
+    pub name: Option<String>,
+    /// The format's name, if any.
+    pub format: Option<String>,
+    /// The page size.
+    pub limit: u32,
+    /// How many matching runs to skip.
+    pub offset: u64,
+}
+
+/// Escapes `%`, `_` and `\` for a `LIKE … ESCAPE '\'` pattern.
+fn like_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+/// One page of the runs matching `query`, newest first, and how many match in all.
+pub async fn list_runs(
+    pool: &SqlitePool,
+    query: &RunQuery,
+) -> Result<(Vec<RunInfo>, u64), sqlx::Error> {
+    // One filter for the page and the count; `concat!` keeps both statements static text.
+    macro_rules! matching {
+        () => {
+            "FROM runs WHERE (?1 IS NULL OR name LIKE ?1 ESCAPE '\\') AND (?2 IS NULL OR format = ?2)"
+        };
+    }
+    let pattern = query.name.as_deref().map(like_pattern);
+    let rows: Vec<RunRow> = sqlx::query_as(concat!(
+        "SELECT id, created_ms, source_bytes, summary_json ",
+        matching!(),
+        " ORDER BY created_ms DESC, id LIMIT ?3 OFFSET ?4"
+    ))
+    .bind(&pattern)
+    .bind(&query.format)
+    .bind(query.limit)
+    .bind(i64::try_from(query.offset).unwrap_or(i64::MAX))
     .fetch_all(pool)
     .await?;
-    rows.into_iter().map(RunRow::into_info).collect()
+    let total: i64 = sqlx::query_scalar(concat!("SELECT COUNT(*) ", matching!()))
+        .bind(&pattern)
+        .bind(&query.format)
+        .fetch_one(pool)
+        .await?;
+    let runs = rows
+        .into_iter()
+        .map(RunRow::into_info)
+        .collect::<Result<_, _>>()?;
+    Ok((runs, u64::try_from(total).unwrap_or(0)))
+}
+
+/// What a delete did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// The run and everything of it is gone.
+    Yes,
+    /// There is no such run.
+    NoSuchRun,
+    /// The token is not the run's (or the run has none).
+    WrongToken,
+}
+
+/// Deletes a run, its blobs and its views, if `token_sha256` is its delete token's hash.
+pub async fn delete_run(
+    pool: &SqlitePool,
+    id: &str,
+    token_sha256: &[u8],
+) -> Result<Deleted, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let stored: Option<Option<Vec<u8>>> =
+        sqlx::query_scalar("SELECT delete_token_sha256 FROM runs WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let outcome = match stored {
+        None => Deleted::NoSuchRun,
+        Some(Some(hash)) if hash == token_sha256 => {
+            sqlx::query("DELETE FROM runs WHERE id = ?")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            Deleted::Yes
+        }
+        Some(_) => Deleted::WrongToken,
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// Stores a view state (already validated) under `id`.
+pub async fn insert_view(
+    pool: &SqlitePool,
+    id: &str,
+    state: &shared::view::ViewState,
+    created_ms: i64,
+) -> Result<(), sqlx::Error> {
+    let json = serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    sqlx::query(
+        "INSERT INTO views (id, run_id, version, state_json, created_ms) VALUES (?, ?, ?, ?, ?)",
+    )
+    .bind(id)
+    .bind(&state.run)
+    .bind(state.version)
+    .bind(json)
+    .bind(created_ms)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// A stored view state's JSON, as written (any version).
+pub async fn get_view_json(pool: &SqlitePool, id: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT state_json FROM views WHERE id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }
 
 /// The number of stored runs.

@@ -6,6 +6,7 @@
 pub mod analyze;
 pub mod db;
 pub mod http;
+pub mod ingest;
 
 use std::path::PathBuf;
 

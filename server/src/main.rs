@@ -1,4 +1,4 @@
-//! The `tracescope` binary: `serve` the app, `analyze` a trace.
+//! The `tracescope` binary: `serve` the app, `import`, `analyze` and `convert` traces.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -53,6 +53,23 @@ enum Command {
         /// Read the file as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
         format: Option<shared::import::Format>,
+    },
+    /// Store a trace as a run in the database, as an upload does.
+    Import {
+        /// The trace file (an OTF2 archive as a .tar or .tar.gz).
+        file: PathBuf,
+        /// The SQLite database file, created and migrated if missing.
+        #[arg(long, default_value = "data/tracescope.db")]
+        db: PathBuf,
+        /// The run's name (default: the trace's own title, else the file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Read the file as this format instead of detecting it.
+        #[arg(long, value_parser = parse_format)]
+        format: Option<shared::import::Format>,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Convert a trace to another format.
     Convert {
@@ -153,6 +170,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             site,
             max_upload_bytes,
         } => serve(addr, db, site, max_upload_bytes),
+        Command::Import {
+            file,
+            db,
+            name,
+            format,
+            json,
+        } => import(&file, &db, name, format, json),
         Command::Convert {
             input,
             to,
@@ -214,6 +238,76 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// What `tracescope import --json` prints.
+#[derive(serde::Serialize)]
+struct ImportReport {
+    id: String,
+    name: String,
+    format: &'static str,
+    events: u64,
+    messages: u64,
+    source_bytes: u64,
+    delete_token: String,
+    db: String,
+}
+
+fn import(
+    file: &std::path::Path,
+    db_path: &std::path::Path,
+    name: Option<String>,
+    format: Option<shared::import::Format>,
+    json: bool,
+) -> anyhow::Result<()> {
+    if file.is_dir() {
+        anyhow::bail!(
+            "{} is a folder; import takes one file: pack an OTF2 archive with `tar czf trace.tar.gz -C {} .`",
+            file.display(),
+            file.display()
+        );
+    }
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let file_name = file
+        .file_name()
+        .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+    let mut prepared = server::ingest::prepare(&bytes, &file_name, format)?;
+    if let Some(name) = name {
+        prepared.summary.name = name;
+    }
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let stored = runtime.block_on(async {
+        let pool = db::open(db_path).await?;
+        let stored = server::ingest::store(&pool, prepared).await?;
+        pool.close().await;
+        anyhow::Ok(stored)
+    })?;
+    let s = &stored.run.summary;
+    let report = ImportReport {
+        id: stored.run.id.clone(),
+        name: s.name.clone(),
+        format: s.format.name(),
+        events: s.events,
+        messages: s.messages,
+        source_bytes: stored.run.source_bytes,
+        delete_token: stored.delete_token.clone(),
+        db: db_path.display().to_string(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "stored run {} ({}, {}, {} events, {} messages) in {}\ndelete token: {}",
+            report.id,
+            report.name,
+            report.format,
+            report.events,
+            report.messages,
+            report.db,
+            report.delete_token
+        );
+    }
+    Ok(())
 }
 
 fn serve(

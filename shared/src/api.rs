@@ -25,13 +25,27 @@ pub struct CreatedRun {
     pub id: String,
     /// The run's metadata.
     pub run: RunInfo,
+    /// The secret that deletes the run (`DELETE /api/runs/{id}` with header
+    /// `x-delete-token`). Shown once: the server keeps only its hash.
+    pub delete_token: String,
 }
 
-/// The runs list.
+/// The runs list: one page of the runs that match the query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunList {
     /// Runs, newest first.
     pub runs: Vec<RunInfo>,
+    /// How many runs match the query, over all pages.
+    pub total: u64,
+}
+
+/// The answer to storing a view state: the permalink.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedView {
+    /// The view's short random id.
+    pub id: String,
+    /// The path that opens the app at this view, `/v/{id}`.
+    pub path: String,
 }
 
 /// One run with its whole model.

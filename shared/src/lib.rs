@@ -28,6 +28,7 @@ pub mod time;
 pub mod timeline;
 pub mod utilization;
 pub mod validate;
+pub mod view;
 pub mod waits;
 pub mod whatif;
 

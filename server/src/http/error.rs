@@ -15,6 +15,9 @@ pub enum AppError {
     /// The request is malformed.
     #[error("{0}")]
     BadRequest(String),
+    /// The request lacks the right secret.
+    #[error("{0}")]
+    Forbidden(String),
     /// The upload is not a trace Tracescope can read.
     #[error("the trace could not be read: {0}")]
     InvalidTrace(#[from] TraceError),
@@ -37,6 +40,7 @@ impl AppError {
         match self {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod runs;
+pub mod views;
 
 use axum::Router;
 use axum::routing::get;
@@ -20,6 +21,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/health", get(health))
         .merge(runs::router(&state))
+        .merge(views::router())
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
     Router::new()
         .nest("/api", api)

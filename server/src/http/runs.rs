@@ -1,24 +1,21 @@
-//! Runs: upload a trace, list runs, fetch one run with its model.
+//! Runs: upload a trace, list and search runs, fetch one run with its model, delete a run.
 
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use base64::Engine as _;
-use flate2::Compression;
 use flate2::read::GzDecoder;
-use flate2::write::GzEncoder;
 use serde::Deserialize;
-use shared::api::{CreatedRun, RunInfo, RunList};
+use shared::api::{CreatedRun, RunList};
 
 use super::error::AppError;
 use crate::AppState;
-use crate::db::{self, NewRun};
+use crate::{db, ingest};
 
 /// The routes under `/api/runs`.
 pub fn router(state: &AppState) -> axum::Router<AppState> {
@@ -29,7 +26,7 @@ pub fn router(state: &AppState) -> axum::Router<AppState> {
                 .post(create_run)
                 .layer(DefaultBodyLimit::max(state.max_upload_bytes)),
         )
-        .route("/runs/{id}", get(get_run))
+        .route("/runs/{id}", get(get_run).delete(delete_run))
 }
 
 /// Query parameters of an upload.
@@ -39,50 +36,6 @@ struct UploadParams {
     name: Option<String>,
     /// The format to read, instead of detecting it (e.g. `paraver`).
     format: Option<String>,
-}
-
-/// A new random run id: 128 bits as 22 base64url characters.
-pub fn new_run_id() -> Result<String, AppError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness for a run id: {e}"))?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-fn is_run_id(id: &str) -> bool {
-    id.len() == 22
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::fast());
-    encoder.write_all(bytes)?;
-    encoder.finish()
-}
-
-/// What parsing an upload produces, ready to store.
-struct Prepared {
-    summary: shared::summary::TraceSummary,
-    source_gz: Vec<u8>,
-    model_json_gz: Vec<u8>,
-}
-
-/// Imports, summarises and compresses an upload (CPU-bound: runs on a blocking thread).
-fn prepare(
-    body: &[u8],
-    name: &str,
-    format: Option<shared::import::Format>,
-) -> Result<Prepared, AppError> {
-    let imported = shared::import::import(body, format, name)?;
-    let pairing = shared::pairing::pair_messages(&imported.trace);
-    let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
-    let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
-    Ok(Prepared {
-        summary,
-        source_gz: gzip(body).map_err(anyhow::Error::from)?,
-        model_json_gz: gzip(&model_json).map_err(anyhow::Error::from)?,
-    })
 }
 
 async fn create_run(
@@ -104,47 +57,96 @@ async fn create_run(
         None => None,
     };
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
-    let source_bytes = body.len() as u64;
-    let prepared = tokio::task::spawn_blocking(move || prepare(&body, &name, format))
+    let prepared = tokio::task::spawn_blocking(move || ingest::prepare(&body, &name, format))
         .await
         .map_err(|e| anyhow::anyhow!("the import task failed: {e}"))??;
-    let id = new_run_id()?;
-    let created_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let new_run = NewRun {
-        id: &id,
-        created_ms,
-        source_bytes,
-        summary: &prepared.summary,
-        source_gz: &prepared.source_gz,
-        model_json_gz: &prepared.model_json_gz,
-    };
-    db::insert_run(&state.pool, &new_run).await?;
-    let run = RunInfo {
-        id: id.clone(),
-        created_ms,
-        source_bytes,
-        summary: prepared.summary,
-    };
-    Ok((StatusCode::CREATED, Json(CreatedRun { id, run })))
+    let stored = ingest::store(&state.pool, prepared).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedRun {
+            id: stored.run.id.clone(),
+            run: stored.run,
+            delete_token: stored.delete_token,
+        }),
+    ))
 }
 
-async fn list_runs(State(state): State<AppState>) -> Result<Json<RunList>, AppError> {
-    Ok(Json(RunList {
-        runs: db::list_runs(&state.pool, 200).await?,
-    }))
+/// Query parameters of the runs list.
+#[derive(Deserialize)]
+struct ListParams {
+    /// A substring of the run's name.
+    q: Option<String>,
+    /// The format's name, e.g. `otf2`.
+    format: Option<String>,
+    /// The page size (default 50, at most 200).
+    limit: Option<u32>,
+    /// How many matching runs to skip.
+    offset: Option<u64>,
 }
+
+async fn list_runs(
+    State(state): State<AppState>,
+    Query(params): Query<ListParams>,
+) -> Result<Json<RunList>, AppError> {
+    let query = db::RunQuery {
+        name: params.q.filter(|q| !q.is_empty()),
+        format: params.format.filter(|f| !f.is_empty()),
+        limit: params.limit.unwrap_or(50).clamp(1, 200),
+        offset: params.offset.unwrap_or(0),
+    };
+    let (runs, total) = db::list_runs(&state.pool, &query).await?;
+    Ok(Json(RunList { runs, total }))
+}
+
+/// The header that carries a run's delete token.
+pub const DELETE_TOKEN_HEADER: &str = "x-delete-token";
+
+async fn delete_run(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, AppError> {
+    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
+    if !ingest::is_id(&id, 22) {
+        return Err(not_found());
+    }
+    let token = headers
+        .get(DELETE_TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| {
+            AppError::Forbidden(format!(
+                "deleting a run needs the {DELETE_TOKEN_HEADER} header with the token returned at upload"
+            ))
+        })?;
+    match db::delete_run(&state.pool, &id, &ingest::token_hash(token)).await? {
+        db::Deleted::Yes => Ok(StatusCode::NO_CONTENT),
+        db::Deleted::NoSuchRun => Err(not_found()),
+        db::Deleted::WrongToken => Err(AppError::Forbidden(
+            "the delete token is not this run's".to_owned(),
+        )),
+    }
+}
+
+/// Run data never changes once stored (a run is only ever deleted), so caches may keep it.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// One run with its model. The stored model JSON is spliced into the answer as is, so a large
 /// trace is never parsed and re-serialized to be served.
 async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
-    if !is_run_id(&id) {
+    if !ingest::is_id(&id, 22) {
         return Err(not_found());
+    }
+    let etag = format!("\"{id}\"");
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == etag.as_bytes())
+    {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
     let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
     let model_gz = db::get_model_json_gz(&state.pool, &id)
@@ -156,19 +158,13 @@ async fn get_run(
         .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
     let run_json = serde_json::to_string(&run).map_err(anyhow::Error::from)?;
     let body = format!("{{\"run\":{run_json},\"trace\":{model_json}}}");
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn run_ids_are_22_url_safe_characters_and_differ() {
-        let a = new_run_id().expect("randomness");
-        let b = new_run_id().expect("randomness");
-        assert!(is_run_id(&a) && is_run_id(&b), "{a} {b}");
-        assert_ne!(a, b);
-        assert!(!is_run_id("../../etc/passwd"));
-    }
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json".to_owned()),
+            (header::CACHE_CONTROL, IMMUTABLE.to_owned()),
+            (header::ETAG, etag),
+        ],
+        body,
+    )
+        .into_response())
 }

@@ -222,3 +222,273 @@ async fn runs_survive_reopening_the_database_in_wal_mode() {
         .expect("the run is still there");
     assert_eq!(run.summary.events, 13);
 }
+
+impl TestServer {
+    async fn send_with(
+        &self,
+        method: &str,
+        uri: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> (StatusCode, Vec<u8>, axum::http::HeaderMap) {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        let res = self
+            .app()
+            .oneshot(req.body(Body::from(body)).expect("request"))
+            .await
+            .expect("infallible service");
+        let (parts, body) = res.into_parts();
+        let bytes = body.collect().await.expect("body").to_bytes().to_vec();
+        (parts.status, bytes, parts.headers)
+    }
+
+    async fn upload_ok(&self, name: &str, bytes: Vec<u8>) -> CreatedRun {
+        let (status, body) = self.upload(name, bytes).await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
+        json(&body)
+    }
+}
+
+fn otf2_example() -> Vec<u8> {
+    std::fs::read(shared_data("otf2-two-ranks-multichunk.tar.gz")).expect("OTF2 example")
+}
+
+#[tokio::test]
+async fn runs_list_searches_by_name_and_format_and_pages() {
+    let server = TestServer::new(1 << 20).await;
+    // Three worked examples (tracescope-json, titled "T4 worked example …") and one OTF2
+    // archive.
+    for _ in 0..3 {
+        server.upload_ok("t4.json", worked_example()).await;
+    }
+    let otf2 = server.upload_ok("two-ranks.tar.gz", otf2_example()).await;
+    let server = &server;
+    let list = |uri: String| async move {
+        let (status, body) = server.get(&uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}");
+        json::<RunList>(&body)
+    };
+    let all = list("/api/runs".to_owned()).await;
+    assert_eq!((all.runs.len(), all.total), (4, 4));
+    let by_format = list(format!(
+        "/api/runs?format={}",
+        otf2.run.summary.format.name()
+    ))
+    .await;
+    assert_eq!(by_format.total, 1);
+    assert_eq!(by_format.runs[0].id, otf2.id);
+    let by_name = list("/api/runs?q=WORKED%20example".to_owned()).await;
+    assert_eq!(by_name.total, 3, "name search is case-insensitive");
+    // LIKE wildcards in the query are literal characters.
+    assert_eq!(list("/api/runs?q=%25".to_owned()).await.total, 0);
+    assert_eq!(list("/api/runs?q=_".to_owned()).await.total, 0);
+    let page1 = list("/api/runs?limit=3".to_owned()).await;
+    let page2 = list("/api/runs?limit=3&offset=3".to_owned()).await;
+    assert_eq!((page1.runs.len(), page2.runs.len(), page2.total), (3, 1, 4));
+    let mut ids: Vec<String> = page1
+        .runs
+        .iter()
+        .chain(&page2.runs)
+        .map(|r| r.id.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "pages neither overlap nor skip");
+}
+
+#[tokio::test]
+async fn a_run_is_deleted_only_with_its_token_and_takes_its_views_along() {
+    let server = TestServer::new(1 << 20).await;
+    let keep = server.upload_ok("keep.json", worked_example()).await;
+    let doomed = server.upload_ok("doomed.json", worked_example()).await;
+    assert_eq!(doomed.delete_token.len(), 43);
+    assert_ne!(doomed.delete_token, keep.delete_token);
+    let state = format!(r#"{{"version":1,"run":"{}"}}"#, doomed.id);
+    let (status, body, _) = server
+        .send_with("POST", "/api/views", &[], state.into_bytes())
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let view: shared::api::CreatedView = json(&body);
+
+    let uri = format!("/api/runs/{}", doomed.id);
+    let (status, body, _) = server.send_with("DELETE", &uri, &[], vec![]).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(json::<ApiError>(&body).code, "forbidden");
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &uri,
+            &[("x-delete-token", &keep.delete_token)],
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "another run's token does not delete"
+    );
+    assert_eq!(server.run_count().await, 2);
+
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &uri,
+            &[("x-delete-token", &doomed.delete_token)],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(server.run_count().await, 1);
+    assert_eq!(server.get(&uri).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        server.get(&format!("/api/views/{}", view.id)).await.0,
+        StatusCode::NOT_FOUND
+    );
+    let blobs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blobs")
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    assert_eq!(
+        blobs, 1,
+        "the deleted run's blobs are gone, the other's stay"
+    );
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &uri,
+            &[("x-delete-token", &doomed.delete_token)],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_permalink_restores_the_view_state_and_opens_the_app() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let state = shared::view::ViewState {
+        kind: shared::view::ViewKind::Gantt,
+        window: Some(shared::view::Window { start: 3, end: 17 }),
+        rows: Some(shared::view::Rows { first: 0, last: 1 }),
+        selection: Some(shared::view::Selection::Event { index: 4 }),
+        overlays: vec!["critical_path".to_owned()],
+        ..shared::view::ViewState::new(run.id.clone())
+    };
+    let body = serde_json::to_vec(&state).expect("serializes");
+    let (status, created, _) = server.send_with("POST", "/api/views", &[], body).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&created)
+    );
+    let created: shared::api::CreatedView = json(&created);
+    assert_eq!(created.id.len(), 16);
+    assert_eq!(created.path, format!("/v/{}", created.id));
+
+    let (status, body, headers) = server
+        .send_with("GET", &format!("/api/views/{}", created.id), &[], vec![])
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json::<shared::view::ViewState>(&body), state);
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .expect("ascii")
+            .contains("immutable")
+    );
+
+    // The permalink itself is a page of the app.
+    let (status, body) = server.get(&created.path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&body).contains("<title>Tracescope</title>"));
+}
+
+#[tokio::test]
+async fn old_view_states_keep_loading_and_bad_ones_are_refused() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    // A state as an older client wrote it: no version, fewer fields, one since dropped.
+    let old = format!(
+        r#"{{"run":"{}","window":{{"start":1,"end":2}},"legacy_zoom":3}}"#,
+        run.id
+    );
+    let (status, body, _) = server
+        .send_with("POST", "/api/views", &[], old.into_bytes())
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let created: shared::api::CreatedView = json(&body);
+    let (_, body) = server.get(&format!("/api/views/{}", created.id)).await;
+    let read: shared::view::ViewState = json(&body);
+    assert_eq!(read.version, shared::view::CURRENT_VERSION);
+    assert_eq!(read.window, Some(shared::view::Window { start: 1, end: 2 }));
+
+    for (bad, code, status) in [
+        (
+            r#"{"run":"AAAAAAAAAAAAAAAAAAAAAA"}"#.to_owned(),
+            "not_found",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            format!(r#"{{"run":"{}","version":7}}"#, run.id),
+            "bad_request",
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            format!(r#"{{"run":"{}","window":{{"start":5,"end":1}}}}"#, run.id),
+            "bad_request",
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "not json".to_owned(),
+            "bad_request",
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let (got, body, _) = server
+            .send_with("POST", "/api/views", &[], bad.clone().into_bytes())
+            .await;
+        assert_eq!(got, status, "{bad}");
+        assert_eq!(json::<ApiError>(&body).code, code, "{bad}");
+    }
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM views")
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    assert_eq!(count, 1);
+}
+
+#[tokio::test]
+async fn run_data_is_cacheable_and_revalidates_by_etag() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let uri = format!("/api/runs/{}", run.id);
+    let (status, _, headers) = server.send_with("GET", &uri, &[], vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .expect("ascii")
+            .contains("immutable")
+    );
+    let etag = headers[header::ETAG].to_str().expect("ascii").to_owned();
+    let (status, body, _) = server
+        .send_with("GET", &uri, &[("if-none-match", &etag)], vec![])
+        .await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    assert!(body.is_empty());
+}

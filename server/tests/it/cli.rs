@@ -212,3 +212,53 @@ fn analyze_reads_every_sample_format_and_can_force_one() {
     let out = tracescope(&["analyze", "x", "--format", "bogus"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format"));
 }
+
+#[test]
+fn import_stores_a_run_the_server_then_lists() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("runs.db");
+    let path = crate::shared_data("t4-worked-example.json");
+    let out = tracescope(&[
+        "import",
+        path.to_str().expect("utf-8 path"),
+        "--db",
+        db.to_str().expect("utf-8 path"),
+        "--name",
+        "imported from the CLI",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["name"], "imported from the CLI");
+    assert_eq!(report["format"], "tracescope-json");
+    assert_eq!(report["events"], 13);
+    assert_eq!(report["delete_token"].as_str().map(str::len), Some(43));
+    let id = report["id"].as_str().expect("an id").to_owned();
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let run = runtime.block_on(async {
+        let pool = server::db::open(&db).await.expect("opens");
+        server::db::get_run(&pool, &id).await.expect("query")
+    });
+    let run = run.expect("the imported run is stored");
+    assert_eq!(run.summary.messages, 3);
+
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"format\": \"tracescope\", \"nodes\": [}").expect("write");
+    let out = tracescope(&[
+        "import",
+        bad.to_str().expect("utf-8"),
+        "--db",
+        db.to_str().expect("utf-8"),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line 1, column"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,0 +1,144 @@
+//! Turning uploaded bytes into a stored run: the one path shared by `POST /api/runs` and
+//! `tracescope import`.
+
+use std::io::Write as _;
+
+use base64::Engine as _;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use sha2::{Digest as _, Sha256};
+use shared::api::RunInfo;
+use sqlx::SqlitePool;
+
+use crate::db::{self, NewRun};
+use crate::http::error::AppError;
+
+/// What parsing an upload produces, ready to store.
+pub struct Prepared {
+    /// The trace's counts and span.
+    pub summary: shared::summary::TraceSummary,
+    /// The uploaded size in bytes.
+    pub source_bytes: u64,
+    /// The upload, gzip-compressed.
+    pub source_gz: Vec<u8>,
+    /// The model as JSON, gzip-compressed.
+    pub model_json_gz: Vec<u8>,
+}
+
+/// A run just stored, with the secret that deletes it.
+pub struct Stored {
+    /// The run's metadata.
+    pub run: RunInfo,
+    /// The delete token (only its hash is stored).
+    pub delete_token: String,
+}
+
+fn random_id(n_bytes: usize) -> Result<String, AppError> {
+    let mut bytes = [0u8; 32];
+    let bytes = &mut bytes[..n_bytes.min(32)];
+    getrandom::fill(bytes).map_err(|e| anyhow::anyhow!("no randomness for an id: {e}"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// A new random run id: 128 bits as 22 base64url characters.
+pub fn new_run_id() -> Result<String, AppError> {
+    random_id(16)
+}
+
+/// A new random view id: 96 bits as 16 base64url characters.
+pub fn new_view_id() -> Result<String, AppError> {
+    random_id(12)
+}
+
+/// A new delete token: 256 bits as 43 base64url characters.
+fn new_delete_token() -> Result<String, AppError> {
+    random_id(32)
+}
+
+/// The SHA-256 of a delete token, as stored.
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Whether `id` has the shape of an id of `len` base64url characters.
+pub fn is_id(id: &str, len: usize) -> bool {
+    id.len() == len
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::fast());
+    encoder.write_all(bytes)?;
+    encoder.finish()
+}
+
+/// Imports, summarises and compresses an upload. CPU-bound: call it on a blocking thread.
+pub fn prepare(
+    body: &[u8],
+    name: &str,
+    format: Option<shared::import::Format>,
+) -> Result<Prepared, AppError> {
+    let imported = shared::import::import(body, format, name)?;
+    let pairing = shared::pairing::pair_messages(&imported.trace);
+    let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
+    let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
+    Ok(Prepared {
+        summary,
+        source_bytes: body.len() as u64,
+        source_gz: gzip(body).map_err(anyhow::Error::from)?,
+        model_json_gz: gzip(&model_json).map_err(anyhow::Error::from)?,
+    })
+}
+
+/// Stores a prepared run in one transaction under a new id.
+pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, AppError> {
+    let id = new_run_id()?;
+    let delete_token = new_delete_token()?;
+    let created_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let new_run = NewRun {
+        id: &id,
+        created_ms,
+        source_bytes: prepared.source_bytes,
+        summary: &prepared.summary,
+        source_gz: &prepared.source_gz,
+        model_json_gz: &prepared.model_json_gz,
+        delete_token_sha256: &token_hash(&delete_token),
+    };
+    db::insert_run(pool, &new_run).await?;
+    Ok(Stored {
+        run: RunInfo {
+            id,
+            created_ms,
+            source_bytes: prepared.source_bytes,
+            summary: prepared.summary,
+        },
+        delete_token,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_random_url_safe_and_of_their_length() {
+        let a = new_run_id().expect("randomness");
+        let b = new_run_id().expect("randomness");
+        assert!(is_id(&a, 22) && is_id(&b, 22), "{a} {b}");
+        assert_ne!(a, b);
+        assert!(is_id(&new_view_id().expect("randomness"), 16));
+        assert_eq!(new_delete_token().expect("randomness").len(), 43);
+        assert!(!is_id("../../etc/passwd/xxxxxx", 22));
+    }
+
+    #[test]
+    fn token_hashes_are_sha256() {
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        assert_eq!(token_hash("abc")[..4], [0xba, 0x78, 0x16, 0xbf],);
+        assert_eq!(token_hash("abc").len(), 32);
+    }
+}
