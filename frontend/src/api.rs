@@ -55,3 +55,24 @@ pub async fn upload_run(file: web_sys::File) -> ApiResult<CreatedRun> {
         .map_err(|e| format!("the upload failed: {e}"))?;
     decode(res).await
 }
+
+/// A stored view state (a permalink's target), upgraded to the current version.
+pub async fn get_view(id: &str) -> ApiResult<shared::view::ViewState> {
+    let url = format!("/api/views/{}", js_sys::encode_uri_component(id));
+    let res = Request::get(&url)
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
+    decode(res).await
+}
+
+/// Stores a view state and answers its permalink.
+pub async fn create_view(state: &shared::view::ViewState) -> ApiResult<shared::api::CreatedView> {
+    let res = Request::post("/api/views")
+        .json(state)
+        .map_err(|e| format!("the view could not be prepared: {e}"))?
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
+    decode(res).await
+}

@@ -5,7 +5,7 @@ use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::path;
 
 use crate::pages::home::HomePage;
-use crate::pages::run::RunPage;
+use crate::pages::run::{RunPage, ViewPage};
 
 /// The whole app.
 #[component]
@@ -20,6 +20,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=|| view! { <p class="error">"There is no page here."</p> }>
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/runs/:id") view=RunPage/>
+                    <Route path=path!("/v/:id") view=ViewPage/>
                 </Routes>
             </main>
         </Router>

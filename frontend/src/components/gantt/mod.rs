@@ -29,13 +29,18 @@ fn canvas_height(n_rows: usize) -> f64 {
         + 8.0
 }
 
-/// Draws `trace` as a zoomable Gantt chart.
+/// Draws `trace` as a zoomable Gantt chart, opening at `initial_window` (ticks `[start, end)`)
+/// when given, and writing the window it shows, in whole ticks, into `window` when given.
 ///
 /// ```ignore
 /// view! { <GanttChart trace=Arc::new(trace)/> }
 /// ```
 #[component]
-pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
+pub fn GanttChart(
+    trace: Arc<Trace>,
+    #[prop(default = None)] initial_window: Option<(u64, u64)>,
+    #[prop(optional)] window: Option<RwSignal<Option<(u64, u64)>>>,
+) -> impl IntoView {
     let model = Arc::new(GanttModel::new(&trace));
     let n_rows = model.rows.len();
     let height = canvas_height(n_rows);
@@ -44,9 +49,12 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
     let scale = RwSignal::new(None::<TimeScale>);
     let scroll_y = RwSignal::new(0.0f64);
     let paint_count = RwSignal::new(0u32);
+    let shown_window = RwSignal::new(None::<(u64, u64)>);
     let cursor = RwSignal::new(None::<String>);
     let drag = Rc::new(Cell::new(None::<(f64, f64)>));
     let frame_pending = Rc::new(Cell::new(false));
+    // Consumed by the first paint; "Fit" later shows the whole trace.
+    let opening = Rc::new(Cell::new(initial_window));
 
     let geometry = move |canvas: &web_sys::HtmlCanvasElement| {
         let mut g = Geometry::new(f64::from(canvas.client_width()), height);
@@ -62,9 +70,14 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
                 return;
             };
             let g = geometry(&canvas);
-            let current = match scale.get_untracked() {
-                Some(s) => s.resized(g.plot_width()),
-                None => model.fit(&g),
+            let current = match (scale.get_untracked(), opening.take()) {
+                (_, Some((start, end))) => TimeScale::fit(
+                    shared::time::Time(start),
+                    shared::time::Time(end),
+                    g.plot_width(),
+                ),
+                (Some(s), None) => s.resized(g.plot_width()),
+                (None, None) => model.fit(&g),
             };
             let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
             canvas.set_width((g.width * dpr).round() as u32);
@@ -84,6 +97,12 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
             );
             if scale.get_untracked() != Some(current) {
                 scale.set(Some(current));
+            }
+            let (start, end) = current.window();
+            let shown = (start.max(0.0).round() as u64, end.max(0.0).round() as u64);
+            shown_window.set(Some(shown));
+            if let Some(window) = window {
+                window.set(Some(shown));
             }
             paint_count.update(|n| *n += 1);
         }
@@ -169,6 +188,7 @@ pub fn GanttChart(trace: Arc<Trace>) -> impl IntoView {
                 style=format!("height: {height}px")
                 data-testid="gantt-canvas"
                 data-paint-count=move || paint_count.get().to_string()
+                data-window=move || shown_window.get().map(|(a, b)| format!("{a}-{b}"))
                 on:wheel=on_wheel
                 on:pointerdown=on_pointer_down
                 on:pointermove=on_pointer_move
