@@ -29,6 +29,7 @@ pub mod timeline;
 pub mod utilization;
 pub mod validate;
 pub mod view;
+pub mod viewport;
 pub mod waits;
 pub mod whatif;
 

@@ -8,6 +8,7 @@ mod invariants;
 mod native_format;
 mod pairing;
 mod states;
+mod viewport;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,491 @@
+//! Level of detail for the Gantt chart: what a time window and a range of process rows look like
+//! at a width in pixels, in a size that follows the pixels, not the trace.
+//!
+//! [`ViewportIndex`] is built once per trace (state spans and messages, struct of arrays, sorted,
+//! with per-row prefix sums of state durations). [`ViewportIndex::query`] then answers a window:
+//! - a state span at least one pixel wide, or alone in its pixel, is returned as itself;
+//! - where several spans share a pixel, the pixel is summarised (its dominant state by time,
+//!   the number of spans, "more here"), and neighbouring summarised pixels with the same dominant
+//!   state are merged into one [`Bin`]; each pixel costs one binary search, so a row costs
+//!   O(width · log spans) however many spans the window holds;
+//! - a message is returned as itself unless another message of the same sender and receiver was
+//!   sent in the same pixel; such messages become one [`Bundle`] (count, bytes, first and last
+//!   send and arrival).
+//!
+//! Times stay integer ticks; pixel positions are integers `0..width`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::ExecutionGraph;
+use crate::model::Trace;
+use crate::pairing::Pairing;
+use crate::states::{State, state_spans_of};
+
+/// The widest viewport answered, in pixels.
+pub const MAX_WIDTH_PX: u32 = 16_384;
+
+/// What to show: a window `[start, end)` in ticks, rows `first_row..=last_row`, `width_px` wide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewportRequest {
+    /// The first tick.
+    pub start: u64,
+    /// The tick after the last.
+    pub end: u64,
+    /// The first process row.
+    pub first_row: u32,
+    /// The last process row (clamped to the trace).
+    pub last_row: u32,
+    /// The width in pixels.
+    pub width_px: u32,
+}
+
+/// Why a viewport cannot be answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ViewportError {
+    /// The window is empty or reversed.
+    #[error("the window must end after it starts (start {start}, end {end})")]
+    EmptyWindow {
+        /// The requested start.
+        start: u64,
+        /// The requested end.
+        end: u64,
+    },
+    /// The width is 0 or above [`MAX_WIDTH_PX`].
+    #[error("the width must be 1 to {MAX_WIDTH_PX} pixels, not {0}")]
+    Width(u32),
+    /// The rows are reversed.
+    #[error("the first row ({first}) must not follow the last ({last})")]
+    Rows {
+        /// The requested first row.
+        first: u32,
+        /// The requested last row.
+        last: u32,
+    },
+}
+
+/// Pixels in one row whose spans are too small to draw one by one, all with the same dominant
+/// state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bin {
+    /// The first pixel.
+    pub px_first: u32,
+    /// The last pixel.
+    pub px_last: u32,
+    /// The state that covers most of each of these pixels.
+    pub state: State,
+    /// How many spans the pixels summarise ("more here").
+    pub count: u32,
+}
+
+/// One row of the viewport: spans drawn as they are (columns), and summarised pixels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RowView {
+    /// The process.
+    pub process: u32,
+    /// Each drawn span's start (not clipped to the window).
+    pub span_start: Vec<u64>,
+    /// Each drawn span's end.
+    pub span_end: Vec<u64>,
+    /// Each drawn span's state.
+    pub span_state: Vec<State>,
+    /// The summarised pixels.
+    pub bins: Vec<Bin>,
+}
+
+/// Messages drawn one by one, as columns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct MessageColumns {
+    /// The sending process.
+    pub from: Vec<u32>,
+    /// The receiving process.
+    pub to: Vec<u32>,
+    /// The send time.
+    pub send: Vec<u64>,
+    /// The arrival time.
+    pub arrival: Vec<u64>,
+    /// The size in bytes.
+    pub bytes: Vec<u64>,
+}
+
+/// Messages of one sender and receiver sent within one pixel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// The sending process.
+    pub from: u32,
+    /// The receiving process.
+    pub to: u32,
+    /// How many messages.
+    pub count: u32,
+    /// Their bytes in all.
+    pub bytes: u64,
+    /// The first send.
+    pub first_send: u64,
+    /// The last send.
+    pub last_send: u64,
+    /// The first arrival.
+    pub first_arrival: u64,
+    /// The last arrival.
+    pub last_arrival: u64,
+}
+
+/// The answer to a [`ViewportRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Viewport {
+    /// The window answered (as requested).
+    pub start: u64,
+    /// The tick after the last.
+    pub end: u64,
+    /// The width in pixels.
+    pub width_px: u32,
+    /// The rows `first_row..=last_row` (clamped), in order.
+    pub rows: Vec<RowView>,
+    /// Messages with an end in the rows that cross the window, drawn one by one.
+    pub messages: MessageColumns,
+    /// Messages bundled per sender, receiver and send pixel.
+    pub bundles: Vec<Bundle>,
+}
+
+/// A trace prepared for viewport queries.
+#[derive(Debug, Clone, Default)]
+pub struct ViewportIndex {
+    /// Spans of row `r` are `row_start[r]..row_start[r + 1]`.
+    row_start: Vec<usize>,
+    span_start: Vec<u64>,
+    span_end: Vec<u64>,
+    span_state: Vec<State>,
+    /// Per span: computing ticks of the row's spans before it (prefix sum, per row).
+    computing_before: Vec<u64>,
+    /// Per span: blocked ticks of the row's spans before it.
+    blocked_before: Vec<u64>,
+    /// Messages sorted by send time.
+    msg_from: Vec<u32>,
+    msg_to: Vec<u32>,
+    msg_send: Vec<u64>,
+    msg_arrival: Vec<u64>,
+    msg_bytes: Vec<u64>,
+    /// The longest send → arrival time, to bound the scan for messages crossing a window.
+    max_transit: u64,
+}
+
+impl ViewportIndex {
+    /// Prepares `trace` (with its pairing and execution graph) for queries.
+    pub fn new(trace: &Trace, pairing: &Pairing, graph: &ExecutionGraph) -> ViewportIndex {
+        let spans = state_spans_of(trace, graph);
+        let n_rows = trace.processes.len();
+        let mut index = ViewportIndex {
+            row_start: Vec::with_capacity(n_rows + 1),
+            span_start: Vec::with_capacity(spans.len()),
+            span_end: Vec::with_capacity(spans.len()),
+            span_state: Vec::with_capacity(spans.len()),
+            computing_before: Vec::with_capacity(spans.len()),
+            blocked_before: Vec::with_capacity(spans.len()),
+            ..ViewportIndex::default()
+        };
+        // `state_spans_of` yields spans by process, then by time.
+        let mut next = 0;
+        for row in 0..n_rows {
+            index.row_start.push(index.span_start.len());
+            let (mut computing, mut blocked) = (0u64, 0u64);
+            while next < spans.len() && spans[next].process.0 as usize == row {
+                let s = spans[next];
+                index.span_start.push(s.start.0);
+                index.span_end.push(s.end.0);
+                index.span_state.push(s.state);
+                index.computing_before.push(computing);
+                index.blocked_before.push(blocked);
+                let length = s.end.0 - s.start.0;
+                match s.state {
+                    State::Computing => computing += length,
+                    State::Blocked => blocked += length,
+                }
+                next += 1;
+            }
+        }
+        index.row_start.push(index.span_start.len());
+
+        let time = trace.events.time();
+        let process = trace.events.process();
+        let size = trace.events.size();
+        let mut order: Vec<(u64, u32)> = pairing
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (time[m.send.0 as usize].0, i as u32))
+            .collect();
+        order.sort_unstable();
+        for (send, i) in order {
+            let m = pairing.messages[i as usize];
+            let arrival = time[m.arrival.0 as usize].0;
+            index.msg_from.push(process[m.send.0 as usize].0);
+            index.msg_to.push(process[m.arrival.0 as usize].0);
+            index.msg_send.push(send);
+            index.msg_arrival.push(arrival);
+            index.msg_bytes.push(size[m.send.0 as usize]);
+            index.max_transit = index.max_transit.max(arrival.saturating_sub(send));
+        }
+        index
+    }
+
+    /// The number of process rows.
+    pub fn n_rows(&self) -> u32 {
+        self.row_start.len().saturating_sub(1) as u32
+    }
+
+    /// The number of state spans.
+    pub fn n_spans(&self) -> usize {
+        self.span_start.len()
+    }
+
+    /// The number of messages.
+    pub fn n_messages(&self) -> usize {
+        self.msg_send.len()
+    }
+
+    /// Answers a viewport.
+    pub fn query(&self, request: &ViewportRequest) -> Result<Viewport, ViewportError> {
+        let &ViewportRequest {
+            start,
+            end,
+            first_row,
+            last_row,
+            width_px,
+        } = request;
+        if start >= end {
+            return Err(ViewportError::EmptyWindow { start, end });
+        }
+        if width_px == 0 || width_px > MAX_WIDTH_PX {
+            return Err(ViewportError::Width(width_px));
+        }
+        if first_row > last_row {
+            return Err(ViewportError::Rows {
+                first: first_row,
+                last: last_row,
+            });
+        }
+        let scale = Scale::new(start, end, width_px);
+        let last = last_row.min(self.n_rows().saturating_sub(1));
+        let rows = if self.n_rows() == 0 || first_row > last {
+            Vec::new()
+        } else {
+            (first_row..=last).map(|r| self.row(r, &scale)).collect()
+        };
+        let (messages, bundles) = self.messages(&scale, first_row, last);
+        Ok(Viewport {
+            start,
+            end,
+            width_px,
+            rows,
+            messages,
+            bundles,
+        })
+    }
+
+    fn row(&self, row: u32, scale: &Scale) -> RowView {
+        let (lo, hi) = (
+            self.row_start[row as usize],
+            self.row_start[row as usize + 1],
+        );
+        let starts = &self.span_start[lo..hi];
+        let ends = &self.span_end[lo..hi];
+        let mut out = RowView {
+            process: row,
+            ..RowView::default()
+        };
+        // The first span that ends after the window starts.
+        let mut i = ends.partition_point(|&e| e <= scale.start);
+        while i < starts.len() && starts[i] < scale.end {
+            let visible_start = starts[i].max(scale.start);
+            let visible_end = ends[i].min(scale.end);
+            if scale.is_wide(visible_start, visible_end) {
+                self.push_span(&mut out, lo + i);
+                i += 1;
+                continue;
+            }
+            // A narrow span: summarise every span that starts in its pixel, except a last one
+            // that reaches on for a pixel or more (it is drawn as itself next).
+            let px = scale.px(visible_start);
+            let pixel_end = scale.pixel_end(px);
+            let mut j = i + starts[i..].partition_point(|&s| s < pixel_end);
+            if j - i > 1 && scale.is_wide(pixel_end, ends[j - 1].min(scale.end)) {
+                j -= 1;
+            }
+            if j - i == 1 {
+                self.push_span(&mut out, lo + i);
+                i = j;
+                continue;
+            }
+            let (computing, blocked) = self.state_ticks(lo + i, lo + j);
+            let state = if computing >= blocked {
+                State::Computing
+            } else {
+                State::Blocked
+            };
+            let count = (j - i) as u32;
+            match out.bins.last_mut() {
+                Some(bin) if bin.state == state && bin.px_last + 1 >= px => {
+                    bin.px_last = px;
+                    bin.count = bin.count.saturating_add(count);
+                }
+                _ => out.bins.push(Bin {
+                    px_first: px,
+                    px_last: px,
+                    state,
+                    count,
+                }),
+            }
+            i = j;
+        }
+        out
+    }
+
+    fn push_span(&self, out: &mut RowView, k: usize) {
+        out.span_start.push(self.span_start[k]);
+        out.span_end.push(self.span_end[k]);
+        out.span_state.push(self.span_state[k]);
+    }
+
+    /// Computing and blocked ticks of spans `a..b` (global indices, one row).
+    fn state_ticks(&self, a: usize, b: usize) -> (u64, u64) {
+        let last = b - 1;
+        let length = self.span_end[last] - self.span_start[last];
+        let (mut computing, mut blocked) = (
+            self.computing_before[last] - self.computing_before[a],
+            self.blocked_before[last] - self.blocked_before[a],
+        );
+        match self.span_state[last] {
+            State::Computing => computing += length,
+            State::Blocked => blocked += length,
+        }
+        (computing, blocked)
+    }
+
+    fn messages(
+        &self,
+        scale: &Scale,
+        first_row: u32,
+        last_row: u32,
+    ) -> (MessageColumns, Vec<Bundle>) {
+        let mut columns = MessageColumns::default();
+        let mut bundles: Vec<Bundle> = Vec::new();
+        let in_rows = |p: u32| p >= first_row && p <= last_row;
+        // Messages crossing the window were sent at most `max_transit` before it starts.
+        let from = self
+            .msg_send
+            .partition_point(|&s| s < scale.start.saturating_sub(self.max_transit));
+        let to = self.msg_send.partition_point(|&s| s < scale.end);
+        // Messages of one send pixel, grouped by (sender, receiver).
+        let mut group: Vec<usize> = Vec::new();
+        let mut group_px = u32::MAX;
+        let mut flush = |group: &mut Vec<usize>, columns: &mut MessageColumns| {
+            group.sort_unstable_by_key(|&k| (self.msg_from[k], self.msg_to[k], k));
+            for same in group.chunk_by(|&a, &b| {
+                (self.msg_from[a], self.msg_to[a]) == (self.msg_from[b], self.msg_to[b])
+            }) {
+                if let [k] = same {
+                    columns.from.push(self.msg_from[*k]);
+                    columns.to.push(self.msg_to[*k]);
+                    columns.send.push(self.msg_send[*k]);
+                    columns.arrival.push(self.msg_arrival[*k]);
+                    columns.bytes.push(self.msg_bytes[*k]);
+                    continue;
+                }
+                let k0 = same[0];
+                let mut bundle = Bundle {
+                    from: self.msg_from[k0],
+                    to: self.msg_to[k0],
+                    count: 0,
+                    bytes: 0,
+                    first_send: u64::MAX,
+                    last_send: 0,
+                    first_arrival: u64::MAX,
+                    last_arrival: 0,
+                };
+                for &k in same {
+                    bundle.count += 1;
+                    bundle.bytes = bundle.bytes.saturating_add(self.msg_bytes[k]);
+                    bundle.first_send = bundle.first_send.min(self.msg_send[k]);
+                    bundle.last_send = bundle.last_send.max(self.msg_send[k]);
+                    bundle.first_arrival = bundle.first_arrival.min(self.msg_arrival[k]);
+                    bundle.last_arrival = bundle.last_arrival.max(self.msg_arrival[k]);
+                }
+                bundles.push(bundle);
+            }
+            group.clear();
+        };
+        for k in from..to {
+            if self.msg_arrival[k] < scale.start
+                || !(in_rows(self.msg_from[k]) || in_rows(self.msg_to[k]))
+            {
+                continue;
+            }
+            // Messages sent before the window share its first pixel.
+            let px = scale.px(self.msg_send[k].max(scale.start));
+            if px != group_px {
+                flush(&mut group, &mut columns);
+                group_px = px;
+            }
+            group.push(k);
+        }
+        flush(&mut group, &mut columns);
+        (columns, bundles)
+    }
+}
+
+/// Ticks ⇄ integer pixels of one viewport, in exact integer arithmetic.
+struct Scale {
+    start: u64,
+    end: u64,
+    width: u32,
+}
+
+impl Scale {
+    fn new(start: u64, end: u64, width: u32) -> Scale {
+        Scale { start, end, width }
+    }
+
+    fn span(&self) -> u128 {
+        u128::from(self.end - self.start)
+    }
+
+    /// The pixel holding tick `t` (`start <= t < end`).
+    fn px(&self, t: u64) -> u32 {
+        let offset = u128::from(t.saturating_sub(self.start));
+        ((offset * u128::from(self.width) / self.span()) as u32).min(self.width - 1)
+    }
+
+    /// The first tick after pixel `px`.
+    fn pixel_end(&self, px: u32) -> u64 {
+        let ticks = (u128::from(px) + 1) * self.span();
+        let offset = ticks.div_ceil(u128::from(self.width));
+        self.start.saturating_add(offset as u64).min(self.end)
+    }
+
+    /// Whether `[a, b)` covers at least one pixel's worth of ticks.
+    fn is_wide(&self, a: u64, b: u64) -> bool {
+        u128::from(b.saturating_sub(a)) * u128::from(self.width) >= self.span()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixels_partition_the_window() {
+        let scale = Scale::new(100, 1100, 7);
+        let mut previous_end = 100;
+        for px in 0..7 {
+            assert_eq!(
+                scale.px(previous_end),
+                px,
+                "pixel {px} starts where {} ended",
+                px.max(1) - 1
+            );
+            let end = scale.pixel_end(px);
+            assert!(end > previous_end);
+            assert_eq!(scale.px(end - 1), px);
+            previous_end = end;
+        }
+        assert_eq!(previous_end, 1100);
+    }
+}
