@@ -8,9 +8,11 @@
 //!   the number of spans, "more here"), and neighbouring summarised pixels with the same dominant
 //!   state are merged into one [`Bin`]; each pixel costs one binary search, so a row costs
 //!   O(width · log spans) however many spans the window holds;
-//! - a message is returned as itself unless another message of the same sender and receiver was
-//!   sent in the same pixel; such messages become one [`Bundle`] (count, bytes, first and last
-//!   send and arrival).
+//! - messages are walked per (sender, receiver) pair, a pixel at a time (one binary search per
+//!   pixel): a message alone in its pixel, with no message of its pair in the pixels next to it,
+//!   is returned as itself; runs of neighbouring pixels holding messages of the pair become one
+//!   [`Bundle`] (count, bytes, first and last message). A dense stream is one bundle however long
+//!   the window, so the answer grows with pairs and pixels, not with messages.
 //!
 //! Times stay integer ticks; pixel positions are integers `0..width`.
 
@@ -107,7 +109,9 @@ pub struct MessageColumns {
     pub bytes: Vec<u64>,
 }
 
-/// Messages of one sender and receiver sent within one pixel.
+/// Messages of one sender and receiver sent in a run of neighbouring pixels. Sends and arrivals
+/// are those of the run's first and last message in send order (on a FIFO channel, the earliest
+/// and latest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bundle {
     /// The sending process.
@@ -157,14 +161,18 @@ pub struct ViewportIndex {
     computing_before: Vec<u64>,
     /// Per span: blocked ticks of the row's spans before it.
     blocked_before: Vec<u64>,
-    /// Messages sorted by send time.
-    msg_from: Vec<u32>,
-    msg_to: Vec<u32>,
+    /// Messages sorted by (sender, receiver, send time); pair `q`'s are
+    /// `pair_start[q]..pair_start[q + 1]`.
+    pair_start: Vec<usize>,
+    pair_from: Vec<u32>,
+    pair_to: Vec<u32>,
+    /// Per pair: the longest send → arrival time, bounding the search for messages in flight
+    /// when a window starts.
+    pair_max_transit: Vec<u64>,
     msg_send: Vec<u64>,
     msg_arrival: Vec<u64>,
-    msg_bytes: Vec<u64>,
-    /// The longest send → arrival time, to bound the scan for messages crossing a window.
-    max_transit: u64,
+    /// Bytes of all messages before each one (prefix sum, one more entry than messages).
+    bytes_before: Vec<u64>,
 }
 
 impl ViewportIndex {
@@ -206,23 +214,37 @@ impl ViewportIndex {
         let time = trace.events.time();
         let process = trace.events.process();
         let size = trace.events.size();
-        let mut order: Vec<(u64, u32)> = pairing
+        let mut order: Vec<(u32, u32, u64, u32)> = pairing
             .messages
             .iter()
             .enumerate()
-            .map(|(i, m)| (time[m.send.0 as usize].0, i as u32))
+            .map(|(i, m)| {
+                let (s, r) = (m.send.0 as usize, m.arrival.0 as usize);
+                (process[s].0, process[r].0, time[s].0, i as u32)
+            })
             .collect();
         order.sort_unstable();
-        for (send, i) in order {
+        index.bytes_before.push(0);
+        for (k, &(from, to, send, i)) in order.iter().enumerate() {
             let m = pairing.messages[i as usize];
             let arrival = time[m.arrival.0 as usize].0;
-            index.msg_from.push(process[m.send.0 as usize].0);
-            index.msg_to.push(process[m.arrival.0 as usize].0);
+            if k == 0 || (order[k - 1].0, order[k - 1].1) != (from, to) {
+                index.pair_start.push(k);
+                index.pair_from.push(from);
+                index.pair_to.push(to);
+                index.pair_max_transit.push(0);
+            }
+            if let Some(transit) = index.pair_max_transit.last_mut() {
+                *transit = (*transit).max(arrival.saturating_sub(send));
+            }
             index.msg_send.push(send);
             index.msg_arrival.push(arrival);
-            index.msg_bytes.push(size[m.send.0 as usize]);
-            index.max_transit = index.max_transit.max(arrival.saturating_sub(send));
+            let before = index.bytes_before[k];
+            index
+                .bytes_before
+                .push(before.saturating_add(size[m.send.0 as usize]));
         }
+        index.pair_start.push(order.len());
         index
     }
 
@@ -239,6 +261,11 @@ impl ViewportIndex {
     /// The number of messages.
     pub fn n_messages(&self) -> usize {
         self.msg_send.len()
+    }
+
+    /// The number of (sender, receiver) pairs that exchange messages.
+    pub fn n_pairs(&self) -> usize {
+        self.pair_from.len()
     }
 
     /// Answers a viewport.
@@ -368,66 +395,82 @@ impl ViewportIndex {
         let mut columns = MessageColumns::default();
         let mut bundles: Vec<Bundle> = Vec::new();
         let in_rows = |p: u32| p >= first_row && p <= last_row;
-        // Messages crossing the window were sent at most `max_transit` before it starts.
-        let from = self
-            .msg_send
-            .partition_point(|&s| s < scale.start.saturating_sub(self.max_transit));
-        let to = self.msg_send.partition_point(|&s| s < scale.end);
-        // Messages of one send pixel, grouped by (sender, receiver).
-        let mut group: Vec<usize> = Vec::new();
-        let mut group_px = u32::MAX;
-        let mut flush = |group: &mut Vec<usize>, columns: &mut MessageColumns| {
-            group.sort_unstable_by_key(|&k| (self.msg_from[k], self.msg_to[k], k));
-            for same in group.chunk_by(|&a, &b| {
-                (self.msg_from[a], self.msg_to[a]) == (self.msg_from[b], self.msg_to[b])
-            }) {
-                if let [k] = same {
-                    columns.from.push(self.msg_from[*k]);
-                    columns.to.push(self.msg_to[*k]);
-                    columns.send.push(self.msg_send[*k]);
-                    columns.arrival.push(self.msg_arrival[*k]);
-                    columns.bytes.push(self.msg_bytes[*k]);
-                    continue;
-                }
-                let k0 = same[0];
-                let mut bundle = Bundle {
-                    from: self.msg_from[k0],
-                    to: self.msg_to[k0],
-                    count: 0,
-                    bytes: 0,
-                    first_send: u64::MAX,
-                    last_send: 0,
-                    first_arrival: u64::MAX,
-                    last_arrival: 0,
-                };
-                for &k in same {
-                    bundle.count += 1;
-                    bundle.bytes = bundle.bytes.saturating_add(self.msg_bytes[k]);
-                    bundle.first_send = bundle.first_send.min(self.msg_send[k]);
-                    bundle.last_send = bundle.last_send.max(self.msg_send[k]);
-                    bundle.first_arrival = bundle.first_arrival.min(self.msg_arrival[k]);
-                    bundle.last_arrival = bundle.last_arrival.max(self.msg_arrival[k]);
-                }
-                bundles.push(bundle);
-            }
-            group.clear();
-        };
-        for k in from..to {
-            if self.msg_arrival[k] < scale.start
-                || !(in_rows(self.msg_from[k]) || in_rows(self.msg_to[k]))
-            {
+        for q in 0..self.pair_from.len() {
+            let (from, to) = (self.pair_from[q], self.pair_to[q]);
+            if !(in_rows(from) || in_rows(to)) {
                 continue;
             }
-            // Messages sent before the window share its first pixel.
-            let px = scale.px(self.msg_send[k].max(scale.start));
-            if px != group_px {
-                flush(&mut group, &mut columns);
-                group_px = px;
+            let (lo, hi) = (self.pair_start[q], self.pair_start[q + 1]);
+            let sends = &self.msg_send[lo..hi];
+            // Messages sent before the window that are still in flight at its start: each is
+            // answered as itself (at most a few per pair).
+            let earliest = scale.start.saturating_sub(self.pair_max_transit[q]);
+            let in_window = lo + sends.partition_point(|&s| s < scale.start);
+            let end = lo + sends.partition_point(|&s| s < scale.end);
+            for k in lo + sends.partition_point(|&s| s < earliest)..in_window {
+                if self.msg_arrival[k] >= scale.start {
+                    self.push_message(&mut columns, from, to, k);
+                }
             }
-            group.push(k);
+            // The pair's open run: its first message and the last pixel it reaches.
+            let mut run: Option<(usize, u32)> = None;
+            let mut i = in_window;
+            while i < end {
+                let px = scale.px(self.msg_send[i]);
+                let pixel_end = scale.pixel_end(px);
+                let j = i + self.msg_send[i..end].partition_point(|&s| s < pixel_end);
+                run = match run {
+                    Some((first, last)) if last + 1 >= px => Some((first, px)),
+                    previous => {
+                        if let Some((first, _)) = previous {
+                            self.close_run(&mut columns, &mut bundles, (from, to), first..i);
+                        }
+                        Some((i, px))
+                    }
+                };
+                i = j;
+            }
+            if let Some((first, _)) = run {
+                self.close_run(&mut columns, &mut bundles, (from, to), first..end);
+            }
         }
-        flush(&mut group, &mut columns);
         (columns, bundles)
+    }
+
+    fn push_message(&self, columns: &mut MessageColumns, from: u32, to: u32, k: usize) {
+        columns.from.push(from);
+        columns.to.push(to);
+        columns.send.push(self.msg_send[k]);
+        columns.arrival.push(self.msg_arrival[k]);
+        columns
+            .bytes
+            .push(self.bytes_before[k + 1] - self.bytes_before[k]);
+    }
+
+    /// Answers the messages `run` of one pair, sent in neighbouring pixels: one message as
+    /// itself, more as a bundle.
+    fn close_run(
+        &self,
+        columns: &mut MessageColumns,
+        bundles: &mut Vec<Bundle>,
+        (from, to): (u32, u32),
+        run: std::ops::Range<usize>,
+    ) {
+        let (a, b) = (run.start, run.end);
+        if b - a == 1 {
+            self.push_message(columns, from, to, a);
+            return;
+        }
+        bundles.push(Bundle {
+            from,
+            to,
+            count: u32::try_from(b - a).unwrap_or(u32::MAX),
+            bytes: self.bytes_before[b] - self.bytes_before[a],
+            first_send: self.msg_send[a],
+            last_send: self.msg_send[b - 1],
+            first_arrival: self.msg_arrival[a],
+            last_arrival: self.msg_arrival[b - 1],
+        });
     }
 }
 

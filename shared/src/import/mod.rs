@@ -106,6 +106,10 @@ const SNIFF_LEN: usize = 4096;
 /// The largest decompressed size accepted from a gzip upload (a guard against zip bombs).
 pub const MAX_DECOMPRESSED: u64 = 4 << 30;
 
+/// The most nodes or processes a header may declare before any event names them (a damaged
+/// count must not make the importer allocate without bound).
+pub const MAX_DECLARED: u64 = 1 << 20;
+
 /// Guesses the format from the first bytes of the (decompressed) input.
 pub fn detect(input: &[u8]) -> Option<Format> {
     if input.starts_with(tmon::MAGIC) {

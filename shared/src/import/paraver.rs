@@ -200,7 +200,7 @@ fn header(input: &[u8], text: &str) -> Result<Header, TraceError> {
             let (threads, node) = task
                 .split_once(':')
                 .ok_or_else(|| bad("a task without threads:node"))?;
-            let threads = threads
+            let threads: u64 = threads
                 .trim()
                 .parse()
                 .map_err(|_| bad("a thread count is not a number"))?;
@@ -211,6 +211,23 @@ fn header(input: &[u8], text: &str) -> Result<Header, TraceError> {
             tasks.push((threads, node.saturating_sub(1)));
         }
         apps.push(tasks);
+    }
+    let limit = super::MAX_DECLARED;
+    let threads: u64 = apps
+        .iter()
+        .flatten()
+        .fold(0u64, |n, t| n.saturating_add(t.0.max(1)));
+    let highest_node = apps
+        .iter()
+        .flatten()
+        .map(|t| t.1 as u64 + 1)
+        .max()
+        .unwrap_or(0);
+    if threads > limit || nodes as u64 > limit || highest_node > limit {
+        return Err(bad(&format!(
+            "it declares {} nodes and {threads} threads, more than the {limit} Tracescope reads",
+            (nodes as u64).max(highest_node)
+        )));
     }
     Ok(Header {
         ticks_per_second,

@@ -175,6 +175,14 @@ fn paraver_errors_name_the_line() {
     assert!(err.message.contains("header declares"), "{err}");
     let err = import(b"#Paraver nonsense\n", None, "x").expect_err("bad");
     assert!(err.message.contains("header"), "{err}");
+    // cargo-fuzz found a header declaring 12,222,222,222 threads: refused, not allocated.
+    let bytes = std::fs::read(crate::data_path(
+        "fuzz/paraver-header-huge-thread-count.prv",
+    ))
+    .expect("fixture");
+    let err = import(&bytes, Some(Format::Paraver), "fuzz").expect_err("refused");
+    assert!(err.message.contains("more than the 1048576"), "{err}");
+    assert_eq!(err.line, 1);
 }
 
 /// Counts by `shared/tests/tools/shiviz_counts.py` with the Akka expression:

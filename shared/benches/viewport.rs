@@ -1,0 +1,119 @@
+//! Viewport level of detail on a synthetic ring of 64 processes, 10^7 events by default.
+//!
+//! Prints the index build time, then the latency (query + JSON encoding) and response size of
+//! 400 random windows at 2,000 px (lengths log-uniform from 100 ticks to the whole trace), for
+//! all 64 rows and for 32 rows; then criterion times the whole-trace window.
+//!
+//! Run with `cargo bench -p shared --bench viewport`; `TRACESCOPE_BENCH_SIZES` picks sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use shared::graph::ExecutionGraph;
+use shared::pairing::pair_messages;
+use shared::synthetic::ring;
+use shared::viewport::{ViewportIndex, ViewportRequest};
+
+fn sizes() -> Vec<usize> {
+    std::env::var("TRACESCOPE_BENCH_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![10_000_000])
+}
+
+/// A small deterministic generator (xorshift), so every run measures the same windows.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn viewport(c: &mut Criterion) {
+    let mut group = c.benchmark_group("viewport");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    for n in sizes() {
+        let trace = ring(64, n);
+        let t = Instant::now();
+        let pairing = pair_messages(&trace);
+        let graph = ExecutionGraph::new(&trace, &pairing);
+        let index = ViewportIndex::new(&trace, &pairing, &graph);
+        let build = t.elapsed();
+        let span = trace.events.time().iter().map(|t| t.0).max().unwrap_or(1);
+        eprintln!(
+            "viewport/{n}: {} spans, {} messages, span {span} ticks; pairing + graph + index {build:.2?}",
+            index.n_spans(),
+            index.n_messages()
+        );
+        for rows in [64u32, 32] {
+            let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+            let mut latencies = Vec::new();
+            let mut largest = 0usize;
+            for _ in 0..400 {
+                let length = (100.0 * (span as f64 / 100.0).powf(rng.unit())) as u64;
+                let start = (rng.unit() * span.saturating_sub(length) as f64) as u64;
+                let first = (rng.next() % u64::from(65 - rows)) as u32;
+                let request = ViewportRequest {
+                    start,
+                    end: start + length.max(1),
+                    first_row: first,
+                    last_row: first + rows - 1,
+                    width_px: 2_000,
+                };
+                let t = Instant::now();
+                let view = index.query(&request).expect("a valid request");
+                let json = serde_json::to_vec(&view).expect("encodes");
+                latencies.push(t.elapsed().as_secs_f64() * 1e3);
+                largest = largest.max(json.len());
+            }
+            latencies.sort_by(f64::total_cmp);
+            eprintln!(
+                "viewport/{n}, {rows} rows, 2000 px, 400 windows: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; largest response {} KB",
+                percentile(&latencies, 0.5),
+                percentile(&latencies, 0.95),
+                percentile(&latencies, 1.0),
+                largest / 1024
+            );
+        }
+        let whole = ViewportRequest {
+            start: 0,
+            end: span + 1,
+            first_row: 0,
+            last_row: 63,
+            width_px: 2_000,
+        };
+        group.bench_with_input(
+            BenchmarkId::new("whole_trace_64_rows", n),
+            &whole,
+            |b, r| {
+                b.iter(|| {
+                    black_box(
+                        serde_json::to_vec(&index.query(r).expect("valid"))
+                            .expect("encodes")
+                            .len(),
+                    )
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, viewport);
+criterion_main!(benches);
