@@ -25,6 +25,20 @@ pub struct AppState {
     pub site_dir: PathBuf,
     /// The largest upload accepted, in bytes.
     pub max_upload_bytes: usize,
+    /// Viewport indexes of recently viewed runs.
+    pub viewports: std::sync::Arc<http::viewport::ViewportCache>,
+}
+
+impl AppState {
+    /// The state of a server on `pool`, serving the site in `site_dir`.
+    pub fn new(pool: SqlitePool, site_dir: PathBuf, max_upload_bytes: usize) -> AppState {
+        AppState {
+            pool,
+            site_dir,
+            max_upload_bytes,
+            viewports: std::sync::Arc::default(),
+        }
+    }
 }
 
 /// The whole application: API routes under `/api`, the site everywhere else.

@@ -328,11 +328,7 @@ fn serve(
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let pool = db::open(&db_path).await?;
-        let state = AppState {
-            pool,
-            site_dir,
-            max_upload_bytes,
-        };
+        let state = AppState::new(pool, site_dir, max_upload_bytes);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;

@@ -1,7 +1,7 @@
 //! Viewport level of detail on a synthetic ring of 64 processes, 10^7 events by default.
 //!
 //! Prints the index build time, then the latency (query + JSON encoding) and response size of
-//! 400 random windows at 2,000 px (lengths log-uniform from 100 ticks to the whole trace), for
+//! 400 random windows at 2,000 px (raw JSON and gzipped) (lengths log-uniform from 100 ticks to the whole trace), for
 //! all 64 rows and for 32 rows; then criterion times the whole-trace window.
 //!
 //! Run with `cargo bench -p shared --bench viewport`; `TRACESCOPE_BENCH_SIZES` picks sizes.
@@ -38,6 +38,14 @@ impl Rng {
     }
 }
 
+/// The size of `bytes` gzipped at the fast level (the server's compression layer).
+fn gzip_len(bytes: &[u8]) -> usize {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).expect("in memory");
+    encoder.finish().expect("in memory").len()
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
@@ -64,7 +72,7 @@ fn viewport(c: &mut Criterion) {
         for rows in [64u32, 32] {
             let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
             let mut latencies = Vec::new();
-            let mut largest = 0usize;
+            let (mut largest, mut largest_gz) = (0usize, 0usize);
             for _ in 0..400 {
                 let length = (100.0 * (span as f64 / 100.0).powf(rng.unit())) as u64;
                 let start = (rng.unit() * span.saturating_sub(length) as f64) as u64;
@@ -81,14 +89,16 @@ fn viewport(c: &mut Criterion) {
                 let json = serde_json::to_vec(&view).expect("encodes");
                 latencies.push(t.elapsed().as_secs_f64() * 1e3);
                 largest = largest.max(json.len());
+                largest_gz = largest_gz.max(gzip_len(&json));
             }
             latencies.sort_by(f64::total_cmp);
             eprintln!(
-                "viewport/{n}, {rows} rows, 2000 px, 400 windows: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; largest response {} KB",
+                "viewport/{n}, {rows} rows, 2000 px, 400 windows: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; largest response {} KB ({} KB gzipped, as served)",
                 percentile(&latencies, 0.5),
                 percentile(&latencies, 0.95),
                 percentile(&latencies, 1.0),
-                largest / 1024
+                largest / 1024,
+                largest_gz / 1024
             );
         }
         let whole = ViewportRequest {

@@ -79,7 +79,8 @@ pub struct Bin {
     pub count: u32,
 }
 
-/// One row of the viewport: spans drawn as they are (columns), and summarised pixels.
+/// One row of the viewport: spans drawn as they are, and summarised pixels, both as columns
+/// (states as one letter each: `c` computing, `b` blocked) so the answer stays small.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct RowView {
     /// The process.
@@ -88,10 +89,75 @@ pub struct RowView {
     pub span_start: Vec<u64>,
     /// Each drawn span's end.
     pub span_end: Vec<u64>,
-    /// Each drawn span's state.
-    pub span_state: Vec<State>,
-    /// The summarised pixels.
-    pub bins: Vec<Bin>,
+    /// Each drawn span's state, one letter per span.
+    pub span_state: String,
+    /// Each bin's first pixel.
+    pub bin_px: Vec<u32>,
+    /// Each bin's width in pixels.
+    pub bin_width: Vec<u32>,
+    /// Each bin's dominant state, one letter per bin.
+    pub bin_state: String,
+    /// How many spans each bin summarises.
+    pub bin_count: Vec<u32>,
+}
+
+/// The letter of a state in [`RowView`]'s columns.
+pub fn state_letter(state: State) -> char {
+    match state {
+        State::Computing => 'c',
+        State::Blocked => 'b',
+    }
+}
+
+/// The state of a letter in [`RowView`]'s columns.
+pub fn letter_state(letter: char) -> Option<State> {
+    match letter {
+        'c' => Some(State::Computing),
+        'b' => Some(State::Blocked),
+        _ => None,
+    }
+}
+
+impl RowView {
+    /// The drawn spans' states.
+    pub fn span_states(&self) -> Vec<State> {
+        self.span_state.chars().filter_map(letter_state).collect()
+    }
+
+    /// The bins, as items.
+    pub fn bins(&self) -> Vec<Bin> {
+        self.bin_state
+            .chars()
+            .filter_map(letter_state)
+            .enumerate()
+            .map(|(i, state)| Bin {
+                px_first: self.bin_px[i],
+                px_last: self.bin_px[i] + self.bin_width[i] - 1,
+                state,
+                count: self.bin_count[i],
+            })
+            .collect()
+    }
+
+    fn push_bin(&mut self, px: u32, state: State, count: u32) {
+        let letter = state_letter(state);
+        if let (Some(last), Some(first), Some(width), Some(n)) = (
+            self.bin_state.chars().last(),
+            self.bin_px.last(),
+            self.bin_width.last_mut(),
+            self.bin_count.last_mut(),
+        ) && last == letter
+            && first + *width >= px
+        {
+            *width = px - first + 1;
+            *n = n.saturating_add(count);
+            return;
+        }
+        self.bin_px.push(px);
+        self.bin_width.push(1);
+        self.bin_state.push(letter);
+        self.bin_count.push(count);
+    }
 }
 
 /// Messages drawn one by one, as columns.
@@ -347,19 +413,7 @@ impl ViewportIndex {
             } else {
                 State::Blocked
             };
-            let count = (j - i) as u32;
-            match out.bins.last_mut() {
-                Some(bin) if bin.state == state && bin.px_last + 1 >= px => {
-                    bin.px_last = px;
-                    bin.count = bin.count.saturating_add(count);
-                }
-                _ => out.bins.push(Bin {
-                    px_first: px,
-                    px_last: px,
-                    state,
-                    count,
-                }),
-            }
+            out.push_bin(px, state, (j - i) as u32);
             i = j;
         }
         out
@@ -368,7 +422,7 @@ impl ViewportIndex {
     fn push_span(&self, out: &mut RowView, k: usize) {
         out.span_start.push(self.span_start[k]);
         out.span_end.push(self.span_end[k]);
-        out.span_state.push(self.span_state[k]);
+        out.span_state.push(state_letter(self.span_state[k]));
     }
 
     /// Computing and blocked ticks of spans `a..b` (global indices, one row).

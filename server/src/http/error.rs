@@ -73,3 +73,24 @@ impl IntoResponse for AppError {
         (status, Json(body)).into_response()
     }
 }
+
+/// `Query<T>` whose rejection is answered in the one error shape, not as plain text.
+pub struct ApiQuery<T>(pub T);
+
+impl<T, S> axum::extract::FromRequestParts<S> for ApiQuery<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, AppError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Query(value)| ApiQuery(value))
+            .map_err(|rejection| AppError::BadRequest(rejection.body_text()))
+    }
+}

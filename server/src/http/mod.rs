@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod runs;
+pub mod viewport;
 pub mod views;
 
 use axum::Router;
@@ -22,6 +23,7 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(health))
         .merge(runs::router(&state))
         .merge(views::router())
+        .merge(viewport::router())
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
     Router::new()
         .nest("/api", api)

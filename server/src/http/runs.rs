@@ -5,7 +5,7 @@ use std::io::Read as _;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -13,7 +13,7 @@ use flate2::read::GzDecoder;
 use serde::Deserialize;
 use shared::api::{CreatedRun, RunList};
 
-use super::error::AppError;
+use super::error::{ApiQuery, AppError};
 use crate::AppState;
 use crate::{db, ingest};
 
@@ -40,7 +40,7 @@ struct UploadParams {
 
 async fn create_run(
     State(state): State<AppState>,
-    Query(params): Query<UploadParams>,
+    ApiQuery(params): ApiQuery<UploadParams>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<CreatedRun>), AppError> {
     let body = body.map_err(|rejection| match rejection.status() {
@@ -86,7 +86,7 @@ struct ListParams {
 
 async fn list_runs(
     State(state): State<AppState>,
-    Query(params): Query<ListParams>,
+    ApiQuery(params): ApiQuery<ListParams>,
 ) -> Result<Json<RunList>, AppError> {
     let query = db::RunQuery {
         name: params.q.filter(|q| !q.is_empty()),

@@ -31,11 +31,7 @@ impl TestServer {
             .expect("database opens");
         TestServer {
             dir,
-            state: AppState {
-                pool,
-                site_dir,
-                max_upload_bytes,
-            },
+            state: AppState::new(pool, site_dir, max_upload_bytes),
         }
     }
 
@@ -491,4 +487,56 @@ async fn run_data_is_cacheable_and_revalidates_by_etag() {
         .await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
+}
+
+#[tokio::test]
+async fn the_viewport_answers_a_window_at_a_width_with_summaries() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let uri = |q: &str| format!("/api/runs/{}/viewport?{q}", run.id);
+    let (status, body, headers) = server
+        .send_with(
+            "GET",
+            &uri("start=0&end=69&first_row=0&last_row=1&width_px=2"),
+            &[],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let view: shared::viewport::Viewport = json(&body);
+    // The same answer as the library's (shared/tests/it/viewport.rs checks it by hand): A's
+    // first span fills pixel 0; B is one computing-dominated bin of 5 spans.
+    assert_eq!(view.rows.len(), 2);
+    assert_eq!(view.rows[0].span_start, [0]);
+    assert_eq!(view.rows[1].bin_state, "c");
+    assert_eq!(view.rows[1].bin_count, [5]);
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .expect("ascii")
+            .contains("immutable")
+    );
+    let etag = headers[header::ETAG].to_str().expect("ascii").to_owned();
+    let (status, _, _) = server
+        .send_with(
+            "GET",
+            &uri("start=0&end=69&first_row=0&last_row=1&width_px=2"),
+            &[("if-none-match", &etag)],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+
+    let (status, body) = server
+        .get(&uri("start=9&end=3&first_row=0&last_row=1&width_px=2"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(json::<ApiError>(&body).message.contains("window"));
+    let (status, body) = server.get(&uri("start=0&end=9")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "missing parameters");
+    assert_eq!(json::<ApiError>(&body).code, "bad_request");
+    let (status, _) = server
+        .get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/viewport?start=0&end=9&first_row=0&last_row=1&width_px=2")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }

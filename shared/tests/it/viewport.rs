@@ -34,14 +34,14 @@ fn worked_example_at_full_resolution_is_every_span_and_message() {
     let a = &view.rows[0];
     assert_eq!(a.span_start, [0, 35, 48]);
     assert_eq!(a.span_end, [35, 48, 53]);
-    assert_eq!(a.span_state, [Computing, Blocked, Computing]);
+    assert_eq!(a.span_states(), [Computing, Blocked, Computing]);
     let b = &view.rows[1];
     assert_eq!(b.span_start, [0, 20, 33, 43, 54]);
     assert_eq!(
-        b.span_state,
+        b.span_states(),
         [Computing, Blocked, Computing, Blocked, Computing]
     );
-    assert!(a.bins.is_empty() && b.bins.is_empty());
+    assert!(a.bins().is_empty() && b.bins().is_empty());
     assert_eq!(view.messages.send.len(), 3);
     assert!(view.bundles.is_empty());
 }
@@ -58,7 +58,7 @@ fn worked_example_two_pixels_wide_is_summarised_by_dominant_state() {
         (&[0][..], &[35][..])
     );
     assert_eq!(
-        a.bins,
+        a.bins(),
         [Bin {
             px_first: 1,
             px_last: 1,
@@ -71,7 +71,7 @@ fn worked_example_two_pixels_wide_is_summarised_by_dominant_state() {
     let b = &view.rows[1];
     assert!(b.span_start.is_empty());
     assert_eq!(
-        b.bins,
+        b.bins(),
         [Bin {
             px_first: 0,
             px_last: 1,
@@ -134,10 +134,10 @@ proptest! {
                 .filter(|s| s.process.0 == row.process && s.start.0 < b && s.end.0 > a)
                 .count();
             let counted: usize = row.span_start.len()
-                + row.bins.iter().map(|b| b.count as usize).sum::<usize>();
+                + row.bins().iter().map(|b| b.count as usize).sum::<usize>();
             prop_assert_eq!(counted, expected, "row {}", row.process);
-            prop_assert!(row.span_start.len() + row.bins.len() <= 2 * width as usize + 2);
-            prop_assert!(row.bins.iter().all(|b| b.px_first <= b.px_last && b.px_last < width));
+            prop_assert!(row.span_start.len() + row.bins().len() <= 2 * width as usize + 2);
+            prop_assert!(row.bins().iter().all(|b| b.px_first <= b.px_last && b.px_last < width));
         }
         let time = trace.events.time();
         let process = trace.events.process();

@@ -1,0 +1,113 @@
+//! `GET /api/runs/{id}/viewport`: the Gantt chart's level-of-detail answer for a time window,
+//! a range of rows and a width in pixels (see `shared::viewport`).
+//!
+//! A run's [`ViewportIndex`] is built on first use from the stored model and kept in a small
+//! in-memory cache. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
+//! made of the run and the request.
+
+use std::collections::VecDeque;
+use std::io::Read as _;
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use flate2::read::GzDecoder;
+use shared::viewport::{ViewportIndex, ViewportRequest};
+
+use super::error::{ApiQuery, AppError};
+use super::runs::IMMUTABLE;
+use crate::{AppState, db, ingest};
+
+/// How many runs' indexes are kept in memory.
+const CACHED_RUNS: usize = 4;
+
+/// The most recently used runs' viewport indexes.
+#[derive(Default)]
+pub struct ViewportCache {
+    entries: Mutex<VecDeque<(String, Arc<ViewportIndex>)>>,
+}
+
+impl ViewportCache {
+    fn get(&self, id: &str) -> Option<Arc<ViewportIndex>> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let at = entries.iter().position(|(k, _)| k == id)?;
+        let entry = entries.remove(at)?;
+        let index = Arc::clone(&entry.1);
+        entries.push_front(entry);
+        Some(index)
+    }
+
+    fn put(&self, id: String, index: Arc<ViewportIndex>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|(k, _)| *k != id);
+        entries.push_front((id, index));
+        entries.truncate(CACHED_RUNS);
+    }
+}
+
+/// The routes under `/api/runs/{id}/viewport`.
+pub fn router() -> axum::Router<AppState> {
+    axum::Router::new().route("/runs/{id}/viewport", get(viewport))
+}
+
+async fn index_of(state: &AppState, id: &str) -> Result<Arc<ViewportIndex>, AppError> {
+    if let Some(index) = state.viewports.get(id) {
+        return Ok(index);
+    }
+    let model_gz = db::get_model_json_gz(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(format!("there is no run {id:?}")))?;
+    let owned_id = id.to_owned();
+    let index = tokio::task::spawn_blocking(move || -> Result<ViewportIndex, AppError> {
+        let mut json = Vec::new();
+        GzDecoder::new(model_gz.as_slice())
+            .read_to_end(&mut json)
+            .map_err(|e| anyhow::anyhow!("stored model of run {owned_id} is unreadable: {e}"))?;
+        let trace: shared::Trace = serde_json::from_slice(&json)
+            .map_err(|e| anyhow::anyhow!("stored model of run {owned_id} does not parse: {e}"))?;
+        let pairing = shared::pairing::pair_messages(&trace);
+        let graph = shared::graph::ExecutionGraph::new(&trace, &pairing);
+        Ok(ViewportIndex::new(&trace, &pairing, &graph))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))??;
+    let index = Arc::new(index);
+    state.viewports.put(id.to_owned(), Arc::clone(&index));
+    Ok(index)
+}
+
+async fn viewport(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(request): ApiQuery<ViewportRequest>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    if !ingest::is_id(&id, 22) {
+        return Err(AppError::NotFound(format!("there is no run {id:?}")));
+    }
+    let etag = format!(
+        "\"{id}-{}-{}-{}-{}-{}\"",
+        request.start, request.end, request.first_row, request.last_row, request.width_px
+    );
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == etag.as_bytes())
+    {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
+    }
+    let index = index_of(&state, &id).await?;
+    let view = index
+        .query(&request)
+        .map_err(|e| AppError::BadRequest(e.to_string()))?;
+    Ok((
+        [
+            (header::CACHE_CONTROL, IMMUTABLE.to_owned()),
+            (header::ETAG, etag),
+        ],
+        Json(view),
+    )
+        .into_response())
+}
