@@ -316,7 +316,9 @@ fn serve(
     site_dir: PathBuf,
     max_upload_bytes: usize,
 ) -> anyhow::Result<()> {
+    // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),

@@ -2,6 +2,7 @@
 
 mod api;
 mod cli;
+mod durability;
 
 use std::path::PathBuf;
 

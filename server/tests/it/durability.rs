@@ -1,0 +1,151 @@
+//! The real binary on a loopback port: an upload cut off by SIGKILL leaves no partial run and
+//! a sound database.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Starts `tracescope serve` on a free loopback port; answers the child and its address.
+fn serve(db: &std::path::Path, site: &std::path::Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .arg("--site")
+        .arg(site)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tracescope starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("a first line");
+    let addr = line
+        .trim()
+        .strip_prefix("tracescope listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    (child, addr)
+}
+
+/// A raw HTTP/1.1 request; answers the status code and the body.
+fn request(addr: &str, head: &str, body: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    stream.write_all(head.as_bytes()).expect("writes");
+    stream.write_all(body).expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_owned();
+    (status, body)
+}
+
+fn runs_list(addr: &str) -> serde_json::Value {
+    let (status, body) = request(
+        addr,
+        "GET /api/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).expect("JSON")
+}
+
+#[test]
+fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    // A large valid trace: a ring of 64 processes, 400,000 events, in the native format.
+    let trace = shared::native::write(&shared::synthetic::ring(64, 400_000)).into_bytes();
+    let head = |len: usize| {
+        format!(
+            "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+        )
+    };
+
+    // One complete upload first: it must survive the crash.
+    let (mut server, addr) = serve(&db, &site);
+    let small = std::fs::read(crate::shared_data("t4-worked-example.json")).expect("fixture");
+    let (status, body) = request(&addr, &head(small.len()), &small);
+    assert_eq!(status, 201, "{body}");
+
+    // Half of the large body, then SIGKILL while the server waits for the rest.
+    let mut stream = TcpStream::connect(&addr).expect("connects");
+    stream
+        .write_all(head(trace.len()).as_bytes())
+        .expect("writes");
+    stream.write_all(&trace[..trace.len() / 2]).expect("writes");
+    stream.flush().expect("flushes");
+    std::thread::sleep(Duration::from_millis(300));
+    server.kill().expect("SIGKILL");
+    server.wait().expect("reaped");
+    drop(stream);
+
+    // The whole large body, then SIGKILL while it is parsed, analysed or stored.
+    let (mut server, addr) = serve(&db, &site);
+    let mut stream = TcpStream::connect(&addr).expect("connects");
+    stream
+        .write_all(head(trace.len()).as_bytes())
+        .expect("writes");
+    stream.write_all(&trace).expect("writes");
+    stream.flush().expect("flushes");
+    std::thread::sleep(Duration::from_millis(150));
+    server.kill().expect("SIGKILL");
+    server.wait().expect("reaped");
+    drop(stream);
+
+    // Restarted: the first run is there; any other run is complete, with its blobs.
+    let (mut server, addr) = serve(&db, &site);
+    let list = runs_list(&addr);
+    let runs = list["runs"].as_array().expect("runs");
+    assert!(!runs.is_empty() && runs.len() <= 2, "{list}");
+    assert!(
+        runs.iter().any(|r| r["summary"]["events"] == 13),
+        "the first run survives"
+    );
+    for run in runs {
+        let id = run["id"].as_str().expect("id");
+        let (status, body) = request(
+            &addr,
+            &format!("GET /api/runs/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            b"",
+        );
+        assert_eq!(
+            status,
+            200,
+            "run {id} is whole: {}",
+            &body[..body.len().min(200)]
+        );
+    }
+    server.kill().expect("SIGKILL");
+    server.wait().expect("reaped");
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let pool = server::db::open(&db).await.expect("opens");
+        let check: String = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_one(&pool)
+            .await
+            .expect("pragma");
+        assert_eq!(check, "ok");
+        let orphans: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM runs WHERE id NOT IN (SELECT run_id FROM run_blobs)",
+        )
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+        assert_eq!(orphans, 0);
+    });
+}
