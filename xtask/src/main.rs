@@ -5,11 +5,14 @@
 //! - `cargo xtask test`: every test: `cargo fmt --check`, `cargo test --workspace`, then the Playwright tests in
 //!   Debian's Chromium against a freshly built server on a free port with a fresh database.
 //! - `cargo xtask build-site [--debug]`: only the site, into `target/site`.
+//! - `cargo xtask load`: a 10 s `wrk` load run (64 connections) on loopback against the
+//!   permalink and run-metadata GETs of the release server.
 //!
 //! Nothing here downloads a prebuilt binary: the wasm-bindgen CLI is compiled from crates.io at
 //! exactly the version in Cargo.lock, Chromium comes from Debian's packages, and npm installs
 //! Playwright with its browser download turned off.
 
+mod load;
 mod site;
 mod tidy;
 
@@ -27,9 +30,10 @@ fn main() -> anyhow::Result<()> {
         ["build-site", "--debug"] => site::build(&root(), site::Profile::Debug).map(|_| ()),
         ["serve", rest @ ..] => serve(rest),
         ["test"] => test(),
+        ["load"] => load::load(&root(), 10, 64),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug]>"
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load>"
             );
             bail!("unknown command {args:?}")
         }

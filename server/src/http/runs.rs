@@ -27,6 +27,7 @@ pub fn router(state: &AppState) -> axum::Router<AppState> {
                 .layer(DefaultBodyLimit::max(state.max_upload_bytes)),
         )
         .route("/runs/{id}", get(get_run).delete(delete_run))
+        .route("/runs/{id}/info", get(get_run_info))
 }
 
 /// Query parameters of an upload.
@@ -129,6 +130,19 @@ async fn delete_run(
 
 /// Run data never changes once stored (a run is only ever deleted), so caches may keep it.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// One run's metadata (name, format, counts, span), without its model.
+async fn get_run_info(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
+    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
+    if !ingest::is_id(&id, 22) {
+        return Err(not_found());
+    }
+    let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
+    Ok(([(header::CACHE_CONTROL, IMMUTABLE)], Json(run)))
+}
 
 /// One run with its model. The stored model JSON is spliced into the answer as is, so a large
 /// trace is never parsed and re-serialized to be served.

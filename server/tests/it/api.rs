@@ -487,6 +487,17 @@ async fn run_data_is_cacheable_and_revalidates_by_etag() {
         .await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
+    let (status, body, headers) = server
+        .send_with("GET", &format!("{uri}/info"), &[], vec![])
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json::<shared::api::RunInfo>(&body), run.run);
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .expect("ascii")
+            .contains("immutable")
+    );
 }
 
 #[tokio::test]
