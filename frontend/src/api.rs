@@ -39,11 +39,12 @@ pub async fn get_run(id: &str) -> ApiResult<RunDetail> {
     decode(res).await
 }
 
-/// Uploads a trace file; the server detects its format.
-pub async fn upload_run(file: web_sys::File) -> ApiResult<CreatedRun> {
+/// Uploads a trace file; the server detects its format and reports progress under `key`.
+pub async fn upload_run(file: web_sys::File, key: &str) -> ApiResult<CreatedRun> {
     let url = format!(
-        "/api/runs?name={}",
-        js_sys::encode_uri_component(&file.name())
+        "/api/runs?name={}&upload={}",
+        js_sys::encode_uri_component(&file.name()),
+        js_sys::encode_uri_component(key)
     );
     let req = Request::post(&url)
         .header("content-type", "application/octet-stream")
@@ -71,6 +72,16 @@ pub async fn create_view(state: &shared::view::ViewState) -> ApiResult<shared::a
     let res = Request::post("/api/views")
         .json(state)
         .map_err(|e| format!("the view could not be prepared: {e}"))?
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
+    decode(res).await
+}
+
+/// The progress of the upload started under `key`.
+pub async fn upload_progress(key: &str) -> ApiResult<shared::api::UploadProgress> {
+    let url = format!("/api/uploads/{}", js_sys::encode_uri_component(key));
+    let res = Request::get(&url)
         .send()
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;

@@ -80,7 +80,19 @@ pub fn prepare(
     name: &str,
     format: Option<shared::import::Format>,
 ) -> Result<Prepared, AppError> {
+    prepare_with(body, name, format, &|_| {})
+}
+
+/// [`prepare`], telling `phase` when it moves from parsing to analysing.
+pub fn prepare_with(
+    body: &[u8],
+    name: &str,
+    format: Option<shared::import::Format>,
+    phase: &dyn Fn(shared::api::UploadPhase),
+) -> Result<Prepared, AppError> {
+    phase(shared::api::UploadPhase::Parsing);
     let imported = shared::import::import(body, format, name)?;
+    phase(shared::api::UploadPhase::Analysing);
     let pairing = shared::pairing::pair_messages(&imported.trace);
     let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
     let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;

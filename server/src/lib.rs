@@ -27,6 +27,8 @@ pub struct AppState {
     pub max_upload_bytes: usize,
     /// Viewport indexes of recently viewed runs.
     pub viewports: std::sync::Arc<http::viewport::ViewportCache>,
+    /// The progress of recent uploads.
+    pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
 }
 
 impl AppState {
@@ -37,6 +39,7 @@ impl AppState {
             site_dir,
             max_upload_bytes,
             viewports: std::sync::Arc::default(),
+            uploads: std::sync::Arc::default(),
         }
     }
 }

@@ -39,6 +39,35 @@ pub struct RunList {
     pub total: u64,
 }
 
+/// Where an upload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UploadPhase {
+    /// Bytes are arriving.
+    Receiving,
+    /// The trace is being read.
+    Parsing,
+    /// The run is being summarised and compressed.
+    Analysing,
+    /// The run is being written to the database.
+    Storing,
+    /// The run is stored.
+    Done,
+    /// The upload failed (the upload's own answer says why).
+    Failed,
+}
+
+/// An upload's progress, for the page to show while it waits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadProgress {
+    /// Where the upload is.
+    pub phase: UploadPhase,
+    /// Bytes received so far.
+    pub bytes_read: u64,
+    /// The body's size, when the client announced it.
+    pub bytes_total: Option<u64>,
+}
+
 /// The answer to storing a view state: the permalink.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreatedView {

@@ -17,9 +17,33 @@ pub fn HomePage() -> impl IntoView {
 
     let upload = move |file: web_sys::File| {
         let navigate = navigate.clone();
-        set_status.set(Some(Ok(format!("Uploading {}…", file.name()))));
+        let name = file.name();
+        set_status.set(Some(Ok(format!("Uploading {name}…"))));
+        let key = upload_key();
+        // Poll the server's progress for this upload until the upload answers.
+        let done = RwSignal::new(false);
+        let poll = {
+            let key = key.clone();
+            move || {
+                let key = key.clone();
+                let name = name.clone();
+                spawn_local(async move {
+                    if let Ok(progress) = api::upload_progress(&key).await
+                        && !done.get_untracked()
+                    {
+                        set_status.set(Some(Ok(progress_text(&name, &progress))));
+                    }
+                });
+            }
+        };
+        let interval = set_interval_with_handle(poll, std::time::Duration::from_millis(250)).ok();
         spawn_local(async move {
-            match api::upload_run(file).await {
+            let result = api::upload_run(file, &key).await;
+            done.set(true);
+            if let Some(interval) = interval {
+                interval.clear();
+            }
+            match result {
                 Ok(created) => navigate(&format!("/runs/{}", created.id), Default::default()),
                 Err(message) => set_status.set(Some(Err(message))),
             }
@@ -80,6 +104,37 @@ pub fn HomePage() -> impl IntoView {
     }
 }
 
+/// A random key under which the server reports an upload's progress.
+fn upload_key() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    (0..24)
+        .map(|_| {
+            let i = (js_sys::Math::random() * ALPHABET.len() as f64) as usize;
+            char::from(ALPHABET[i.min(ALPHABET.len() - 1)])
+        })
+        .collect()
+}
+
+/// What the page says while an upload is under way.
+pub fn progress_text(name: &str, progress: &shared::api::UploadProgress) -> String {
+    use shared::api::UploadPhase;
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    match progress.phase {
+        UploadPhase::Receiving => match progress.bytes_total {
+            Some(total) => format!(
+                "Uploading {name}: {:.1} of {:.1} MB",
+                mb(progress.bytes_read),
+                mb(total)
+            ),
+            None => format!("Uploading {name}: {:.1} MB", mb(progress.bytes_read)),
+        },
+        UploadPhase::Parsing => format!("Reading {name} ({:.1} MB)…", mb(progress.bytes_read)),
+        UploadPhase::Analysing => format!("Analysing {name}…"),
+        UploadPhase::Storing | UploadPhase::Done => format!("Storing {name}…"),
+        UploadPhase::Failed => format!("{name} could not be stored."),
+    }
+}
+
 /// The runs list as a table.
 #[component]
 fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
@@ -104,5 +159,32 @@ fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::api::{UploadPhase, UploadProgress};
+
+    use super::progress_text;
+
+    #[test]
+    fn progress_reads_as_megabytes_and_phases() {
+        let mut progress = UploadProgress {
+            phase: UploadPhase::Receiving,
+            bytes_read: 12_300_000,
+            bytes_total: Some(50_000_000),
+        };
+        assert_eq!(
+            progress_text("a.otf2", &progress),
+            "Uploading a.otf2: 12.3 of 50.0 MB"
+        );
+        progress.bytes_total = None;
+        assert_eq!(
+            progress_text("a.otf2", &progress),
+            "Uploading a.otf2: 12.3 MB"
+        );
+        progress.phase = UploadPhase::Analysing;
+        assert_eq!(progress_text("a.otf2", &progress), "Analysing a.otf2…");
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod runs;
+pub mod uploads;
 pub mod viewport;
 pub mod views;
 
@@ -21,9 +22,10 @@ pub fn router(state: AppState) -> Router {
     let site = ServeDir::new(&state.site_dir).fallback(index);
     let api = Router::new()
         .route("/health", get(health))
-        .merge(runs::router(&state))
+        .merge(runs::router())
         .merge(views::router())
         .merge(viewport::router())
+        .merge(uploads::router())
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
     Router::new()
         .nest("/api", api)

@@ -3,28 +3,29 @@
 use std::io::Read as _;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use flate2::read::GzDecoder;
 use serde::Deserialize;
-use shared::api::{CreatedRun, RunList};
+use shared::api::{CreatedRun, RunList, UploadPhase, UploadProgress};
 
 use super::error::{ApiQuery, AppError};
+use super::uploads;
 use crate::AppState;
 use crate::{db, ingest};
 
 /// The routes under `/api/runs`.
-pub fn router(state: &AppState) -> axum::Router<AppState> {
+pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
         .route(
             "/runs",
+            // The upload enforces `max_upload_bytes` itself while it streams the body.
             get(list_runs)
                 .post(create_run)
-                .layer(DefaultBodyLimit::max(state.max_upload_bytes)),
+                .layer(DefaultBodyLimit::disable()),
         )
         .route("/runs/{id}", get(get_run).delete(delete_run))
         .route("/runs/{id}/info", get(get_run_info))
@@ -37,19 +38,92 @@ struct UploadParams {
     name: Option<String>,
     /// The format to read, instead of detecting it (e.g. `paraver`).
     format: Option<String>,
+    /// A key under which `GET /api/uploads/{key}` reports this upload's progress.
+    upload: Option<String>,
+}
+
+/// Reads the body, within the size limit, reporting bytes read under `key`.
+async fn read_body(
+    state: &AppState,
+    key: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Vec<u8>, AppError> {
+    use http_body_util::BodyExt as _;
+    let limit = state.max_upload_bytes;
+    let total = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if total.is_some_and(|n| n > limit as u64) {
+        return Err(AppError::PayloadTooLarge { limit });
+    }
+    let report = |phase, bytes_read: usize| {
+        if let Some(key) = key {
+            let progress = UploadProgress {
+                phase,
+                bytes_read: bytes_read as u64,
+                bytes_total: total,
+            };
+            state.uploads.set(key, progress);
+        }
+    };
+    let mut bytes = Vec::with_capacity(total.map_or(0, |n| n.min(64 << 20) as usize));
+    let mut body = body;
+    let mut reported = 0usize;
+    report(UploadPhase::Receiving, 0);
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|e| AppError::BadRequest(format!("the upload broke off: {e}")))?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > limit {
+                return Err(AppError::PayloadTooLarge { limit });
+            }
+            bytes.extend_from_slice(&data);
+            // Report about every MiB, not every frame.
+            if bytes.len() - reported >= 1 << 20 {
+                reported = bytes.len();
+                report(UploadPhase::Receiving, reported);
+            }
+        }
+    }
+    report(UploadPhase::Parsing, bytes.len());
+    Ok(bytes)
 }
 
 async fn create_run(
     State(state): State<AppState>,
     ApiQuery(params): ApiQuery<UploadParams>,
-    body: Result<Bytes, BytesRejection>,
+    headers: HeaderMap,
+    body: Body,
 ) -> Result<(StatusCode, Json<CreatedRun>), AppError> {
-    let body = body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => AppError::PayloadTooLarge {
-            limit: state.max_upload_bytes,
-        },
-        _ => AppError::BadRequest(rejection.body_text()),
-    })?;
+    let key = match params.upload.as_deref() {
+        Some(key) if !uploads::is_upload_key(key) => {
+            return Err(AppError::BadRequest(
+                "the upload key must be 16 to 64 characters of A-Z, a-z, 0-9, - and _".to_owned(),
+            ));
+        }
+        key => key.map(str::to_owned),
+    };
+    let result = create_run_inner(&state, params, key.as_deref(), &headers, body).await;
+    if let Some(key) = &key {
+        let phase = if result.is_ok() {
+            UploadPhase::Done
+        } else {
+            UploadPhase::Failed
+        };
+        state.uploads.phase(key, phase);
+    }
+    result
+}
+
+async fn create_run_inner(
+    state: &AppState,
+    params: UploadParams,
+    key: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(StatusCode, Json<CreatedRun>), AppError> {
     let format = match params.format.as_deref() {
         Some(name) => Some(
             shared::import::Format::from_name(name)
@@ -57,10 +131,22 @@ async fn create_run(
         ),
         None => None,
     };
+    let body = read_body(state, key, headers, body).await?;
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
-    let prepared = tokio::task::spawn_blocking(move || ingest::prepare(&body, &name, format))
-        .await
-        .map_err(|e| anyhow::anyhow!("the import task failed: {e}"))??;
+    let tracker = std::sync::Arc::clone(&state.uploads);
+    let owned_key = key.map(str::to_owned);
+    let prepared = tokio::task::spawn_blocking(move || {
+        ingest::prepare_with(&body, &name, format, &|phase| {
+            if let Some(key) = &owned_key {
+                tracker.phase(key, phase);
+            }
+        })
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the import task failed: {e}"))??;
+    if let Some(key) = key {
+        state.uploads.phase(key, UploadPhase::Storing);
+    }
     let stored = ingest::store(&state.pool, prepared).await?;
     Ok((
         StatusCode::CREATED,

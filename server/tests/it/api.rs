@@ -551,3 +551,73 @@ async fn the_viewport_answers_a_window_at_a_width_with_summaries() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn an_upload_reports_its_progress_under_its_key() {
+    use shared::api::{UploadPhase, UploadProgress};
+    let server = TestServer::new(1 << 20).await;
+    let bytes = worked_example();
+    let size = bytes.len().to_string();
+    let (status, body, _) = server
+        .send_with(
+            "POST",
+            "/api/runs?name=t4.json&upload=progress-key-0001",
+            &[("content-length", &size)],
+            bytes.clone(),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let (status, body) = server.get("/api/uploads/progress-key-0001").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        json::<UploadProgress>(&body),
+        UploadProgress {
+            phase: UploadPhase::Done,
+            bytes_read: bytes.len() as u64,
+            bytes_total: Some(bytes.len() as u64),
+        }
+    );
+
+    let (status, _, _) = server
+        .send_with(
+            "POST",
+            "/api/runs?upload=failing-key-00001",
+            &[],
+            b"not a trace".to_vec(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (_, body) = server.get("/api/uploads/failing-key-00001").await;
+    assert_eq!(json::<UploadProgress>(&body).phase, UploadPhase::Failed);
+
+    let (status, body, _) = server
+        .send_with("POST", "/api/runs?upload=short", &[], bytes)
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json::<ApiError>(&body).code, "bad_request");
+    assert_eq!(
+        server.get("/api/uploads/never-started-000").await.0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(server.run_count().await, 1);
+}
+
+#[tokio::test]
+async fn an_announced_oversized_upload_is_refused_before_reading() {
+    let server = TestServer::new(64).await;
+    let (status, body, _) = server
+        .send_with(
+            "POST",
+            "/api/runs",
+            &[("content-length", "100")],
+            vec![b' '; 100],
+        )
+        .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(json::<ApiError>(&body).code, "payload_too_large");
+}
