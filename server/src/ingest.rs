@@ -99,7 +99,12 @@ pub fn prepare_with(
     Ok(Prepared {
         summary,
         source_bytes: body.len() as u64,
-        source_gz: gzip(body).map_err(anyhow::Error::from)?,
+        // An upload that is gzip already is kept as it came: compressing it again only grows it.
+        source_gz: if shared::import::is_gzip(body) {
+            body.to_vec()
+        } else {
+            gzip(body).map_err(anyhow::Error::from)?
+        },
         model_json_gz: gzip(&model_json).map_err(anyhow::Error::from)?,
     })
 }

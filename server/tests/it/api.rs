@@ -621,3 +621,34 @@ async fn an_announced_oversized_upload_is_refused_before_reading() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(json::<ApiError>(&body).code, "payload_too_large");
 }
+
+#[tokio::test]
+async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
+    use std::io::{Read as _, Write as _};
+    let server = TestServer::new(1 << 20).await;
+    let plain = worked_example();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&plain).expect("in memory");
+    let gzipped = encoder.finish().expect("in memory");
+    let expected = shared::import::import(&plain, None, "t4.json")
+        .expect("parses")
+        .trace;
+    for (name, body) in [("t4.json", plain.clone()), ("t4.json.gz", gzipped.clone())] {
+        let run = server.upload_ok(name, body).await;
+        let source_gz: Vec<u8> =
+            sqlx::query_scalar("SELECT source_gz FROM run_blobs WHERE run_id = ?")
+                .bind(&run.id)
+                .fetch_one(&server.state.pool)
+                .await
+                .expect("blob");
+        let mut source = Vec::new();
+        flate2::read::MultiGzDecoder::new(source_gz.as_slice())
+            .read_to_end(&mut source)
+            .expect("a gzip stream");
+        assert_eq!(source, plain, "{name}: the stored upload is the upload");
+        let again = shared::import::import(&source, None, name)
+            .expect("re-imports")
+            .trace;
+        assert_eq!(again, expected, "{name}");
+    }
+}
