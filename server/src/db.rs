@@ -262,3 +262,29 @@ pub async fn get_model_json_gz(
         .fetch_optional(pool)
         .await
 }
+
+/// A run's stored analysis report, if it was computed.
+pub async fn get_analysis_json(pool: &SqlitePool, id: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT report_json FROM run_analyses WHERE run_id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Keeps a run's analysis report (a concurrent first request may have stored it already).
+pub async fn put_analysis_json(
+    pool: &SqlitePool,
+    id: &str,
+    report_json: &str,
+    created_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT OR IGNORE INTO run_analyses (run_id, report_json, created_ms) VALUES (?, ?, ?)",
+    )
+    .bind(id)
+    .bind(report_json)
+    .bind(created_ms)
+    .execute(pool)
+    .await?;
+    Ok(())
+}

@@ -137,6 +137,17 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, AppE
     })
 }
 
+/// Reads a stored model (gzip JSON) back into a trace. CPU-bound: call it on a blocking thread.
+pub fn decode_model(model_gz: &[u8], id: &str) -> Result<shared::Trace, AppError> {
+    use std::io::Read as _;
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(model_gz)
+        .read_to_end(&mut json)
+        .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
+    Ok(serde_json::from_slice(&json)
+        .map_err(|e| anyhow::anyhow!("stored model of run {id} does not parse: {e}"))?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! The HTTP surface: `/api/*` routes, and the static site with an `index.html` fallback so
 //! client-side routes such as `/runs/{id}` load the app.
 
+pub mod analysis;
 pub mod error;
 pub mod runs;
 pub mod uploads;
@@ -26,6 +27,7 @@ pub fn router(state: AppState) -> Router {
         .merge(views::router())
         .merge(viewport::router())
         .merge(uploads::router())
+        .merge(analysis::router())
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
     Router::new()
         .nest("/api", api)

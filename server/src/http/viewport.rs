@@ -6,7 +6,6 @@
 //! made of the run and the request.
 
 use std::collections::VecDeque;
-use std::io::Read as _;
 use std::sync::{Arc, Mutex};
 
 use axum::Json;
@@ -14,7 +13,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use flate2::read::GzDecoder;
 use shared::viewport::{ViewportIndex, ViewportRequest};
 
 use super::error::{ApiQuery, AppError};
@@ -62,12 +60,7 @@ async fn index_of(state: &AppState, id: &str) -> Result<Arc<ViewportIndex>, AppE
         .ok_or_else(|| AppError::NotFound(format!("there is no run {id:?}")))?;
     let owned_id = id.to_owned();
     let index = tokio::task::spawn_blocking(move || -> Result<ViewportIndex, AppError> {
-        let mut json = Vec::new();
-        GzDecoder::new(model_gz.as_slice())
-            .read_to_end(&mut json)
-            .map_err(|e| anyhow::anyhow!("stored model of run {owned_id} is unreadable: {e}"))?;
-        let trace: shared::Trace = serde_json::from_slice(&json)
-            .map_err(|e| anyhow::anyhow!("stored model of run {owned_id} does not parse: {e}"))?;
+        let trace = ingest::decode_model(&model_gz, &owned_id)?;
         let pairing = shared::pairing::pair_messages(&trace);
         let graph = shared::graph::ExecutionGraph::new(&trace, &pairing);
         Ok(ViewportIndex::new(&trace, &pairing, &graph))

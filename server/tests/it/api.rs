@@ -652,3 +652,50 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
         assert_eq!(again, expected, "{name}");
     }
 }
+
+#[tokio::test]
+async fn the_analysis_report_is_the_analyze_commands_and_is_kept() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let uri = format!("/api/runs/{}/analysis", run.id);
+    let (status, body, headers) = server.send_with("GET", &uri, &[], vec![]).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    assert!(
+        headers[header::CACHE_CONTROL]
+            .to_str()
+            .expect("ascii")
+            .contains("immutable")
+    );
+    let report: serde_json::Value = json(&body);
+    // analysis.md §10, T4a and T4b, as `analyze --json` names them.
+    assert_eq!(report["execution_time"], 69);
+    assert_eq!(report["total_computation"], 85.0);
+    assert_eq!(report["critical_path"]["length"], 69);
+    assert_eq!(report["wcpa"]["weight"], 101.0);
+    assert_eq!(report["npt"]["processes"][0]["name"], "B");
+    let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_analyses WHERE run_id = ?")
+        .bind(&run.id)
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    assert_eq!(kept, 1);
+    // The kept report is served as it was computed.
+    let (_, again) = server.get(&uri).await;
+    assert_eq!(again, body);
+
+    // A what-if scenario computes a fresh report (an ideal network), and is not kept.
+    let (status, body) = server.get(&format!("{uri}?what_if=transit%3D0")).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let what_if: serde_json::Value = json(&body);
+    assert!(what_if["what_if"].is_object(), "{what_if}");
+    let (status, body) = server.get(&format!("{uri}?what_if=nonsense")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json::<ApiError>(&body).code, "bad_request");
+    assert_eq!(
+        server
+            .get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/analysis")
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+}
