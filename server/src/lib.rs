@@ -29,6 +29,27 @@ pub struct AppState {
     pub viewports: std::sync::Arc<http::viewport::ViewportCache>,
     /// The progress of recent uploads.
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
+    /// How long a request may take: an upload, and any other API request.
+    pub timeouts: Timeouts,
+}
+
+/// Request deadlines; a request past its deadline is cancelled (an upload's transaction rolls
+/// back) and answered 408 in the one error shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// `POST /api/runs`, body and processing together.
+    pub upload: std::time::Duration,
+    /// Every other API request.
+    pub api: std::time::Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            upload: std::time::Duration::from_secs(30 * 60),
+            api: std::time::Duration::from_secs(120),
+        }
+    }
 }
 
 impl AppState {
@@ -40,6 +61,7 @@ impl AppState {
             max_upload_bytes,
             viewports: std::sync::Arc::default(),
             uploads: std::sync::Arc::default(),
+            timeouts: Timeouts::default(),
         }
     }
 }

@@ -21,6 +21,9 @@ pub enum AppError {
     /// The upload is not a trace Tracescope can read.
     #[error("the trace could not be read: {0}")]
     InvalidTrace(#[from] TraceError),
+    /// The request took longer than its deadline.
+    #[error("the request took longer than the server's limit of {0} s")]
+    Timeout(u64),
     /// The upload is larger than the server accepts.
     #[error("the upload is larger than this server's limit of {limit} bytes")]
     PayloadTooLarge {
@@ -41,6 +44,7 @@ impl AppError {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
+            AppError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")

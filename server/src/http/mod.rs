@@ -28,13 +28,37 @@ pub fn router(state: AppState) -> Router {
         .merge(viewport::router())
         .merge(uploads::router())
         .merge(analysis::router())
-        .fallback(|| async { AppError::NotFound("no such API route".to_owned()) });
+        .fallback(|| async { AppError::NotFound("no such API route".to_owned()) })
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            deadline,
+        ));
     Router::new()
         .nest("/api", api)
         .fallback_service(site)
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Cancels an API request past its deadline (uploads have their own, longer one).
+async fn deadline(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let is_upload =
+        request.method() == axum::http::Method::POST && request.uri().path().ends_with("/runs");
+    let limit = if is_upload {
+        state.timeouts.upload
+    } else {
+        state.timeouts.api
+    };
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => AppError::Timeout(limit.as_secs()).into_response(),
+    }
 }
 
 async fn health(

@@ -699,3 +699,39 @@ async fn the_analysis_report_is_the_analyze_commands_and_is_kept() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// A request body that never arrives.
+fn stalled_body() -> Body {
+    Body::from_stream(futures_util::stream::pending::<
+        Result<axum::body::Bytes, std::io::Error>,
+    >())
+}
+
+#[tokio::test]
+async fn a_request_past_its_deadline_is_408_in_the_error_shape() {
+    let mut server = TestServer::new(1 << 20).await;
+    server.state.timeouts.api = std::time::Duration::from_millis(50);
+    server.state.timeouts.upload = std::time::Duration::from_millis(200);
+    let started = std::time::Instant::now();
+    let req = Request::post("/api/views")
+        .body(stalled_body())
+        .expect("request");
+    let (status, body) = server.send(req).await;
+    assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
+    assert_eq!(json::<ApiError>(&body).code, "timeout");
+    // Uploads have their own, longer deadline.
+    let req = Request::post("/api/runs?name=x")
+        .body(stalled_body())
+        .expect("request");
+    let (status, body) = server.send(req).await;
+    assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
+    assert_eq!(json::<ApiError>(&body).code, "timeout");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(250));
+    assert_eq!(
+        server.run_count().await,
+        0,
+        "the cancelled upload stored nothing"
+    );
+    // A request that finishes in time is answered as usual.
+    server.upload_ok("t4.json", worked_example()).await;
+}
