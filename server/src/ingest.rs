@@ -60,6 +60,22 @@ pub fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A 404 for anything that cannot be a run id, before it reaches the database.
+pub fn check_run_id(id: &str) -> Result<(), AppError> {
+    if is_id(id, 22) {
+        Ok(())
+    } else {
+        Err(AppError::no_run(id))
+    }
+}
+
 /// Whether `id` has the shape of an id of `len` base64url characters.
 pub fn is_id(id: &str, len: usize) -> bool {
     id.len() == len
@@ -113,9 +129,7 @@ pub fn prepare_with(
 pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, AppError> {
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
-    let created_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let created_ms = now_ms();
     let new_run = NewRun {
         id: &id,
         created_ms,

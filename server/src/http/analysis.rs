@@ -32,10 +32,8 @@ async fn analysis(
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<AnalysisParams>,
 ) -> Result<Response, AppError> {
-    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
-    if !ingest::is_id(&id, 22) {
-        return Err(not_found());
-    }
+    let not_found = || AppError::no_run(&id);
+    ingest::check_run_id(&id)?;
     let default = params.min_latency.is_none() && params.what_if.is_none();
     if default && let Some(json) = db::get_analysis_json(&state.pool, &id).await? {
         return Ok(json_response(json));
@@ -68,9 +66,7 @@ async fn analysis(
     .await
     .map_err(|e| anyhow::anyhow!("the analysis task failed: {e}"))??;
     if default {
-        let created_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let created_ms = ingest::now_ms();
         db::put_analysis_json(&state.pool, &id, &json, created_ms).await?;
     }
     Ok(json_response(json))

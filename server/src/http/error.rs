@@ -39,6 +39,11 @@ pub enum AppError {
 }
 
 impl AppError {
+    /// The 404 for a run that does not exist.
+    pub fn no_run(id: &str) -> AppError {
+        AppError::NotFound(format!("there is no run {id:?}"))
+    }
+
     fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),

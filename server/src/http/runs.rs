@@ -193,10 +193,8 @@ async fn delete_run(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, AppError> {
-    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
-    if !ingest::is_id(&id, 22) {
-        return Err(not_found());
-    }
+    let not_found = || AppError::no_run(&id);
+    ingest::check_run_id(&id)?;
     let token = headers
         .get(DELETE_TOKEN_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -222,10 +220,8 @@ async fn get_run_info(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
-    if !ingest::is_id(&id, 22) {
-        return Err(not_found());
-    }
+    let not_found = || AppError::no_run(&id);
+    ingest::check_run_id(&id)?;
     let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
     Ok(([(header::CACHE_CONTROL, IMMUTABLE)], Json(run)))
 }
@@ -237,10 +233,8 @@ async fn get_run(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let not_found = || AppError::NotFound(format!("there is no run {id:?}"));
-    if !ingest::is_id(&id, 22) {
-        return Err(not_found());
-    }
+    let not_found = || AppError::no_run(&id);
+    ingest::check_run_id(&id)?;
     let etag = format!("\"{id}\"");
     if headers
         .get(header::IF_NONE_MATCH)

@@ -57,7 +57,7 @@ async fn index_of(state: &AppState, id: &str) -> Result<Arc<ViewportIndex>, AppE
     }
     let model_gz = db::get_model_json_gz(&state.pool, id)
         .await?
-        .ok_or_else(|| AppError::NotFound(format!("there is no run {id:?}")))?;
+        .ok_or_else(|| AppError::no_run(id))?;
     let owned_id = id.to_owned();
     let index = tokio::task::spawn_blocking(move || -> Result<ViewportIndex, AppError> {
         let trace = ingest::decode_model(&model_gz, &owned_id)?;
@@ -78,9 +78,7 @@ async fn viewport(
     ApiQuery(request): ApiQuery<ViewportRequest>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    if !ingest::is_id(&id, 22) {
-        return Err(AppError::NotFound(format!("there is no run {id:?}")));
-    }
+    ingest::check_run_id(&id)?;
     let etag = format!(
         "\"{id}-{}-{}-{}-{}-{}\"",
         request.start, request.end, request.first_row, request.last_row, request.width_px

@@ -34,18 +34,12 @@ async fn create_view(
     body: String,
 ) -> Result<(StatusCode, Json<CreatedView>), AppError> {
     let view_state = view::parse(&body).map_err(invalid)?;
-    if !ingest::is_id(&view_state.run, 22)
-        || db::get_run(&state.pool, &view_state.run).await?.is_none()
-    {
-        return Err(AppError::NotFound(format!(
-            "there is no run {:?}",
-            view_state.run
-        )));
+    ingest::check_run_id(&view_state.run)?;
+    if db::get_run(&state.pool, &view_state.run).await?.is_none() {
+        return Err(AppError::no_run(&view_state.run));
     }
     let id = ingest::new_view_id()?;
-    let created_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let created_ms = ingest::now_ms();
     db::insert_view(&state.pool, &id, &view_state, created_ms).await?;
     Ok((
         StatusCode::CREATED,
