@@ -4,6 +4,8 @@
 //! Run with `cargo bench -p shared`; set `TRACESCOPE_BENCH_SIZES=100000,1000000` to choose sizes
 //! (the default is 10^5, 10^6 and 10^7 events).
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -16,10 +18,7 @@ use shared::pairing::pair_messages;
 use shared::synthetic::ring;
 
 fn sizes() -> Vec<usize> {
-    std::env::var("TRACESCOPE_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![100_000, 1_000_000, 10_000_000])
+    common::sizes(&[100_000, 1_000_000, 10_000_000])
 }
 
 fn pipeline(c: &mut Criterion) {

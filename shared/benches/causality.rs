@@ -3,6 +3,8 @@
 //!
 //! Run with `cargo bench -p shared --bench causality`; `TRACESCOPE_BENCH_SIZES` picks sizes.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -14,10 +16,7 @@ use shared::pairing::pair_messages;
 use shared::synthetic::ring;
 
 fn sizes() -> Vec<usize> {
-    std::env::var("TRACESCOPE_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![1_000_000])
+    common::sizes(&[1_000_000])
 }
 
 fn causality(c: &mut Criterion) {

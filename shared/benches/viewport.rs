@@ -6,6 +6,8 @@
 //!
 //! Run with `cargo bench -p shared --bench viewport`; `TRACESCOPE_BENCH_SIZES` picks sizes.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -16,10 +18,7 @@ use shared::synthetic::ring;
 use shared::viewport::{ViewportIndex, ViewportRequest};
 
 fn sizes() -> Vec<usize> {
-    std::env::var("TRACESCOPE_BENCH_SIZES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![10_000_000])
+    common::sizes(&[10_000_000])
 }
 
 /// A small deterministic generator (xorshift), so every run measures the same windows.
