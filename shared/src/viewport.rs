@@ -2,19 +2,23 @@
 //! at a width in pixels, in a size that follows the pixels, not the trace.
 //!
 //! [`ViewportIndex`] is built once per trace (state spans and messages, struct of arrays, sorted,
-//! with per-row prefix sums of state durations). [`ViewportIndex::query`] then answers a window:
-//! - a state span at least one pixel wide, or alone in its pixel, is returned as itself;
-//! - where several spans share a pixel, the pixel is summarised (its dominant state by time,
-//!   the number of spans, "more here"), and neighbouring summarised pixels with the same dominant
-//!   state are merged into one [`Bin`]; each pixel costs one binary search, so a row costs
-//!   O(width · log spans) however many spans the window holds;
-//! - messages are walked per (sender, receiver) pair, a pixel at a time (one binary search per
-//!   pixel): a message alone in its pixel, with no message of its pair in the pixels next to it,
-//!   is returned as itself; runs of neighbouring pixels holding messages of the pair become one
-//!   [`Bundle`] (count, bytes, first and last message). A dense stream is one bundle however long
-//!   the window, so the answer grows with pairs and pixels, not with messages.
+//! with per-row prefix sums of state durations). [`ViewportIndex::query`] then answers a window
+//! in pixel coordinates (the caller converts back with the window and width it asked for):
+//! - each row is a list of **runs** of neighbouring pixels that cover `0..width`: a pixel's state
+//!   is the state that covers most of it (by time, from the prefix sums), or none; a pixel where
+//!   two or more spans start is "more here" (an upper-case letter); every span is counted in the
+//!   pixel where its visible part starts, so the counts add up to the spans in the window.
+//!   Pixels inside one long span are skipped in one step, so a row costs at most one binary
+//!   search per run, and the answer has at most `width` runs per row;
+//! - messages are walked per (sender, receiver) pair, a bucket of pixels at a time: a message
+//!   alone in its bucket, with no message of its pair in the buckets next to it, is answered as
+//!   itself; runs of neighbouring buckets holding messages of the pair become one bundle (count,
+//!   bytes, first and last message). Buckets start one pixel wide and double until the messages
+//!   and bundles fit a budget of `2 · width` (at least 256), so the arrows never outgrow the
+//!   pixels and no message is ever dropped.
 //!
-//! Times stay integer ticks; pixel positions are integers `0..width`.
+//! Times stay integer ticks in the index; the answer gives pixel positions (`i64` for message
+//! ends that lie outside the window).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +29,12 @@ use crate::states::{State, state_spans_of};
 
 /// The widest viewport answered, in pixels.
 pub const MAX_WIDTH_PX: u32 = 16_384;
+
+/// The most rows one viewport answers.
+pub const MAX_ROWS: u32 = 4_096;
+
+/// The fewest arrows (messages and bundles) a viewport may hold before it bundles more coarsely.
+pub const MIN_ARROW_BUDGET: usize = 256;
 
 /// What to show: a window `[start, end)` in ticks, rows `first_row..=last_row`, `width_px` wide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,8 +65,10 @@ pub enum ViewportError {
     /// The width is 0 or above [`MAX_WIDTH_PX`].
     #[error("the width must be 1 to {MAX_WIDTH_PX} pixels, not {0}")]
     Width(u32),
-    /// The rows are reversed.
-    #[error("the first row ({first}) must not follow the last ({last})")]
+    /// The rows are reversed or too many.
+    #[error(
+        "rows {first} to {last}: the first must not follow the last, and at most {MAX_ROWS} rows are answered at once"
+    )]
     Rows {
         /// The requested first row.
         first: u32,
@@ -65,137 +77,149 @@ pub enum ViewportError {
     },
 }
 
-/// Pixels in one row whose spans are too small to draw one by one, all with the same dominant
-/// state.
+/// One run of neighbouring pixels in a row, all with the same state and level of detail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bin {
+pub struct Run {
     /// The first pixel.
     pub px_first: u32,
     /// The last pixel.
     pub px_last: u32,
-    /// The state that covers most of each of these pixels.
-    pub state: State,
-    /// How many spans the pixels summarise ("more here").
+    /// The state that covers most of each pixel, or `None` where no span is.
+    pub state: Option<State>,
+    /// Whether two or more spans start in each pixel ("more here").
+    pub more: bool,
+    /// How many spans start (are visible first) in these pixels.
     pub count: u32,
 }
 
-/// One row of the viewport: spans drawn as they are, and summarised pixels, both as columns
-/// (states as one letter each: `c` computing, `b` blocked) so the answer stays small.
+/// One row of the viewport as columns of pixel runs covering `0..width`, left to right.
+///
+/// `state` has one letter per run: `c` computing, `b` blocked, `-` nothing; upper case (`C`,
+/// `B`) marks pixels that each summarise two or more spans.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct RowView {
     /// The process.
     pub process: u32,
-    /// Each drawn span's start (not clipped to the window).
-    pub span_start: Vec<u64>,
-    /// Each drawn span's end.
-    pub span_end: Vec<u64>,
-    /// Each drawn span's state, one letter per span.
-    pub span_state: String,
-    /// Each bin's first pixel.
-    pub bin_px: Vec<u32>,
-    /// Each bin's width in pixels.
-    pub bin_width: Vec<u32>,
-    /// Each bin's dominant state, one letter per bin.
-    pub bin_state: String,
-    /// How many spans each bin summarises.
-    pub bin_count: Vec<u32>,
+    /// Each run's width in pixels.
+    pub width: Vec<u32>,
+    /// Each run's state letter.
+    pub state: String,
+    /// How many spans each run holds (counted where their visible part starts).
+    pub count: Vec<u32>,
 }
 
-/// The letter of a state in [`RowView`]'s columns.
-pub fn state_letter(state: State) -> char {
-    match state {
-        State::Computing => 'c',
-        State::Blocked => 'b',
+/// The letter of a state in [`RowView::state`]: lower case, upper case for "more here".
+pub fn state_letter(state: Option<State>, more: bool) -> char {
+    match (state, more) {
+        (Some(State::Computing), false) => 'c',
+        (Some(State::Computing), true) => 'C',
+        (Some(State::Blocked), false) => 'b',
+        (Some(State::Blocked), true) => 'B',
+        (None, _) => '-',
     }
 }
 
-/// The state of a letter in [`RowView`]'s columns.
-pub fn letter_state(letter: char) -> Option<State> {
+/// The state and "more here" of a letter in [`RowView::state`].
+pub fn letter_state(letter: char) -> Option<(Option<State>, bool)> {
     match letter {
-        'c' => Some(State::Computing),
-        'b' => Some(State::Blocked),
+        'c' => Some((Some(State::Computing), false)),
+        'C' => Some((Some(State::Computing), true)),
+        'b' => Some((Some(State::Blocked), false)),
+        'B' => Some((Some(State::Blocked), true)),
+        '-' => Some((None, false)),
         _ => None,
     }
 }
 
 impl RowView {
-    /// The drawn spans' states.
-    pub fn span_states(&self) -> Vec<State> {
-        self.span_state.chars().filter_map(letter_state).collect()
-    }
-
-    /// The bins, as items.
-    pub fn bins(&self) -> Vec<Bin> {
-        self.bin_state
+    /// The runs, as items.
+    pub fn runs(&self) -> Vec<Run> {
+        let mut px = 0;
+        self.state
             .chars()
-            .filter_map(letter_state)
-            .enumerate()
-            .map(|(i, state)| Bin {
-                px_first: self.bin_px[i],
-                px_last: self.bin_px[i] + self.bin_width[i] - 1,
-                state,
-                count: self.bin_count[i],
+            .zip(self.width.iter().zip(&self.count))
+            .filter_map(|(letter, (&width, &count))| {
+                let (state, more) = letter_state(letter)?;
+                let run = Run {
+                    px_first: px,
+                    px_last: px + width.max(1) - 1,
+                    state,
+                    more,
+                    count,
+                };
+                px += width;
+                Some(run)
             })
             .collect()
     }
 
-    fn push_bin(&mut self, px: u32, state: State, count: u32) {
-        let letter = state_letter(state);
-        if let (Some(last), Some(first), Some(width), Some(n)) = (
-            self.bin_state.chars().last(),
-            self.bin_px.last(),
-            self.bin_width.last_mut(),
-            self.bin_count.last_mut(),
-        ) && last == letter
-            && first + *width >= px
+    /// Appends `width` pixels of one letter, merged into the last run when it has the same.
+    fn push(&mut self, letter: char, width: u32, count: u32) {
+        if width == 0 {
+            return;
+        }
+        if self.state.ends_with(letter)
+            && let (Some(w), Some(n)) = (self.width.last_mut(), self.count.last_mut())
         {
-            *width = px - first + 1;
+            *w += width;
             *n = n.saturating_add(count);
             return;
         }
-        self.bin_px.push(px);
-        self.bin_width.push(1);
-        self.bin_state.push(letter);
-        self.bin_count.push(count);
+        self.state.push(letter);
+        self.width.push(width);
+        self.count.push(count);
     }
 }
 
-/// Messages drawn one by one, as columns.
+/// Messages drawn one by one, as columns (pixel positions in the viewport; an arrival after the
+/// window, or a send before it, lies outside `0..width`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct MessageColumns {
     /// The sending process.
     pub from: Vec<u32>,
     /// The receiving process.
     pub to: Vec<u32>,
-    /// The send time.
-    pub send: Vec<u64>,
-    /// The arrival time.
-    pub arrival: Vec<u64>,
+    /// The pixel of the send.
+    pub send_px: Vec<i64>,
+    /// The pixel of the arrival.
+    pub arrival_px: Vec<i64>,
     /// The size in bytes.
     pub bytes: Vec<u64>,
 }
 
-/// Messages of one sender and receiver sent in a run of neighbouring pixels. Sends and arrivals
-/// are those of the run's first and last message in send order (on a FIFO channel, the earliest
-/// and latest).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bundle {
+/// Messages of one sender and receiver sent in a run of neighbouring buckets of pixels, as
+/// columns. Sends and arrivals are those of each bundle's first and last message in send order
+/// (on a FIFO channel, the earliest and latest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct BundleColumns {
     /// The sending process.
-    pub from: u32,
+    pub from: Vec<u32>,
     /// The receiving process.
-    pub to: u32,
+    pub to: Vec<u32>,
     /// How many messages.
-    pub count: u32,
+    pub count: Vec<u32>,
     /// Their bytes in all.
-    pub bytes: u64,
-    /// The first send.
-    pub first_send: u64,
-    /// The last send.
-    pub last_send: u64,
-    /// The first arrival.
-    pub first_arrival: u64,
-    /// The last arrival.
-    pub last_arrival: u64,
+    pub bytes: Vec<u64>,
+    /// The pixel of the first send.
+    pub first_send_px: Vec<i64>,
+    /// The pixel of the last send.
+    pub last_send_px: Vec<i64>,
+    /// The pixel of the first arrival.
+    pub first_arrival_px: Vec<i64>,
+    /// The pixel of the last arrival.
+    pub last_arrival_px: Vec<i64>,
+}
+
+impl BundleColumns {
+    /// The number of bundles.
+    pub fn len(&self) -> usize {
+        self.count.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count.is_empty()
+    }
 }
 
 /// The answer to a [`ViewportRequest`].
@@ -211,8 +235,11 @@ pub struct Viewport {
     pub rows: Vec<RowView>,
     /// Messages with an end in the rows that cross the window, drawn one by one.
     pub messages: MessageColumns,
-    /// Messages bundled per sender, receiver and send pixel.
-    pub bundles: Vec<Bundle>,
+    /// Messages bundled per sender, receiver and run of neighbouring buckets.
+    pub bundles: BundleColumns,
+    /// The width in pixels of the buckets messages were bundled by (1 unless the window holds
+    /// more arrows than the budget).
+    pub bucket_px: u32,
 }
 
 /// A trace prepared for viewport queries.
@@ -349,20 +376,28 @@ impl ViewportIndex {
         if width_px == 0 || width_px > MAX_WIDTH_PX {
             return Err(ViewportError::Width(width_px));
         }
-        if first_row > last_row {
+        let last = last_row.min(self.n_rows().saturating_sub(1));
+        if first_row > last_row || (first_row <= last && last - first_row >= MAX_ROWS) {
             return Err(ViewportError::Rows {
                 first: first_row,
                 last: last_row,
             });
         }
         let scale = Scale::new(start, end, width_px);
-        let last = last_row.min(self.n_rows().saturating_sub(1));
         let rows = if self.n_rows() == 0 || first_row > last {
             Vec::new()
         } else {
             (first_row..=last).map(|r| self.row(r, &scale)).collect()
         };
-        let (messages, bundles) = self.messages(&scale, first_row, last);
+        let budget = (2 * width_px as usize).max(MIN_ARROW_BUDGET);
+        let mut bucket = 1;
+        let (messages, bundles) = loop {
+            let (messages, bundles) = self.messages(&scale, first_row, last, bucket);
+            if messages.from.len() + bundles.len() <= budget || bucket >= width_px {
+                break (messages, bundles);
+            }
+            bucket *= 2;
+        };
         Ok(Viewport {
             start,
             end,
@@ -370,6 +405,7 @@ impl ViewportIndex {
             rows,
             messages,
             bundles,
+            bucket_px: bucket,
         })
     }
 
@@ -384,60 +420,83 @@ impl ViewportIndex {
             process: row,
             ..RowView::default()
         };
-        // The first span that ends after the window starts.
-        let mut i = ends.partition_point(|&e| e <= scale.start);
-        while i < starts.len() && starts[i] < scale.end {
-            let visible_start = starts[i].max(scale.start);
-            let visible_end = ends[i].min(scale.end);
-            if scale.is_wide(visible_start, visible_end) {
-                self.push_span(&mut out, lo + i);
-                i += 1;
+        let mut i = 0;
+        let mut px = 0;
+        while px < scale.width {
+            let (pixel_start, pixel_end) = (scale.pixel_start(px), scale.pixel_end(px));
+            if pixel_start == pixel_end {
+                // Zoomed in past one tick a pixel: this pixel lies inside the tick before it.
+                let tick = pixel_start.saturating_sub(1);
+                let k = ends.partition_point(|&e| e <= tick);
+                let state =
+                    (k < starts.len() && starts[k] <= tick).then(|| self.span_state[lo + k]);
+                out.push(state_letter(state, false), 1, 0);
+                px += 1;
                 continue;
             }
-            // A narrow span: summarise every span that starts in its pixel, except a last one
-            // that reaches on for a pixel or more (it is drawn as itself next).
-            let px = scale.px(visible_start);
-            let pixel_end = scale.pixel_end(px);
-            let mut j = i + starts[i..].partition_point(|&s| s < pixel_end);
-            if j - i > 1 && scale.is_wide(pixel_end, ends[j - 1].min(scale.end)) {
-                j -= 1;
+            // The first span that ends inside or after this pixel.
+            i += ends[i..].partition_point(|&e| e <= pixel_start);
+            if i == starts.len() || starts[i] >= scale.end {
+                out.push('-', scale.width - px, 0);
+                break;
             }
-            if j - i == 1 {
-                self.push_span(&mut out, lo + i);
-                i = j;
+            if starts[i] >= pixel_end {
+                let next = scale.px(starts[i]);
+                out.push('-', next - px, 0);
+                px = next;
                 continue;
             }
-            let (computing, blocked) = self.state_ticks(lo + i, lo + j);
+            // Spans `i..j` overlap this pixel; those that start in it (or, in the first pixel,
+            // are visible first) are counted here.
+            let j = i + starts[i..].partition_point(|&s| s < pixel_end);
+            let carried = usize::from(starts[i] < pixel_start && px > 0);
+            let count = (j - i - carried) as u32;
+            let (computing, blocked) = self.clipped_ticks(lo + i, lo + j, pixel_start, pixel_end);
             let state = if computing >= blocked {
                 State::Computing
             } else {
                 State::Blocked
             };
-            out.push_bin(px, state, (j - i) as u32);
-            i = j;
+            out.push(state_letter(Some(state), count >= 2), 1, count);
+            // The last span may cover the pixels after this one: skip those it fills.
+            let last_end = ends[j - 1].min(scale.end);
+            if last_end > pixel_end {
+                let last_px = scale.px(last_end - 1);
+                let filled_until = if scale.pixel_end(last_px) <= last_end {
+                    last_px + 1
+                } else {
+                    last_px
+                };
+                let letter = state_letter(Some(self.span_state[lo + j - 1]), false);
+                out.push(letter, filled_until.saturating_sub(px + 1), 0);
+                px = filled_until.max(px + 1);
+                i = j - 1;
+            } else {
+                px += 1;
+                i = j;
+            }
         }
         out
     }
 
-    fn push_span(&self, out: &mut RowView, k: usize) {
-        out.span_start.push(self.span_start[k]);
-        out.span_end.push(self.span_end[k]);
-        out.span_state.push(state_letter(self.span_state[k]));
-    }
-
-    /// Computing and blocked ticks of spans `a..b` (global indices, one row).
-    fn state_ticks(&self, a: usize, b: usize) -> (u64, u64) {
+    /// Computing and blocked ticks of spans `a..b` (global indices, one row) inside
+    /// `[from, to)`, which all of them overlap.
+    fn clipped_ticks(&self, a: usize, b: usize, from: u64, to: u64) -> (u64, u64) {
         let last = b - 1;
-        let length = self.span_end[last] - self.span_start[last];
-        let (mut computing, mut blocked) = (
+        let mut ticks = [
             self.computing_before[last] - self.computing_before[a],
             self.blocked_before[last] - self.blocked_before[a],
-        );
-        match self.span_state[last] {
-            State::Computing => computing += length,
-            State::Blocked => blocked += length,
-        }
-        (computing, blocked)
+        ];
+        let slot = |k: usize| match self.span_state[k] {
+            State::Computing => 0,
+            State::Blocked => 1,
+        };
+        ticks[slot(last)] += self.span_end[last] - self.span_start[last];
+        let before = from.saturating_sub(self.span_start[a]);
+        ticks[slot(a)] = ticks[slot(a)].saturating_sub(before);
+        let after = self.span_end[last].saturating_sub(to);
+        ticks[slot(last)] = ticks[slot(last)].saturating_sub(after);
+        (ticks[0], ticks[1])
     }
 
     fn messages(
@@ -445,9 +504,10 @@ impl ViewportIndex {
         scale: &Scale,
         first_row: u32,
         last_row: u32,
-    ) -> (MessageColumns, Vec<Bundle>) {
+        bucket: u32,
+    ) -> (MessageColumns, BundleColumns) {
         let mut columns = MessageColumns::default();
-        let mut bundles: Vec<Bundle> = Vec::new();
+        let mut bundles = BundleColumns::default();
         let in_rows = |p: u32| p >= first_row && p <= last_row;
         for q in 0..self.pair_from.len() {
             let (from, to) = (self.pair_from[q], self.pair_to[q]);
@@ -463,68 +523,85 @@ impl ViewportIndex {
             let end = lo + sends.partition_point(|&s| s < scale.end);
             for k in lo + sends.partition_point(|&s| s < earliest)..in_window {
                 if self.msg_arrival[k] >= scale.start {
-                    self.push_message(&mut columns, from, to, k);
+                    self.push_message(&mut columns, scale, (from, to), k);
                 }
             }
-            // The pair's open run: its first message and the last pixel it reaches.
+            // The pair's open run: its first message and the last bucket it reaches.
             let mut run: Option<(usize, u32)> = None;
             let mut i = in_window;
             while i < end {
-                let px = scale.px(self.msg_send[i]);
-                let pixel_end = scale.pixel_end(px);
-                let j = i + self.msg_send[i..end].partition_point(|&s| s < pixel_end);
+                let b = scale.px(self.msg_send[i]) / bucket;
+                let bucket_end = scale.pixel_end((b * bucket + bucket - 1).min(scale.width - 1));
+                let j = i + self.msg_send[i..end].partition_point(|&s| s < bucket_end);
                 run = match run {
-                    Some((first, last)) if last + 1 >= px => Some((first, px)),
+                    Some((first, last)) if last + 1 >= b => Some((first, b)),
                     previous => {
                         if let Some((first, _)) = previous {
-                            self.close_run(&mut columns, &mut bundles, (from, to), first..i);
+                            self.close_run(&mut columns, &mut bundles, scale, (from, to), first..i);
                         }
-                        Some((i, px))
+                        Some((i, b))
                     }
                 };
                 i = j;
             }
             if let Some((first, _)) = run {
-                self.close_run(&mut columns, &mut bundles, (from, to), first..end);
+                self.close_run(&mut columns, &mut bundles, scale, (from, to), first..end);
             }
         }
         (columns, bundles)
     }
 
-    fn push_message(&self, columns: &mut MessageColumns, from: u32, to: u32, k: usize) {
+    fn push_message(
+        &self,
+        columns: &mut MessageColumns,
+        scale: &Scale,
+        (from, to): (u32, u32),
+        k: usize,
+    ) {
         columns.from.push(from);
         columns.to.push(to);
-        columns.send.push(self.msg_send[k]);
-        columns.arrival.push(self.msg_arrival[k]);
+        columns.send_px.push(scale.px_signed(self.msg_send[k]));
+        columns
+            .arrival_px
+            .push(scale.px_signed(self.msg_arrival[k]));
         columns
             .bytes
             .push(self.bytes_before[k + 1] - self.bytes_before[k]);
     }
 
-    /// Answers the messages `run` of one pair, sent in neighbouring pixels: one message as
+    /// Answers the messages `run` of one pair, sent in neighbouring buckets: one message as
     /// itself, more as a bundle.
     fn close_run(
         &self,
         columns: &mut MessageColumns,
-        bundles: &mut Vec<Bundle>,
-        (from, to): (u32, u32),
+        bundles: &mut BundleColumns,
+        scale: &Scale,
+        pair: (u32, u32),
         run: std::ops::Range<usize>,
     ) {
         let (a, b) = (run.start, run.end);
         if b - a == 1 {
-            self.push_message(columns, from, to, a);
+            self.push_message(columns, scale, pair, a);
             return;
         }
-        bundles.push(Bundle {
-            from,
-            to,
-            count: u32::try_from(b - a).unwrap_or(u32::MAX),
-            bytes: self.bytes_before[b] - self.bytes_before[a],
-            first_send: self.msg_send[a],
-            last_send: self.msg_send[b - 1],
-            first_arrival: self.msg_arrival[a],
-            last_arrival: self.msg_arrival[b - 1],
-        });
+        bundles.from.push(pair.0);
+        bundles.to.push(pair.1);
+        bundles.count.push(u32::try_from(b - a).unwrap_or(u32::MAX));
+        bundles
+            .bytes
+            .push(self.bytes_before[b] - self.bytes_before[a]);
+        bundles
+            .first_send_px
+            .push(scale.px_signed(self.msg_send[a]));
+        bundles
+            .last_send_px
+            .push(scale.px_signed(self.msg_send[b - 1]));
+        bundles
+            .first_arrival_px
+            .push(scale.px_signed(self.msg_arrival[a]));
+        bundles
+            .last_arrival_px
+            .push(scale.px_signed(self.msg_arrival[b - 1]));
     }
 }
 
@@ -550,16 +627,26 @@ impl Scale {
         ((offset * u128::from(self.width) / self.span()) as u32).min(self.width - 1)
     }
 
+    /// The pixel holding any tick `t`, inside the window or not (rounded down).
+    fn px_signed(&self, t: u64) -> i64 {
+        let offset = i128::from(t) - i128::from(self.start);
+        let px = (offset * i128::from(self.width)).div_euclid(self.span() as i128);
+        px.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+    }
+
+    /// The first tick of pixel `px`.
+    fn pixel_start(&self, px: u32) -> u64 {
+        match px.checked_sub(1) {
+            Some(previous) => self.pixel_end(previous),
+            None => self.start,
+        }
+    }
+
     /// The first tick after pixel `px`.
     fn pixel_end(&self, px: u32) -> u64 {
         let ticks = (u128::from(px) + 1) * self.span();
         let offset = ticks.div_ceil(u128::from(self.width));
         self.start.saturating_add(offset as u64).min(self.end)
-    }
-
-    /// Whether `[a, b)` covers at least one pixel's worth of ticks.
-    fn is_wide(&self, a: u64, b: u64) -> bool {
-        u128::from(b.saturating_sub(a)) * u128::from(self.width) >= self.span()
     }
 }
 

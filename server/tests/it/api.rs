@@ -516,11 +516,12 @@ async fn the_viewport_answers_a_window_at_a_width_with_summaries() {
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     let view: shared::viewport::Viewport = json(&body);
     // The same answer as the library's (shared/tests/it/viewport.rs checks it by hand): A's
-    // first span fills pixel 0; B is one computing-dominated bin of 5 spans.
+    // first span fills pixel 0 and pixel 1 is "more here", mostly blocked; B is one run of
+    // crowded computing-dominated pixels holding 5 spans.
     assert_eq!(view.rows.len(), 2);
-    assert_eq!(view.rows[0].span_start, [0]);
-    assert_eq!(view.rows[1].bin_state, "c");
-    assert_eq!(view.rows[1].bin_count, [5]);
+    assert_eq!(view.rows[0].state, "cB");
+    assert_eq!(view.rows[1].state, "C");
+    assert_eq!(view.rows[1].count, [5]);
     assert!(
         headers[header::CACHE_CONTROL]
             .to_str()

@@ -6,7 +6,7 @@ use shared::graph::ExecutionGraph;
 use shared::model::Trace;
 use shared::pairing::pair_messages;
 use shared::states::State::{Blocked, Computing};
-use shared::viewport::{Bin, ViewportError, ViewportIndex, ViewportRequest};
+use shared::viewport::{MIN_ARROW_BUDGET, Run, ViewportError, ViewportIndex, ViewportRequest};
 
 use crate::load;
 
@@ -30,20 +30,48 @@ fn worked_example_at_full_resolution_is_every_span_and_message() {
     let index = index_of(&load("t4-worked-example.json"));
     let view = index.query(&request(0, 69, 69)).expect("answers");
     // analysis.md §10: A computes [0,35], [48,53], blocks [35,48]; B computes [0,20], [33,43],
-    // [54,69], blocks [20,33], [43,54].
+    // [54,69], blocks [20,33], [43,54]. One tick a pixel: the runs are the spans.
     let a = &view.rows[0];
-    assert_eq!(a.span_start, [0, 35, 48]);
-    assert_eq!(a.span_end, [35, 48, 53]);
-    assert_eq!(a.span_states(), [Computing, Blocked, Computing]);
+    assert_eq!(a.state, "cbc-");
+    assert_eq!(a.width, [35, 13, 5, 16]);
+    assert_eq!(a.count, [1, 1, 1, 0]);
     let b = &view.rows[1];
-    assert_eq!(b.span_start, [0, 20, 33, 43, 54]);
+    assert_eq!(b.state, "cbcbc");
+    assert_eq!(b.width, [20, 13, 10, 11, 15]);
     assert_eq!(
-        b.span_states(),
-        [Computing, Blocked, Computing, Blocked, Computing]
+        b.runs()[3],
+        Run {
+            px_first: 43,
+            px_last: 53,
+            state: Some(Blocked),
+            more: false,
+            count: 1
+        }
     );
-    assert!(a.bins().is_empty() && b.bins().is_empty());
-    assert_eq!(view.messages.send.len(), 3);
+    assert_eq!(view.messages.send_px.len(), 3);
     assert!(view.bundles.is_empty());
+    assert_eq!(view.bucket_px, 1);
+}
+
+#[test]
+fn worked_example_zoomed_in_past_a_tick_a_pixel_keeps_every_pixel_painted() {
+    let index = index_of(&load("t4-worked-example.json"));
+    let view = index.query(&request(0, 69, 1000)).expect("answers");
+    let a = view.rows[0].runs();
+    // A tick `t` begins in pixel ⌊t · 1000 / 69⌋: A blocks from tick 35 (pixel 507), computes
+    // from 48 (695) and has nothing from 53 (768).
+    let states: Vec<_> = a.iter().map(|r| (r.px_first, r.state)).collect();
+    assert_eq!(
+        states,
+        [
+            (0, Some(Computing)),
+            (507, Some(Blocked)),
+            (695, Some(Computing)),
+            (768, None)
+        ]
+    );
+    assert_eq!(a.last().map(|r| r.px_last), Some(999));
+    assert_eq!(a.iter().map(|r| r.count).sum::<u32>(), 3);
 }
 
 #[test]
@@ -51,43 +79,65 @@ fn worked_example_two_pixels_wide_is_summarised_by_dominant_state() {
     let index = index_of(&load("t4-worked-example.json"));
     // Pixel 0 is [0,35), pixel 1 is [35,69).
     let view = index.query(&request(0, 69, 2)).expect("answers");
+    // A's [0,35] fills pixel 0; pixel 1 holds blocked 13 ticks and computing 5: "more here".
     let a = &view.rows[0];
-    // A's [0,35] fills pixel 0; pixel 1 holds blocked 13 ticks and computing 5.
-    assert_eq!(
-        (a.span_start.as_slice(), a.span_end.as_slice()),
-        (&[0][..], &[35][..])
-    );
-    assert_eq!(
-        a.bins(),
-        [Bin {
-            px_first: 1,
-            px_last: 1,
-            state: Blocked,
-            count: 2
-        }]
-    );
-    // B: pixel 0 computes 30 of 43 ticks (3 spans), pixel 1 computes 15, blocks 11 (2 spans):
-    // one merged bin.
+    assert_eq!(a.state, "cB");
+    assert_eq!(a.count, [1, 2]);
+    // B: pixel 0 computes 22 of 35 ticks (3 spans start), pixel 1 computes 23, blocks 11 (2
+    // spans start): one merged run.
     let b = &view.rows[1];
-    assert!(b.span_start.is_empty());
     assert_eq!(
-        b.bins(),
-        [Bin {
+        b.runs(),
+        [Run {
             px_first: 0,
             px_last: 1,
-            state: Computing,
+            state: Some(Computing),
+            more: true,
             count: 5
         }]
     );
     // One pixel: every message with the same ends is one bundle.
     let one = index.query(&request(0, 69, 1)).expect("answers");
-    let bundled: u32 = one.bundles.iter().map(|b| b.count).sum();
-    assert_eq!(bundled as usize + one.messages.send.len(), 3);
+    let bundled: u32 = one.bundles.count.iter().sum();
+    assert_eq!(bundled as usize + one.messages.send_px.len(), 3);
+    assert!(one.bundles.count.iter().all(|&c| c >= 2));
     assert!(
-        one.bundles
-            .iter()
-            .all(|b| b.count >= 2 && b.first_send <= b.last_send)
+        (0..one.bundles.len()).all(|k| one.bundles.first_send_px[k] <= one.bundles.last_send_px[k])
     );
+}
+
+#[test]
+fn a_dense_window_bundles_coarser_until_the_arrows_fit_the_budget() {
+    // 64 processes, 200,000 events: about 50,000 messages.
+    let trace = shared::synthetic::ring(64, 200_000);
+    let index = index_of(&trace);
+    let end = trace
+        .events
+        .time()
+        .iter()
+        .map(|t| t.0)
+        .max()
+        .expect("events")
+        + 1;
+    // A quarter of the trace: a message of each pair every pixel or two, too many to draw.
+    let view = index.query(&request(0, end / 4, 500)).expect("answers");
+    let arrows = view.messages.from.len() + view.bundles.len();
+    assert!(arrows <= MIN_ARROW_BUDGET.max(1_000), "{arrows} arrows");
+    assert!(view.bucket_px > 1 && view.bucket_px.is_power_of_two());
+    let answered = view.messages.from.len()
+        + view
+            .bundles
+            .count
+            .iter()
+            .map(|&c| c as usize)
+            .sum::<usize>();
+    let time = trace.events.time();
+    let expected = pair_messages(&trace)
+        .messages
+        .iter()
+        .filter(|m| time[m.send.0 as usize].0 < end / 4)
+        .count();
+    assert_eq!(answered, expected);
 }
 
 #[test]
@@ -128,16 +178,46 @@ proptest! {
         req.first_row = first;
         req.last_row = last;
         let view = index.query(&req).expect("answers");
+        let span = u128::from(len);
+        let w = u128::from(width);
+        let pixel_start = |p: u32| a + (u128::from(p) * span).div_ceil(w) as u64;
         for row in &view.rows {
-            let expected = spans
-                .iter()
-                .filter(|s| s.process.0 == row.process && s.start.0 < b && s.end.0 > a)
-                .count();
-            let counted: usize = row.span_start.len()
-                + row.bins().iter().map(|b| b.count as usize).sum::<usize>();
+            let mine: Vec<_> = spans.iter().filter(|s| s.process.0 == row.process).collect();
+            let runs = row.runs();
+            prop_assert!(runs.len() <= width as usize);
+            prop_assert_eq!(row.width.iter().sum::<u32>(), width, "row {} covers the width", row.process);
+            let expected = mine.iter().filter(|s| s.start.0 < b && s.end.0 > a).count();
+            let counted: usize = runs.iter().map(|r| r.count as usize).sum();
             prop_assert_eq!(counted, expected, "row {}", row.process);
-            prop_assert!(row.span_start.len() + row.bins().len() <= 2 * width as usize + 2);
-            prop_assert!(row.bins().iter().all(|b| b.px_first <= b.px_last && b.px_last < width));
+            // Pixel by pixel against a brute force over the spans.
+            for run in &runs {
+                let mut count = 0;
+                for p in run.px_first..=run.px_last {
+                    let (ps, pe) = (pixel_start(p), pixel_start(p + 1));
+                    let state = if ps == pe {
+                        mine.iter().find(|s| s.start.0 < ps && s.end.0 >= ps).map(|s| s.state)
+                    } else {
+                        let (mut computing, mut blocked) = (0, 0);
+                        for s in &mine {
+                            let overlap = s.end.0.min(pe).saturating_sub(s.start.0.max(ps));
+                            match s.state {
+                                Computing => computing += overlap,
+                                Blocked => blocked += overlap,
+                            }
+                        }
+                        (computing + blocked > 0)
+                            .then_some(if computing >= blocked { Computing } else { Blocked })
+                    };
+                    let starting = mine
+                        .iter()
+                        .filter(|s| s.end.0 > a && (ps..pe).contains(&s.start.0.max(a)))
+                        .count();
+                    prop_assert_eq!(run.state, state, "row {} pixel {}", row.process, p);
+                    prop_assert_eq!(run.more, starting >= 2, "row {} pixel {}", row.process, p);
+                    count += starting;
+                }
+                prop_assert_eq!(run.count as usize, count, "row {} run {:?}", row.process, run);
+            }
         }
         let time = trace.events.time();
         let process = trace.events.process();
@@ -150,8 +230,13 @@ proptest! {
                 time[s].0 < b && time[r].0 >= a && (in_rows(process[s].0) || in_rows(process[r].0))
             })
             .count();
-        let answered = view.messages.send.len()
-            + view.bundles.iter().map(|b| b.count as usize).sum::<usize>();
+        let answered = view.messages.send_px.len()
+            + view.bundles.count.iter().map(|&c| c as usize).sum::<usize>();
         prop_assert_eq!(answered, expected);
+        let arrows = view.messages.send_px.len() + view.bundles.len();
+        prop_assert!(
+            arrows <= (2 * width as usize).max(MIN_ARROW_BUDGET) || view.bucket_px >= width,
+            "{} arrows at {} px buckets", arrows, view.bucket_px
+        );
     }
 }
