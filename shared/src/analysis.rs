@@ -521,7 +521,7 @@ fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) ->
 }
 
 /// Groups weights by a key and ranks them, heaviest first; unattributed weight is "(none)".
-fn shares<T>(items: &[T], total: f64, key: impl Fn(&T) -> Option<String>) -> Vec<Share>
+pub(crate) fn shares<T>(items: &[T], total: f64, key: impl Fn(&T) -> Option<String>) -> Vec<Share>
 where
     T: HasWeight,
 {
@@ -534,7 +534,7 @@ where
     rank(sums, total)
 }
 
-fn rank(sums: HashMap<String, f64>, total: f64) -> Vec<Share> {
+pub(crate) fn rank(sums: HashMap<String, f64>, total: f64) -> Vec<Share> {
     let mut out: Vec<Share> = sums
         .into_iter()
         .map(|(name, weight)| Share {
@@ -551,7 +551,7 @@ fn rank(sums: HashMap<String, f64>, total: f64) -> Vec<Share> {
     out
 }
 
-trait HasWeight {
+pub(crate) trait HasWeight {
     fn weight(&self) -> f64;
 }
 
@@ -600,6 +600,12 @@ fn critical_path_report(
 
 /// NPT per process, region (inclusive and exclusive) and phase, from every computation edge.
 fn npt(cx: &Context<'_>) -> Npt {
+    npt_in(cx, (0, u64::MAX), &|_| true)
+}
+
+/// Normalized processor time (decision D-b) of the processes `keep` accepts, over the window
+/// `[from, to)` only: each computation is clipped to the window. Shares are of this total.
+pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
     let trace = cx.trace;
     let e = &trace.events;
     let mut by_process: HashMap<String, f64> = HashMap::new();
@@ -615,15 +621,21 @@ fn npt(cx: &Context<'_>) -> Npt {
     };
     let mut total = 0.0;
     for process in trace.process_ids() {
+        if !keep(process) {
+            continue;
+        }
         stack.clear();
         let node = trace.processes[process.index()].node;
         let mut process_total = 0.0;
         let mut prev: Option<EventIdx> = None;
         for v in cx.graph.program(process) {
             if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
-                let value =
-                    cx.timeline
-                        .normalized_time(node, cx.graph.time(p).0, cx.graph.time(v).0);
+                let (a, b) = (cx.graph.time(p).0.max(from), cx.graph.time(v).0.min(to));
+                let value = if a < b {
+                    cx.timeline.normalized_time(node, a, b)
+                } else {
+                    0.0
+                };
                 if value > 0.0 {
                     process_total += value;
                     let mut seen: Vec<RegionId> = Vec::with_capacity(stack.len());

@@ -20,6 +20,7 @@ pub mod model;
 pub mod native;
 pub mod pairing;
 pub mod patterns;
+pub mod selection;
 pub mod states;
 pub mod stats;
 pub mod summary;

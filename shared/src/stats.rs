@@ -126,6 +126,12 @@ pub fn statistics(trace: &Trace, subject: Subject, window: Option<(Time, Time)>)
             );
         }
     }
+    let window_len = end.0.saturating_sub(start.0);
+    statistics_of(occurrences, window_len)
+}
+
+/// Statistics of occurrences given as (start, duration), over a window `window_len` ticks long.
+pub fn statistics_of(mut occurrences: Vec<(u64, Option<u64>)>, window_len: u64) -> Statistics {
     occurrences.sort_unstable();
     let mut gaps: Vec<f64> = occurrences
         .windows(2)
@@ -136,7 +142,7 @@ pub fn statistics(trace: &Trace, subject: Subject, window: Option<(Time, Time)>)
         .filter_map(|o| o.1)
         .map(|d| d as f64)
         .collect();
-    let window_len = end.0.saturating_sub(start.0).max(1) as f64;
+    let window_len = window_len.max(1) as f64;
     Statistics {
         count: occurrences.len() as u64,
         rate: occurrences.len() as f64 / window_len,

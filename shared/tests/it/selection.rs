@@ -1,0 +1,200 @@
+//! Analyses of a selection (a window and a set of processes) on the founding worked example,
+//! with values worked by hand from analysis.md §10 (T4a, T4b, T6′, T13).
+
+use serde_json::{Value, json};
+use shared::analysis::{AnalysisOptions, Context, analyze_context};
+use shared::selection::{self, Selection, SelectionError};
+
+use crate::load;
+
+/// Every selection result of the worked example for `window` and `processes`, as one JSON
+/// object: `summary`, `critical_path`, `wcpa`, `npt`, `matrix`, `statistics` (by
+/// "subject name"), `wait_states`.
+fn select(window: (Option<u64>, Option<u64>), processes: Option<&str>) -> Value {
+    let trace = load("t4-worked-example.json");
+    let cx = Context::new(&trace);
+    let analysis = analyze_context(&cx, AnalysisOptions::default());
+    let waits = shared::waits::wait_states(&cx);
+    let s = Selection::new(&trace, window.0, window.1, processes).expect("a valid selection");
+    let statistics: serde_json::Map<String, Value> = selection::statistics(&cx, &s)
+        .into_iter()
+        .map(|row| {
+            (
+                format!("{} {}", row.subject, row.name),
+                serde_json::to_value(row.statistics).expect("serializes"),
+            )
+        })
+        .collect();
+    json!({
+        "summary": selection::summary(&cx, &s),
+        "critical_path": selection::path_in(&trace, &analysis.critical_path.segments, &s, 100),
+        "wcpa": selection::path_in(&trace, &analysis.wcpa.segments, &s, 100),
+        "npt": selection::npt(&cx, &s),
+        "matrix": selection::matrix(&cx, &s),
+        "statistics": statistics,
+        "wait_states": selection::waits_in(&trace, &waits, &s, 100),
+    })
+}
+
+fn check(window: (Option<u64>, Option<u64>), processes: Option<&str>, expected: &[(&str, f64)]) {
+    let got = select(window, processes);
+    let failures: Vec<String> = expected
+        .iter()
+        .filter_map(
+            |&(pointer, want)| match got.pointer(pointer).and_then(Value::as_f64) {
+                Some(value) if (value - want).abs() <= 1e-9 => None,
+                value => Some(format!("{pointer}: expected {want}, got {value:?}")),
+            },
+        )
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "window {window:?}, processes {processes:?}:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_whole_trace_selected_gives_the_whole_trace_values() {
+    // T4a: the critical path is 69 (A 25 + 10 + 3 on A's side, m2's transit charged to its
+    // receiver A; 8 + 5 + 3 + 15 on B's); T4b: WCPA 101; T6′: NPT 29 + 34 = 63.
+    check(
+        (None, None),
+        None,
+        &[
+            ("/critical_path/weight", 69.0),
+            ("/critical_path/total_segments", 7.0),
+            ("/wcpa/weight", 101.0),
+            ("/npt/total", 63.0),
+            ("/summary/computing", 85.0),
+            ("/summary/blocked", 37.0),
+            // A: init, send, receive call, arrival, send, exit; B: init and two receives (call,
+            // arrival), a send, exit.
+            ("/summary/events", 13.0),
+            ("/summary/messages_sent", 3.0),
+            ("/summary/bytes_sent", 2100.0),
+            ("/matrix/messages", 3.0),
+            ("/wait_states/time", 16.0),
+            ("/statistics/state blocked/count", 3.0),
+            ("/statistics/state blocked/duration/median", 13.0),
+        ],
+    );
+}
+
+#[test]
+fn one_process_keeps_its_part_of_the_paths_npt_and_waits() {
+    // A: comp 25 + m2 10 + comp 3 on the critical path = 38; WCPA 30 + 15 + 6 = 51;
+    // NPT (T6′) 15 + 9 + 3 + 2 = 29; Late Sender at A's receive (T13) 3.
+    check(
+        (None, None),
+        Some("0"),
+        &[
+            ("/critical_path/weight", 38.0),
+            ("/wcpa/weight", 51.0),
+            ("/npt/total", 29.0),
+            ("/wait_states/time", 3.0),
+            ("/summary/computing", 40.0),
+            ("/summary/blocked", 13.0),
+            ("/matrix/messages", 0.0),
+        ],
+    );
+    // B: 8 + 5 + 3 + 15 = 31; WCPA 8 + 8 + 4 + 30 = 50; NPT 34; Late Senders 5 + 8 = 13.
+    check(
+        (None, None),
+        Some("1"),
+        &[
+            ("/critical_path/weight", 31.0),
+            ("/wcpa/weight", 50.0),
+            ("/npt/total", 34.0),
+            ("/wait_states/time", 13.0),
+        ],
+    );
+}
+
+#[test]
+fn a_window_clips_the_paths_and_counts_what_starts_in_it() {
+    // [0, 30): A's comp 25 and 5 of m1's transit (25 → 33); NPT: both busy on [0, 20)
+    // (10 each), A alone on [20, 30) (10); B's blocked span starts at 20.
+    check(
+        (Some(0), Some(30)),
+        None,
+        &[
+            ("/critical_path/weight", 30.0),
+            ("/critical_path/by_phase/0/weight", 30.0),
+            ("/npt/total", 30.0),
+            ("/summary/per_process/0/computing", 30.0),
+            ("/summary/per_process/1/computing", 20.0),
+            ("/summary/per_process/1/blocked", 10.0),
+            ("/summary/messages_sent", 1.0),
+            ("/summary/messages_received", 0.0),
+            ("/statistics/state blocked/count", 1.0),
+            ("/matrix/count/0", 1.0),
+            ("/matrix/transit/0", 8.0),
+        ],
+    );
+    // [0, 35) on B: busy 20 + 2, blocked 13, share 22/35; m1 arrived at 33 (Late Sender 5).
+    check(
+        (Some(0), Some(35)),
+        Some("1"),
+        &[
+            ("/summary/computing", 22.0),
+            ("/summary/blocked", 13.0),
+            ("/summary/busy_share", 22.0 / 35.0),
+            ("/summary/messages_received", 1.0),
+            ("/wait_states/time", 5.0),
+        ],
+    );
+}
+
+#[test]
+fn windows_and_processes_partition_the_paths_and_npt() {
+    for cut in [1, 20, 25, 33, 48, 60] {
+        for (pointer, whole) in [
+            ("/critical_path/weight", 69.0),
+            ("/wcpa/weight", 101.0),
+            ("/npt/total", 63.0),
+        ] {
+            let part = |v: &Value| {
+                v.pointer(pointer)
+                    .and_then(Value::as_f64)
+                    .expect("a number")
+            };
+            let (a, b) = (
+                part(&select((None, Some(cut)), None)),
+                part(&select((Some(cut), None), None)),
+            );
+            assert!(
+                (a + b - whole).abs() < 1e-9,
+                "{pointer} at {cut}: {a} + {b} != {whole}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_selections_say_what_is_wrong() {
+    let trace = load("t4-worked-example.json");
+    assert_eq!(
+        Selection::new(&trace, Some(9), Some(9), None),
+        Err(SelectionError::Window { start: 9, end: 9 })
+    );
+    assert!(matches!(
+        Selection::new(&trace, None, None, Some("0,x")),
+        Err(SelectionError::Syntax { at: 2, .. })
+    ));
+    assert!(matches!(
+        Selection::new(&trace, None, None, Some("1-0")),
+        Err(SelectionError::Syntax { at: 0, .. })
+    ));
+    let error = Selection::new(&trace, None, None, Some("0, 2")).expect_err("only 2 processes");
+    assert_eq!(
+        error,
+        SelectionError::NoProcess {
+            process: 2,
+            count: 2
+        }
+    );
+    assert!(error.to_string().contains("0 to 1"), "{error}");
+    let both = Selection::new(&trace, None, None, Some(" 0-1 ")).expect("valid");
+    assert_eq!(both, Selection::whole(&trace));
+}
