@@ -4,6 +4,7 @@
 //! This is the only crate that knows SQL. It calls `shared` for everything about traces.
 
 pub mod analyze;
+pub mod cache;
 pub mod db;
 pub mod http;
 pub mod ingest;
@@ -26,7 +27,9 @@ pub struct AppState {
     /// The largest upload accepted, in bytes.
     pub max_upload_bytes: usize,
     /// Viewport indexes of recently viewed runs.
-    pub viewports: std::sync::Arc<http::viewport::ViewportCache>,
+    pub viewports: std::sync::Arc<cache::RunCache<shared::viewport::ViewportIndex>>,
+    /// Recently analysed runs, for the selection endpoints.
+    pub loaded: std::sync::Arc<cache::RunCache<cache::LoadedRun>>,
     /// The progress of recent uploads.
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
@@ -59,7 +62,8 @@ impl AppState {
             pool,
             site_dir,
             max_upload_bytes,
-            viewports: std::sync::Arc::default(),
+            viewports: std::sync::Arc::new(cache::RunCache::new(4)),
+            loaded: std::sync::Arc::new(cache::RunCache::new(2)),
             uploads: std::sync::Arc::default(),
             timeouts: Timeouts::default(),
         }

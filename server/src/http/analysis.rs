@@ -2,6 +2,15 @@
 //! analyze --json` (summary, metrics, critical path and WCPA with the phase table, NPT ranking,
 //! wait states, critical-path profile, clock violations). The default report is computed once
 //! and kept in `run_analyses`; `?min_latency=` or `?what_if=` compute a fresh one.
+//!
+//! `GET /api/runs/{id}/analysis/{part}?start=&end=&processes=&limit=` answers one part of the
+//! analysis restricted to a time window and a set of processes (`0,2-5`), as
+//! `shared::selection` defines it: `summary`, `critical-path`, `wcpa` (with its phase table),
+//! `npt`, `statistics`, `matrix`, `wait-states`, `diagnostics`. Lists hold at most `limit`
+//! items (default 1,000) and say how many there are. The run's trace and whole-run analyses
+//! are built on first use and kept for the last 2 runs.
+
+use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -11,11 +20,14 @@ use serde::Deserialize;
 
 use super::error::{ApiQuery, AppError};
 use super::runs::IMMUTABLE;
+use crate::cache::LoadedRun;
 use crate::{AppState, analyze, db, ingest};
 
 /// The routes under `/api/runs/{id}/analysis`.
 pub fn router() -> axum::Router<AppState> {
-    axum::Router::new().route("/runs/{id}/analysis", get(analysis))
+    axum::Router::new()
+        .route("/runs/{id}/analysis", get(analysis))
+        .route("/runs/{id}/analysis/{part}", get(part))
 }
 
 /// Query parameters: the `analyze` command's options.
@@ -81,4 +93,113 @@ fn json_response(json: String) -> Response {
         json,
     )
         .into_response()
+}
+
+/// The parts answered for a selection.
+const PARTS: [&str; 8] = [
+    "summary",
+    "critical-path",
+    "wcpa",
+    "npt",
+    "statistics",
+    "matrix",
+    "wait-states",
+    "diagnostics",
+];
+
+/// The default and the largest number of list items in a part.
+const DEFAULT_LIMIT: usize = 1_000;
+const MAX_LIMIT: usize = 100_000;
+
+/// Query parameters of a part: the selection and a list limit.
+#[derive(Deserialize, Default)]
+struct PartParams {
+    /// The window's first tick (default: the first event).
+    start: Option<u64>,
+    /// The tick after the window (default: just after the last event).
+    end: Option<u64>,
+    /// Process numbers and ranges, e.g. `0,2-5` (default: all).
+    processes: Option<String>,
+    /// The most list items answered.
+    limit: Option<usize>,
+}
+
+async fn part(
+    State(state): State<AppState>,
+    Path((id, part)): Path<(String, String)>,
+    ApiQuery(params): ApiQuery<PartParams>,
+) -> Result<Response, AppError> {
+    ingest::check_run_id(&id)?;
+    if !PARTS.contains(&part.as_str()) {
+        return Err(AppError::NotFound(format!(
+            "there is no analysis part {part:?}; the parts are {}",
+            PARTS.join(", ")
+        )));
+    }
+    let loaded = loaded_run(&state, &id).await?;
+    let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
+        loaded.with_dependent(|trace, prepared| {
+            let selection = shared::selection::Selection::new(
+                trace,
+                params.start,
+                params.end,
+                params.processes.as_deref(),
+            )
+            .map_err(|e| AppError::BadRequest(e.to_string()))?;
+            let limit = params.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT);
+            let cx = &prepared.cx;
+            let analysis = &prepared.analysis;
+            use shared::selection as s;
+            let json = match part.as_str() {
+                "summary" => serde_json::to_string(&s::summary(cx, &selection)),
+                "critical-path" => serde_json::to_string(&s::path_in(
+                    trace,
+                    &analysis.critical_path.segments,
+                    &selection,
+                    limit,
+                )),
+                "wcpa" => serde_json::to_string(&s::path_in(
+                    trace,
+                    &analysis.wcpa.segments,
+                    &selection,
+                    limit,
+                )),
+                "npt" => serde_json::to_string(&s::npt(cx, &selection)),
+                "statistics" => serde_json::to_string(&s::statistics(cx, &selection)),
+                "matrix" => serde_json::to_string(&s::matrix(cx, &selection)),
+                "wait-states" => {
+                    serde_json::to_string(&s::waits_in(trace, &prepared.waits, &selection, limit))
+                }
+                _ => serde_json::to_string(&s::diagnostics_in(
+                    trace,
+                    &analysis.diagnostics,
+                    &selection,
+                    limit,
+                )),
+            };
+            Ok(json.map_err(anyhow::Error::from)?)
+        })
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the selection task failed: {e}"))??;
+    Ok(json_response(json))
+}
+
+/// The run's trace and whole-run analyses, from the cache or built from the stored model.
+async fn loaded_run(state: &AppState, id: &str) -> Result<Arc<LoadedRun>, AppError> {
+    if let Some(loaded) = state.loaded.get(id) {
+        return Ok(loaded);
+    }
+    let model_gz = db::get_model_json_gz(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::no_run(id))?;
+    let owned_id = id.to_owned();
+    let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedRun, AppError> {
+        Ok(LoadedRun::load(ingest::decode_model(&model_gz, &owned_id)?))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the loading task failed: {e}"))??;
+    let loaded = Arc::new(loaded);
+    state.loaded.put(id, Arc::clone(&loaded));
+    Ok(loaded)
 }

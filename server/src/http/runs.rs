@@ -204,7 +204,11 @@ async fn delete_run(
             ))
         })?;
     match db::delete_run(&state.pool, &id, &ingest::token_hash(token)).await? {
-        db::Deleted::Yes => Ok(StatusCode::NO_CONTENT),
+        db::Deleted::Yes => {
+            state.viewports.remove(&id);
+            state.loaded.remove(&id);
+            Ok(StatusCode::NO_CONTENT)
+        }
         db::Deleted::NoSuchRun => Err(not_found()),
         db::Deleted::WrongToken => Err(AppError::Forbidden(
             "the delete token is not this run's".to_owned(),

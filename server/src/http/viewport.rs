@@ -2,11 +2,10 @@
 //! a range of rows and a width in pixels (see `shared::viewport`).
 //!
 //! A run's [`ViewportIndex`] is built on first use from the stored model and kept in a small
-//! in-memory cache. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
+//! in-memory cache (the last 4 runs). Runs never change, so answers carry `Cache-Control: immutable` and an ETag
 //! made of the run and the request.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -18,33 +17,6 @@ use shared::viewport::{ViewportIndex, ViewportRequest};
 use super::error::{ApiQuery, AppError};
 use super::runs::IMMUTABLE;
 use crate::{AppState, db, ingest};
-
-/// How many runs' indexes are kept in memory.
-const CACHED_RUNS: usize = 4;
-
-/// The most recently used runs' viewport indexes.
-#[derive(Default)]
-pub struct ViewportCache {
-    entries: Mutex<VecDeque<(String, Arc<ViewportIndex>)>>,
-}
-
-impl ViewportCache {
-    fn get(&self, id: &str) -> Option<Arc<ViewportIndex>> {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let at = entries.iter().position(|(k, _)| k == id)?;
-        let entry = entries.remove(at)?;
-        let index = Arc::clone(&entry.1);
-        entries.push_front(entry);
-        Some(index)
-    }
-
-    fn put(&self, id: String, index: Arc<ViewportIndex>) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.retain(|(k, _)| *k != id);
-        entries.push_front((id, index));
-        entries.truncate(CACHED_RUNS);
-    }
-}
 
 /// The routes under `/api/runs/{id}/viewport`.
 pub fn router() -> axum::Router<AppState> {
@@ -68,7 +40,7 @@ async fn index_of(state: &AppState, id: &str) -> Result<Arc<ViewportIndex>, AppE
     .await
     .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))??;
     let index = Arc::new(index);
-    state.viewports.put(id.to_owned(), Arc::clone(&index));
+    state.viewports.put(id, Arc::clone(&index));
     Ok(index)
 }
 

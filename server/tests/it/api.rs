@@ -1,11 +1,14 @@
-//! The HTTP API, exercised with `app(state).oneshot(..)` on a real SQLite file.
+//! The HTTP API, exercised with `app(state).oneshot(..)` on a real SQLite file: a temporary
+//! one opened by `db::open`, or the fresh migrated database `#[sqlx::test]` gives each test.
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
+use serde_json::Value;
 use server::{AppState, app, db};
 use shared::api::{ApiError, CreatedRun, RunDetail, RunList};
+use sqlx::SqlitePool;
 use tower::ServiceExt as _;
 
 use crate::shared_data;
@@ -19,6 +22,14 @@ struct TestServer {
 impl TestServer {
     async fn new(max_upload_bytes: usize) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
+        let pool = db::open(&dir.path().join("data/test.db"))
+            .await
+            .expect("database opens");
+        TestServer::on_pool(dir, pool, max_upload_bytes)
+    }
+
+    /// A server on `pool` (e.g. the fresh, migrated database `#[sqlx::test]` hands a test).
+    fn on_pool(dir: tempfile::TempDir, pool: SqlitePool, max_upload_bytes: usize) -> TestServer {
         let site_dir = dir.path().join("site");
         std::fs::create_dir_all(&site_dir).expect("site dir");
         std::fs::write(
@@ -26,9 +37,6 @@ impl TestServer {
             "<!doctype html><title>Tracescope</title>",
         )
         .expect("index");
-        let pool = db::open(&dir.path().join("data/test.db"))
-            .await
-            .expect("database opens");
         TestServer {
             dir,
             state: AppState::new(pool, site_dir, max_upload_bytes),
@@ -735,4 +743,91 @@ async fn a_request_past_its_deadline_is_408_in_the_error_shape() {
     );
     // A request that finishes in time is answered as usual.
     server.upload_ok("t4.json", worked_example()).await;
+}
+
+/// The analysis of a selection, part by part, on the worked example (values worked by hand in
+/// shared/tests/it/selection.rs from analysis.md §10).
+#[sqlx::test(migrations = "../migrations")]
+async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
+    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let part = |q: &str| {
+        let uri = format!("/api/runs/{}/analysis/{q}", run.id);
+        let server = &server;
+        async move {
+            let (status, body) = server.get(&uri).await;
+            (status, body)
+        }
+    };
+    let number = |v: &Value, pointer: &str| {
+        v.pointer(pointer)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{pointer} in {v}"))
+    };
+    let ok = |(status, body): (StatusCode, Vec<u8>)| {
+        assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+        json::<Value>(&body)
+    };
+    // A's share of the critical path: comp 25 + m2's transit 10 + comp 3.
+    let cp = ok(part("critical-path?processes=0").await);
+    assert_eq!(number(&cp, "/weight"), 38.0);
+    // WCPA over [0, 30): A's first computation (weight 30) and 5 of m1's 8 transit ticks.
+    let wcpa = ok(part("wcpa?start=0&end=30").await);
+    assert_eq!(number(&wcpa, "/weight"), 35.0);
+    assert_eq!(number(&wcpa, "/by_phase/0/share"), 1.0);
+    let summary = ok(part("summary?start=0&end=35&processes=1").await);
+    assert_eq!(number(&summary, "/computing"), 22.0);
+    assert_eq!(number(&summary, "/blocked"), 13.0);
+    assert_eq!(number(&ok(part("npt?processes=0").await), "/total"), 29.0);
+    let matrix = ok(part("matrix").await);
+    assert_eq!(number(&matrix, "/messages"), 3.0);
+    assert_eq!(matrix["count"], serde_json::json!([2, 1]));
+    let waits = ok(part("wait-states?limit=1").await);
+    assert_eq!(number(&waits, "/total"), 3.0);
+    assert_eq!(number(&waits, "/time"), 16.0);
+    assert_eq!(waits["wait_states"].as_array().map(Vec::len), Some(1));
+    let statistics = ok(part("statistics").await);
+    let blocked = statistics
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "blocked"))
+        .expect("a row for the blocked state");
+    assert_eq!(number(blocked, "/statistics/count"), 3.0);
+    assert!(ok(part("diagnostics").await)["total"].is_u64());
+
+    for (query, status, says) in [
+        ("bogus", StatusCode::NOT_FOUND, "the parts are"),
+        ("summary?processes=0,x", StatusCode::BAD_REQUEST, "byte 2"),
+        ("summary?processes=5", StatusCode::BAD_REQUEST, "0 to 1"),
+        ("npt?start=9&end=3", StatusCode::BAD_REQUEST, "window"),
+        ("npt?limit=many", StatusCode::BAD_REQUEST, "limit"),
+    ] {
+        let (got, body) = part(query).await;
+        assert_eq!(got, status, "{query}");
+        let error: ApiError = json(&body);
+        assert!(error.message.contains(says), "{query}: {}", error.message);
+    }
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn a_deleted_run_is_gone_from_the_caches_too(pool: SqlitePool) {
+    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let viewport = format!(
+        "/api/runs/{}/viewport?start=0&end=69&first_row=0&last_row=1&width_px=10",
+        run.id
+    );
+    let summary = format!("/api/runs/{}/analysis/summary", run.id);
+    assert_eq!(server.get(&viewport).await.0, StatusCode::OK);
+    assert_eq!(server.get(&summary).await.0, StatusCode::OK);
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &format!("/api/runs/{}", run.id),
+            &[("x-delete-token", &run.delete_token)],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(server.get(&viewport).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(server.get(&summary).await.0, StatusCode::NOT_FOUND);
 }
