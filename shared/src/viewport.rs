@@ -28,7 +28,7 @@ use crate::pairing::Pairing;
 use crate::states::{State, state_spans_of};
 
 /// The widest viewport answered, in pixels.
-pub const MAX_WIDTH_PX: u32 = 16_384;
+pub const MAX_WIDTH_PX: u32 = 32_768;
 
 /// The most rows one viewport answers.
 pub const MAX_ROWS: u32 = 4_096;
@@ -49,6 +49,47 @@ pub struct ViewportRequest {
     pub last_row: u32,
     /// The width in pixels.
     pub width_px: u32,
+}
+
+/// Pixels in a quantisation tile: quantised windows start on multiples of this many pixels.
+pub const TILE_PX: u32 = 256;
+
+impl ViewportRequest {
+    /// A request that covers `[start, end)` at `width_px` or finer, on a grid that neighbouring
+    /// requests share, so caches (the browser's, the server's ETags) hit while panning and
+    /// zooming: ticks per pixel is a power of two (at least 1, at most the requested
+    /// resolution), the window starts on a multiple of [`TILE_PX`] pixels and is a whole number
+    /// of tiles wide. The answer is at most `2 · width_px + 2 · TILE_PX` pixels wide; the
+    /// caller draws the part it wants.
+    pub fn quantised(
+        start: u64,
+        end: u64,
+        first_row: u32,
+        last_row: u32,
+        width_px: u32,
+    ) -> ViewportRequest {
+        let end = end.max(start.saturating_add(1));
+        let width = u64::from(width_px.max(1));
+        // The largest power of two not above the requested ticks per pixel.
+        let wanted = (end - start) / width;
+        let per_px = if wanted <= 1 {
+            1
+        } else {
+            1u64 << (63 - wanted.leading_zeros())
+        };
+        let tile = per_px.saturating_mul(u64::from(TILE_PX));
+        let q_start = start - start % tile;
+        let tiles = (end - q_start).div_ceil(tile);
+        let q_end = q_start.saturating_add(tiles.saturating_mul(tile));
+        let px = tiles.saturating_mul(u64::from(TILE_PX));
+        ViewportRequest {
+            start: q_start,
+            end: q_end,
+            first_row,
+            last_row,
+            width_px: u32::try_from(px).unwrap_or(u32::MAX),
+        }
+    }
 }
 
 /// Why a viewport cannot be answered.

@@ -6,7 +6,9 @@ use shared::graph::ExecutionGraph;
 use shared::model::Trace;
 use shared::pairing::pair_messages;
 use shared::states::State::{Blocked, Computing};
-use shared::viewport::{MIN_ARROW_BUDGET, Run, ViewportError, ViewportIndex, ViewportRequest};
+use shared::viewport::{
+    MIN_ARROW_BUDGET, Run, TILE_PX, ViewportError, ViewportIndex, ViewportRequest,
+};
 
 use crate::load;
 
@@ -163,6 +165,29 @@ fn bad_requests_are_refused() {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn quantised_windows_cover_the_request_on_a_shared_grid(
+        start in 0u64..1u64 << 40, len in 1u64..1u64 << 36, width in 1u32..4_000, pan in 0u64..64,
+    ) {
+        let q = ViewportRequest::quantised(start, start + len, 0, 7, width);
+        let per_px = (q.end - q.start) / u64::from(q.width_px);
+        prop_assert!(per_px.is_power_of_two());
+        prop_assert_eq!((q.end - q.start) % u64::from(q.width_px), 0);
+        prop_assert!(q.start <= start && q.end >= start + len, "{:?}", q);
+        // At least the resolution asked for, and not much more pixels.
+        prop_assert!(per_px <= (len / u64::from(width)).max(1));
+        prop_assert!(q.width_px <= 2 * width + 2 * TILE_PX, "{:?}", q);
+        prop_assert_eq!(q.start % (per_px * u64::from(TILE_PX)), 0);
+        // Panning by less than a pixel of the grid keeps the same request unless it crosses a
+        // tile edge.
+        let panned = ViewportRequest::quantised(start + pan.min(per_px - 1), start + len + pan.min(per_px - 1), 0, 7, width);
+        if (start + pan.min(per_px - 1)) / (per_px * u64::from(TILE_PX)) == start / (per_px * u64::from(TILE_PX))
+            && (start + len + pan.min(per_px - 1)).div_ceil(per_px * u64::from(TILE_PX)) == (start + len).div_ceil(per_px * u64::from(TILE_PX))
+        {
+            prop_assert_eq!(panned, q);
+        }
+    }
 
     #[test]
     fn every_span_and_message_is_answered_once_within_the_pixels(
