@@ -87,3 +87,12 @@ pub async fn upload_progress(key: &str) -> ApiResult<shared::api::UploadProgress
         .map_err(|e| format!("the server is unreachable: {e}"))?;
     decode(res).await
 }
+
+/// Any JSON resource of the API (an analysis part, the run's report).
+pub async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> ApiResult<T> {
+    let res = Request::get(url)
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
+    decode(res).await
+}

@@ -402,6 +402,17 @@ impl ViewportIndex {
         self.pair_from.len()
     }
 
+    /// The state span of `row` holding tick `tick` (start, end, state), if any.
+    pub fn span_at(&self, row: u32, tick: u64) -> Option<(u64, u64, State)> {
+        let (lo, hi) = (
+            *self.row_start.get(row as usize)?,
+            *self.row_start.get(row as usize + 1)?,
+        );
+        let k = lo + self.span_end[lo..hi].partition_point(|&e| e <= tick);
+        (k < hi && self.span_start[k] <= tick)
+            .then(|| (self.span_start[k], self.span_end[k], self.span_state[k]))
+    }
+
     /// Answers a viewport.
     pub fn query(&self, request: &ViewportRequest) -> Result<Viewport, ViewportError> {
         let &ViewportRequest {

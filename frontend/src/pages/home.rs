@@ -13,12 +13,15 @@ pub fn HomePage() -> impl IntoView {
     let runs = LocalResource::new(api::list_runs);
     let (status, set_status) = signal(None::<Result<String, String>>);
     let (dragging, set_dragging) = signal(false);
+    // The upload's progress bar, from 0 to 1, while one is under way.
+    let bar = RwSignal::new(None::<f64>);
     let navigate = use_navigate();
 
     let upload = move |file: web_sys::File| {
         let navigate = navigate.clone();
         let name = file.name();
         set_status.set(Some(Ok(format!("Uploading {name}…"))));
+        bar.set(Some(0.0));
         let key = upload_key();
         // Poll the server's progress for this upload until the upload answers.
         let done = RwSignal::new(false);
@@ -32,6 +35,7 @@ pub fn HomePage() -> impl IntoView {
                         && !done.get_untracked()
                     {
                         set_status.set(Some(Ok(progress_text(&name, &progress))));
+                        bar.set(progress_fraction(&progress));
                     }
                 });
             }
@@ -40,6 +44,7 @@ pub fn HomePage() -> impl IntoView {
         spawn_local(async move {
             let result = api::upload_run(file, &key).await;
             done.set(true);
+            bar.set(None);
             if let Some(interval) = interval {
                 interval.clear();
             }
@@ -87,6 +92,14 @@ pub fn HomePage() -> impl IntoView {
                 "Choose a trace file"
                 <input type="file" data-testid="trace-file" on:change=on_change/>
             </label>
+            {move || bar.get().map(|fraction| view! {
+                <progress
+                    class="upload-progress"
+                    data-testid="upload-progress"
+                    max="1"
+                    value=fraction.to_string()
+                ></progress>
+            })}
             {move || status.get().map(|s| match s {
                 Ok(text) => view! { <p class="status" role="status">{text}</p> }.into_any(),
                 Err(text) => view! { <p class="error" role="alert">{text}</p> }.into_any(),
@@ -135,6 +148,23 @@ pub fn progress_text(name: &str, progress: &shared::api::UploadProgress) -> Stri
     }
 }
 
+/// How far an upload has come, from 0 to 1: receiving the bytes is most of it, then reading,
+/// analysing and storing (the server reports phases, not their shares).
+pub fn progress_fraction(progress: &shared::api::UploadProgress) -> Option<f64> {
+    use shared::api::UploadPhase;
+    Some(match progress.phase {
+        UploadPhase::Receiving => match progress.bytes_total {
+            Some(total) if total > 0 => 0.6 * (progress.bytes_read as f64 / total as f64).min(1.0),
+            _ => 0.0,
+        },
+        UploadPhase::Parsing => 0.7,
+        UploadPhase::Analysing => 0.85,
+        UploadPhase::Storing => 0.95,
+        UploadPhase::Done => 1.0,
+        UploadPhase::Failed => return None,
+    })
+}
+
 /// The runs list as a table.
 #[component]
 fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
@@ -166,7 +196,7 @@ fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
 mod tests {
     use shared::api::{UploadPhase, UploadProgress};
 
-    use super::progress_text;
+    use super::{progress_fraction, progress_text};
 
     #[test]
     fn progress_reads_as_megabytes_and_phases() {
@@ -186,5 +216,19 @@ mod tests {
         );
         progress.phase = UploadPhase::Analysing;
         assert_eq!(progress_text("a.otf2", &progress), "Analysing a.otf2…");
+    }
+
+    #[test]
+    fn the_bar_fills_with_the_bytes_then_the_phases() {
+        let mut progress = UploadProgress {
+            phase: UploadPhase::Receiving,
+            bytes_read: 25,
+            bytes_total: Some(100),
+        };
+        assert_eq!(progress_fraction(&progress), Some(0.15));
+        progress.phase = UploadPhase::Storing;
+        assert_eq!(progress_fraction(&progress), Some(0.95));
+        progress.phase = UploadPhase::Failed;
+        assert_eq!(progress_fraction(&progress), None);
     }
 }

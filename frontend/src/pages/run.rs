@@ -107,6 +107,6 @@ pub fn RunView(
                 Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
             }}
         </div>
-        <GanttChart trace=trace initial_window=initial_window window=window/>
+        <GanttChart trace=trace run_id=Some(detail.run.id.clone()) initial_window=initial_window window=window/>
     }
 }

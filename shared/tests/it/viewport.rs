@@ -56,6 +56,15 @@ fn worked_example_at_full_resolution_is_every_span_and_message() {
 }
 
 #[test]
+fn the_span_under_a_tick_is_found() {
+    let index = index_of(&load("t4-worked-example.json"));
+    assert_eq!(index.span_at(0, 40), Some((35, 48, Blocked)));
+    assert_eq!(index.span_at(1, 0), Some((0, 20, Computing)));
+    assert_eq!(index.span_at(0, 60), None, "A has ended");
+    assert_eq!(index.span_at(7, 0), None, "no such row");
+}
+
+#[test]
 fn worked_example_zoomed_in_past_a_tick_a_pixel_keeps_every_pixel_painted() {
     let index = index_of(&load("t4-worked-example.json"));
     let view = index.query(&request(0, 69, 1000)).expect("answers");

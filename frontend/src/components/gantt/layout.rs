@@ -4,9 +4,11 @@
 //! Coordinates are CSS pixels with the origin at the canvas's top left.
 
 use shared::Trace;
+use shared::graph::ExecutionGraph;
 use shared::pairing::pair_messages;
-use shared::states::{State, state_spans};
+use shared::states::State;
 use shared::time::{Clock, Duration, Time};
+use shared::viewport::{MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state};
 
 use super::time_scale::{TimeScale, axis_step};
 
@@ -70,6 +72,97 @@ pub mod colors {
     pub const GRID: &str = "#d8dce3";
     /// The label column and axis background.
     pub const PANEL: &str = "#f3f5f8";
+    /// The "more here" mark on pixels that summarise several spans.
+    pub const MORE: &str = "#1d2330";
+    /// Bundled messages.
+    pub const BUNDLE: &str = "rgba(31, 58, 147, 0.25)";
+    /// The critical path overlay.
+    pub const PATH: &str = "#d62728";
+    /// The selected range.
+    pub const SELECTION: &str = "rgba(31, 58, 147, 0.12)";
+    /// The selected range's edges.
+    pub const SELECTION_EDGE: &str = "#1f3a93";
+}
+
+/// A range of time and rows chosen with Shift + drag.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RangeSelection {
+    /// The first tick (fractional).
+    pub start: f64,
+    /// The last tick.
+    pub end: f64,
+    /// The first row.
+    pub first_row: usize,
+    /// The last row.
+    pub last_row: usize,
+}
+
+/// One segment of a path overlay (critical path or WCPA): on one row (computation, blocked)
+/// or from the sender's row to the receiver's (a message's transit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathBar {
+    /// The row it starts on.
+    pub from_row: usize,
+    /// The row it ends on.
+    pub to_row: usize,
+    /// Its first tick.
+    pub start: u64,
+    /// Its last tick.
+    pub end: u64,
+}
+
+/// What is drawn over the bars: the selection and a path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overlays {
+    /// The selected range.
+    pub selection: Option<RangeSelection>,
+    /// The path's segments, in time order.
+    pub path: Vec<PathBar>,
+}
+
+/// The row under `y`, if any.
+pub fn row_at(g: &Geometry, n_rows: usize, y: f64) -> Option<usize> {
+    if y < g.axis_height {
+        return None;
+    }
+    let row = ((y - g.axis_height + g.scroll_y) / g.row_height).floor();
+    (row >= 0.0 && (row as usize) < n_rows).then_some(row as usize)
+}
+
+/// The path segment under the point `(x, y)` (canvas coordinates), within a few pixels.
+pub fn path_hit(
+    path: &[PathBar],
+    scale: &TimeScale,
+    g: &Geometry,
+    x: f64,
+    y: f64,
+) -> Option<usize> {
+    const TOLERANCE_PX: f64 = 4.0;
+    let x_of = |t: u64| g.label_width + scale.time_to_px(Time(t));
+    let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
+    path.iter().position(|bar| {
+        let (x1, x2) = (x_of(bar.start), x_of(bar.end));
+        if bar.from_row == bar.to_row {
+            (y - center(bar.from_row)).abs() <= g.row_height / 2.0
+                && x >= x1 - TOLERANCE_PX
+                && x <= x2 + TOLERANCE_PX
+        } else {
+            distance_to_segment((x, y), (x1, center(bar.from_row)), (x2, center(bar.to_row)))
+                <= TOLERANCE_PX
+        }
+    })
+}
+
+fn distance_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let length2 = dx * dx + dy * dy;
+    let t = if length2 == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length2).clamp(0.0, 1.0)
+    };
+    let (cx, cy) = (a.0 + t * dx, a.1 + t * dy);
+    ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt()
 }
 
 /// One thing to draw.
@@ -108,19 +201,29 @@ pub enum DrawItem {
         color: &'static str,
         align_right: bool,
     },
+    /// Messages bundled together: a band from `[x1a, x1b]` at `y1` to `[x2a, x2b]` at `y2`.
+    Band {
+        x1a: f64,
+        x1b: f64,
+        y1: f64,
+        x2a: f64,
+        x2b: f64,
+        y2: f64,
+        color: &'static str,
+    },
     /// Restricts the following items to a rectangle (`None` lifts it).
     Clip(Option<(f64, f64, f64, f64)>),
 }
 
-/// What the chart shows, computed once per trace.
-#[derive(Debug, Clone, PartialEq)]
+/// What the chart shows, computed once per trace: row labels and the level-of-detail index
+/// (`shared::viewport`, the same code the server's viewport API runs), so a frame costs the
+/// pixels it draws, not the events in the trace.
+#[derive(Debug, Clone)]
 pub struct GanttModel {
     /// One row per process: its label.
     pub rows: Vec<String>,
-    /// State bars: row, start, end, state.
-    pub spans: Vec<(usize, Time, Time, State)>,
-    /// Messages: sender row, send time, receiver row, arrival time.
-    pub messages: Vec<(usize, Time, usize, Time)>,
+    /// State spans and messages, ready for any window.
+    pub index: ViewportIndex,
     /// The first and last event times.
     pub bounds: (Time, Time),
     /// The trace's clock, for axis labels.
@@ -138,28 +241,11 @@ impl GanttModel {
                 None => p.name.clone(),
             })
             .collect();
-        let spans = state_spans(trace)
-            .into_iter()
-            .map(|s| (s.process.index(), s.start, s.end, s.state))
-            .collect();
-        let e = &trace.events;
-        let messages = pair_messages(trace)
-            .messages
-            .iter()
-            .map(|m| {
-                let (s, a) = (m.send.index(), m.arrival.index());
-                (
-                    e.process()[s].index(),
-                    e.time()[s],
-                    e.process()[a].index(),
-                    e.time()[a],
-                )
-            })
-            .collect();
+        let pairing = pair_messages(trace);
+        let graph = ExecutionGraph::new(trace, &pairing);
         GanttModel {
             rows,
-            spans,
-            messages,
+            index: ViewportIndex::new(trace, &pairing, &graph),
             bounds: trace.time_bounds().unwrap_or_default(),
             clock: trace.clock,
         }
@@ -172,7 +258,12 @@ impl GanttModel {
 }
 
 /// Lays out the chart: axis, row labels, state bars and message arrows inside the viewport.
-pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawItem> {
+pub fn layout(
+    model: &GanttModel,
+    scale: &TimeScale,
+    g: &Geometry,
+    overlays: &Overlays,
+) -> Vec<DrawItem> {
     let mut items = Vec::new();
     let plot_left = g.label_width;
     let plot = (
@@ -205,39 +296,61 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
         });
     }
     let (window_start, window_end) = scale.window();
-    for &(row, start, end, state) in &model.spans {
-        if !row_visible(row) || (end.0 as f64) < window_start || (start.0 as f64) > window_end {
+    let visible: Vec<usize> = (0..model.rows.len()).filter(|&r| row_visible(r)).collect();
+    if let (Some(&first), Some(&last)) = (visible.first(), visible.last()) {
+        bars_and_arrows(model, scale, g, (first, last), &mut items);
+    }
+    let x_at = |t: u64| plot_left + scale.time_to_px(Time(t));
+    let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
+    for bar in &overlays.path {
+        if (bar.end as f64) < window_start || (bar.start as f64) > window_end {
             continue;
         }
-        let x1 = x_of(start).max(plot_left - 1.0);
-        let x2 = x_of(end).min(g.width + 1.0);
-        let (inset, color) = match state {
-            State::Computing => (6.0, colors::COMPUTING),
-            State::Blocked => (11.0, colors::BLOCKED),
-        };
-        let y = g.row_top(row) + inset;
-        // A bar narrower than a pixel still shows: it is drawn one pixel wide.
+        if bar.from_row == bar.to_row {
+            items.push(DrawItem::Rect {
+                x: x_at(bar.start),
+                y: center(bar.from_row) - 2.5,
+                w: (x_at(bar.end) - x_at(bar.start)).max(2.0),
+                h: 5.0,
+                color: colors::PATH,
+            });
+        } else {
+            items.push(DrawItem::Line {
+                x1: x_at(bar.start),
+                y1: center(bar.from_row),
+                x2: x_at(bar.end),
+                y2: center(bar.to_row),
+                color: colors::PATH,
+                width: 3.0,
+            });
+        }
+    }
+    if let Some(sel) = overlays.selection {
+        let (x1, x2) = (
+            plot_left + scale.tick_to_px(sel.start),
+            plot_left + scale.tick_to_px(sel.end),
+        );
+        let (y1, y2) = (
+            g.row_top(sel.first_row),
+            g.row_top(sel.last_row) + g.row_height,
+        );
         items.push(DrawItem::Rect {
             x: x1,
-            y,
+            y: y1,
             w: (x2 - x1).max(1.0),
-            h: g.row_height - 2.0 * inset,
-            color,
+            h: y2 - y1,
+            color: colors::SELECTION,
         });
-    }
-    for &(from_row, send, to_row, arrival) in &model.messages {
-        let (lo, hi) = (send.min(arrival).0 as f64, send.max(arrival).0 as f64);
-        if hi < window_start || lo > window_end || !(row_visible(from_row) || row_visible(to_row)) {
-            continue;
+        for x in [x1, x2] {
+            items.push(DrawItem::Line {
+                x1: x,
+                y1,
+                x2: x,
+                y2,
+                color: colors::SELECTION_EDGE,
+                width: 1.0,
+            });
         }
-        let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
-        items.push(DrawItem::Arrow {
-            x1: x_of(send),
-            y1: center(from_row),
-            x2: x_of(arrival),
-            y2: center(to_row),
-            color: colors::MESSAGE,
-        });
     }
     items.push(DrawItem::Clip(None));
 
@@ -339,6 +452,119 @@ pub fn layout(model: &GanttModel, scale: &TimeScale, g: &Geometry) -> Vec<DrawIt
     items
 }
 
+/// The state bars and message arrows of rows `first..=last`, from one viewport query at the
+/// plot's resolution: runs of pixels as bars (a dark mark on pixels that summarise several
+/// spans), single messages as arrows, bundles as bands labelled with their count.
+fn bars_and_arrows(
+    model: &GanttModel,
+    scale: &TimeScale,
+    g: &Geometry,
+    (first, last): (usize, usize),
+    items: &mut Vec<DrawItem>,
+) {
+    let (window_start, window_end) = scale.window();
+    // Whole ticks covering the window, at (about) one viewport pixel per CSS pixel.
+    let start = window_start.max(0.0).floor() as u64;
+    let end = (window_end.max(0.0).ceil() as u64).max(start + 1);
+    let span_px = (end - start) as f64 / scale.ticks_per_px();
+    let width_px = span_px.round().clamp(1.0, f64::from(MAX_WIDTH_PX)) as u32;
+    let request = ViewportRequest {
+        start,
+        end,
+        first_row: first as u32,
+        last_row: last as u32,
+        width_px,
+    };
+    let Ok(view) = model.index.query(&request) else {
+        return;
+    };
+    let x0 = g.label_width + scale.tick_to_px(start as f64);
+    let px = span_px / f64::from(width_px);
+    let x_of = |p: i64| x0 + p as f64 * px;
+    for row in &view.rows {
+        let top = g.row_top(row.process as usize);
+        let mut at = 0u32;
+        for ((letter, &width), _) in row.state.chars().zip(&row.width).zip(&row.count) {
+            let (x, w) = (x_of(i64::from(at)), f64::from(width) * px);
+            at += width;
+            let Some((Some(state), more)) = letter_state(letter) else {
+                continue;
+            };
+            let (inset, color) = match state {
+                State::Computing => (6.0, colors::COMPUTING),
+                State::Blocked => (11.0, colors::BLOCKED),
+            };
+            items.push(DrawItem::Rect {
+                x,
+                y: top + inset,
+                w: w.max(1.0),
+                h: g.row_height - 2.0 * inset,
+                color,
+            });
+            if more {
+                items.push(DrawItem::Rect {
+                    x,
+                    y: top + 3.0,
+                    w: w.max(1.0),
+                    h: 2.0,
+                    color: colors::MORE,
+                });
+            }
+        }
+    }
+    let center = |row: u32| g.row_top(row as usize) + g.row_height / 2.0;
+    let m = &view.messages;
+    for k in 0..m.from.len() {
+        items.push(DrawItem::Arrow {
+            x1: x_of(m.send_px[k]),
+            y1: center(m.from[k]),
+            x2: x_of(m.arrival_px[k]),
+            y2: center(m.to[k]),
+            color: colors::MESSAGE,
+        });
+    }
+    let b = &view.bundles;
+    for k in 0..b.len() {
+        let (y1, y2) = (center(b.from[k]), center(b.to[k]));
+        let (x1a, x1b) = (x_of(b.first_send_px[k]), x_of(b.last_send_px[k] + 1));
+        let (x2a, x2b) = (x_of(b.first_arrival_px[k]), x_of(b.last_arrival_px[k] + 1));
+        items.push(DrawItem::Band {
+            x1a,
+            x1b,
+            y1,
+            x2a,
+            x2b,
+            y2,
+            color: colors::BUNDLE,
+        });
+        // Label a bundle when it has room: its count and bytes, never silently dropped.
+        let mid = ((x1a + x1b + x2a + x2b) / 4.0, (y1 + y2) / 2.0);
+        if x1b - x1a >= 40.0 || (y2 - y1).abs() >= 2.0 * g.row_height {
+            items.push(DrawItem::Text {
+                x: mid.0,
+                y: mid.1,
+                text: format!("{} msgs, {}", b.count[k], bytes_text(b.bytes[k])),
+                color: colors::TEXT,
+                align_right: false,
+            });
+        }
+    }
+}
+
+/// Bytes for people: `812 B`, `12.5 kB`, `3.1 MB`.
+pub fn bytes_text(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b < 1e3 {
+        format!("{bytes} B")
+    } else if b < 1e6 {
+        format!("{:.1} kB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} GB", b / 1e9)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,7 +597,7 @@ mod tests {
         let model = GanttModel::new(&worked_example());
         let g = Geometry::new(140.0 + 690.0, 200.0);
         let scale = model.fit(&g);
-        let items = layout(&model, &scale, &g);
+        let items = layout(&model, &scale, &g, &Overlays::default());
         // At 10 px per tick: A computes [0,35] and [48,53], B [0,20], [33,43], [54,69].
         let computing: Vec<(f64, f64)> = rects(&items, colors::COMPUTING)
             .iter()
@@ -419,7 +645,7 @@ mod tests {
         let g = Geometry::new(140.0 + 690.0, 200.0);
         // Show [0, 10]: only the first computing bar of each process and no arrow.
         let scale = model.fit(&g).zoomed(10.0 / 69.0, 0.0);
-        let items = layout(&model, &scale, &g);
+        let items = layout(&model, &scale, &g, &Overlays::default());
         assert_eq!(rects(&items, colors::COMPUTING).len(), 2);
         assert!(!items.iter().any(|i| matches!(i, DrawItem::Arrow { .. })));
     }
@@ -429,8 +655,91 @@ mod tests {
         let model = GanttModel::new(&worked_example());
         let mut g = Geometry::new(830.0, 30.0 + 32.0);
         g.scroll_y = 32.0;
-        let items = layout(&model, &model.fit(&g), &g);
+        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
         // Only B's row is visible: its three computing bars.
         assert_eq!(rects(&items, colors::COMPUTING).len(), 3);
+    }
+
+    #[test]
+    fn a_dense_trace_draws_what_the_pixels_hold_and_labels_bundles() {
+        // 64 processes, 200,000 events, all of it in 860 px: far more spans and messages than
+        // pixels.
+        let trace = shared::synthetic::ring(64, 200_000);
+        let model = GanttModel::new(&trace);
+        let g = Geometry::new(140.0 + 860.0, 640.0);
+        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
+        let visible_rows = ((640.0 - 30.0) / 32.0_f64).ceil() as usize;
+        let bars = rects(&items, colors::COMPUTING).len() + rects(&items, colors::BLOCKED).len();
+        assert!(bars > 0 && bars <= visible_rows * 860, "{bars} bars");
+        let arrows = items
+            .iter()
+            .filter(|i| matches!(i, DrawItem::Arrow { .. } | DrawItem::Band { .. }))
+            .count();
+        assert!(arrows > 0 && arrows <= 2 * 860, "{arrows} arrows and bands");
+        assert!(
+            !rects(&items, colors::MORE).is_empty(),
+            "crowded pixels are marked"
+        );
+        assert!(
+            items
+                .iter()
+                .any(|i| matches!(i, DrawItem::Text { text, .. } if text.contains(" msgs, "))),
+            "bundles say how many messages they hold"
+        );
+    }
+
+    #[test]
+    fn bytes_read_for_people() {
+        assert_eq!(bytes_text(812), "812 B");
+        assert_eq!(bytes_text(12_500), "12.5 kB");
+        assert_eq!(bytes_text(3_100_000), "3.1 MB");
+    }
+
+    #[test]
+    fn clicks_find_the_path_segment_and_the_row_under_them() {
+        let model = GanttModel::new(&worked_example());
+        let g = Geometry::new(140.0 + 690.0, 200.0);
+        let scale = model.fit(&g);
+        // T4a: A computes 0–25, m1 runs 25–33 from A to B, B computes 33–38.
+        let path = [
+            PathBar {
+                from_row: 0,
+                to_row: 0,
+                start: 0,
+                end: 25,
+            },
+            PathBar {
+                from_row: 0,
+                to_row: 1,
+                start: 25,
+                end: 33,
+            },
+            PathBar {
+                from_row: 1,
+                to_row: 1,
+                start: 33,
+                end: 38,
+            },
+        ];
+        // Row A's middle is y = 30 + 16; tick 10 is x = 140 + 100.
+        assert_eq!(path_hit(&path, &scale, &g, 240.0, 46.0), Some(0));
+        // Halfway along m1's line: tick 29, between the rows' middles (46 and 78).
+        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 290.0, 62.0), Some(1));
+        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 355.0, 78.0), Some(2));
+        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 600.0, 78.0), None);
+        assert_eq!(row_at(&g, 2, 46.0), Some(0));
+        assert_eq!(row_at(&g, 2, 80.0), Some(1));
+        assert_eq!(row_at(&g, 2, 10.0), None);
+        assert_eq!(row_at(&g, 2, 120.0), None);
+        let overlays = Overlays {
+            selection: None,
+            path: path.to_vec(),
+        };
+        let items = layout(&model, &scale, &g, &overlays);
+        assert_eq!(
+            rects(&items, colors::PATH).len(),
+            2,
+            "two computations on the path"
+        );
     }
 }

@@ -1,9 +1,12 @@
-//! The Gantt chart: one row per process, computing and blocked bars, message arrows, a time axis.
+//! The Gantt chart: one row per process, computing and blocked bars, message arrows and
+//! bundles, a time axis, the critical path overlay, pop-ups and range statistics.
 //!
-//! The layout ([`layout`]) and the viewport ([`time_scale`]) are plain Rust; this component only
-//! holds the viewport in a signal, turns wheel and drag input into viewport changes, and paints
-//! once per animation frame.
+//! The layout ([`layout`]), the viewport ([`time_scale`]), the keys ([`keys`]) and the pop-up
+//! texts ([`details`]) are plain Rust; this component only holds the state in signals, turns
+//! wheel, drag, click and key input into changes, and paints once per animation frame.
 
+pub mod details;
+pub mod keys;
 pub mod layout;
 pub mod paint;
 pub mod time_scale;
@@ -15,10 +18,14 @@ use std::sync::Arc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use shared::Trace;
+use shared::analysis::Segment;
+use shared::selection::{CommMatrix, SelectionSummary};
 use wasm_bindgen::JsCast as _;
 use web_sys::CanvasRenderingContext2d;
 
-use layout::{GanttModel, Geometry};
+use crate::api;
+use keys::KeyAction;
+use layout::{GanttModel, Geometry, Overlays, PathBar, RangeSelection};
 use time_scale::TimeScale;
 
 /// The canvas height for `n_rows` rows, capped so very tall traces scroll inside the canvas.
@@ -29,8 +36,32 @@ fn canvas_height(n_rows: usize) -> f64 {
         + 8.0
 }
 
+/// A pop-up: where it opens (canvas coordinates) and its lines.
+#[derive(Debug, Clone, PartialEq)]
+struct Popup {
+    x: f64,
+    y: f64,
+    lines: Vec<String>,
+}
+
+/// The critical path as the server computed it: its segments and length.
+#[derive(Debug, Clone, PartialEq)]
+struct LoadedPath {
+    segments: Vec<Segment>,
+    bars: Vec<PathBar>,
+    length: f64,
+}
+
+/// The statistics of the selected range, from the server.
+#[derive(Debug, Clone, PartialEq)]
+struct RangeStats {
+    summary: SelectionSummary,
+    matrix: CommMatrix,
+}
+
 /// Draws `trace` as a zoomable Gantt chart, opening at `initial_window` (ticks `[start, end)`)
-/// when given, and writing the window it shows, in whole ticks, into `window` when given.
+/// when given, and writing the window it shows, in whole ticks, into `window` when given. With
+/// `run_id`, the critical path overlay and range statistics come from the server's analysis.
 ///
 /// ```ignore
 /// view! { <GanttChart trace=Arc::new(trace)/> }
@@ -38,6 +69,7 @@ fn canvas_height(n_rows: usize) -> f64 {
 #[component]
 pub fn GanttChart(
     trace: Arc<Trace>,
+    #[prop(default = None)] run_id: Option<String>,
     #[prop(default = None)] initial_window: Option<(u64, u64)>,
     #[prop(optional)] window: Option<RwSignal<Option<(u64, u64)>>>,
 ) -> impl IntoView {
@@ -51,7 +83,17 @@ pub fn GanttChart(
     let paint_count = RwSignal::new(0u32);
     let shown_window = RwSignal::new(None::<(u64, u64)>);
     let cursor = RwSignal::new(None::<String>);
-    let drag = Rc::new(Cell::new(None::<(f64, f64)>));
+    let cursor_x = Rc::new(Cell::new(None::<f64>));
+    let selection = RwSignal::new(None::<RangeSelection>);
+    let path = RwSignal::new(None::<Arc<LoadedPath>>);
+    let show_path = RwSignal::new(false);
+    let path_error = RwSignal::new(None::<String>);
+    let popup = RwSignal::new(None::<Popup>);
+    let help = RwSignal::new(false);
+    let range_stats = RwSignal::new(None::<Result<RangeStats, String>>);
+    // The pointer's press: where, and whether it selects (Shift) or pans.
+    let press = Rc::new(Cell::new(None::<(f64, f64, bool)>));
+    let last = Rc::new(Cell::new(None::<(f64, f64)>));
     let frame_pending = Rc::new(Cell::new(false));
     // Consumed by the first paint; "Fit" later shows the whole trace.
     let opening = Rc::new(Cell::new(initial_window));
@@ -89,20 +131,29 @@ pub fn GanttChart(
                 return;
             };
             let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+            let overlays = Overlays {
+                selection: selection.get_untracked(),
+                path: match (show_path.get_untracked(), path.get_untracked()) {
+                    (true, Some(p)) => p.bars.clone(),
+                    _ => Vec::new(),
+                },
+            };
             paint::paint(
                 &ctx,
                 g.width,
                 g.height,
-                &layout::layout(&model, &current, &g),
+                &layout::layout(&model, &current, &g, &overlays),
             );
             if scale.get_untracked() != Some(current) {
                 scale.set(Some(current));
             }
             let (start, end) = current.window();
             let shown = (start.max(0.0).round() as u64, end.max(0.0).round() as u64);
-            shown_window.set(Some(shown));
-            if let Some(window) = window {
-                window.set(Some(shown));
+            if shown_window.get_untracked() != Some(shown) {
+                shown_window.set(Some(shown));
+                if let Some(window) = window {
+                    window.set(Some(shown));
+                }
             }
             paint_count.update(|n| *n += 1);
         }
@@ -115,6 +166,9 @@ pub fn GanttChart(
         move |_| {
             scale.track();
             scroll_y.track();
+            selection.track();
+            show_path.track();
+            path.track();
             if canvas_ref.get().is_none() || frame_pending.replace(true) {
                 return;
             }
@@ -129,77 +183,377 @@ pub fn GanttChart(
     let resize = window_event_listener(leptos::ev::resize, move |_| scale.update(|_| {}));
     on_cleanup(move || resize.remove());
 
-    let plot_x = move |ev: &web_sys::MouseEvent| {
-        let left = canvas_ref
+    let canvas_xy = move |ev: &web_sys::MouseEvent| {
+        let rect = canvas_ref
             .get_untracked()
-            .map_or(0.0, |c| c.get_bounding_client_rect().left());
-        f64::from(ev.client_x()) - left - Geometry::new(0.0, 0.0).label_width
+            .map(|c| c.get_bounding_client_rect());
+        let (left, top) = rect.map_or((0.0, 0.0), |r| (r.left(), r.top()));
+        (
+            f64::from(ev.client_x()) - left,
+            f64::from(ev.client_y()) - top,
+        )
     };
+    let label_width = Geometry::new(0.0, 0.0).label_width;
+    let plot_width = move || {
+        canvas_ref
+            .get_untracked()
+            .map_or(1.0, |c| geometry(&c).plot_width())
+    };
+    let row_of = move |y: f64| {
+        canvas_ref
+            .get_untracked()
+            .and_then(|c| layout::row_at(&geometry(&c), n_rows, y))
+    };
+
+    // Fits the selection, or the whole trace.
+    let fit = move || match selection.get_untracked() {
+        Some(sel) if sel.end > sel.start => scale.set(Some(TimeScale::fit(
+            shared::time::Time(sel.start.max(0.0).floor() as u64),
+            shared::time::Time(sel.end.max(0.0).ceil() as u64),
+            plot_width(),
+        ))),
+        _ => scale.set(None),
+    };
+
+    // Loads the critical path the first time the overlay is shown.
+    let toggle_path = {
+        let trace = Arc::clone(&trace);
+        let run_id = run_id.clone();
+        move || {
+            let on = !show_path.get_untracked();
+            show_path.set(on);
+            if !on || path.get_untracked().is_some() {
+                return;
+            }
+            let Some(id) = run_id.clone() else {
+                path_error.set(Some("the critical path needs a stored run".to_owned()));
+                return;
+            };
+            let trace = Arc::clone(&trace);
+            leptos::task::spawn_local(async move {
+                let url = format!("/api/runs/{}/analysis", js_sys::encode_uri_component(&id));
+                match api::get_json::<serde_json::Value>(&url)
+                    .await
+                    .and_then(|report| {
+                        let cp = &report["critical_path"];
+                        let segments: Vec<Segment> = serde_json::from_value(cp["segments"].clone())
+                            .map_err(|e| format!("the critical path could not be read: {e}"))?;
+                        Ok(LoadedPath {
+                            bars: details::path_bars(&trace, &segments),
+                            length: cp["length"].as_f64().unwrap_or(0.0),
+                            segments,
+                        })
+                    }) {
+                    Ok(loaded) => path.set(Some(Arc::new(loaded))),
+                    Err(message) => path_error.set(Some(message)),
+                }
+            });
+        }
+    };
+
+    let load_range_stats = {
+        let run_id = run_id.clone();
+        move |sel: RangeSelection| {
+            let Some(id) = run_id.clone() else { return };
+            let query = format!(
+                "start={}&end={}&processes={}-{}",
+                sel.start.max(0.0).floor() as u64,
+                (sel.end.max(0.0).ceil() as u64).max(sel.start.max(0.0).floor() as u64 + 1),
+                sel.first_row,
+                sel.last_row
+            );
+            range_stats.set(None);
+            leptos::task::spawn_local(async move {
+                let base = format!("/api/runs/{}/analysis", js_sys::encode_uri_component(&id));
+                let summary =
+                    api::get_json::<SelectionSummary>(&format!("{base}/summary?{query}")).await;
+                let matrix = api::get_json::<CommMatrix>(&format!("{base}/matrix?{query}")).await;
+                range_stats.set(Some(summary.and_then(|summary| {
+                    matrix.map(|matrix| RangeStats { summary, matrix })
+                })));
+            });
+        }
+    };
+
+    let keydown = window_event_listener(leptos::ev::keydown, {
+        let cursor_x = Rc::clone(&cursor_x);
+        move |ev: web_sys::KeyboardEvent| {
+            let typing = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|el| {
+                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                });
+            if typing || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+                return;
+            }
+            let Some(action) = keys::action(&ev.key()) else {
+                return;
+            };
+            ev.prevent_default();
+            match action {
+                KeyAction::Fit => fit(),
+                KeyAction::Help => help.update(|h| *h = !*h),
+                KeyAction::Escape => {
+                    help.set(false);
+                    popup.set(None);
+                    selection.set(None);
+                    range_stats.set(None);
+                }
+                navigation => {
+                    let width = plot_width();
+                    let anchor = cursor_x.get().unwrap_or(width / 2.0);
+                    scale.update(|s| *s = s.map(|s| keys::navigate(&s, navigation, anchor, width)));
+                }
+            }
+        }
+    });
+    on_cleanup(move || keydown.remove());
+
     let on_wheel = move |ev: web_sys::WheelEvent| {
         ev.prevent_default();
         let factor = (ev.delta_y() * 0.002).exp();
-        let anchor = plot_x(&ev);
+        let anchor = canvas_xy(&ev).0 - label_width;
         scale.update(|s| *s = s.map(|s| s.zoomed(factor, anchor)));
     };
     let on_pointer_down = {
-        let drag = Rc::clone(&drag);
+        let press = Rc::clone(&press);
+        let last = Rc::clone(&last);
         move |ev: web_sys::PointerEvent| {
-            drag.set(Some((f64::from(ev.client_x()), f64::from(ev.client_y()))));
+            let (x, y) = canvas_xy(&ev);
+            press.set(Some((x, y, ev.shift_key())));
+            last.set(Some((x, y)));
             if let Some(canvas) = canvas_ref.get_untracked() {
                 let _ = canvas.set_pointer_capture(ev.pointer_id());
             }
         }
     };
     let on_pointer_move = {
-        let drag = Rc::clone(&drag);
-        let model = Arc::clone(&model);
+        let press = Rc::clone(&press);
+        let last = Rc::clone(&last);
+        let cursor_x = Rc::clone(&cursor_x);
+        let trace = Arc::clone(&trace);
         move |ev: web_sys::PointerEvent| {
+            let (x, y) = canvas_xy(&ev);
+            cursor_x.set(Some(x - label_width));
             let readout = scale
                 .get_untracked()
-                .and_then(|s| s.px_to_time(plot_x(&ev)));
-            cursor.set(readout.map(|t| match model.clock.ticks_per_second {
-                Some(_) => format!(
-                    "cursor at {}",
-                    model.clock.format_duration(shared::time::Duration(t.0))
-                ),
+                .and_then(|s| s.px_to_time(x - label_width));
+            cursor.set(readout.map(|t| match trace.clock.ticks_per_second {
+                Some(_) => format!("cursor at {}", details::time_text(&trace, t.0)),
                 None => format!("cursor at tick {}", t.0),
             }));
-            let Some((x0, y0)) = drag.get() else { return };
-            let (x, y) = (f64::from(ev.client_x()), f64::from(ev.client_y()));
-            drag.set(Some((x, y)));
-            scale.update(|s| *s = s.map(|s| s.panned(x - x0)));
+            let Some((x0, y0, selecting)) = press.get() else {
+                return;
+            };
+            if selecting {
+                let Some(s) = scale.get_untracked() else {
+                    return;
+                };
+                let (r0, r1) = (row_of(y0), row_of(y));
+                let rows = match (r0, r1) {
+                    (Some(a), Some(b)) => (a.min(b), a.max(b)),
+                    (Some(a), None) | (None, Some(a)) => (a, a),
+                    (None, None) => return,
+                };
+                let (t0, t1) = (
+                    s.px_to_tick(x0 - label_width),
+                    s.px_to_tick(x - label_width),
+                );
+                selection.set(Some(RangeSelection {
+                    start: t0.min(t1).max(0.0),
+                    end: t0.max(t1).max(0.0),
+                    first_row: rows.0,
+                    last_row: rows.1,
+                }));
+                return;
+            }
+            let Some((lx, ly)) = last.get() else { return };
+            last.set(Some((x, y)));
+            scale.update(|s| *s = s.map(|s| s.panned(x - lx)));
             let max_scroll = (Geometry::new(0.0, 0.0).content_height(n_rows) - height).max(0.0);
-            scroll_y.update(|sy| *sy = (*sy - (y - y0)).clamp(0.0, max_scroll));
+            scroll_y.update(|sy| *sy = (*sy - (y - ly)).clamp(0.0, max_scroll));
         }
     };
-    let on_pointer_up = move |_: web_sys::PointerEvent| drag.set(None);
-    let fit = move |_| scale.set(None);
+    let on_pointer_up = {
+        let press = Rc::clone(&press);
+        let model = Arc::clone(&model);
+        let trace = Arc::clone(&trace);
+        let load_range_stats = load_range_stats.clone();
+        move |ev: web_sys::PointerEvent| {
+            let Some((x0, y0, selecting)) = press.take() else {
+                return;
+            };
+            let (x, y) = canvas_xy(&ev);
+            let moved = (x - x0).abs() + (y - y0).abs() > 3.0;
+            if selecting && moved {
+                if let Some(sel) = selection.get_untracked() {
+                    load_range_stats(sel);
+                }
+                return;
+            }
+            if moved {
+                return;
+            }
+            // A click: the path segment under it, else the bar under it.
+            let (Some(s), Some(canvas)) = (scale.get_untracked(), canvas_ref.get_untracked())
+            else {
+                return;
+            };
+            let g = geometry(&canvas);
+            let segment = match (show_path.get_untracked(), path.get_untracked()) {
+                (true, Some(p)) => layout::path_hit(&p.bars, &s, &g, x, y).map(|k| {
+                    details::segment_lines(&trace, "Critical path", &p.segments[k], p.length)
+                }),
+                _ => None,
+            };
+            let lines = segment.or_else(|| {
+                let row = layout::row_at(&g, n_rows, y)?;
+                let tick = s.px_to_time(x - label_width)?;
+                let span = model.index.span_at(row as u32, tick.0)?;
+                Some(details::span_lines(&trace, row, span))
+            });
+            popup.set(lines.map(|lines| Popup { x, y, lines }));
+        }
+    };
+    let on_pointer_cancel = {
+        let press = Rc::clone(&press);
+        move |_: web_sys::PointerEvent| press.set(None)
+    };
+    let trace_for_readout = Arc::clone(&trace);
+    let trace_for_stats = Arc::clone(&trace);
+    let fit_button = fit;
+    let toggle_path_button = toggle_path.clone();
 
     view! {
         <div class="gantt">
             <div class="gantt-toolbar">
-                <button on:click=fit title="Show the whole trace">"Fit"</button>
-                <span class="hint">"Wheel to zoom at the cursor, drag to pan."</span>
+                <button on:click=move |_| fit_button() title="Fit the selection, or the whole trace (F)">"Fit"</button>
+                <button
+                    on:click=move |_| toggle_path_button()
+                    data-testid="toggle-critical-path"
+                    aria-pressed=move || show_path.get().to_string()
+                    title="Highlight the critical path"
+                >"Critical path"</button>
+                <button on:click=move |_| help.update(|h| *h = !*h) title="Every shortcut (?)">"?"</button>
+                <span class="readout" data-testid="window-readout">
+                    {move || shown_window.get().map(|w| details::window_text(&trace_for_readout, w))}
+                </span>
                 <span class="readout" data-testid="cursor-readout">{move || cursor.get()}</span>
+                {move || path_error.get().map(|m| view! { <span class="error" role="alert">{m}</span> })}
             </div>
-            <canvas
-                node_ref=canvas_ref
-                class="gantt-canvas"
-                style=format!("height: {height}px")
-                data-testid="gantt-canvas"
-                data-paint-count=move || paint_count.get().to_string()
-                data-window=move || shown_window.get().map(|(a, b)| format!("{a}-{b}"))
-                on:wheel=on_wheel
-                on:pointerdown=on_pointer_down
-                on:pointermove=on_pointer_move
-                on:pointerup=on_pointer_up.clone()
-                on:pointercancel=on_pointer_up
-            ></canvas>
+            <div class="gantt-stage">
+                <canvas
+                    node_ref=canvas_ref
+                    class="gantt-canvas"
+                    style=format!("height: {height}px")
+                    data-testid="gantt-canvas"
+                    data-paint-count=move || paint_count.get().to_string()
+                    data-window=move || shown_window.get().map(|(a, b)| format!("{a}-{b}"))
+                    data-path-segments=move || path.get().map(|p| p.bars.len().to_string())
+                    on:wheel=on_wheel
+                    on:pointerdown=on_pointer_down
+                    on:pointermove=on_pointer_move
+                    on:pointerup=on_pointer_up
+                    on:pointercancel=on_pointer_cancel
+                ></canvas>
+                {move || popup.get().map(|p| view! {
+                    <div
+                        class="gantt-popup"
+                        data-testid="popup"
+                        role="dialog"
+                        style=format!("left: {}px; top: {}px", p.x + 12.0, p.y + 12.0)
+                    >
+                        <button class="close" on:click=move |_| popup.set(None) aria-label="Close">"×"</button>
+                        {p.lines.into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
+                    </div>
+                })}
+                {move || help.get().then(|| view! {
+                    <div class="gantt-help" data-testid="help" role="dialog">
+                        <h2>"Shortcuts"</h2>
+                        <table>
+                            {keys::SHORTCUTS.iter().map(|(k, what)| view! {
+                                <tr><th>{*k}</th><td>{*what}</td></tr>
+                            }).collect_view()}
+                        </table>
+                    </div>
+                })}
+            </div>
             <div class="gantt-legend">
                 <span class="swatch" style=format!("background: {}", layout::colors::COMPUTING)></span>"computing"
                 <span class="swatch" style=format!("background: {}", layout::colors::BLOCKED)></span>"blocked in receive"
                 <span class="swatch arrow" style=format!("background: {}", layout::colors::MESSAGE)></span>"message"
+                <span class="swatch" style=format!("background: {}", layout::colors::BUNDLE)></span>"bundled messages"
+                <span class="swatch more" style=format!("background: {}", layout::colors::MORE)></span>"more here"
+                <span class="swatch" style=format!("background: {}", layout::colors::PATH)></span>"critical path"
             </div>
+            {move || range_stats.get().map(|stats| match stats {
+                Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+                Ok(stats) => range_stats_view(&trace_for_stats, &stats).into_any(),
+            })}
         </div>
+    }
+}
+
+/// The selected range's statistics: counts, each process's busy and blocked shares, and the
+/// communication matrix.
+fn range_stats_view(trace: &Trace, stats: &RangeStats) -> impl IntoView {
+    let s = &stats.summary;
+    let name = |p: shared::model::ProcessId| {
+        trace
+            .processes
+            .get(p.index())
+            .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
+    };
+    let head = format!(
+        "{} – {}: {} processes, {} events, {} messages sent ({}), {} received",
+        details::time_text(trace, s.start),
+        details::time_text(trace, s.end),
+        s.processes,
+        s.events,
+        s.messages_sent,
+        layout::bytes_text(s.bytes_sent),
+        s.messages_received
+    );
+    let processes = s
+        .per_process
+        .iter()
+        .map(|p| {
+            view! {
+                <tr>
+                    <td>{p.name.clone()}</td>
+                    <td>{format!("{:.1} %", 100.0 * p.busy_share)}</td>
+                    <td>{format!("{:.1} %", 100.0 * p.blocked_share)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let m = &stats.matrix;
+    let cells = (0..m.count.len())
+        .map(|k| {
+            view! {
+                <tr>
+                    <td>{name(m.from[k])}</td>
+                    <td>{name(m.to[k])}</td>
+                    <td>{m.count[k]}</td>
+                    <td>{layout::bytes_text(m.bytes[k])}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="range-stats" data-testid="range-stats" data-messages=s.messages_sent.to_string()>
+            <h2>"Selected range"</h2>
+            <p>{head}</p>
+            <table class="run-table">
+                <tr><th>"process"</th><th>"busy"</th><th>"blocked"</th></tr>
+                {processes}
+            </table>
+            <h3>"Messages sent in the range"</h3>
+            <table class="run-table" data-testid="range-matrix">
+                <tr><th>"from"</th><th>"to"</th><th>"messages"</th><th>"bytes"</th></tr>
+                {cells}
+            </table>
+        </section>
     }
 }

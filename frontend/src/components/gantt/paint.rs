@@ -40,6 +40,24 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 y2,
                 color,
             } => arrow(ctx, (*x1, *y1), (*x2, *y2), color),
+            DrawItem::Band {
+                x1a,
+                x1b,
+                y1,
+                x2a,
+                x2b,
+                y2,
+                color,
+            } => {
+                ctx.set_fill_style_str(color);
+                ctx.begin_path();
+                ctx.move_to(*x1a, *y1);
+                ctx.line_to(*x1b, *y1);
+                ctx.line_to(*x2b, *y2);
+                ctx.line_to(*x2a, *y2);
+                ctx.close_path();
+                ctx.fill();
+            }
             DrawItem::Text {
                 x,
                 y,

@@ -1,0 +1,125 @@
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { HomePage, RunPage } from '../fixtures/pages';
+
+const WORKED_EXAMPLE = path.join(__dirname, '../../shared/tests/data/t4-worked-example.json');
+const RUN_URL = /\/runs\/[A-Za-z0-9_-]{22}$/;
+/** The Gantt chart's geometry (frontend/src/components/gantt/layout.rs `Geometry::new`). */
+const LABEL_WIDTH = 140;
+const AXIS_HEIGHT = 30;
+const ROW_HEIGHT = 32;
+
+/** Uploads the worked example (69 ticks, processes A and B) and waits for its chart. */
+async function openWorkedExample(page: Page): Promise<RunPage> {
+  const home = new HomePage(page);
+  await home.goto();
+  await home.upload(WORKED_EXAMPLE);
+  await page.waitForURL(RUN_URL);
+  const run = new RunPage(page);
+  await run.waitForPaint();
+  return run;
+}
+
+/** The page position of tick `t` on row `row` when the whole 69 ticks fit the plot. */
+async function at(run: RunPage, t: number, row: number): Promise<{ x: number; y: number }> {
+  const box = await run.canvas.boundingBox();
+  if (!box) throw new Error('canvas has no box');
+  const plot = box.width - LABEL_WIDTH;
+  return {
+    x: box.x + LABEL_WIDTH + (t * plot) / 69,
+    y: box.y + AXIS_HEIGHT + ROW_HEIGHT * row + ROW_HEIGHT / 2,
+  };
+}
+
+test('an upload shows its progress, then the Gantt chart', async ({ page }) => {
+  // Hold the upload's answer for a moment so the progress bar can be seen.
+  await page.route('**/api/runs?*', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await route.continue();
+  });
+  const home = new HomePage(page);
+  await home.goto();
+  await home.upload(WORKED_EXAMPLE);
+  await expect(page.getByTestId('upload-progress')).toBeVisible();
+  await expect(page.getByRole('status')).toContainText('t4-worked-example.json');
+  await page.waitForURL(RUN_URL);
+  await new RunPage(page).waitForPaint();
+  await expect(page.getByTestId('window-readout')).toHaveText('window 0 – 69 ticks');
+});
+
+test('W, A, S, D and F move the window, and ? lists every shortcut', async ({ page }) => {
+  const run = await openWorkedExample(page);
+  const readout = page.getByTestId('window-readout');
+  await expect(readout).toHaveText('window 0 – 69 ticks');
+  const window = async () => {
+    const text = (await readout.textContent()) ?? '';
+    const [, a, b] = /window (\d+) – (\d+) ticks/.exec(text) ?? [];
+    return [Number(a), Number(b)];
+  };
+  // Away from the plot, W zooms at its middle: 69 ticks become 55 around tick 34.5.
+  await page.mouse.move(1, 1);
+  await page.keyboard.press('w');
+  await expect(readout).not.toHaveText('window 0 – 69 ticks');
+  const [a, b] = await window();
+  expect(b - a).toBeLessThan(69);
+  expect(a).toBeGreaterThan(0);
+  await page.keyboard.press('d');
+  await expect.poll(async () => (await window())[0]).toBeGreaterThan(a);
+  await page.keyboard.press('a');
+  await page.keyboard.press('a');
+  await expect.poll(async () => (await window())[0]).toBeLessThan(a);
+  const [c, d] = await window();
+  await page.keyboard.press('s');
+  await expect.poll(async () => { const [x, y] = await window(); return y - x; }).toBeGreaterThan(d - c);
+  await page.keyboard.press('f');
+  await expect(readout).toHaveText('window 0 – 69 ticks');
+  await page.keyboard.press('?');
+  const help = page.getByTestId('help');
+  await expect(help).toContainText('W / S');
+  await expect(help).toContainText('Shift + drag');
+  await page.keyboard.press('Escape');
+  await expect(help).toBeHidden();
+  expect(await run.paintCount()).toBeGreaterThan(1);
+});
+
+test('clicking a critical-path segment opens its details', async ({ page }) => {
+  const run = await openWorkedExample(page);
+  await page.getByTestId('toggle-critical-path').click();
+  // T4a: seven segments, A's computation 0–25 first.
+  await expect(run.canvas).toHaveAttribute('data-path-segments', '7');
+  const p = await at(run, 10, 0);
+  await page.mouse.click(p.x, p.y);
+  const popup = page.getByTestId('popup');
+  await expect(popup).toContainText('Critical path: computation of A on T800 #0');
+  await expect(popup).toContainText('from 0 to 25 (duration 25 ticks)');
+  await expect(popup).toContainText('36.2 % of the path');
+  // B's last computation, 54–69.
+  const q = await at(run, 60, 1);
+  await page.mouse.click(q.x, q.y);
+  await expect(popup).toContainText('computation of B on T800 #1');
+  await expect(popup).toContainText('from 54 to 69 (duration 15 ticks)');
+  await page.keyboard.press('Escape');
+  await expect(popup).toBeHidden();
+});
+
+test('Shift + drag selects a range and shows its statistics', async ({ page }) => {
+  const run = await openWorkedExample(page);
+  const from = await at(run, 0.3, 0);
+  const to = await at(run, 68.7, 1);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move((from.x + to.x) / 2, to.y, { steps: 5 });
+  await page.mouse.move(to.x, to.y, { steps: 5 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const stats = page.getByTestId('range-stats');
+  // m1, m2 and m3 are all sent inside 0–69: A → B twice, B → A once.
+  await expect(stats).toHaveAttribute('data-messages', '3');
+  await expect(stats).toContainText('3 messages sent (2.1 kB)');
+  const matrix = page.getByTestId('range-matrix');
+  await expect(matrix.getByRole('row')).toHaveCount(3);
+  // F now fits the selection.
+  await page.keyboard.press('f');
+  await expect(page.getByTestId('window-readout')).toHaveText('window 0 – 69 ticks');
+});
