@@ -9,6 +9,9 @@ const site = process.env.TRACESCOPE_SITE ?? '../target/site';
 
 export default defineConfig({
   testDir: './tests',
+  // Benchmarks (tag @bench) run only under `cargo xtask frame-bench`.
+  grep: process.env.TRACESCOPE_FRAME_BENCH ? /@bench/ : undefined,
+  grepInvert: process.env.TRACESCOPE_FRAME_BENCH ? undefined : /@bench/,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   workers: 1,

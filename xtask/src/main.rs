@@ -31,9 +31,10 @@ fn main() -> anyhow::Result<()> {
         ["serve", rest @ ..] => serve(rest),
         ["test"] => test(),
         ["load"] => load::load(&root(), 10, 64),
+        ["frame-bench"] => frame_bench(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load>"
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench>"
             );
             bail!("unknown command {args:?}")
         }
@@ -229,6 +230,50 @@ fn test() -> anyhow::Result<()> {
     for (name, secs) in stages {
         eprintln!("xtask:   {secs:>6.1} s  {name}");
     }
+    Ok(())
+}
+
+/// The Gantt chart's frame-time benchmark: a release server and site, then the Playwright
+/// tests tagged `@bench` (a generated 10^6-event run, 10 s of scripted pan and zoom). Prints
+/// and writes `target/frame-bench.json`.
+fn frame_bench() -> anyhow::Result<()> {
+    let root = root();
+    ensure_chromium()?;
+    ensure_node_modules(&root)?;
+    run(
+        &root,
+        "cargo",
+        &["build", "--release", "--locked", "-p", "server"],
+        &[],
+    )?;
+    let site = site::build(&root, site::Profile::Release)?;
+    let dir = root.join("target/frame-bench");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).context("creating target/frame-bench")?;
+    let port = free_port()?.to_string();
+    let bin = root
+        .join("target/release/tracescope")
+        .to_string_lossy()
+        .into_owned();
+    let db = dir.join("tracescope.db").to_string_lossy().into_owned();
+    let site = site.to_string_lossy().into_owned();
+    let envs = [
+        ("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+        ("TRACESCOPE_FRAME_BENCH", "1"),
+        ("TRACESCOPE_BIN", bin.as_str()),
+        ("TRACESCOPE_DB", db.as_str()),
+        ("TRACESCOPE_SITE", site.as_str()),
+        ("PORT", port.as_str()),
+    ];
+    run(
+        &root.join("playwright-tests"),
+        "npx",
+        &["playwright", "test"],
+        &envs,
+    )?;
+    let report = std::fs::read_to_string(root.join("target/frame-bench.json"))
+        .context("reading target/frame-bench.json")?;
+    println!("{report}");
     Ok(())
 }
 

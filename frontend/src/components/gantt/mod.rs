@@ -28,6 +28,27 @@ use keys::KeyAction;
 use layout::{GanttModel, Geometry, Overlays, PathBar, RangeSelection};
 use time_scale::TimeScale;
 
+/// The page's clock in milliseconds (`performance.now()`).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Appends a frame's layout-and-paint time to `window.__tracescopeFrameTimes` when a
+/// measurement (the frame-time benchmark) has put an array there; otherwise does nothing.
+fn record_frame_time(ms: f64) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(times) = js_sys::Reflect::get(&window, &"__tracescopeFrameTimes".into()) else {
+        return;
+    };
+    if let Ok(times) = times.dyn_into::<js_sys::Array>() {
+        times.push(&ms.into());
+    }
+}
+
 /// The canvas height for `n_rows` rows, capped so very tall traces scroll inside the canvas.
 fn canvas_height(n_rows: usize) -> f64 {
     Geometry::new(0.0, 0.0)
@@ -111,6 +132,7 @@ pub fn GanttChart(
             let Some(canvas) = canvas_ref.get_untracked() else {
                 return;
             };
+            let began = now_ms();
             let g = geometry(&canvas);
             let current = match (scale.get_untracked(), opening.take()) {
                 (_, Some((start, end))) => TimeScale::fit(
@@ -155,6 +177,7 @@ pub fn GanttChart(
                     window.set(Some(shown));
                 }
             }
+            record_frame_time(now_ms() - began);
             paint_count.update(|n| *n += 1);
         }
     };

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { RunPage } from '../fixtures/pages';
+
+// The frame-time benchmark (issue 7): a generated run of 10^6 events on 64 processes, 10 s of
+// scripted pan and zoom in headless Chromium. It measures each frame's layout + paint time (the
+// Gantt component reports it into `window.__tracescopeFrameTimes`), the intervals between
+// animation frames, and main-thread long tasks, and writes them to target/frame-bench.json.
+// Run it with `cargo xtask frame-bench`; the ordinary test run leaves it out (tag @bench).
+
+const PROCESSES = 64;
+const EVENTS = 1_000_000;
+
+/** A ring in the native format: each round every process sends to the next and receives from
+ *  the previous one (send, receive call, arrival), 100 ticks a round. */
+function ring(processes: number, events: number): string {
+  const rounds = Math.floor(events / (processes * 3));
+  const parts: string[] = [];
+  parts.push('{"format": "tracescope", "version": 1, "name": "ring of 64, 10^6 events", "nodes": [');
+  parts.push(Array.from({ length: processes }, (_, p) => `{"name": "n${p}"}`).join(','));
+  parts.push('], "processes": [');
+  parts.push(Array.from({ length: processes }, (_, p) => `{"name": "p${p}", "node": ${p}}`).join(','));
+  parts.push('], "events": [');
+  const events_: string[] = [];
+  for (let p = 0; p < processes; p++) {
+    const next = (p + 1) % processes;
+    const prev = (p + processes - 1) % processes;
+    for (let r = 0; r < rounds; r++) {
+      const t = r * 100 + (p % 7);
+      events_.push(
+        `{"process": ${p}, "time": ${t + 10}, "kind": "msg_send", "to": ${next}, "tag": 0, "size": 1024}`,
+        `{"process": ${p}, "time": ${t + 20}, "kind": "recv_call", "tag": 0}`,
+        `{"process": ${p}, "time": ${r * 100 + 40}, "kind": "msg_arr", "from": ${prev}, "tag": 0, "size": 1024}`,
+      );
+    }
+  }
+  parts.push(events_.join(','));
+  parts.push(']}');
+  return parts.join('');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.round((sorted.length - 1) * p))];
+}
+
+test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({ page, request }) => {
+  test.setTimeout(600_000);
+  const started = Date.now();
+  const created = await request.post('/api/runs?name=ring-1e6.json', {
+    data: Buffer.from(ring(PROCESSES, EVENTS)),
+    headers: { 'content-type': 'application/octet-stream' },
+    timeout: 300_000,
+  });
+  expect(created.status()).toBe(201);
+  const { id } = await created.json();
+  const uploaded = Date.now();
+
+  await page.addInitScript(() => {
+    (window as any).__tracescopeFrameTimes = [];
+  });
+  await page.goto(`/runs/${id}`);
+  const run = new RunPage(page);
+  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
+  await run.waitForPaint();
+  const opened = Date.now();
+
+  // Start measuring: animation-frame intervals and long tasks from now on.
+  await page.evaluate(() => {
+    const w = window as any;
+    w.__tracescopeFrameTimes.length = 0;
+    w.__rafIntervals = [];
+    w.__longTasks = [];
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.__rafIntervals.push(now - last);
+      last = now;
+      if (!w.__stopRaf) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+
+  const box = await run.canvas.boundingBox();
+  if (!box) throw new Error('canvas has no box');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const end = Date.now() + 10_000;
+  let step = 0;
+  while (Date.now() < end) {
+    // Zoom in for a while, pan, zoom out, pan back: the whole range of levels of detail.
+    const phase = Math.floor(step / 20) % 4;
+    if (phase === 0) await page.mouse.wheel(0, -120);
+    else if (phase === 1) await page.keyboard.press('d');
+    else if (phase === 2) await page.mouse.wheel(0, 120);
+    else await page.keyboard.press('a');
+    step++;
+    await page.waitForTimeout(16);
+  }
+
+  const measured = await page.evaluate(() => {
+    const w = window as any;
+    w.__stopRaf = true;
+    return {
+      frames: [...w.__tracescopeFrameTimes] as number[],
+      intervals: [...w.__rafIntervals].slice(1) as number[],
+      longTasks: [...w.__longTasks] as number[],
+    };
+  });
+  const frames = [...measured.frames].sort((a, b) => a - b);
+  const intervals = [...measured.intervals].sort((a, b) => a - b);
+  const result = {
+    events: EVENTS,
+    processes: PROCESSES,
+    inputs: step,
+    upload_s: (uploaded - started) / 1000,
+    open_s: (opened - uploaded) / 1000,
+    paints: frames.length,
+    frame_ms: { p50: percentile(frames, 0.5), p95: percentile(frames, 0.95), max: frames[frames.length - 1] },
+    raf_interval_ms: { p50: percentile(intervals, 0.5), p95: percentile(intervals, 0.95), max: intervals[intervals.length - 1] },
+    long_tasks: { count: measured.longTasks.length, max_ms: Math.max(0, ...measured.longTasks) },
+    user_agent: await page.evaluate(() => navigator.userAgent),
+  };
+  console.log(`frame-bench: ${JSON.stringify(result)}`);
+  fs.writeFileSync(path.join(__dirname, '../../target/frame-bench.json'), JSON.stringify(result, null, 2));
+  expect(frames.length).toBeGreaterThan(100);
+});
