@@ -5,6 +5,7 @@
 
 use shared::Trace;
 use shared::graph::ExecutionGraph;
+use shared::model::EventKind;
 use shared::pairing::pair_messages;
 use shared::states::State;
 use shared::time::{Clock, Duration, Time};
@@ -76,6 +77,10 @@ pub mod colors {
     pub const MORE: &str = "#1d2330";
     /// Bundled messages.
     pub const BUNDLE: &str = "rgba(31, 58, 147, 0.25)";
+    /// Events that found no partner, and messages that arrive before they are sent.
+    pub const FAULT: &str = "#c2185b";
+    /// Event icons.
+    pub const ICON: &str = "#1d2330";
     /// The critical path overlay.
     pub const PATH: &str = "#d62728";
     /// The selected range.
@@ -211,9 +216,43 @@ pub enum DrawItem {
         y2: f64,
         color: &'static str,
     },
+    /// An event's icon centred at `(x, y)`.
+    Icon {
+        x: f64,
+        y: f64,
+        icon: Icon,
+        color: &'static str,
+    },
     /// Restricts the following items to a rectangle (`None` lifts it).
     Clip(Option<(f64, f64, f64, f64)>),
 }
+
+/// The event icons of the founding thesis's Gantt charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Icon {
+    /// A send: a filled triangle pointing left.
+    Send,
+    /// A receive call: an open triangle pointing right.
+    ReceiveCall,
+    /// A message's arrival: a filled triangle pointing right.
+    Arrival,
+    /// A user probe: a vertical mark.
+    Probe,
+}
+
+/// The icon of an event kind, if it has one.
+pub fn icon_of(kind: EventKind) -> Option<Icon> {
+    match kind {
+        EventKind::MsgSend => Some(Icon::Send),
+        EventKind::RecvCall | EventKind::RecvPost => Some(Icon::ReceiveCall),
+        EventKind::MsgArr => Some(Icon::Arrival),
+        EventKind::Probe => Some(Icon::Probe),
+        _ => None,
+    }
+}
+
+/// Icons are drawn when a row's visible events are at least this many pixels apart on average.
+pub const ICON_SPACING_PX: f64 = 10.0;
 
 /// What the chart shows, computed once per trace: row labels and the level-of-detail index
 /// (`shared::viewport`, the same code the server's viewport API runs), so a frame costs the
@@ -224,6 +263,14 @@ pub struct GanttModel {
     pub rows: Vec<String>,
     /// State spans and messages, ready for any window.
     pub index: ViewportIndex,
+    /// Events of row `r` are `row_events[r]..row_events[r + 1]`, in time order.
+    pub row_events: Vec<usize>,
+    /// Each event's time.
+    pub event_time: Vec<u64>,
+    /// Each event's kind.
+    pub event_kind: Vec<EventKind>,
+    /// Whether each event is a send or arrival that found no partner.
+    pub unmatched: Vec<bool>,
     /// The first and last event times.
     pub bounds: (Time, Time),
     /// The trace's clock, for axis labels.
@@ -243,9 +290,29 @@ impl GanttModel {
             .collect();
         let pairing = pair_messages(trace);
         let graph = ExecutionGraph::new(trace, &pairing);
+        let e = &trace.events;
+        let mut row_events = Vec::with_capacity(trace.processes.len() + 1);
+        for p in trace.process_ids() {
+            row_events.push(trace.process_events(p).start);
+        }
+        row_events.push(e.len());
+        let mut unmatched = vec![false; e.len()];
+        for v in pairing
+            .unmatched_sends
+            .iter()
+            .chain(&pairing.unmatched_arrivals)
+        {
+            if let Some(u) = unmatched.get_mut(v.index()) {
+                *u = true;
+            }
+        }
         GanttModel {
             rows,
             index: ViewportIndex::new(trace, &pairing, &graph),
+            row_events,
+            event_time: e.time().iter().map(|t| t.0).collect(),
+            event_kind: e.kind().to_vec(),
+            unmatched,
             bounds: trace.time_bounds().unwrap_or_default(),
             clock: trace.clock,
         }
@@ -299,6 +366,7 @@ pub fn layout(
     let visible: Vec<usize> = (0..model.rows.len()).filter(|&r| row_visible(r)).collect();
     if let (Some(&first), Some(&last)) = (visible.first(), visible.last()) {
         bars_and_arrows(model, scale, g, (first, last), &mut items);
+        icons(model, scale, g, (first, last), &mut items);
     }
     let x_at = |t: u64| plot_left + scale.time_to_px(Time(t));
     let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
@@ -515,12 +583,18 @@ fn bars_and_arrows(
     let center = |row: u32| g.row_top(row as usize) + g.row_height / 2.0;
     let m = &view.messages;
     for k in 0..m.from.len() {
+        // A message that arrives before it is sent breaks the clock condition: flag it.
+        let color = if m.arrival_px[k] < m.send_px[k] {
+            colors::FAULT
+        } else {
+            colors::MESSAGE
+        };
         items.push(DrawItem::Arrow {
             x1: x_of(m.send_px[k]),
             y1: center(m.from[k]),
             x2: x_of(m.arrival_px[k]),
             y2: center(m.to[k]),
-            color: colors::MESSAGE,
+            color,
         });
     }
     let b = &view.bundles;
@@ -546,6 +620,48 @@ fn bars_and_arrows(
                 text: format!("{} msgs, {}", b.count[k], bytes_text(b.bytes[k])),
                 color: colors::TEXT,
                 align_right: false,
+            });
+        }
+    }
+}
+
+/// The event icons of rows `first..=last` whose visible events have room for them (at least
+/// [`ICON_SPACING_PX`] apart on average); a send or arrival without a partner is drawn in the
+/// fault colour.
+fn icons(
+    model: &GanttModel,
+    scale: &TimeScale,
+    g: &Geometry,
+    (first, last): (usize, usize),
+    items: &mut Vec<DrawItem>,
+) {
+    let (window_start, window_end) = scale.window();
+    let (from, to) = (
+        window_start.max(0.0).floor() as u64,
+        window_end.max(0.0).ceil() as u64,
+    );
+    for row in first..=last {
+        let (lo, hi) = (model.row_events[row], model.row_events[row + 1]);
+        let times = &model.event_time[lo..hi];
+        let a = lo + times.partition_point(|&t| t < from);
+        let b = lo + times.partition_point(|&t| t <= to);
+        if (b - a) as f64 * ICON_SPACING_PX > g.plot_width() {
+            continue;
+        }
+        let y = g.row_top(row) + g.row_height / 2.0;
+        for k in a..b {
+            let Some(icon) = icon_of(model.event_kind[k]) else {
+                continue;
+            };
+            items.push(DrawItem::Icon {
+                x: g.label_width + scale.time_to_px(Time(model.event_time[k])),
+                y,
+                icon,
+                color: if model.unmatched[k] {
+                    colors::FAULT
+                } else {
+                    colors::ICON
+                },
             });
         }
     }
@@ -741,5 +857,83 @@ mod tests {
             2,
             "two computations on the path"
         );
+    }
+
+    fn icons_of(items: &[DrawItem]) -> Vec<(Icon, &'static str)> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                DrawItem::Icon { icon, color, .. } => Some((*icon, *color)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_get_the_thesis_icons_when_there_is_room() {
+        let model = GanttModel::new(&worked_example());
+        let g = Geometry::new(140.0 + 690.0, 200.0);
+        let icons = icons_of(&layout(&model, &model.fit(&g), &g, &Overlays::default()));
+        let count = |icon| icons.iter().filter(|(i, _)| *i == icon).count();
+        // Three messages: three sends, three receive calls, three arrivals; all matched.
+        assert_eq!(
+            (
+                count(Icon::Send),
+                count(Icon::ReceiveCall),
+                count(Icon::Arrival)
+            ),
+            (3, 3, 3)
+        );
+        assert!(icons.iter().all(|(_, c)| *c == colors::ICON));
+        // Squeezed into 40 px, 13 events have no room: no icons.
+        let narrow = Geometry::new(140.0 + 40.0, 200.0);
+        assert!(
+            icons_of(&layout(
+                &model,
+                &model.fit(&narrow),
+                &narrow,
+                &Overlays::default()
+            ))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn unmatched_events_and_backward_messages_are_flagged() {
+        let json = br#"{"format": "tracescope", "version": 1, "name": "faults",
+            "nodes": [{"name": "n0"}, {"name": "n1"}],
+            "processes": [{"name": "A", "node": 0}, {"name": "B", "node": 1}],
+            "events": [
+                {"process": 0, "time": 0, "kind": "proc_init"},
+                {"process": 0, "time": 50, "kind": "msg_send", "to": 1, "tag": 1, "size": 8},
+                {"process": 0, "time": 60, "kind": "msg_send", "to": 1, "tag": 9, "size": 8},
+                {"process": 0, "time": 100, "kind": "proc_exit"},
+                {"process": 1, "time": 0, "kind": "proc_init"},
+                {"process": 1, "time": 10, "kind": "recv_call", "tag": 1},
+                {"process": 1, "time": 20, "kind": "msg_arr", "from": 0, "tag": 1, "size": 8},
+                {"process": 1, "time": 100, "kind": "proc_exit"}
+            ]}"#;
+        let trace = shared::import::import(json, None, "faults.json")
+            .expect("parses")
+            .trace;
+        let model = GanttModel::new(&trace);
+        let g = Geometry::new(140.0 + 500.0, 200.0);
+        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
+        // The send at 60 (tag 9) has no arrival.
+        let faults: Vec<Icon> = icons_of(&items)
+            .into_iter()
+            .filter(|(_, c)| *c == colors::FAULT)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(faults, [Icon::Send]);
+        // The tag-1 message arrives at 20, before it is sent at 50.
+        let arrows: Vec<&str> = items
+            .iter()
+            .filter_map(|i| match i {
+                DrawItem::Arrow { color, .. } => Some(*color),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(arrows, [colors::FAULT]);
     }
 }

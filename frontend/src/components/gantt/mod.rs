@@ -509,6 +509,8 @@ pub fn GanttChart(
                 <span class="swatch" style=format!("background: {}", layout::colors::BUNDLE)></span>"bundled messages"
                 <span class="swatch more" style=format!("background: {}", layout::colors::MORE)></span>"more here"
                 <span class="swatch" style=format!("background: {}", layout::colors::PATH)></span>"critical path"
+                <span class="icons">"◀ send · ▷ receive call · ▶ arrival"</span>
+                <span class="swatch" style=format!("background: {}", layout::colors::FAULT)></span>"no partner, or arrives before it is sent"
             </div>
             {move || range_stats.get().map(|stats| match stats {
                 Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),

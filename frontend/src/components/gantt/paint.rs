@@ -2,7 +2,7 @@
 
 use web_sys::CanvasRenderingContext2d;
 
-use super::layout::DrawItem;
+use super::layout::{DrawItem, Icon};
 
 /// Paints `items` on `ctx`, whose transform already maps CSS pixels to device pixels.
 pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[DrawItem]) {
@@ -58,6 +58,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.close_path();
                 ctx.fill();
             }
+            DrawItem::Icon { x, y, icon, color } => event_icon(ctx, (*x, *y), *icon, color),
             DrawItem::Text {
                 x,
                 y,
@@ -111,4 +112,41 @@ fn arrow(ctx: &CanvasRenderingContext2d, from: (f64, f64), to: (f64, f64), color
     );
     ctx.close_path();
     ctx.fill();
+}
+
+/// The thesis's event icons, 5 px from the centre: sends point left (filled), receive calls
+/// point right (open), arrivals point right (filled), probes are a vertical mark.
+fn event_icon(ctx: &CanvasRenderingContext2d, (x, y): (f64, f64), icon: Icon, color: &str) {
+    const R: f64 = 5.0;
+    ctx.set_fill_style_str(color);
+    ctx.set_stroke_style_str(color);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    match icon {
+        Icon::Send => {
+            ctx.move_to(x - R, y);
+            ctx.line_to(x + R, y - R);
+            ctx.line_to(x + R, y + R);
+            ctx.close_path();
+            ctx.fill();
+        }
+        Icon::Arrival | Icon::ReceiveCall => {
+            ctx.move_to(x + R, y);
+            ctx.line_to(x - R, y - R);
+            ctx.line_to(x - R, y + R);
+            ctx.close_path();
+            if icon == Icon::Arrival {
+                ctx.fill();
+            } else {
+                ctx.set_fill_style_str("#ffffff");
+                ctx.fill();
+                ctx.stroke();
+            }
+        }
+        Icon::Probe => {
+            ctx.move_to(x, y - R - 3.0);
+            ctx.line_to(x, y + R + 3.0);
+            ctx.stroke();
+        }
+    }
 }
