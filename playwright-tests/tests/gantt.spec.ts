@@ -82,7 +82,7 @@ test('W, A, S, D and F move the window, and ? lists every shortcut', async ({ pa
   expect(await run.paintCount()).toBeGreaterThan(1);
 });
 
-test('clicking a critical-path segment opens its details', async ({ page }) => {
+test('clicking a critical-path or WCPA segment opens its details', async ({ page }) => {
   const run = await openWorkedExample(page);
   await page.getByTestId('toggle-critical-path').click();
   // T4a: seven segments, A's computation 0–25 first.
@@ -100,6 +100,17 @@ test('clicking a critical-path segment opens its details', async ({ page }) => {
   await expect(popup).toContainText('from 54 to 69 (duration 15 ticks)');
   await page.keyboard.press('Escape');
   await expect(popup).toBeHidden();
+
+  // WCPA (T4b): the same route, A's first computation weighs 30 of 101; the worked example has
+  // no phases, so its phase table is one row, "(none)", 100 %.
+  await page.getByTestId('toggle-wcpa').click();
+  await expect(page.getByTestId('toggle-critical-path')).toHaveAttribute('aria-pressed', 'false');
+  await expect(run.canvas).toHaveAttribute('data-path-segments', '7');
+  await expect(page.getByTestId('wcpa-phases')).toContainText('(none)');
+  await expect(page.getByTestId('wcpa-phases')).toContainText('100.0 %');
+  await page.mouse.click(p.x, p.y);
+  await expect(popup).toContainText('WCPA: computation of A on T800 #0');
+  await expect(popup).toContainText('weight 30, 29.7 % of the path');
 });
 
 test('Shift + drag selects a range and shows its statistics', async ({ page }) => {

@@ -7,7 +7,17 @@ use shared::critical_path::SegmentKind;
 use shared::states::State;
 use shared::time::Duration;
 
-use super::layout::PathBar;
+use super::layout::{PathBar, colors, name_color};
+
+/// The colour of a critical-path segment.
+pub fn critical_color(_: &Segment) -> &'static str {
+    colors::PATH
+}
+
+/// The colour of a WCPA segment: its phase's.
+pub fn phase_color(s: &Segment) -> &'static str {
+    name_color(s.phase.as_deref().unwrap_or("(none)"))
+}
 
 /// A time for people: `12.5 ms` on a clocked trace, `25` (ticks) otherwise.
 pub fn time_text(trace: &Trace, t: u64) -> String {
@@ -44,7 +54,11 @@ fn kind_text(kind: SegmentKind) -> &'static str {
 
 /// The overlay bars of a path's segments (a transit runs from the sender's row to the
 /// receiver's; everything else stays on its process's row).
-pub fn path_bars(trace: &Trace, segments: &[Segment]) -> Vec<PathBar> {
+pub fn path_bars(
+    trace: &Trace,
+    segments: &[Segment],
+    color: impl Fn(&Segment) -> &'static str,
+) -> Vec<PathBar> {
     let process = trace.events.process();
     segments
         .iter()
@@ -61,6 +75,7 @@ pub fn path_bars(trace: &Trace, segments: &[Segment]) -> Vec<PathBar> {
                 to_row,
                 start: s.start,
                 end: s.end,
+                color: color(s),
             }
         })
         .collect()
@@ -69,7 +84,7 @@ pub fn path_bars(trace: &Trace, segments: &[Segment]) -> Vec<PathBar> {
 /// The pop-up of a path segment: what, where, when, how long, its region and phase, and its
 /// share of the path (`total`: the path's length or weight).
 pub fn segment_lines(trace: &Trace, path_name: &str, s: &Segment, total: f64) -> Vec<String> {
-    let bar = path_bars(trace, std::slice::from_ref(s))[0];
+    let bar = path_bars(trace, std::slice::from_ref(s), |_| "")[0];
     let place = if bar.from_row == bar.to_row {
         process_text(trace, bar.to_row)
     } else {
@@ -170,7 +185,7 @@ mod tests {
         let trace = worked_example();
         let analysis = analyze(&trace, AnalysisOptions::default());
         let cp = &analysis.critical_path;
-        let bars = path_bars(&trace, &cp.segments);
+        let bars = path_bars(&trace, &cp.segments, |_| "red");
         // T4a: A comp 25 → m1 8 → B comp 5 → m2 10 → A comp 3 → m3 3 → B comp 15.
         let expected = [
             (0, 0, 0, 25),

@@ -114,6 +114,22 @@ pub struct PathBar {
     pub start: u64,
     /// Its last tick.
     pub end: u64,
+    /// Its colour (the path's, or its WCPA phase's).
+    pub color: &'static str,
+}
+
+/// Colours for names (regions, phases), stable for a name across runs and sessions.
+pub const NAME_PALETTE: [&str; 10] = [
+    "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f",
+    "#1f77b4", "#2ca02c",
+];
+
+/// The colour of a name: FNV-1a of its bytes picks from [`NAME_PALETTE`].
+pub fn name_color(name: &str) -> &'static str {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    NAME_PALETTE[(hash % NAME_PALETTE.len() as u64) as usize]
 }
 
 /// What is drawn over the bars: the selection and a path.
@@ -380,7 +396,7 @@ pub fn layout(
                 y: center(bar.from_row) - 2.5,
                 w: (x_at(bar.end) - x_at(bar.start)).max(2.0),
                 h: 5.0,
-                color: colors::PATH,
+                color: bar.color,
             });
         } else {
             items.push(DrawItem::Line {
@@ -388,7 +404,7 @@ pub fn layout(
                 y1: center(bar.from_row),
                 x2: x_at(bar.end),
                 y2: center(bar.to_row),
-                color: colors::PATH,
+                color: bar.color,
                 width: 3.0,
             });
         }
@@ -823,18 +839,21 @@ mod tests {
                 to_row: 0,
                 start: 0,
                 end: 25,
+                color: colors::PATH,
             },
             PathBar {
                 from_row: 0,
                 to_row: 1,
                 start: 25,
                 end: 33,
+                color: colors::PATH,
             },
             PathBar {
                 from_row: 1,
                 to_row: 1,
                 start: 33,
                 end: 38,
+                color: colors::PATH,
             },
         ];
         // Row A's middle is y = 30 + 16; tick 10 is x = 140 + 100.
@@ -935,5 +954,18 @@ mod tests {
             })
             .collect();
         assert_eq!(arrows, [colors::FAULT]);
+    }
+
+    #[test]
+    fn names_keep_their_colours() {
+        assert_eq!(name_color("init"), name_color("init"));
+        let colours: std::collections::HashSet<_> = ["init", "compute", "exchange", "reduce", "io"]
+            .iter()
+            .map(|n| name_color(n))
+            .collect();
+        assert!(
+            colours.len() >= 3,
+            "names spread over the palette: {colours:?}"
+        );
     }
 }

@@ -65,12 +65,66 @@ struct Popup {
     lines: Vec<String>,
 }
 
-/// The critical path as the server computed it: its segments and length.
+/// Which path the overlay shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    Critical,
+    Wcpa,
+}
+
+/// A path as the server computed it: its segments, bars and length (or weight).
 #[derive(Debug, Clone, PartialEq)]
 struct LoadedPath {
+    name: &'static str,
     segments: Vec<Segment>,
     bars: Vec<PathBar>,
     length: f64,
+    /// The WCPA phase table (empty for the critical path).
+    phases: Vec<shared::analysis::Share>,
+}
+
+/// Both paths of a run.
+#[derive(Debug, Clone, PartialEq)]
+struct Paths {
+    critical: LoadedPath,
+    wcpa: LoadedPath,
+}
+
+impl Paths {
+    fn get(&self, kind: PathKind) -> &LoadedPath {
+        match kind {
+            PathKind::Critical => &self.critical,
+            PathKind::Wcpa => &self.wcpa,
+        }
+    }
+
+    /// Reads both paths from the run's analysis report.
+    fn from_report(trace: &Trace, report: &serde_json::Value) -> Result<Paths, String> {
+        let read = |key: &str| -> Result<Vec<Segment>, String> {
+            serde_json::from_value(report[key]["segments"].clone())
+                .map_err(|e| format!("the {key} could not be read: {e}"))
+        };
+        let critical = read("critical_path")?;
+        let wcpa = read("wcpa")?;
+        let phases = serde_json::from_value(report["wcpa"]["phases"].clone())
+            .map_err(|e| format!("the WCPA phases could not be read: {e}"))?;
+        Ok(Paths {
+            critical: LoadedPath {
+                name: "Critical path",
+                bars: details::path_bars(trace, &critical, details::critical_color),
+                length: report["critical_path"]["length"].as_f64().unwrap_or(0.0),
+                segments: critical,
+                phases: Vec::new(),
+            },
+            wcpa: LoadedPath {
+                name: "WCPA",
+                bars: details::path_bars(trace, &wcpa, details::phase_color),
+                length: report["wcpa"]["weight"].as_f64().unwrap_or(0.0),
+                segments: wcpa,
+                phases,
+            },
+        })
+    }
 }
 
 /// The statistics of the selected range, from the server.
@@ -106,8 +160,13 @@ pub fn GanttChart(
     let cursor = RwSignal::new(None::<String>);
     let cursor_x = Rc::new(Cell::new(None::<f64>));
     let selection = RwSignal::new(None::<RangeSelection>);
-    let path = RwSignal::new(None::<Arc<LoadedPath>>);
-    let show_path = RwSignal::new(false);
+    let paths = RwSignal::new(None::<Arc<Paths>>);
+    let show_path = RwSignal::new(None::<PathKind>);
+    // The path shown, when one is and it has loaded.
+    let shown_path = move || {
+        let kind = show_path.get_untracked()?;
+        paths.get_untracked().map(|p| p.get(kind).clone())
+    };
     let path_error = RwSignal::new(None::<String>);
     let popup = RwSignal::new(None::<Popup>);
     let help = RwSignal::new(false);
@@ -155,10 +214,7 @@ pub fn GanttChart(
             let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
             let overlays = Overlays {
                 selection: selection.get_untracked(),
-                path: match (show_path.get_untracked(), path.get_untracked()) {
-                    (true, Some(p)) => p.bars.clone(),
-                    _ => Vec::new(),
-                },
+                path: shown_path().map(|p| p.bars).unwrap_or_default(),
             };
             paint::paint(
                 &ctx,
@@ -191,7 +247,7 @@ pub fn GanttChart(
             scroll_y.track();
             selection.track();
             show_path.track();
-            path.track();
+            paths.track();
             if canvas_ref.get().is_none() || frame_pending.replace(true) {
                 return;
             }
@@ -238,18 +294,18 @@ pub fn GanttChart(
         _ => scale.set(None),
     };
 
-    // Loads the critical path the first time the overlay is shown.
+    // Shows or hides a path, loading both paths the first time.
     let toggle_path = {
         let trace = Arc::clone(&trace);
         let run_id = run_id.clone();
-        move || {
-            let on = !show_path.get_untracked();
-            show_path.set(on);
-            if !on || path.get_untracked().is_some() {
+        move |kind: PathKind| {
+            let on = show_path.get_untracked() != Some(kind);
+            show_path.set(on.then_some(kind));
+            if !on || paths.get_untracked().is_some() {
                 return;
             }
             let Some(id) = run_id.clone() else {
-                path_error.set(Some("the critical path needs a stored run".to_owned()));
+                path_error.set(Some("the paths need a stored run".to_owned()));
                 return;
             };
             let trace = Arc::clone(&trace);
@@ -257,17 +313,9 @@ pub fn GanttChart(
                 let url = format!("/api/runs/{}/analysis", js_sys::encode_uri_component(&id));
                 match api::get_json::<serde_json::Value>(&url)
                     .await
-                    .and_then(|report| {
-                        let cp = &report["critical_path"];
-                        let segments: Vec<Segment> = serde_json::from_value(cp["segments"].clone())
-                            .map_err(|e| format!("the critical path could not be read: {e}"))?;
-                        Ok(LoadedPath {
-                            bars: details::path_bars(&trace, &segments),
-                            length: cp["length"].as_f64().unwrap_or(0.0),
-                            segments,
-                        })
-                    }) {
-                    Ok(loaded) => path.set(Some(Arc::new(loaded))),
+                    .and_then(|report| Paths::from_report(&trace, &report))
+                {
+                    Ok(loaded) => paths.set(Some(Arc::new(loaded))),
                     Err(message) => path_error.set(Some(message)),
                 }
             });
@@ -424,12 +472,10 @@ pub fn GanttChart(
                 return;
             };
             let g = geometry(&canvas);
-            let segment = match (show_path.get_untracked(), path.get_untracked()) {
-                (true, Some(p)) => layout::path_hit(&p.bars, &s, &g, x, y).map(|k| {
-                    details::segment_lines(&trace, "Critical path", &p.segments[k], p.length)
-                }),
-                _ => None,
-            };
+            let segment = shown_path().and_then(|p| {
+                layout::path_hit(&p.bars, &s, &g, x, y)
+                    .map(|k| details::segment_lines(&trace, p.name, &p.segments[k], p.length))
+            });
             let lines = segment.or_else(|| {
                 let row = layout::row_at(&g, n_rows, y)?;
                 let tick = s.px_to_time(x - label_width)?;
@@ -446,18 +492,25 @@ pub fn GanttChart(
     let trace_for_readout = Arc::clone(&trace);
     let trace_for_stats = Arc::clone(&trace);
     let fit_button = fit;
-    let toggle_path_button = toggle_path.clone();
+    let toggle_critical = toggle_path.clone();
+    let toggle_wcpa = toggle_path.clone();
 
     view! {
         <div class="gantt">
             <div class="gantt-toolbar">
                 <button on:click=move |_| fit_button() title="Fit the selection, or the whole trace (F)">"Fit"</button>
                 <button
-                    on:click=move |_| toggle_path_button()
+                    on:click=move |_| toggle_critical(PathKind::Critical)
                     data-testid="toggle-critical-path"
-                    aria-pressed=move || show_path.get().to_string()
+                    aria-pressed=move || (show_path.get() == Some(PathKind::Critical)).to_string()
                     title="Highlight the critical path"
                 >"Critical path"</button>
+                <button
+                    on:click=move |_| toggle_wcpa(PathKind::Wcpa)
+                    data-testid="toggle-wcpa"
+                    aria-pressed=move || (show_path.get() == Some(PathKind::Wcpa)).to_string()
+                    title="Highlight the weighted critical path in its phases' colours"
+                >"WCPA"</button>
                 <button on:click=move |_| help.update(|h| *h = !*h) title="Every shortcut (?)">"?"</button>
                 <span class="readout" data-testid="window-readout">
                     {move || shown_window.get().map(|w| details::window_text(&trace_for_readout, w))}
@@ -473,7 +526,11 @@ pub fn GanttChart(
                     data-testid="gantt-canvas"
                     data-paint-count=move || paint_count.get().to_string()
                     data-window=move || shown_window.get().map(|(a, b)| format!("{a}-{b}"))
-                    data-path-segments=move || path.get().map(|p| p.bars.len().to_string())
+                    data-path-segments=move || {
+                        show_path.track();
+                        paths.track();
+                        shown_path().map(|p| p.bars.len().to_string())
+                    }
                     on:wheel=on_wheel
                     on:pointerdown=on_pointer_down
                     on:pointermove=on_pointer_move
@@ -512,6 +569,25 @@ pub fn GanttChart(
                 <span class="icons">"◀ send · ▷ receive call · ▶ arrival"</span>
                 <span class="swatch" style=format!("background: {}", layout::colors::FAULT)></span>"no partner, or arrives before it is sent"
             </div>
+            {move || {
+                show_path.track();
+                paths.track();
+                shown_path().filter(|p| !p.phases.is_empty()).map(|p| view! {
+                    <table class="run-table wcpa-phases" data-testid="wcpa-phases">
+                        <tr><th>"WCPA phase"</th><th>"weight"</th><th>"share"</th></tr>
+                        {p.phases.iter().map(|phase| view! {
+                            <tr>
+                                <td>
+                                    <span class="swatch" style=format!("background: {}", layout::name_color(&phase.name))></span>
+                                    {phase.name.clone()}
+                                </td>
+                                <td>{format!("{:.2}", phase.weight)}</td>
+                                <td>{format!("{:.1} %", 100.0 * phase.share)}</td>
+                            </tr>
+                        }).collect_view()}
+                    </table>
+                })
+            }}
             {move || range_stats.get().map(|stats| match stats {
                 Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
                 Ok(stats) => range_stats_view(&trace_for_stats, &stats).into_any(),
