@@ -1,24 +1,10 @@
-import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { HomePage, RunPage } from '../fixtures/pages';
+import { expect, test } from '@playwright/test';
+import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE, openWorkedExample } from '../fixtures/pages';
 
-const WORKED_EXAMPLE = path.join(__dirname, '../../shared/tests/data/t4-worked-example.json');
-const RUN_URL = /\/runs\/[A-Za-z0-9_-]{22}$/;
 /** The Gantt chart's geometry (frontend/src/components/gantt/layout.rs `Geometry::new`). */
 const LABEL_WIDTH = 140;
 const AXIS_HEIGHT = 30;
 const ROW_HEIGHT = 32;
-
-/** Uploads the worked example (69 ticks, processes A and B) and waits for its chart. */
-async function openWorkedExample(page: Page): Promise<RunPage> {
-  const home = new HomePage(page);
-  await home.goto();
-  await home.upload(WORKED_EXAMPLE);
-  await page.waitForURL(RUN_URL);
-  const run = new RunPage(page);
-  await run.waitForPaint();
-  return run;
-}
 
 /** The page position of tick `t` on row `row` when the whole 69 ticks fit the plot. */
 async function at(run: RunPage, t: number, row: number): Promise<{ x: number; y: number }> {

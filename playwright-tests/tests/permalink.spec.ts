@@ -1,18 +1,10 @@
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { HomePage, RunPage } from '../fixtures/pages';
+import { RunPage, openWorkedExample } from '../fixtures/pages';
 
-const WORKED_EXAMPLE = path.join(__dirname, '../../shared/tests/data/t4-worked-example.json');
-const RUN_URL = /\/runs\/[A-Za-z0-9_-]{22}$/;
 const VIEW_URL = /\/v\/[A-Za-z0-9_-]{16}$/;
 
 test('a shared view opens at the same time window in a fresh browser', async ({ page, browser }) => {
-  const home = new HomePage(page);
-  await home.goto();
-  await home.upload(WORKED_EXAMPLE);
-  await page.waitForURL(RUN_URL);
-  const run = new RunPage(page);
-  await run.waitForPaint();
+  const run = await openWorkedExample(page);
   const whole = await run.canvas.getAttribute('data-window');
   expect(whole).toMatch(/^0-69$/);
 

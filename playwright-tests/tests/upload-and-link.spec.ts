@@ -1,9 +1,5 @@
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { HomePage, RunPage } from '../fixtures/pages';
-
-const WORKED_EXAMPLE = path.join(__dirname, '../../shared/tests/data/t4-worked-example.json');
-const RUN_URL = /\/runs\/[A-Za-z0-9_-]{22}$/;
+import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE, openWorkedExample } from '../fixtures/pages';
 
 test('uploading the worked example shows its Gantt chart, and its link shows it again', async ({ page, browser }) => {
   const home = new HomePage(page);
@@ -52,12 +48,7 @@ test('a malformed trace is refused with the line and nothing is stored', async (
 });
 
 test('the wheel zooms at the cursor and the readout follows it', async ({ page }) => {
-  const home = new HomePage(page);
-  await home.goto();
-  await home.upload(WORKED_EXAMPLE);
-  await page.waitForURL(RUN_URL);
-  const run = new RunPage(page);
-  await run.waitForPaint();
+  const run = await openWorkedExample(page);
   const before = await run.pixelCounts();
   const box = await run.canvas.boundingBox();
   if (!box) throw new Error('canvas has no box');

@@ -198,29 +198,13 @@ fn test() -> anyhow::Result<()> {
     let e2e_dir = root.join("target/e2e");
     let _ = std::fs::remove_dir_all(&e2e_dir);
     std::fs::create_dir_all(&e2e_dir).context("creating target/e2e")?;
-    let port = free_port()?.to_string();
     // `cargo test` built this binary for the server's CLI tests, with the workspace's feature
     // set; building it again with `-p server` would recompile some fifty crates.
     let bin = root.join("target/debug/tracescope");
     if !bin.is_file() {
         bail!("cargo test did not leave {}", bin.display());
     }
-    let bin = bin.to_string_lossy().into_owned();
-    let db = e2e_dir.join("tracescope.db").to_string_lossy().into_owned();
-    let site = site.to_string_lossy().into_owned();
-    let envs = [
-        ("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
-        ("TRACESCOPE_BIN", bin.as_str()),
-        ("TRACESCOPE_DB", db.as_str()),
-        ("TRACESCOPE_SITE", site.as_str()),
-        ("PORT", port.as_str()),
-    ];
-    run(
-        &root.join("playwright-tests"),
-        "npx",
-        &["playwright", "test"],
-        &envs,
-    )?;
+    playwright(&root, &bin, &e2e_dir.join("tracescope.db"), &site, &[])?;
     stage("playwright", t);
 
     eprintln!(
@@ -250,31 +234,48 @@ fn frame_bench() -> anyhow::Result<()> {
     let dir = root.join("target/frame-bench");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).context("creating target/frame-bench")?;
-    let port = free_port()?.to_string();
-    let bin = root
-        .join("target/release/tracescope")
-        .to_string_lossy()
-        .into_owned();
-    let db = dir.join("tracescope.db").to_string_lossy().into_owned();
-    let site = site.to_string_lossy().into_owned();
-    let envs = [
-        ("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
-        ("TRACESCOPE_FRAME_BENCH", "1"),
-        ("TRACESCOPE_BIN", bin.as_str()),
-        ("TRACESCOPE_DB", db.as_str()),
-        ("TRACESCOPE_SITE", site.as_str()),
-        ("PORT", port.as_str()),
-    ];
-    run(
-        &root.join("playwright-tests"),
-        "npx",
-        &["playwright", "test"],
-        &envs,
+    playwright(
+        &root,
+        &root.join("target/release/tracescope"),
+        &dir.join("tracescope.db"),
+        &site,
+        &[("TRACESCOPE_FRAME_BENCH", "1")],
     )?;
     let report = std::fs::read_to_string(root.join("target/frame-bench.json"))
         .context("reading target/frame-bench.json")?;
     println!("{report}");
     Ok(())
+}
+
+/// Runs the Playwright tests against the server binary `bin` on a free loopback port, with
+/// database `db`, the built `site` and Debian's Chromium (no browser download).
+fn playwright(
+    root: &Path,
+    bin: &Path,
+    db: &Path,
+    site: &Path,
+    extra: &[(&str, &str)],
+) -> anyhow::Result<()> {
+    let port = free_port()?.to_string();
+    let (bin, db, site) = (
+        bin.to_string_lossy(),
+        db.to_string_lossy(),
+        site.to_string_lossy(),
+    );
+    let mut envs = vec![
+        ("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"),
+        ("TRACESCOPE_BIN", bin.as_ref()),
+        ("TRACESCOPE_DB", db.as_ref()),
+        ("TRACESCOPE_SITE", site.as_ref()),
+        ("PORT", port.as_str()),
+    ];
+    envs.extend_from_slice(extra);
+    run(
+        &root.join("playwright-tests"),
+        "npx",
+        &["playwright", "test"],
+        &envs,
+    )
 }
 
 /// A TCP port that was free a moment ago on the loopback interface.

@@ -187,19 +187,5 @@ async fn part(
 
 /// The run's trace and whole-run analyses, from the cache or built from the stored model.
 async fn loaded_run(state: &AppState, id: &str) -> Result<Arc<LoadedRun>, AppError> {
-    if let Some(loaded) = state.loaded.get(id) {
-        return Ok(loaded);
-    }
-    let model_gz = db::get_model_json_gz(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::no_run(id))?;
-    let owned_id = id.to_owned();
-    let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedRun, AppError> {
-        Ok(LoadedRun::load(ingest::decode_model(&model_gz, &owned_id)?))
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("the loading task failed: {e}"))??;
-    let loaded = Arc::new(loaded);
-    state.loaded.put(id, Arc::clone(&loaded));
-    Ok(loaded)
+    super::cached_run(state, &state.loaded, id, LoadedRun::load).await
 }

@@ -70,3 +70,28 @@ async fn health(
         version: env!("CARGO_PKG_VERSION").to_owned(),
     }))
 }
+
+/// The run's `T` from `cache`, or built by `build` from its stored model on a blocking thread
+/// (and then kept): the viewport index, the loaded analyses.
+pub(crate) async fn cached_run<T: Send + Sync + 'static>(
+    state: &crate::AppState,
+    cache: &crate::cache::RunCache<T>,
+    id: &str,
+    build: fn(shared::Trace) -> T,
+) -> Result<std::sync::Arc<T>, error::AppError> {
+    if let Some(value) = cache.get(id) {
+        return Ok(value);
+    }
+    let model_gz = crate::db::get_model_json_gz(&state.pool, id)
+        .await?
+        .ok_or_else(|| error::AppError::no_run(id))?;
+    let owned_id = id.to_owned();
+    let value = tokio::task::spawn_blocking(move || -> Result<T, error::AppError> {
+        Ok(build(crate::ingest::decode_model(&model_gz, &owned_id)?))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("building the run's data failed: {e}"))??;
+    let value = std::sync::Arc::new(value);
+    cache.put(id, std::sync::Arc::clone(&value));
+    Ok(value)
+}

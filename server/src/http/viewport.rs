@@ -16,7 +16,7 @@ use shared::viewport::{ViewportIndex, ViewportRequest};
 
 use super::error::{ApiQuery, AppError};
 use super::runs::IMMUTABLE;
-use crate::{AppState, db, ingest};
+use crate::{AppState, ingest};
 
 /// The routes under `/api/runs/{id}/viewport`.
 pub fn router() -> axum::Router<AppState> {
@@ -24,24 +24,12 @@ pub fn router() -> axum::Router<AppState> {
 }
 
 async fn index_of(state: &AppState, id: &str) -> Result<Arc<ViewportIndex>, AppError> {
-    if let Some(index) = state.viewports.get(id) {
-        return Ok(index);
-    }
-    let model_gz = db::get_model_json_gz(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::no_run(id))?;
-    let owned_id = id.to_owned();
-    let index = tokio::task::spawn_blocking(move || -> Result<ViewportIndex, AppError> {
-        let trace = ingest::decode_model(&model_gz, &owned_id)?;
+    super::cached_run(state, &state.viewports, id, |trace| {
         let pairing = shared::pairing::pair_messages(&trace);
         let graph = shared::graph::ExecutionGraph::new(&trace, &pairing);
-        Ok(ViewportIndex::new(&trace, &pairing, &graph))
+        ViewportIndex::new(&trace, &pairing, &graph)
     })
     .await
-    .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))??;
-    let index = Arc::new(index);
-    state.viewports.put(id, Arc::clone(&index));
-    Ok(index)
 }
 
 async fn viewport(

@@ -166,19 +166,9 @@ pub fn window_text(trace: &Trace, (start, end): (u64, u64)) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_data::worked_example;
     use super::*;
     use shared::analysis::{AnalysisOptions, analyze};
-
-    fn worked_example() -> Trace {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tests/data/t4-worked-example.json"
-        );
-        let bytes = std::fs::read(path).expect("worked example");
-        shared::import::import(&bytes, None, "t4")
-            .expect("parses")
-            .trace
-    }
 
     #[test]
     fn the_worked_examples_critical_path_reads_as_in_the_thesis() {

@@ -699,18 +699,8 @@ pub fn bytes_text(bytes: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_data::worked_example;
     use super::*;
-
-    fn worked_example() -> Trace {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tests/data/t4-worked-example.json"
-        );
-        let bytes = std::fs::read(path).expect("worked example");
-        shared::import::import(&bytes, None, "t4")
-            .expect("parses")
-            .trace
-    }
 
     fn rects(items: &[DrawItem], color: &str) -> Vec<(f64, f64, f64)> {
         items

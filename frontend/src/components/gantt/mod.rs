@@ -28,6 +28,22 @@ use keys::KeyAction;
 use layout::{GanttModel, Geometry, Overlays, PathBar, RangeSelection};
 use time_scale::TimeScale;
 
+/// Test data shared by the chart's native tests.
+#[cfg(test)]
+pub(crate) mod test_data {
+    /// The founding worked example (analysis.md §10), as the tests of `shared` read it.
+    pub fn worked_example() -> shared::Trace {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/tests/data/t4-worked-example.json"
+        );
+        let bytes = std::fs::read(path).expect("worked example");
+        shared::import::import(&bytes, None, "t4")
+            .expect("parses")
+            .trace
+    }
+}
+
 /// The page's clock in milliseconds (`performance.now()`).
 fn now_ms() -> f64 {
     web_sys::window()
