@@ -7,7 +7,6 @@
 mod common;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shared::analysis::{AnalysisOptions, Context, analyze};
@@ -22,11 +21,7 @@ fn sizes() -> Vec<usize> {
 }
 
 fn pipeline(c: &mut Criterion) {
-    let mut group = c.benchmark_group("analysis");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5));
+    let mut group = common::group(c, "analysis");
     for n in sizes() {
         let trace = ring(64, n);
         let n_events = trace.events.len();

@@ -6,7 +6,6 @@
 mod common;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use shared::causality::{Causality, hasse_edges};
@@ -20,11 +19,7 @@ fn sizes() -> Vec<usize> {
 }
 
 fn causality(c: &mut Criterion) {
-    let mut group = c.benchmark_group("causality");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5));
+    let mut group = common::group(c, "causality");
     for n in sizes() {
         let trace = ring(64, n);
         let pairing = pair_messages(&trace);

@@ -9,7 +9,7 @@
 mod common;
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use shared::graph::ExecutionGraph;
@@ -50,11 +50,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn viewport(c: &mut Criterion) {
-    let mut group = c.benchmark_group("viewport");
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5));
+    let mut group = common::group(c, "viewport");
     for n in sizes() {
         let trace = ring(64, n);
         let t = Instant::now();
