@@ -4,8 +4,10 @@
 use shared::Trace;
 use shared::analysis::Segment;
 use shared::critical_path::SegmentKind;
+use shared::model::EventKind;
 use shared::states::State;
 use shared::time::Duration;
+use shared::waits::{WaitKind, WaitState};
 
 use super::layout::{PathBar, colors, name_color};
 
@@ -151,6 +153,237 @@ pub fn span_lines(
     ]
 }
 
+/// What an event kind is called in a pop-up.
+pub fn event_kind_text(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::ProcInit => "process start",
+        EventKind::ProcExit => "process end",
+        EventKind::MsgSend => "send",
+        EventKind::RecvCall => "receive call",
+        EventKind::MsgArr => "arrival",
+        EventKind::Probe => "probe",
+        EventKind::Enter => "region entry",
+        EventKind::Leave => "region exit",
+        EventKind::RecvPost => "receive posted",
+    }
+}
+
+/// The pop-up of an event: what and where, its message's partner, tag and length, and how
+/// long its process was blocked around it (`blocked`: the blocked span it starts or ends).
+pub fn event_lines(
+    trace: &Trace,
+    event: usize,
+    partner: Option<usize>,
+    blocked: Option<(u64, u64)>,
+) -> Vec<String> {
+    let e = &trace.events;
+    let (Some(&kind), Some(&time), Some(process)) = (
+        e.kind().get(event),
+        e.time().get(event),
+        e.process().get(event),
+    ) else {
+        return vec![format!("event {event} is not in the trace")];
+    };
+    let mut lines = vec![
+        format!(
+            "{} on {}",
+            capitalised(event_kind_text(kind)),
+            process_text(trace, process.index())
+        ),
+        format!("at {}", time_text(trace, time.0)),
+    ];
+    let name = |p: usize| {
+        trace
+            .processes
+            .get(p)
+            .map_or_else(|| format!("process {p}"), |p| p.name.clone())
+    };
+    let peer = e
+        .peer()
+        .get(event)
+        .copied()
+        .flatten()
+        .map(|p| name(p.index()));
+    let tag = e.tag().get(event).copied().unwrap_or(0);
+    let size = e.size().get(event).copied().unwrap_or(0);
+    match kind {
+        EventKind::MsgSend => lines.push(format!(
+            "to {}, tag {tag}, {}",
+            peer.unwrap_or_else(|| "?".to_owned()),
+            super::layout::bytes_text(size)
+        )),
+        EventKind::MsgArr => lines.push(format!(
+            "from {}, tag {tag}, {}",
+            peer.unwrap_or_else(|| "?".to_owned()),
+            super::layout::bytes_text(size)
+        )),
+        EventKind::RecvCall | EventKind::RecvPost => lines.push(match peer {
+            Some(peer) => format!("from {peer}, tag {tag}"),
+            None => format!("tag {tag}"),
+        }),
+        EventKind::Probe => {
+            let text = e
+                .text()
+                .get(event)
+                .copied()
+                .flatten()
+                .and_then(|id| trace.string(id))
+                .unwrap_or("");
+            lines.push(format!("tag {tag} {text}").trim_end().to_owned());
+        }
+        EventKind::Enter | EventKind::Leave => {
+            if let Some(region) = e
+                .region()
+                .get(event)
+                .copied()
+                .flatten()
+                .and_then(|r| trace.regions.get(r.index()))
+            {
+                lines.push(format!("region {}", region.name));
+            }
+        }
+        EventKind::ProcInit | EventKind::ProcExit => {}
+    }
+    match (kind, partner) {
+        (EventKind::MsgSend | EventKind::MsgArr, Some(p)) => {
+            let (Some(&pk), Some(&pt), Some(pp)) =
+                (e.kind().get(p), e.time().get(p), e.process().get(p))
+            else {
+                return lines;
+            };
+            let (sent, arrived) = if kind == EventKind::MsgSend {
+                (time.0, pt.0)
+            } else {
+                (pt.0, time.0)
+            };
+            let transit = if arrived >= sent {
+                format!("in transit {}", duration_text(trace, arrived - sent))
+            } else {
+                format!(
+                    "arrives {} before it is sent: the clocks disagree",
+                    duration_text(trace, sent - arrived)
+                )
+            };
+            lines.push(format!(
+                "partner: {} on {} at {} ({transit})",
+                event_kind_text(pk),
+                name(pp.index()),
+                time_text(trace, pt.0)
+            ));
+        }
+        (EventKind::MsgSend, None) => lines.push("no arrival matches this send".to_owned()),
+        (EventKind::MsgArr, None) => lines.push("no send matches this arrival".to_owned()),
+        _ => {}
+    }
+    if let Some((start, end)) = blocked {
+        lines.push(format!(
+            "blocked from {} to {} ({})",
+            time_text(trace, start),
+            time_text(trace, end),
+            duration_text(trace, end.saturating_sub(start))
+        ));
+    }
+    lines
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// What a path says about an event: each of its segments that starts or ends there, with its
+/// share of the path (`total`: the path's length or weight).
+pub fn event_path_lines(
+    trace: &Trace,
+    path_name: &str,
+    segments: &[Segment],
+    total: f64,
+    event: usize,
+) -> Vec<String> {
+    segments
+        .iter()
+        .filter_map(|s| {
+            let ends = s.to_event.index() == event;
+            let starts = s.from_event.is_some_and(|f| f.index() == event);
+            if !(ends || starts) {
+                return None;
+            }
+            let share = if total > 0.0 {
+                100.0 * s.weight / total
+            } else {
+                0.0
+            };
+            Some(format!(
+                "{path_name}: {} {} here ({} – {}, weight {}, {share:.1} % of the path)",
+                kind_text(s.kind),
+                if ends { "ends" } else { "starts" },
+                time_text(trace, s.start),
+                time_text(trace, s.end),
+                weight_text(s.weight)
+            ))
+        })
+        .collect()
+}
+
+/// The wait states charged at an event or caused by it.
+pub fn event_wait_lines(trace: &Trace, waits: &[WaitState], event: usize) -> Vec<String> {
+    let e = &trace.events;
+    let place = |k: usize| {
+        let what = e
+            .kind()
+            .get(k)
+            .map_or("event", |&kind| event_kind_text(kind));
+        let process = e
+            .process()
+            .get(k)
+            .map_or(String::new(), |p| process_text(trace, p.index()));
+        let time = e
+            .time()
+            .get(k)
+            .map_or(String::new(), |t| time_text(trace, t.0));
+        format!("{what} on {process} at {time}")
+    };
+    waits
+        .iter()
+        .filter_map(|w| {
+            let amount = match trace.clock.ticks_per_second {
+                Some(_) => trace
+                    .clock
+                    .format_duration(Duration(w.time.round().max(0.0) as u64)),
+                None => format!("{} ticks", weight_text(w.time)),
+            };
+            if w.event.index() == event {
+                Some(format!(
+                    "wait state: {}, {amount}, caused by the {}",
+                    wait_kind_text(w.kind),
+                    place(w.cause.index())
+                ))
+            } else if w.cause.index() == event {
+                Some(format!(
+                    "causes a {} of {amount} at the {}",
+                    wait_kind_text(w.kind),
+                    place(w.event.index())
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// A wait-state pattern's name, as Scalasca writes it.
+pub fn wait_kind_text(kind: WaitKind) -> &'static str {
+    match kind {
+        WaitKind::LateSender => "Late Sender",
+        WaitKind::LateReceiver => "Late Receiver",
+        WaitKind::WaitAtCollective => "Wait at Collective",
+        WaitKind::LateBroadcast => "Late Broadcast",
+        WaitKind::EarlyReduce => "Early Reduce",
+    }
+}
+
 /// A time's text for the window readout.
 pub fn window_text(trace: &Trace, (start, end): (u64, u64)) -> String {
     match trace.clock.ticks_per_second {
@@ -213,5 +446,56 @@ mod tests {
             ]
         );
         assert_eq!(window_text(&trace, (0, 69)), "window 0 – 69 ticks");
+    }
+
+    #[test]
+    fn an_event_pop_up_names_its_partner_its_wait_and_its_share_of_the_path() {
+        let trace = worked_example();
+        let model = super::super::layout::GanttModel::new(&trace);
+        // Event 1 is A's send of m1 at 25; event 8 is its arrival at B at 33.
+        assert_eq!(
+            (model.partner_of(1), model.partner_of(8)),
+            (Some(8), Some(1))
+        );
+        assert_eq!(model.partner_of(0), None);
+        assert_eq!(model.row_of_event(8), Some(1));
+        assert_eq!(
+            event_lines(&trace, 1, model.partner_of(1), None),
+            [
+                "Send on A on T800 #0",
+                "at 25",
+                "to B, tag 1, 800 B",
+                "partner: arrival on B at 33 (in transit 8 ticks)"
+            ]
+        );
+        assert_eq!(
+            event_lines(&trace, 8, Some(1), Some((20, 33)))[2..],
+            [
+                "from A, tag 1, 800 B",
+                "partner: send on A at 25 (in transit 8 ticks)",
+                "blocked from 20 to 33 (13 ticks)"
+            ]
+        );
+        let analysis = analyze(&trace, AnalysisOptions::default());
+        let cp = &analysis.critical_path;
+        // T4a: A's computation 0–25 ends at the send, m1's transit 25–33 starts there.
+        assert_eq!(
+            event_path_lines(&trace, "Critical path", &cp.segments, cp.length as f64, 1),
+            [
+                "Critical path: computation ends here (0 – 25, weight 25, 36.2 % of the path)",
+                "Critical path: message transit starts here (25 – 33, weight 8, 11.6 % of the path)"
+            ]
+        );
+        // T13: B waited 5 ticks for m1 (receive call at 20, send at 25).
+        let cx = shared::analysis::Context::new(&trace);
+        let waits = shared::waits::wait_states(&cx);
+        assert_eq!(
+            event_wait_lines(&trace, &waits, 8),
+            ["wait state: Late Sender, 5 ticks, caused by the send on A on T800 #0 at 25"]
+        );
+        assert_eq!(
+            event_wait_lines(&trace, &waits, 1),
+            ["causes a Late Sender of 5 ticks at the arrival on B on T800 #1 at 33"]
+        );
     }
 }

@@ -267,6 +267,41 @@ pub fn icon_of(kind: EventKind) -> Option<Icon> {
     }
 }
 
+/// The partner of an event that has none.
+pub const NO_PARTNER: u32 = u32::MAX;
+
+/// The event with an icon on row `row` nearest to `x` (canvas coordinates), within a few pixels.
+pub fn event_hit(
+    model: &GanttModel,
+    scale: &TimeScale,
+    g: &Geometry,
+    row: usize,
+    x: f64,
+) -> Option<usize> {
+    const TOLERANCE_PX: f64 = 5.0;
+    // Crowded rows are not searched further than this many events each way: zoom in first.
+    const MAX_STEPS: usize = 64;
+    let (lo, hi) = (*model.row_events.get(row)?, *model.row_events.get(row + 1)?);
+    let times = model.event_time.get(lo..hi)?;
+    let tick = scale.px_to_tick(x - g.label_width).max(0.0);
+    let at = lo + times.partition_point(|&t| (t as f64) < tick);
+    let distance =
+        |k: usize| (g.label_width + scale.time_to_px(Time(model.event_time[k])) - x).abs();
+    let has_icon = |k: usize| icon_of(model.event_kind[k]).is_some();
+    let right = (at..hi)
+        .take(MAX_STEPS)
+        .take_while(|&k| distance(k) <= TOLERANCE_PX)
+        .filter(|&k| has_icon(k));
+    let left = (lo..at)
+        .rev()
+        .take(MAX_STEPS)
+        .take_while(|&k| distance(k) <= TOLERANCE_PX)
+        .filter(|&k| has_icon(k));
+    right
+        .chain(left)
+        .min_by(|&a, &b| distance(a).total_cmp(&distance(b)))
+}
+
 /// Icons are drawn when a row's visible events are at least this many pixels apart on average.
 pub const ICON_SPACING_PX: f64 = 10.0;
 
@@ -287,6 +322,8 @@ pub struct GanttModel {
     pub event_kind: Vec<EventKind>,
     /// Whether each event is a send or arrival that found no partner.
     pub unmatched: Vec<bool>,
+    /// Each message event's partner (a send's arrival, an arrival's send), or [`NO_PARTNER`].
+    pub partner: Vec<u32>,
     /// The first and last event times.
     pub bounds: (Time, Time),
     /// The trace's clock, for axis labels.
@@ -322,6 +359,14 @@ impl GanttModel {
                 *u = true;
             }
         }
+        let mut partner = vec![NO_PARTNER; e.len()];
+        for m in &pairing.messages {
+            let (send, arrival) = (m.send.index(), m.arrival.index());
+            if let (Some(a), Some(b)) = (u32::try_from(arrival).ok(), u32::try_from(send).ok()) {
+                partner[send] = a;
+                partner[arrival] = b;
+            }
+        }
         GanttModel {
             rows,
             index: ViewportIndex::new(trace, &pairing, &graph),
@@ -329,9 +374,41 @@ impl GanttModel {
             event_time: e.time().iter().map(|t| t.0).collect(),
             event_kind: e.kind().to_vec(),
             unmatched,
+            partner,
             bounds: trace.time_bounds().unwrap_or_default(),
             clock: trace.clock,
         }
+    }
+
+    /// The partner of message event `event` (a send's arrival, an arrival's send).
+    pub fn partner_of(&self, event: usize) -> Option<usize> {
+        self.partner
+            .get(event)
+            .filter(|&&p| p != NO_PARTNER)
+            .map(|&p| p as usize)
+    }
+
+    /// The blocked span a receive call starts or an arrival ends, if any.
+    pub fn blocked_around(&self, event: usize) -> Option<(u64, u64)> {
+        let row = u32::try_from(self.row_of_event(event)?).ok()?;
+        let time = *self.event_time.get(event)?;
+        match self.event_kind.get(event)? {
+            EventKind::RecvCall | EventKind::RecvPost => match self.index.span_at(row, time)? {
+                (start, end, State::Blocked) if start == time => Some((start, end)),
+                _ => None,
+            },
+            EventKind::MsgArr => match self.index.span_at(row, time.checked_sub(1)?)? {
+                (start, end, State::Blocked) if end == time => Some((start, end)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The row (process) of event `event`.
+    pub fn row_of_event(&self, event: usize) -> Option<usize> {
+        let row = self.row_events.partition_point(|&start| start <= event);
+        (row >= 1 && event < self.event_time.len()).then(|| row - 1)
     }
 
     /// A scale that shows the whole trace across the plot.
@@ -866,6 +943,25 @@ mod tests {
             2,
             "two computations on the path"
         );
+    }
+
+    #[test]
+    fn clicks_find_the_nearest_event_with_an_icon() {
+        let model = GanttModel::new(&worked_example());
+        let g = Geometry::new(140.0 + 690.0, 200.0);
+        let scale = model.fit(&g);
+        // 10 px a tick: A's send at 25 is at x = 390, its receive call at 35 at x = 490.
+        assert_eq!(event_hit(&model, &scale, &g, 0, 392.0), Some(1));
+        assert_eq!(event_hit(&model, &scale, &g, 0, 487.0), Some(2));
+        assert_eq!(event_hit(&model, &scale, &g, 0, 420.0), None);
+        // B's arrival of m1 at 33 (event 8); its process start at 0 has no icon.
+        assert_eq!(event_hit(&model, &scale, &g, 1, 470.0), Some(8));
+        assert_eq!(event_hit(&model, &scale, &g, 1, 141.0), None);
+        assert_eq!(event_hit(&model, &scale, &g, 2, 470.0), None);
+        // B's receive call at 20 blocks until m1 arrives at 33; A's send blocks nothing.
+        assert_eq!(model.blocked_around(7), Some((20, 33)));
+        assert_eq!(model.blocked_around(8), Some((20, 33)));
+        assert_eq!(model.blocked_around(1), None);
     }
 
     fn icons_of(items: &[DrawItem]) -> Vec<(Icon, &'static str)> {

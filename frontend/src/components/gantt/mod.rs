@@ -73,13 +73,25 @@ fn canvas_height(n_rows: usize) -> f64 {
         + 8.0
 }
 
-/// A pop-up: where it opens (canvas coordinates) and its lines.
+/// A pop-up: where it opens (canvas coordinates) and what it shows.
 #[derive(Debug, Clone, PartialEq)]
 struct Popup {
     x: f64,
     y: f64,
-    lines: Vec<String>,
+    body: PopupBody,
 }
+
+/// What a pop-up shows.
+#[derive(Debug, Clone, PartialEq)]
+enum PopupBody {
+    /// Fixed lines (a state bar, a path segment).
+    Lines(Vec<String>),
+    /// An event: its facts, its partner, and what the analyses say about it as they load.
+    Event(usize),
+}
+
+/// The wait states charged at or caused by an event, from the server.
+type EventWaits = (usize, Result<Vec<shared::waits::WaitState>, String>);
 
 /// Which path the overlay shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,6 +197,8 @@ pub fn GanttChart(
     };
     let path_error = RwSignal::new(None::<String>);
     let popup = RwSignal::new(None::<Popup>);
+    let event_waits = RwSignal::new(None::<EventWaits>);
+    let paths_loading = StoredValue::new(false);
     let help = RwSignal::new(false);
     let range_stats = RwSignal::new(None::<Result<RangeStats, String>>);
     // The pointer's press: where, and whether it selects (Shift) or pans.
@@ -310,16 +324,15 @@ pub fn GanttChart(
         _ => scale.set(None),
     };
 
-    // Shows or hides a path, loading both paths the first time.
-    let toggle_path = {
+    // Loads both paths, once.
+    let load_paths = {
         let trace = Arc::clone(&trace);
         let run_id = run_id.clone();
-        move |kind: PathKind| {
-            let on = show_path.get_untracked() != Some(kind);
-            show_path.set(on.then_some(kind));
-            if !on || paths.get_untracked().is_some() {
+        move || {
+            if paths.get_untracked().is_some() || paths_loading.get_value() {
                 return;
             }
+            paths_loading.set_value(true);
             let Some(id) = run_id.clone() else {
                 path_error.set(Some("the paths need a stored run".to_owned()));
                 return;
@@ -334,6 +347,61 @@ pub fn GanttChart(
                     Ok(loaded) => paths.set(Some(Arc::new(loaded))),
                     Err(message) => path_error.set(Some(message)),
                 }
+            });
+        }
+    };
+
+    // Shows or hides a path.
+    let toggle_path = {
+        let load_paths = load_paths.clone();
+        move |kind: PathKind| {
+            let on = show_path.get_untracked() != Some(kind);
+            show_path.set(on.then_some(kind));
+            if on {
+                load_paths();
+            }
+        }
+    };
+
+    // Opens an event's pop-up at `(x, y)` and asks the server for its wait states and the
+    // paths (for its share of them).
+    let open_event = {
+        let run_id = run_id.clone();
+        let model = Arc::clone(&model);
+        let load_paths = load_paths.clone();
+        move |event: usize, x: f64, y: f64| {
+            popup.set(Some(Popup {
+                x,
+                y,
+                body: PopupBody::Event(event),
+            }));
+            let Some(id) = run_id.clone() else { return };
+            load_paths();
+            // Wait states are charged at one end of a message and caused at the other: ask for
+            // both ends.
+            let ends: Vec<(usize, u64)> = std::iter::once(event)
+                .chain(model.partner_of(event))
+                .filter_map(|k| Some((model.row_of_event(k)?, *model.event_time.get(k)?)))
+                .collect();
+            let (Some(start), Some(end)) = (
+                ends.iter().map(|e| e.1).min(),
+                ends.iter().map(|e| e.1).max(),
+            ) else {
+                return;
+            };
+            let rows: Vec<String> = ends.iter().map(|e| e.0.to_string()).collect();
+            event_waits.set(None);
+            leptos::task::spawn_local(async move {
+                let url = format!(
+                    "/api/runs/{}/analysis/wait-states?start={start}&end={}&processes={}&limit=1000",
+                    js_sys::encode_uri_component(&id),
+                    end.saturating_add(1),
+                    rows.join(",")
+                );
+                let waits = api::get_json::<shared::selection::WaitsInSelection>(&url)
+                    .await
+                    .map(|w| w.wait_states);
+                event_waits.set(Some((event, waits)));
             });
         }
     };
@@ -462,7 +530,47 @@ pub fn GanttChart(
             scroll_y.update(|sy| *sy = (*sy - (y - ly)).clamp(0.0, max_scroll));
         }
     };
+    // Shows an event's partner: pans it into the window, scrolls its row into view, and opens
+    // its pop-up.
+    let jump_to = {
+        let model = Arc::clone(&model);
+        let open_event = open_event.clone();
+        move |event: usize| {
+            let (Some(canvas), Some(s)) = (canvas_ref.get_untracked(), scale.get_untracked())
+            else {
+                return;
+            };
+            let (Some(row), Some(&time)) = (model.row_of_event(event), model.event_time.get(event))
+            else {
+                return;
+            };
+            let mut g = geometry(&canvas);
+            let (start, end) = s.window();
+            let t = time as f64;
+            let s = if t < start || t > end {
+                s.panned(g.plot_width() / 2.0 - s.tick_to_px(t))
+            } else {
+                s
+            };
+            scale.set(Some(s));
+            let top = g.row_top(row);
+            if top < g.axis_height || top + g.row_height > g.height {
+                let max_scroll = (g.content_height(n_rows) - height).max(0.0);
+                let target = (g.row_height * row as f64
+                    - (g.height - g.axis_height - g.row_height) / 2.0)
+                    .clamp(0.0, max_scroll);
+                scroll_y.set(target);
+                g.scroll_y = target;
+            }
+            open_event(
+                event,
+                g.label_width + s.tick_to_px(t),
+                g.row_top(row) + g.row_height / 2.0,
+            );
+        }
+    };
     let on_pointer_up = {
+        let open_event = open_event.clone();
         let press = Rc::clone(&press);
         let model = Arc::clone(&model);
         let trace = Arc::clone(&trace);
@@ -482,12 +590,18 @@ pub fn GanttChart(
             if moved {
                 return;
             }
-            // A click: the path segment under it, else the bar under it.
+            // A click: the event under it, else the path segment, else the bar.
             let (Some(s), Some(canvas)) = (scale.get_untracked(), canvas_ref.get_untracked())
             else {
                 return;
             };
             let g = geometry(&canvas);
+            if let Some(event) = layout::row_at(&g, n_rows, y)
+                .and_then(|row| layout::event_hit(&model, &s, &g, row, x))
+            {
+                open_event(event, x, y);
+                return;
+            }
             let segment = shown_path().and_then(|p| {
                 layout::path_hit(&p.bars, &s, &g, x, y)
                     .map(|k| details::segment_lines(&trace, p.name, &p.segments[k], p.length))
@@ -498,13 +612,19 @@ pub fn GanttChart(
                 let span = model.index.span_at(row as u32, tick.0)?;
                 Some(details::span_lines(&trace, row, span))
             });
-            popup.set(lines.map(|lines| Popup { x, y, lines }));
+            popup.set(lines.map(|lines| Popup {
+                x,
+                y,
+                body: PopupBody::Lines(lines),
+            }));
         }
     };
     let on_pointer_cancel = {
         let press = Rc::clone(&press);
         move |_: web_sys::PointerEvent| press.set(None)
     };
+    let trace_for_popup = Arc::clone(&trace);
+    let model_for_popup = Arc::clone(&model);
     let trace_for_readout = Arc::clone(&trace);
     let trace_for_stats = Arc::clone(&trace);
     let fit_button = fit;
@@ -561,7 +681,22 @@ pub fn GanttChart(
                         style=format!("left: {}px; top: {}px", p.x + 12.0, p.y + 12.0)
                     >
                         <button class="close" on:click=move |_| popup.set(None) aria-label="Close">"×"</button>
-                        {p.lines.into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
+                        {match p.body {
+                            PopupBody::Lines(lines) => lines
+                                .into_iter()
+                                .map(|line| view! { <div>{line}</div> })
+                                .collect_view()
+                                .into_any(),
+                            PopupBody::Event(event) => event_popup(
+                                Arc::clone(&trace_for_popup),
+                                Arc::clone(&model_for_popup),
+                                event,
+                                paths,
+                                event_waits,
+                                jump_to.clone(),
+                            )
+                            .into_any(),
+                        }}
                     </div>
                 })}
                 {move || help.get().then(|| view! {
@@ -609,6 +744,59 @@ pub fn GanttChart(
                 Ok(stats) => range_stats_view(&trace_for_stats, &stats).into_any(),
             })}
         </div>
+    }
+}
+
+/// An event's pop-up: its facts and partner at once, its share of the paths and its wait
+/// states as they arrive from the server, and a button that shows its partner.
+fn event_popup(
+    trace: Arc<Trace>,
+    model: Arc<GanttModel>,
+    event: usize,
+    paths: RwSignal<Option<Arc<Paths>>>,
+    event_waits: RwSignal<Option<EventWaits>>,
+    jump_to: impl Fn(usize) + Clone + 'static,
+) -> impl IntoView {
+    let partner = model.partner_of(event);
+    let lines = move || {
+        let mut lines = details::event_lines(&trace, event, partner, model.blocked_around(event));
+        if let Some(paths) = paths.get() {
+            for path in [&paths.critical, &paths.wcpa] {
+                lines.extend(details::event_path_lines(
+                    &trace,
+                    path.name,
+                    &path.segments,
+                    path.length,
+                    event,
+                ));
+            }
+        }
+        match event_waits.get() {
+            Some((e, Ok(waits))) if e == event => {
+                lines.extend(details::event_wait_lines(&trace, &waits, event));
+            }
+            Some((e, Err(message))) if e == event => {
+                lines.push(format!("wait states: {message}"));
+            }
+            _ => {}
+        }
+        lines
+            .into_iter()
+            .map(|line| view! { <div>{line}</div> })
+            .collect_view()
+    };
+    view! {
+        <div data-testid="event-details" data-event=event.to_string()>{lines}</div>
+        {partner.map(|p| view! {
+            <button
+                class="link"
+                data-testid="go-to-partner"
+                on:click=move |ev| {
+                    ev.stop_propagation();
+                    jump_to(p);
+                }
+            >"Go to partner"</button>
+        })}
     }
 }
 
