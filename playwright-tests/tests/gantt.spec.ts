@@ -1,5 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE, openWorkedExample } from '../fixtures/pages';
+import {
+  HomePage,
+  RING_ON_TWO_BOARDS,
+  RUN_URL,
+  RunPage,
+  WORKED_EXAMPLE,
+  openTrace,
+  openWorkedExample,
+} from '../fixtures/pages';
 
 /** The Gantt chart's geometry (frontend/src/components/gantt/layout.rs `Geometry::new`). */
 const LABEL_WIDTH = 140;
@@ -140,4 +148,40 @@ test('Shift + drag selects a range and shows its statistics', async ({ page }) =
   // F now fits the selection.
   await page.keyboard.press('f');
   await expect(page.getByTestId('window-readout')).toHaveText('window 0 – 69 ticks');
+});
+
+test('processes sit under their boards, which fold; rows scroll; regions are nested bars', async ({ page }) => {
+  const run = await openTrace(page, RING_ON_TWO_BOARDS);
+  // Two board headers and 24 ranks: more rows than the canvas shows, so there is a scrollbar.
+  await expect(run.canvas).toHaveAttribute('data-rows', '26');
+  const legend = page.getByTestId('region-legend');
+  for (const name of ['step', 'compute', 'MPI_Recv']) await expect(legend).toContainText(name);
+  const scrollbar = page.getByTestId('gantt-scrollbar');
+  await expect(scrollbar).toBeVisible();
+  await scrollbar.evaluate((el) => (el.scrollTop = 200));
+  await expect(run.canvas).toHaveAttribute('data-scroll', '200');
+  const box = await run.canvas.boundingBox();
+  if (!box) throw new Error('canvas has no box');
+  // The wheel over the labels scrolls the rows back up.
+  await page.mouse.move(box.x + 20, box.y + 100);
+  await page.mouse.wheel(0, -500);
+  await expect(run.canvas).toHaveAttribute('data-scroll', '0');
+  await expect.poll(() => scrollbar.evaluate((el) => el.scrollTop)).toBe(0);
+
+  // Rank 0 (row 1) computes from 2 to 10 in its first step: the inner region bar at the bottom
+  // of its row (depth 1 of 2: 3 to 0.5 px above the row's last pixel).
+  const plot = box.width - LABEL_WIDTH;
+  const x = box.x + LABEL_WIDTH + (5 * plot) / 310;
+  await page.mouse.click(x, box.y + AXIS_HEIGHT + 2 * ROW_HEIGHT - 3);
+  const popup = page.getByTestId('popup');
+  await expect(popup).toContainText('Region compute on rank 0 on board 0');
+  await expect(popup).toContainText('from 2 to 10 (duration 8 ticks)');
+  await page.keyboard.press('Escape');
+
+  // A click on board 0's label folds its twelve ranks into one row, another unfolds them.
+  const header = { x: box.x + 20, y: box.y + AXIS_HEIGHT + ROW_HEIGHT / 2 };
+  await page.mouse.click(header.x, header.y);
+  await expect(run.canvas).toHaveAttribute('data-rows', '14');
+  await page.mouse.click(header.x, header.y);
+  await expect(run.canvas).toHaveAttribute('data-rows', '26');
 });

@@ -531,6 +531,19 @@ fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
 }
 
 #[test]
+fn the_ring_on_nodes_groups_processes_and_nests_its_regions() {
+    let trace = shared::synthetic::ring_on_nodes(12, 4, 1_200);
+    assert_eq!(trace.nodes.len(), 3);
+    let nodes: Vec<usize> = trace.processes.iter().map(|p| p.node.index()).collect();
+    assert_eq!(nodes, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    let a = analyze(&trace, AnalysisOptions::default());
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    assert_eq!(trace.events.len(), 1_200 + 24);
+    assert_eq!(shared::pairing::pair_messages(&trace).messages.len(), 120);
+    assert_eq!(a.critical_path.length, a.execution_time);
+}
+
+#[test]
 fn cpu_utilization_over_windows() {
     let trace = load("t4-worked-example.json");
     let cx = shared::analysis::Context::new(&trace);

@@ -4,7 +4,7 @@
 use shared::Trace;
 use shared::analysis::Segment;
 use shared::critical_path::SegmentKind;
-use shared::model::EventKind;
+use shared::model::{EventKind, RegionRole};
 use shared::states::State;
 use shared::time::Duration;
 use shared::waits::{WaitKind, WaitState};
@@ -384,6 +384,44 @@ pub fn wait_kind_text(kind: WaitKind) -> &'static str {
     }
 }
 
+/// The pop-up of a region bar of `process` at nesting `depth` (0 outermost).
+pub fn region_lines(
+    trace: &Trace,
+    process: usize,
+    depth: usize,
+    (start, end, region): (u64, u64, u32),
+) -> Vec<String> {
+    let (name, role) = trace
+        .regions
+        .get(region as usize)
+        .map_or(("?", "region"), |r| {
+            let role = match r.role {
+                RegionRole::Activity => "region",
+                RegionRole::Phase => "phase",
+                RegionRole::Communication => "message-passing call",
+                RegionRole::Barrier => "barrier",
+                RegionRole::AllToAll => "all-to-all collective",
+                RegionRole::OneToAll => "one-to-all collective",
+                RegionRole::AllToOne => "all-to-one collective",
+            };
+            (r.name.as_str(), role)
+        });
+    vec![
+        format!(
+            "{} {name} on {}",
+            capitalised(role),
+            process_text(trace, process)
+        ),
+        format!(
+            "from {} to {} (duration {})",
+            time_text(trace, start),
+            time_text(trace, end),
+            duration_text(trace, end.saturating_sub(start))
+        ),
+        format!("nesting depth {depth}"),
+    ]
+}
+
 /// A time's text for the window readout.
 pub fn window_text(trace: &Trace, (start, end): (u64, u64)) -> String {
     match trace.clock.ticks_per_second {
@@ -432,6 +470,24 @@ mod tests {
         assert_eq!(
             transit[0],
             "Critical path: message transit of A on T800 #0 → B on T800 #1"
+        );
+    }
+
+    #[test]
+    fn a_region_bar_says_what_region_where_and_how_long() {
+        let trace = shared::synthetic::ring_on_nodes(4, 2, 400);
+        let compute = trace
+            .regions
+            .iter()
+            .position(|r| r.name == "compute")
+            .expect("compute") as u32;
+        assert_eq!(
+            region_lines(&trace, 0, 1, (2, 10, compute)),
+            [
+                "Region compute on rank 0 on node 0",
+                "from 2 ns to 10 ns (duration 8 ns)",
+                "nesting depth 1"
+            ]
         );
     }
 

@@ -24,14 +24,19 @@ pub enum KeyAction {
 }
 
 /// Each shortcut and what it does, for the help overlay.
-pub const SHORTCUTS: [(&str, &str); 9] = [
+pub const SHORTCUTS: [(&str, &str); 11] = [
     ("W / S", "zoom in / out at the cursor"),
     ("A / D", "move earlier / later"),
     ("Wheel", "zoom at the cursor"),
+    (
+        "Wheel over the labels",
+        "scroll the rows (or use the scrollbar)",
+    ),
     ("Drag", "pan (and scroll rows)"),
     ("Shift + drag", "select a range of time and rows"),
     ("F", "fit the selection, or the whole trace"),
-    ("Click", "details of a bar, message or path segment"),
+    ("Click", "details of an event, a bar or a path segment"),
+    ("Click a node's label", "collapse or expand its processes"),
     ("Esc", "close the pop-up, the help and the selection"),
     ("?", "show or hide this help"),
 ];

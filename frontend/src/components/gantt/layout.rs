@@ -9,8 +9,10 @@ use shared::model::EventKind;
 use shared::pairing::pair_messages;
 use shared::states::State;
 use shared::time::{Clock, Duration, Time};
-use shared::viewport::{MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state};
+use shared::viewport::{MAX_ROWS, MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state};
 
+use super::regions::{RegionBar, RegionBars};
+use super::rows::{Group, Row, Rows, groups_of};
 use super::time_scale::{TimeScale, axis_step};
 
 /// Sizes of the chart's parts, in CSS pixels.
@@ -57,6 +59,19 @@ impl Geometry {
     pub fn row_top(&self, row: usize) -> f64 {
         self.axis_height + self.row_height * row as f64 - self.scroll_y
     }
+
+    /// The rows `first..=last` at least partly inside the plot, out of `n_rows`.
+    pub fn visible_rows(&self, n_rows: usize) -> Option<(usize, usize)> {
+        let plot = (self.height - self.axis_height).max(0.0);
+        if n_rows == 0 || plot <= 0.0 {
+            return None;
+        }
+        let first = (self.scroll_y / self.row_height).floor().max(0.0) as usize;
+        let last = (((self.scroll_y + plot) / self.row_height).ceil() as usize)
+            .saturating_sub(1)
+            .min(n_rows - 1);
+        (first <= last).then_some((first, last))
+    }
 }
 
 /// Colours of the chart, as CSS colours.
@@ -83,6 +98,8 @@ pub mod colors {
     pub const ICON: &str = "#1d2330";
     /// The critical path overlay.
     pub const PATH: &str = "#d62728";
+    /// A node's header row.
+    pub const GROUP: &str = "#eef1f6";
     /// The selected range.
     pub const SELECTION: &str = "rgba(31, 58, 147, 0.12)";
     /// The selected range's edges.
@@ -102,8 +119,8 @@ pub struct RangeSelection {
     pub last_row: usize,
 }
 
-/// One segment of a path overlay (critical path or WCPA): on one row (computation, blocked)
-/// or from the sender's row to the receiver's (a message's transit).
+/// One segment of a path overlay (critical path or WCPA): on one process (computation,
+/// blocked) or from the sender to the receiver (a message's transit). Rows here are processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PathBar {
     /// The row it starts on.
@@ -153,6 +170,7 @@ pub fn row_at(g: &Geometry, n_rows: usize, y: f64) -> Option<usize> {
 /// The path segment under the point `(x, y)` (canvas coordinates), within a few pixels.
 pub fn path_hit(
     path: &[PathBar],
+    rows: &Rows,
     scale: &TimeScale,
     g: &Geometry,
     x: f64,
@@ -160,7 +178,7 @@ pub fn path_hit(
 ) -> Option<usize> {
     const TOLERANCE_PX: f64 = 4.0;
     let x_of = |t: u64| g.label_width + scale.time_to_px(Time(t));
-    let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
+    let center = |process: usize| g.row_top(rows.row_of(process)) + g.row_height / 2.0;
     path.iter().position(|bar| {
         let (x1, x2) = (x_of(bar.start), x_of(bar.end));
         if bar.from_row == bar.to_row {
@@ -310,8 +328,16 @@ pub const ICON_SPACING_PX: f64 = 10.0;
 /// pixels it draws, not the events in the trace.
 #[derive(Debug, Clone)]
 pub struct GanttModel {
-    /// One row per process: its label.
+    /// One label per process: its name and node.
     pub rows: Vec<String>,
+    /// Each process's name.
+    pub names: Vec<String>,
+    /// The processes grouped by node (none when each node holds one process).
+    pub groups: Vec<Group>,
+    /// Each process's regions, by nesting depth.
+    pub regions: RegionBars,
+    /// Each region's name.
+    pub region_names: Vec<String>,
     /// State spans and messages, ready for any window.
     pub index: ViewportIndex,
     /// Events of row `r` are `row_events[r]..row_events[r + 1]`, in time order.
@@ -369,6 +395,10 @@ impl GanttModel {
         }
         GanttModel {
             rows,
+            names: trace.processes.iter().map(|p| p.name.clone()).collect(),
+            groups: groups_of(trace),
+            regions: RegionBars::new(trace),
+            region_names: trace.regions.iter().map(|r| r.name.clone()).collect(),
             index: ViewportIndex::new(trace, &pairing, &graph),
             row_events,
             event_time: e.time().iter().map(|t| t.0).collect(),
@@ -411,6 +441,11 @@ impl GanttModel {
         (row >= 1 && event < self.event_time.len()).then(|| row - 1)
     }
 
+    /// Every process in its own row.
+    pub fn expanded(&self) -> Rows {
+        Rows::expanded(self.rows.len(), &self.groups)
+    }
+
     /// A scale that shows the whole trace across the plot.
     pub fn fit(&self, geometry: &Geometry) -> TimeScale {
         TimeScale::fit(self.bounds.0, self.bounds.1, geometry.plot_width())
@@ -420,6 +455,7 @@ impl GanttModel {
 /// Lays out the chart: axis, row labels, state bars and message arrows inside the viewport.
 pub fn layout(
     model: &GanttModel,
+    rows: &Rows,
     scale: &TimeScale,
     g: &Geometry,
     overlays: &Overlays,
@@ -433,18 +469,21 @@ pub fn layout(
         (g.height - g.axis_height).max(0.0),
     );
     let x_of = |t: Time| plot_left + scale.time_to_px(t);
-    let row_visible = |row: usize| {
-        let top = g.row_top(row);
-        top + g.row_height > g.axis_height && top < g.height
-    };
+    let visible = g.visible_rows(rows.n_rows());
+    let visible_range: Vec<usize> =
+        visible.map_or_else(Vec::new, |(first, last)| (first..=last).collect());
 
     items.push(DrawItem::Clip(Some(plot)));
-    for (row, _) in model
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(row, _)| row_visible(*row))
-    {
+    for &row in &visible_range {
+        if let Some(Row::Group(_)) = rows.rows.get(row) {
+            items.push(DrawItem::Rect {
+                x: plot_left,
+                y: g.row_top(row),
+                w: g.plot_width(),
+                h: g.row_height,
+                color: colors::GROUP,
+            });
+        }
         let y = g.row_top(row) + g.row_height;
         items.push(DrawItem::Line {
             x1: plot_left,
@@ -456,13 +495,14 @@ pub fn layout(
         });
     }
     let (window_start, window_end) = scale.window();
-    let visible: Vec<usize> = (0..model.rows.len()).filter(|&r| row_visible(r)).collect();
-    if let (Some(&first), Some(&last)) = (visible.first(), visible.last()) {
-        bars_and_arrows(model, scale, g, (first, last), &mut items);
-        icons(model, scale, g, (first, last), &mut items);
+    if let Some((first, last)) = visible {
+        let places = Places::new(model, rows, g, (first, last));
+        bars_and_arrows(model, rows, &places, scale, g, &mut items);
+        region_bars(model, rows, scale, g, (first, last), &mut items);
+        icons(model, rows, scale, g, (first, last), &mut items);
     }
     let x_at = |t: u64| plot_left + scale.time_to_px(Time(t));
-    let center = |row: usize| g.row_top(row) + g.row_height / 2.0;
+    let center = |process: usize| g.row_top(rows.row_of(process)) + g.row_height / 2.0;
     for bar in &overlays.path {
         if (bar.end as f64) < window_start || (bar.start as f64) > window_end {
             continue;
@@ -529,17 +569,29 @@ pub fn layout(
         plot_left,
         plot.3,
     ))));
-    for (row, label) in model
-        .rows
-        .iter()
-        .enumerate()
-        .filter(|(row, _)| row_visible(*row))
-    {
+    for row in visible_range {
         let y = g.row_top(row) + g.row_height / 2.0;
+        let text = match rows.rows.get(row) {
+            Some(&Row::Process(p)) if model.groups.is_empty() => model.rows[p].clone(),
+            Some(&Row::Process(p)) => format!("    {}", model.names[p]),
+            Some(&Row::Group(gi)) => {
+                let group = &model.groups[gi];
+                let (mark, n) = (
+                    if rows.collapsed.get(gi) == Some(&true) {
+                        '▸'
+                    } else {
+                        '▾'
+                    },
+                    group.len(),
+                );
+                format!("{mark} {} ({n})", group.name)
+            }
+            None => continue,
+        };
         items.push(DrawItem::Text {
             x: 8.0,
             y,
-            text: label.clone(),
+            text,
             color: colors::TEXT,
             align_right: false,
         });
@@ -618,9 +670,175 @@ pub fn layout(
 /// spans), single messages as arrows, bundles as bands labelled with their count.
 fn bars_and_arrows(
     model: &GanttModel,
+    rows: &Rows,
+    places: &Places,
+    scale: &TimeScale,
+    g: &Geometry,
+    items: &mut Vec<DrawItem>,
+) {
+    for (k, &(first, last)) in places.chunks.iter().enumerate() {
+        // A message between two chunks is answered by both: draw it with the first.
+        let earlier = &places.chunks[..k];
+        let drawn_before = |p: u32| {
+            earlier
+                .iter()
+                .any(|&(a, b)| p as usize >= a && p as usize <= b)
+        };
+        chunk(
+            model,
+            rows,
+            places,
+            scale,
+            g,
+            (first, last),
+            &drawn_before,
+            items,
+        );
+    }
+}
+
+/// The height of one level of region bars.
+pub const REGION_PX: f64 = 3.0;
+
+/// The box of a state bar in a row (or strip) at `top` of `height`: computing bars fill most of
+/// it, blocked bars half as high in their middle, and region bars (when the trace has
+/// `depths` levels of them) take the bottom of a row.
+fn state_box(state: State, top: f64, height: f64, strip: bool, depths: usize) -> (f64, f64) {
+    if strip {
+        // A pixel between strips keeps the processes apart.
+        let gap = if height >= 3.0 { 1.0 } else { 0.0 };
+        return (top, (height - gap).max(1.0));
+    }
+    let regions = if depths == 0 {
+        0.0
+    } else {
+        REGION_PX * depths as f64 + 1.0
+    };
+    let inset = if depths == 0 { 6.0 } else { 4.0 };
+    let computing = (height - regions - 2.0 * inset).max(2.0);
+    match state {
+        State::Computing => (top + inset, computing),
+        State::Blocked => (top + inset + computing / 4.0, computing / 2.0),
+    }
+}
+
+/// The nested region bars of the process rows `first..=last`, in their regions' colours, at
+/// the bottom of each row (outermost first).
+fn region_bars(
+    model: &GanttModel,
+    rows: &Rows,
     scale: &TimeScale,
     g: &Geometry,
     (first, last): (usize, usize),
+    items: &mut Vec<DrawItem>,
+) {
+    let depths = model.regions.depths;
+    if depths == 0 {
+        return;
+    }
+    let window = scale.window();
+    let x_of = |t: u64| g.label_width + scale.time_to_px(Time(t));
+    for row in first..=last {
+        let Some(&Row::Process(p)) = rows.rows.get(row) else {
+            continue;
+        };
+        let bottom = g.row_top(row) + g.row_height - 1.0;
+        for depth in 0..depths {
+            let y = bottom - REGION_PX * (depths - depth) as f64;
+            for bar in model
+                .regions
+                .visible(p, depth, window, scale.ticks_per_px())
+            {
+                let (x1, x2) = (x_of(bar.start), x_of(bar.end));
+                items.push(DrawItem::Rect {
+                    x: x1,
+                    y,
+                    w: (x2 - x1).max(1.0),
+                    h: REGION_PX - 0.5,
+                    color: model
+                        .region_names
+                        .get(bar.region as usize)
+                        .map_or(colors::GRID, |name| name_color(name)),
+                });
+            }
+        }
+    }
+}
+
+/// The region bar under `(x, y)` on display row `row` of process `process`: its depth and bar.
+pub fn region_hit(
+    model: &GanttModel,
+    scale: &TimeScale,
+    g: &Geometry,
+    (row, process): (usize, usize),
+    (x, y): (f64, f64),
+) -> Option<(usize, RegionBar)> {
+    let depths = model.regions.depths;
+    let bottom = g.row_top(row) + g.row_height - 1.0;
+    let from_bottom = bottom - y;
+    if depths == 0 || from_bottom < 0.0 || from_bottom >= REGION_PX * depths as f64 {
+        return None;
+    }
+    let depth = depths - 1 - (from_bottom / REGION_PX).floor() as usize;
+    let tick = scale.px_to_time(x - g.label_width)?;
+    model
+        .regions
+        .at(process, depth, tick.0)
+        .map(|bar| (depth, bar))
+}
+
+/// Where each drawn process's bars go: its row, or its strip in a collapsed group's row; and
+/// the ranges of processes to ask the viewport index for (each at most `MAX_ROWS` long).
+struct Places {
+    /// Drawn processes in ascending order, with the top and height of their bars' box.
+    drawn: Vec<(usize, f64, f64)>,
+    /// Process ranges `first..=last` to query.
+    chunks: Vec<(usize, usize)>,
+}
+
+impl Places {
+    fn new(model: &GanttModel, rows: &Rows, g: &Geometry, (first, last): (usize, usize)) -> Places {
+        let mut drawn = Vec::new();
+        for row in first..=last {
+            let top = g.row_top(row);
+            let processes = rows.drawn(row, &model.groups);
+            match rows.rows.get(row) {
+                Some(Row::Group(_)) => {
+                    let h = (g.row_height - 8.0) / processes.len().max(1) as f64;
+                    for (j, p) in processes.into_iter().enumerate() {
+                        drawn.push((p, top + 4.0 + j as f64 * h, h));
+                    }
+                }
+                _ => drawn.extend(processes.into_iter().map(|p| (p, top, g.row_height))),
+            }
+        }
+        let mut chunks: Vec<(usize, usize)> = Vec::new();
+        for &(p, _, _) in &drawn {
+            match chunks.last_mut() {
+                Some((a, b)) if p - *a < MAX_ROWS as usize => *b = p,
+                _ => chunks.push((p, p)),
+            }
+        }
+        Places { drawn, chunks }
+    }
+
+    /// The box of process `p`'s bars, if it is drawn.
+    fn place(&self, p: usize) -> Option<(f64, f64)> {
+        let k = self.drawn.binary_search_by_key(&p, |d| d.0).ok()?;
+        Some((self.drawn[k].1, self.drawn[k].2))
+    }
+}
+
+/// The bars and messages of one range of processes.
+#[allow(clippy::too_many_arguments)]
+fn chunk(
+    model: &GanttModel,
+    rows: &Rows,
+    places: &Places,
+    scale: &TimeScale,
+    g: &Geometry,
+    (first, last): (usize, usize),
+    drawn_before: &dyn Fn(u32) -> bool,
     items: &mut Vec<DrawItem>,
 ) {
     let (window_start, window_end) = scale.window();
@@ -643,7 +861,11 @@ fn bars_and_arrows(
     let px = span_px / f64::from(width_px);
     let x_of = |p: i64| x0 + p as f64 * px;
     for row in &view.rows {
-        let top = g.row_top(row.process as usize);
+        let Some((top, height)) = places.place(row.process as usize) else {
+            continue;
+        };
+        // A strip of a collapsed group is filled whatever the state; a row insets its bars.
+        let strip = height < g.row_height;
         let mut at = 0u32;
         for ((letter, &width), _) in row.state.chars().zip(&row.width).zip(&row.count) {
             let (x, w) = (x_of(i64::from(at)), f64::from(width) * px);
@@ -651,18 +873,19 @@ fn bars_and_arrows(
             let Some((Some(state), more)) = letter_state(letter) else {
                 continue;
             };
-            let (inset, color) = match state {
-                State::Computing => (6.0, colors::COMPUTING),
-                State::Blocked => (11.0, colors::BLOCKED),
+            let (y, h) = state_box(state, top, height, strip, model.regions.depths);
+            let color = match state {
+                State::Computing => colors::COMPUTING,
+                State::Blocked => colors::BLOCKED,
             };
             items.push(DrawItem::Rect {
                 x,
-                y: top + inset,
+                y,
                 w: w.max(1.0),
-                h: g.row_height - 2.0 * inset,
+                h,
                 color,
             });
-            if more {
+            if more && !strip {
                 items.push(DrawItem::Rect {
                     x,
                     y: top + 3.0,
@@ -673,9 +896,16 @@ fn bars_and_arrows(
             }
         }
     }
-    let center = |row: u32| g.row_top(row as usize) + g.row_height / 2.0;
+    let center = |p: u32| g.row_top(rows.row_of(p as usize)) + g.row_height / 2.0;
     let m = &view.messages;
     for k in 0..m.from.len() {
+        // Messages inside a collapsed node would be arrows from its row to itself: left out.
+        let inside = |from: u32, to: u32| {
+            from != to && rows.row_of(from as usize) == rows.row_of(to as usize)
+        };
+        if drawn_before(m.from[k]) || drawn_before(m.to[k]) || inside(m.from[k], m.to[k]) {
+            continue;
+        }
         // A message that arrives before it is sent breaks the clock condition: flag it.
         let color = if m.arrival_px[k] < m.send_px[k] {
             colors::FAULT
@@ -692,6 +922,13 @@ fn bars_and_arrows(
     }
     let b = &view.bundles;
     for k in 0..b.len() {
+        if drawn_before(b.from[k])
+            || drawn_before(b.to[k])
+            || (b.from[k] != b.to[k]
+                && rows.row_of(b.from[k] as usize) == rows.row_of(b.to[k] as usize))
+        {
+            continue;
+        }
         let (y1, y2) = (center(b.from[k]), center(b.to[k]));
         let (x1a, x1b) = (x_of(b.first_send_px[k]), x_of(b.last_send_px[k] + 1));
         let (x2a, x2b) = (x_of(b.first_arrival_px[k]), x_of(b.last_arrival_px[k] + 1));
@@ -723,6 +960,7 @@ fn bars_and_arrows(
 /// fault colour.
 fn icons(
     model: &GanttModel,
+    rows: &Rows,
     scale: &TimeScale,
     g: &Geometry,
     (first, last): (usize, usize),
@@ -734,7 +972,10 @@ fn icons(
         window_end.max(0.0).ceil() as u64,
     );
     for row in first..=last {
-        let (lo, hi) = (model.row_events[row], model.row_events[row + 1]);
+        let Some(&Row::Process(p)) = rows.rows.get(row) else {
+            continue;
+        };
+        let (lo, hi) = (model.row_events[p], model.row_events[p + 1]);
         let times = &model.event_time[lo..hi];
         let a = lo + times.partition_point(|&t| t < from);
         let b = lo + times.partition_point(|&t| t <= to);
@@ -796,7 +1037,7 @@ mod tests {
         let model = GanttModel::new(&worked_example());
         let g = Geometry::new(140.0 + 690.0, 200.0);
         let scale = model.fit(&g);
-        let items = layout(&model, &scale, &g, &Overlays::default());
+        let items = layout(&model, &model.expanded(), &scale, &g, &Overlays::default());
         // At 10 px per tick: A computes [0,35] and [48,53], B [0,20], [33,43], [54,69].
         let computing: Vec<(f64, f64)> = rects(&items, colors::COMPUTING)
             .iter()
@@ -844,7 +1085,7 @@ mod tests {
         let g = Geometry::new(140.0 + 690.0, 200.0);
         // Show [0, 10]: only the first computing bar of each process and no arrow.
         let scale = model.fit(&g).zoomed(10.0 / 69.0, 0.0);
-        let items = layout(&model, &scale, &g, &Overlays::default());
+        let items = layout(&model, &model.expanded(), &scale, &g, &Overlays::default());
         assert_eq!(rects(&items, colors::COMPUTING).len(), 2);
         assert!(!items.iter().any(|i| matches!(i, DrawItem::Arrow { .. })));
     }
@@ -854,7 +1095,13 @@ mod tests {
         let model = GanttModel::new(&worked_example());
         let mut g = Geometry::new(830.0, 30.0 + 32.0);
         g.scroll_y = 32.0;
-        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        );
         // Only B's row is visible: its three computing bars.
         assert_eq!(rects(&items, colors::COMPUTING).len(), 3);
     }
@@ -866,7 +1113,13 @@ mod tests {
         let trace = shared::synthetic::ring(64, 200_000);
         let model = GanttModel::new(&trace);
         let g = Geometry::new(140.0 + 860.0, 640.0);
-        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        );
         let visible_rows = ((640.0 - 30.0) / 32.0_f64).ceil() as usize;
         let bars = rects(&items, colors::COMPUTING).len() + rects(&items, colors::BLOCKED).len();
         assert!(bars > 0 && bars <= visible_rows * 860, "{bars} bars");
@@ -885,6 +1138,107 @@ mod tests {
                 .any(|i| matches!(i, DrawItem::Text { text, .. } if text.contains(" msgs, "))),
             "bundles say how many messages they hold"
         );
+    }
+
+    fn texts(items: &[DrawItem]) -> Vec<&str> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                DrawItem::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ten_thousand_rows_grouped_by_node_draw_only_the_rows_in_view() {
+        let trace = shared::synthetic::ring_on_nodes(10_000, 16, 100_000);
+        let model = GanttModel::new(&trace);
+        assert_eq!(model.groups.len(), 625);
+        let rows = model.expanded();
+        assert_eq!(rows.n_rows(), 10_000 + 625);
+        let mut g = Geometry::new(140.0 + 860.0, 640.0);
+        // Scrolled to the middle: rows 5,000 to 5,019 fill the 610 px plot.
+        g.scroll_y = 5_000.0 * g.row_height;
+        assert_eq!(g.visible_rows(rows.n_rows()), Some((5_000, 5_019)));
+        let items = layout(&model, &rows, &model.fit(&g), &g, &Overlays::default());
+        let labels: Vec<&str> = texts(&items)
+            .into_iter()
+            .filter(|t| t.starts_with("    rank") || t.starts_with('▾'))
+            .collect();
+        assert_eq!(labels.len(), 20, "{labels:?}");
+        // 17 rows a node: node 294's header is row 4,998, so row 5,000 is its second rank
+        // (4,705) and node 295's header is row 5,015.
+        assert_eq!(labels[0], "    rank 4705");
+        assert!(labels.contains(&"▾ node 295 (16)"), "{labels:?}");
+        let bars = rects(&items, colors::COMPUTING).len() + rects(&items, colors::BLOCKED).len();
+        assert!(bars > 0 && bars <= 20 * 860, "{bars} bars");
+    }
+
+    #[test]
+    fn a_collapsed_node_is_one_row_of_strips_and_its_messages_end_there() {
+        let trace = shared::synthetic::ring_on_nodes(12, 4, 2_400);
+        let model = GanttModel::new(&trace);
+        let rows = model.expanded().toggled(12, &model.groups, 0);
+        // Node 0's four ranks share row 0; node 1's header is row 1, its ranks rows 2–5.
+        assert_eq!(rows.row_of_process[..5], [0, 0, 0, 0, 2]);
+        let g = Geometry::new(140.0 + 860.0, 640.0);
+        let items = layout(&model, &rows, &model.fit(&g), &g, &Overlays::default());
+        assert!(texts(&items).contains(&"▸ node 0 (4)"));
+        // Strips of (32 − 8) / 4 = 6 px inside row 0 (y 30 to 62), a pixel apart.
+        let strip_tops: std::collections::BTreeSet<i64> = items
+            .iter()
+            .filter_map(|i| match i {
+                DrawItem::Rect { y, h, color, .. } if *color == colors::COMPUTING && *y < 62.0 => {
+                    assert_eq!(*h, 5.0);
+                    Some(*y as i64)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(strip_tops.into_iter().collect::<Vec<_>>(), [34, 40, 46, 52]);
+        // Rank 3 sends to rank 4 (row 2) and rank 11 to rank 0 (row 0's middle, y = 46).
+        let ends: Vec<(f64, f64)> = items
+            .iter()
+            .filter_map(|i| match i {
+                DrawItem::Arrow { y1, y2, .. } => Some((*y1, *y2)),
+                DrawItem::Band { y1, y2, .. } => Some((*y1, *y2)),
+                _ => None,
+            })
+            .collect();
+        assert!(ends.contains(&(46.0, 30.0 + 2.0 * 32.0 + 16.0)), "{ends:?}");
+        // Rank 0 sends to rank 1, both in the collapsed row: no arrow from the row to itself.
+        assert!(!ends.contains(&(46.0, 46.0)), "{ends:?}");
+    }
+
+    #[test]
+    fn regions_are_nested_bars_in_their_names_colours_and_answer_clicks() {
+        let trace = shared::synthetic::ring_on_nodes(4, 2, 400);
+        let model = GanttModel::new(&trace);
+        let rows = model.expanded();
+        let g = Geometry::new(140.0 + 1010.0, 400.0);
+        let scale = model.fit(&g);
+        let items = layout(&model, &rows, &scale, &g, &Overlays::default());
+        // Row 1 is rank 0 (row 0 is node 0's header): its bottom is at 30 + 2·32 − 1 = 93, so
+        // step (depth 0) is drawn from y = 87 and compute (depth 1) from y = 90.
+        let at_y = |y: f64| {
+            items
+                .iter()
+                .filter(|i| matches!(i, DrawItem::Rect { y: top, h, .. } if *top == y && *h == REGION_PX - 0.5))
+                .count()
+        };
+        assert_eq!(at_y(87.0), 10, "ten rounds of step on rank 0");
+        assert_eq!(at_y(90.0), 20, "ten of compute and ten of MPI_Recv");
+        // Rank 0 computes in round 0 from 2 to 10 (1 px a tick): a click there finds it.
+        let x = g.label_width + scale.tick_to_px(5.0);
+        let (depth, bar) = region_hit(&model, &scale, &g, (1, 0), (x, 91.0)).expect("a region");
+        assert_eq!((depth, bar.start, bar.end), (1, 2, 10));
+        assert_eq!(model.region_names[bar.region as usize], "compute");
+        assert_eq!(
+            region_hit(&model, &scale, &g, (1, 0), (x, 88.0)).map(|h| h.0),
+            Some(0)
+        );
+        assert_eq!(region_hit(&model, &scale, &g, (1, 0), (x, 60.0)), None);
     }
 
     #[test]
@@ -924,11 +1278,23 @@ mod tests {
             },
         ];
         // Row A's middle is y = 30 + 16; tick 10 is x = 140 + 100.
-        assert_eq!(path_hit(&path, &scale, &g, 240.0, 46.0), Some(0));
+        assert_eq!(
+            path_hit(&path, &model.expanded(), &scale, &g, 240.0, 46.0),
+            Some(0)
+        );
         // Halfway along m1's line: tick 29, between the rows' middles (46 and 78).
-        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 290.0, 62.0), Some(1));
-        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 355.0, 78.0), Some(2));
-        assert_eq!(path_hit(&path, &scale, &g, 140.0 + 600.0, 78.0), None);
+        assert_eq!(
+            path_hit(&path, &model.expanded(), &scale, &g, 140.0 + 290.0, 62.0),
+            Some(1)
+        );
+        assert_eq!(
+            path_hit(&path, &model.expanded(), &scale, &g, 140.0 + 355.0, 78.0),
+            Some(2)
+        );
+        assert_eq!(
+            path_hit(&path, &model.expanded(), &scale, &g, 140.0 + 600.0, 78.0),
+            None
+        );
         assert_eq!(row_at(&g, 2, 46.0), Some(0));
         assert_eq!(row_at(&g, 2, 80.0), Some(1));
         assert_eq!(row_at(&g, 2, 10.0), None);
@@ -937,7 +1303,7 @@ mod tests {
             selection: None,
             path: path.to_vec(),
         };
-        let items = layout(&model, &scale, &g, &overlays);
+        let items = layout(&model, &model.expanded(), &scale, &g, &overlays);
         assert_eq!(
             rects(&items, colors::PATH).len(),
             2,
@@ -978,7 +1344,13 @@ mod tests {
     fn events_get_the_thesis_icons_when_there_is_room() {
         let model = GanttModel::new(&worked_example());
         let g = Geometry::new(140.0 + 690.0, 200.0);
-        let icons = icons_of(&layout(&model, &model.fit(&g), &g, &Overlays::default()));
+        let icons = icons_of(&layout(
+            &model,
+            &model.expanded(),
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        ));
         let count = |icon| icons.iter().filter(|(i, _)| *i == icon).count();
         // Three messages: three sends, three receive calls, three arrivals; all matched.
         assert_eq!(
@@ -995,6 +1367,7 @@ mod tests {
         assert!(
             icons_of(&layout(
                 &model,
+                &model.expanded(),
                 &model.fit(&narrow),
                 &narrow,
                 &Overlays::default()
@@ -1023,7 +1396,13 @@ mod tests {
             .trace;
         let model = GanttModel::new(&trace);
         let g = Geometry::new(140.0 + 500.0, 200.0);
-        let items = layout(&model, &model.fit(&g), &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        );
         // The send at 60 (tag 9) has no arrival.
         let faults: Vec<Icon> = icons_of(&items)
             .into_iter()

@@ -9,6 +9,8 @@ pub mod details;
 pub mod keys;
 pub mod layout;
 pub mod paint;
+pub mod regions;
+pub mod rows;
 pub mod time_scale;
 
 use std::cell::Cell;
@@ -23,6 +25,7 @@ use shared::selection::{CommMatrix, SelectionSummary};
 use wasm_bindgen::JsCast as _;
 use web_sys::CanvasRenderingContext2d;
 
+use self::rows::Row;
 use crate::api;
 use keys::KeyAction;
 use layout::{GanttModel, Geometry, Overlays, PathBar, RangeSelection};
@@ -177,9 +180,14 @@ pub fn GanttChart(
     #[prop(optional)] window: Option<RwSignal<Option<(u64, u64)>>>,
 ) -> impl IntoView {
     let model = Arc::new(GanttModel::new(&trace));
-    let n_rows = model.rows.len();
-    let height = canvas_height(n_rows);
+    let height = canvas_height(model.expanded().n_rows());
+    // The rows shown: processes under their nodes, some nodes collapsed.
+    let rows = RwSignal::new(Arc::new(model.expanded()));
+    let n_rows = move || rows.with_untracked(|r| r.n_rows());
+    let content_height = move || Geometry::new(0.0, 0.0).content_height(n_rows());
+    let max_scroll = move || (content_height() - height).max(0.0);
     let canvas_ref = NodeRef::<Canvas>::new();
+    let scroller_ref = NodeRef::<leptos::html::Div>::new();
     // `None` until the canvas has a width: the first paint fits the whole trace.
     let scale = RwSignal::new(None::<TimeScale>);
     let scroll_y = RwSignal::new(0.0f64);
@@ -210,8 +218,7 @@ pub fn GanttChart(
 
     let geometry = move |canvas: &web_sys::HtmlCanvasElement| {
         let mut g = Geometry::new(f64::from(canvas.client_width()), height);
-        let max_scroll = (g.content_height(n_rows) - height).max(0.0);
-        g.scroll_y = scroll_y.get_untracked().clamp(0.0, max_scroll);
+        g.scroll_y = scroll_y.get_untracked().clamp(0.0, max_scroll());
         g
     };
 
@@ -250,7 +257,7 @@ pub fn GanttChart(
                 &ctx,
                 g.width,
                 g.height,
-                &layout::layout(&model, &current, &g, &overlays),
+                &layout::layout(&model, &rows.get_untracked(), &current, &g, &overlays),
             );
             if scale.get_untracked() != Some(current) {
                 scale.set(Some(current));
@@ -275,6 +282,7 @@ pub fn GanttChart(
         move |_| {
             scale.track();
             scroll_y.track();
+            rows.track();
             selection.track();
             show_path.track();
             paths.track();
@@ -287,6 +295,15 @@ pub fn GanttChart(
                 frame_pending.set(false);
                 paint_now();
             });
+        }
+    });
+    // The scrollbar follows the rows however they were scrolled (drag, jump, wheel).
+    Effect::new(move |_| {
+        let y = scroll_y.get().clamp(0.0, max_scroll());
+        if let Some(scroller) = scroller_ref.get()
+            && (f64::from(scroller.scroll_top()) - y).abs() >= 1.0
+        {
+            scroller.set_scroll_top(y.round() as i32);
         }
     });
     let resize = window_event_listener(leptos::ev::resize, move |_| scale.update(|_| {}));
@@ -311,7 +328,7 @@ pub fn GanttChart(
     let row_of = move |y: f64| {
         canvas_ref
             .get_untracked()
-            .and_then(|c| layout::row_at(&geometry(&c), n_rows, y))
+            .and_then(|c| layout::row_at(&geometry(&c), n_rows(), y))
     };
 
     // Fits the selection, or the whole trace.
@@ -389,14 +406,14 @@ pub fn GanttChart(
             ) else {
                 return;
             };
-            let rows: Vec<String> = ends.iter().map(|e| e.0.to_string()).collect();
+            let processes: Vec<String> = ends.iter().map(|e| e.0.to_string()).collect();
             event_waits.set(None);
             leptos::task::spawn_local(async move {
                 let url = format!(
                     "/api/runs/{}/analysis/wait-states?start={start}&end={}&processes={}&limit=1000",
                     js_sys::encode_uri_component(&id),
                     end.saturating_add(1),
-                    rows.join(",")
+                    processes.join(",")
                 );
                 let waits = api::get_json::<shared::selection::WaitsInSelection>(&url)
                     .await
@@ -408,14 +425,19 @@ pub fn GanttChart(
 
     let load_range_stats = {
         let run_id = run_id.clone();
+        let model = Arc::clone(&model);
         move |sel: RangeSelection| {
             let Some(id) = run_id.clone() else { return };
+            // The selected rows stand for a contiguous range of processes.
+            let Some((first, last)) = rows
+                .with_untracked(|r| r.process_range(sel.first_row, sel.last_row, &model.groups))
+            else {
+                return;
+            };
             let query = format!(
-                "start={}&end={}&processes={}-{}",
+                "start={}&end={}&processes={first}-{last}",
                 sel.start.max(0.0).floor() as u64,
                 (sel.end.max(0.0).ceil() as u64).max(sel.start.max(0.0).floor() as u64 + 1),
-                sel.first_row,
-                sel.last_row
             );
             range_stats.set(None);
             leptos::task::spawn_local(async move {
@@ -467,8 +489,14 @@ pub fn GanttChart(
 
     let on_wheel = move |ev: web_sys::WheelEvent| {
         ev.prevent_default();
+        let (x, _) = canvas_xy(&ev);
+        // Over the labels the wheel scrolls the rows; over the plot it zooms at the cursor.
+        if x < label_width {
+            scroll_y.update(|y| *y = (*y + ev.delta_y()).clamp(0.0, max_scroll()));
+            return;
+        }
         let factor = (ev.delta_y() * 0.002).exp();
-        let anchor = canvas_xy(&ev).0 - label_width;
+        let anchor = x - label_width;
         scale.update(|s| *s = s.map(|s| s.zoomed(factor, anchor)));
     };
     let on_pointer_down = {
@@ -526,8 +554,7 @@ pub fn GanttChart(
             let Some((lx, ly)) = last.get() else { return };
             last.set(Some((x, y)));
             scale.update(|s| *s = s.map(|s| s.panned(x - lx)));
-            let max_scroll = (Geometry::new(0.0, 0.0).content_height(n_rows) - height).max(0.0);
-            scroll_y.update(|sy| *sy = (*sy - (y - ly)).clamp(0.0, max_scroll));
+            scroll_y.update(|sy| *sy = (*sy - (y - ly)).clamp(0.0, max_scroll()));
         }
     };
     // Shows an event's partner: pans it into the window, scrolls its row into view, and opens
@@ -540,10 +567,21 @@ pub fn GanttChart(
             else {
                 return;
             };
-            let (Some(row), Some(&time)) = (model.row_of_event(event), model.event_time.get(event))
+            let (Some(process), Some(&time)) =
+                (model.row_of_event(event), model.event_time.get(event))
             else {
                 return;
             };
+            // The partner's node may be collapsed: open it.
+            let current = rows.get_untracked();
+            if let Some(Row::Group(gi)) = current.rows.get(current.row_of(process)).copied() {
+                rows.set(Arc::new(current.toggled(
+                    model.rows.len(),
+                    &model.groups,
+                    gi,
+                )));
+            }
+            let row = rows.with_untracked(|r| r.row_of(process));
             let mut g = geometry(&canvas);
             let (start, end) = s.window();
             let t = time as f64;
@@ -555,10 +593,9 @@ pub fn GanttChart(
             scale.set(Some(s));
             let top = g.row_top(row);
             if top < g.axis_height || top + g.row_height > g.height {
-                let max_scroll = (g.content_height(n_rows) - height).max(0.0);
                 let target = (g.row_height * row as f64
                     - (g.height - g.axis_height - g.row_height) / 2.0)
-                    .clamp(0.0, max_scroll);
+                    .clamp(0.0, max_scroll());
                 scroll_y.set(target);
                 g.scroll_y = target;
             }
@@ -596,21 +633,48 @@ pub fn GanttChart(
                 return;
             };
             let g = geometry(&canvas);
-            if let Some(event) = layout::row_at(&g, n_rows, y)
-                .and_then(|row| layout::event_hit(&model, &s, &g, row, x))
+            let shown_rows = rows.get_untracked();
+            let row = layout::row_at(&g, shown_rows.n_rows(), y)
+                .and_then(|row| shown_rows.rows.get(row).copied());
+            // A click on a node's label opens or closes it.
+            if let Some(Row::Group(gi)) = row
+                && x < label_width
             {
+                rows.set(Arc::new(shown_rows.toggled(
+                    model.rows.len(),
+                    &model.groups,
+                    gi,
+                )));
+                return;
+            }
+            let process = match row {
+                Some(Row::Process(p)) => Some(p),
+                _ => None,
+            };
+            if let Some(event) = process.and_then(|p| layout::event_hit(&model, &s, &g, p, x)) {
                 open_event(event, x, y);
                 return;
             }
             let segment = shown_path().and_then(|p| {
-                layout::path_hit(&p.bars, &s, &g, x, y)
+                layout::path_hit(&p.bars, &shown_rows, &s, &g, x, y)
                     .map(|k| details::segment_lines(&trace, p.name, &p.segments[k], p.length))
             });
+            let display_row = layout::row_at(&g, shown_rows.n_rows(), y);
             let lines = segment.or_else(|| {
-                let row = layout::row_at(&g, n_rows, y)?;
+                let p = process?;
+                let (depth, bar) = layout::region_hit(&model, &s, &g, (display_row?, p), (x, y))?;
+                Some(details::region_lines(
+                    &trace,
+                    p,
+                    depth,
+                    (bar.start, bar.end, bar.region),
+                ))
+            });
+            let lines = lines.or_else(|| {
+                let p = process?;
                 let tick = s.px_to_time(x - label_width)?;
-                let span = model.index.span_at(row as u32, tick.0)?;
-                Some(details::span_lines(&trace, row, span))
+                let span = model.index.span_at(p as u32, tick.0)?;
+                Some(details::span_lines(&trace, p, span))
             });
             popup.set(lines.map(|lines| Popup {
                 x,
@@ -661,6 +725,8 @@ pub fn GanttChart(
                     style=format!("height: {height}px")
                     data-testid="gantt-canvas"
                     data-paint-count=move || paint_count.get().to_string()
+                    data-rows=move || rows.with(|r| r.n_rows()).to_string()
+                    data-scroll=move || scroll_y.get().round().to_string()
                     data-window=move || shown_window.get().map(|(a, b)| format!("{a}-{b}"))
                     data-path-segments=move || {
                         show_path.track();
@@ -673,6 +739,28 @@ pub fn GanttChart(
                     on:pointerup=on_pointer_up
                     on:pointercancel=on_pointer_cancel
                 ></canvas>
+                <div
+                    node_ref=scroller_ref
+                    class="gantt-vscroll"
+                    data-testid="gantt-scrollbar"
+                    style=move || {
+                        rows.track();
+                        format!(
+                            "height: {height}px; visibility: {}",
+                            if max_scroll() > 0.0 { "visible" } else { "hidden" }
+                        )
+                    }
+                    on:scroll=move |_| {
+                        if let Some(scroller) = scroller_ref.get_untracked() {
+                            scroll_y.set(f64::from(scroller.scroll_top()));
+                        }
+                    }
+                >
+                    <div style=move || {
+                        rows.track();
+                        format!("height: {}px", height + max_scroll())
+                    }></div>
+                </div>
                 {move || popup.get().map(|p| view! {
                     <div
                         class="gantt-popup"
@@ -720,6 +808,7 @@ pub fn GanttChart(
                 <span class="icons">"◀ send · ▷ receive call · ▶ arrival"</span>
                 <span class="swatch" style=format!("background: {}", layout::colors::FAULT)></span>"no partner, or arrives before it is sent"
             </div>
+            {region_legend(&model.region_names)}
             {move || {
                 show_path.track();
                 paths.track();
@@ -745,6 +834,28 @@ pub fn GanttChart(
             })}
         </div>
     }
+}
+
+/// At most this many regions are named in the legend.
+const LEGEND_REGIONS: usize = 16;
+
+/// The regions' colours (stable for a name across runs), when the trace has regions.
+fn region_legend(names: &[String]) -> Option<impl IntoView + use<>> {
+    if names.is_empty() {
+        return None;
+    }
+    let more = names.len().saturating_sub(LEGEND_REGIONS);
+    let shown: Vec<String> = names.iter().take(LEGEND_REGIONS).cloned().collect();
+    Some(view! {
+        <div class="gantt-legend regions" data-testid="region-legend">
+            "regions (bars under each row, outermost first):"
+            {shown.into_iter().map(|name| view! {
+                <span class="swatch" style=format!("background: {}", layout::name_color(&name))></span>
+                <span>{name}</span>
+            }).collect_view()}
+            {(more > 0).then(|| format!("and {more} more"))}
+        </div>
+    })
 }
 
 /// An event's pop-up: its facts and partner at once, its share of the paths and its wait
