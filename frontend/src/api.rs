@@ -1,7 +1,7 @@
 //! The typed client of the JSON API. Wire types come from `shared::api`.
 
 use gloo_net::http::{Request, Response};
-use shared::api::{ApiError, CreatedRun, RunDetail, RunList};
+use shared::api::{ApiError, CreatedRun, RunDetail, RunInfo, RunList};
 
 /// A failed API call, as a sentence for people.
 pub type ApiResult<T> = Result<T, String>;
@@ -37,6 +37,24 @@ pub async fn get_run(id: &str) -> ApiResult<RunDetail> {
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;
     decode(res).await
+}
+
+/// One run's metadata, without its model.
+pub async fn get_run_info(id: &str) -> ApiResult<RunInfo> {
+    get_json(&format!(
+        "/api/runs/{}/info",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
+/// One run with its model's outline (nodes, processes, regions; no events).
+pub async fn get_run_outline(id: &str) -> ApiResult<RunDetail> {
+    get_json(&format!(
+        "/api/runs/{}/outline",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
 }
 
 /// Uploads a trace file; the server detects its format and reports progress under `key`.

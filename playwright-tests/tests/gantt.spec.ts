@@ -185,3 +185,29 @@ test('processes sit under their boards, which fold; rows scroll; regions are nes
   await page.mouse.click(header.x, header.y);
   await expect(run.canvas).toHaveAttribute('data-rows', '26');
 });
+
+test('a run drawn by the server looks as it does drawn in the browser', async ({ page }) => {
+  const run = await openWorkedExample(page);
+  await page.waitForTimeout(200);
+  const local = await run.pixelCounts();
+  // Large runs stay on the server (over 2 million events); `?detail=server` asks for that here.
+  await page.goto(page.url() + '?detail=server');
+  await expect(page.getByTestId('detail-source')).toHaveText('drawn by the server');
+  await expect(page.getByTestId('window-readout')).toHaveText('window 0 – 69 ticks');
+  // The first paint asks the server; its answer repaints.
+  await expect.poll(async () => (await run.pixelCounts()).computing).toBeGreaterThan(0);
+  const remote = await run.pixelCounts();
+  // Zoomed past a tick a pixel, the browser answers per screen pixel and the server (on the
+  // shared grid) per tick, so a bar's edge may fall a pixel apart: 5 % of the pixels.
+  for (const colour of ['computing', 'blocked'] as const) {
+    expect(Math.abs(remote[colour] - local[colour]) / local[colour], colour).toBeLessThan(0.05);
+  }
+  // The same three arrows; without the events in the browser there are no icons over their
+  // ends, so more of their pixels show.
+  expect(remote.message).toBeGreaterThanOrEqual(local.message);
+  expect(remote.message).toBeLessThan(2 * local.message);
+  // Zooming in asks for a finer answer and still draws.
+  await page.keyboard.press('w');
+  await expect(page.getByTestId('window-readout')).not.toHaveText('window 0 – 69 ticks');
+  await expect.poll(async () => (await run.pixelCounts()).computing).toBeGreaterThan(0);
+});

@@ -27,7 +27,7 @@ pub struct AppState {
     /// The largest upload accepted, in bytes.
     pub max_upload_bytes: usize,
     /// Viewport indexes of recently viewed runs.
-    pub viewports: std::sync::Arc<cache::RunCache<shared::viewport::ViewportIndex>>,
+    pub viewports: std::sync::Arc<cache::RunCache<http::viewport::ViewportRun>>,
     /// Recently analysed runs, for the selection endpoints.
     pub loaded: std::sync::Arc<cache::RunCache<cache::LoadedRun>>,
     /// The progress of recent uploads.

@@ -446,6 +446,26 @@ impl Trace {
         (0..self.processes.len() as u32).map(ProcessId)
     }
 
+    /// The trace without its events and samples: its name, clock, nodes, processes, regions,
+    /// strings and links, for views that fetch the rest piece by piece.
+    pub fn outline(&self) -> Trace {
+        Trace {
+            name: self.name.clone(),
+            clock: self.clock,
+            nodes: self.nodes.clone(),
+            processes: self.processes.clone(),
+            events: Events {
+                process_start: vec![0; self.processes.len() + 1],
+                ..Events::default()
+            },
+            strings: self.strings.clone(),
+            regions: self.regions.clone(),
+            links: self.links.clone(),
+            cpu_samples: Vec::new(),
+            link_samples: Vec::new(),
+        }
+    }
+
     /// The earliest and latest event times, or `None` for a trace without events.
     pub fn time_bounds(&self) -> Option<(Time, Time)> {
         let times = self.events.time();

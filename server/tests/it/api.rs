@@ -562,6 +562,28 @@ async fn the_viewport_answers_a_window_at_a_width_with_summaries() {
 }
 
 #[tokio::test]
+async fn the_outline_is_the_run_with_its_processes_and_no_events() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let (status, body) = server.get(&format!("/api/runs/{}/outline", run.id)).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let outline: shared::api::RunDetail = json(&body);
+    assert_eq!(outline.run.id, run.id);
+    assert_eq!(outline.run.summary.events, 13);
+    let names: Vec<&str> = outline
+        .trace
+        .processes
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["A", "B"]);
+    assert_eq!(outline.trace.nodes.len(), 2);
+    assert_eq!(outline.trace.events.len(), 0);
+    let (status, _) = server.get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/outline").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
 async fn an_upload_reports_its_progress_under_its_key() {
     use shared::api::{UploadPhase, UploadProgress};
     let server = TestServer::new(1 << 20).await;

@@ -12,6 +12,7 @@ use shared::time::{Clock, Duration, Time};
 use shared::viewport::{MAX_ROWS, MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state};
 
 use super::regions::{RegionBar, RegionBars};
+use super::remote::Views;
 use super::rows::{Group, Row, Rows, groups_of};
 use super::time_scale::{TimeScale, axis_step};
 
@@ -456,6 +457,7 @@ impl GanttModel {
 pub fn layout(
     model: &GanttModel,
     rows: &Rows,
+    views: &dyn Views,
     scale: &TimeScale,
     g: &Geometry,
     overlays: &Overlays,
@@ -497,7 +499,7 @@ pub fn layout(
     let (window_start, window_end) = scale.window();
     if let Some((first, last)) = visible {
         let places = Places::new(model, rows, g, (first, last));
-        bars_and_arrows(model, rows, &places, scale, g, &mut items);
+        bars_and_arrows(model, views, rows, &places, scale, g, &mut items);
         region_bars(model, rows, scale, g, (first, last), &mut items);
         icons(model, rows, scale, g, (first, last), &mut items);
     }
@@ -670,6 +672,7 @@ pub fn layout(
 /// spans), single messages as arrows, bundles as bands labelled with their count.
 fn bars_and_arrows(
     model: &GanttModel,
+    views: &dyn Views,
     rows: &Rows,
     places: &Places,
     scale: &TimeScale,
@@ -686,6 +689,7 @@ fn bars_and_arrows(
         };
         chunk(
             model,
+            views,
             rows,
             places,
             scale,
@@ -833,6 +837,7 @@ impl Places {
 #[allow(clippy::too_many_arguments)]
 fn chunk(
     model: &GanttModel,
+    views: &dyn Views,
     rows: &Rows,
     places: &Places,
     scale: &TimeScale,
@@ -854,11 +859,14 @@ fn chunk(
         last_row: last as u32,
         width_px,
     };
-    let Ok(view) = model.index.query(&request) else {
+    let Some(view) = views.view(&request) else {
         return;
     };
-    let x0 = g.label_width + scale.tick_to_px(start as f64);
-    let px = span_px / f64::from(width_px);
+    // The answer may cover more (or, while a better one loads, other) ticks than asked for:
+    // place it by its own window.
+    let x0 = g.label_width + scale.tick_to_px(view.start as f64);
+    let px =
+        (view.end - view.start) as f64 / scale.ticks_per_px() / f64::from(view.width_px.max(1));
     let x_of = |p: i64| x0 + p as f64 * px;
     for row in &view.rows {
         let Some((top, height)) = places.place(row.process as usize) else {
@@ -1037,7 +1045,14 @@ mod tests {
         let model = GanttModel::new(&worked_example());
         let g = Geometry::new(140.0 + 690.0, 200.0);
         let scale = model.fit(&g);
-        let items = layout(&model, &model.expanded(), &scale, &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.index,
+            &scale,
+            &g,
+            &Overlays::default(),
+        );
         // At 10 px per tick: A computes [0,35] and [48,53], B [0,20], [33,43], [54,69].
         let computing: Vec<(f64, f64)> = rects(&items, colors::COMPUTING)
             .iter()
@@ -1085,7 +1100,14 @@ mod tests {
         let g = Geometry::new(140.0 + 690.0, 200.0);
         // Show [0, 10]: only the first computing bar of each process and no arrow.
         let scale = model.fit(&g).zoomed(10.0 / 69.0, 0.0);
-        let items = layout(&model, &model.expanded(), &scale, &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.index,
+            &scale,
+            &g,
+            &Overlays::default(),
+        );
         assert_eq!(rects(&items, colors::COMPUTING).len(), 2);
         assert!(!items.iter().any(|i| matches!(i, DrawItem::Arrow { .. })));
     }
@@ -1098,6 +1120,7 @@ mod tests {
         let items = layout(
             &model,
             &model.expanded(),
+            &model.index,
             &model.fit(&g),
             &g,
             &Overlays::default(),
@@ -1116,6 +1139,7 @@ mod tests {
         let items = layout(
             &model,
             &model.expanded(),
+            &model.index,
             &model.fit(&g),
             &g,
             &Overlays::default(),
@@ -1161,7 +1185,14 @@ mod tests {
         // Scrolled to the middle: rows 5,000 to 5,019 fill the 610 px plot.
         g.scroll_y = 5_000.0 * g.row_height;
         assert_eq!(g.visible_rows(rows.n_rows()), Some((5_000, 5_019)));
-        let items = layout(&model, &rows, &model.fit(&g), &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &rows,
+            &model.index,
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        );
         let labels: Vec<&str> = texts(&items)
             .into_iter()
             .filter(|t| t.starts_with("    rank") || t.starts_with('▾'))
@@ -1183,7 +1214,14 @@ mod tests {
         // Node 0's four ranks share row 0; node 1's header is row 1, its ranks rows 2–5.
         assert_eq!(rows.row_of_process[..5], [0, 0, 0, 0, 2]);
         let g = Geometry::new(140.0 + 860.0, 640.0);
-        let items = layout(&model, &rows, &model.fit(&g), &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &rows,
+            &model.index,
+            &model.fit(&g),
+            &g,
+            &Overlays::default(),
+        );
         assert!(texts(&items).contains(&"▸ node 0 (4)"));
         // Strips of (32 − 8) / 4 = 6 px inside row 0 (y 30 to 62), a pixel apart.
         let strip_tops: std::collections::BTreeSet<i64> = items
@@ -1218,7 +1256,14 @@ mod tests {
         let rows = model.expanded();
         let g = Geometry::new(140.0 + 1010.0, 400.0);
         let scale = model.fit(&g);
-        let items = layout(&model, &rows, &scale, &g, &Overlays::default());
+        let items = layout(
+            &model,
+            &rows,
+            &model.index,
+            &scale,
+            &g,
+            &Overlays::default(),
+        );
         // Row 1 is rank 0 (row 0 is node 0's header): its bottom is at 30 + 2·32 − 1 = 93, so
         // step (depth 0) is drawn from y = 87 and compute (depth 1) from y = 90.
         let at_y = |y: f64| {
@@ -1303,7 +1348,14 @@ mod tests {
             selection: None,
             path: path.to_vec(),
         };
-        let items = layout(&model, &model.expanded(), &scale, &g, &overlays);
+        let items = layout(
+            &model,
+            &model.expanded(),
+            &model.index,
+            &scale,
+            &g,
+            &overlays,
+        );
         assert_eq!(
             rects(&items, colors::PATH).len(),
             2,
@@ -1347,6 +1399,7 @@ mod tests {
         let icons = icons_of(&layout(
             &model,
             &model.expanded(),
+            &model.index,
             &model.fit(&g),
             &g,
             &Overlays::default(),
@@ -1368,6 +1421,7 @@ mod tests {
             icons_of(&layout(
                 &model,
                 &model.expanded(),
+                &model.index,
                 &model.fit(&narrow),
                 &narrow,
                 &Overlays::default()
@@ -1399,6 +1453,7 @@ mod tests {
         let items = layout(
             &model,
             &model.expanded(),
+            &model.index,
             &model.fit(&g),
             &g,
             &Overlays::default(),

@@ -10,6 +10,7 @@ pub mod keys;
 pub mod layout;
 pub mod paint;
 pub mod regions;
+pub mod remote;
 pub mod rows;
 pub mod time_scale;
 
@@ -178,8 +179,19 @@ pub fn GanttChart(
     #[prop(default = None)] run_id: Option<String>,
     #[prop(default = None)] initial_window: Option<(u64, u64)>,
     #[prop(optional)] window: Option<RwSignal<Option<(u64, u64)>>>,
+    #[prop(default = None)] remote_bounds: Option<(u64, u64)>,
 ) -> impl IntoView {
-    let model = Arc::new(GanttModel::new(&trace));
+    let model = {
+        let mut model = GanttModel::new(&trace);
+        if let Some((start, end)) = remote_bounds {
+            model.bounds = (shared::time::Time(start), shared::time::Time(end));
+        }
+        Arc::new(model)
+    };
+    // A large run's bars and messages come from the server's viewport API.
+    let remote = remote_bounds.map(|_| Rc::new(remote::RemoteViews::default()));
+    let in_flight = Rc::new(std::cell::RefCell::new(std::collections::HashSet::new()));
+    let answers = RwSignal::new(0u32);
     let height = canvas_height(model.expanded().n_rows());
     // The rows shown: processes under their nodes, some nodes collapsed.
     let rows = RwSignal::new(Arc::new(model.expanded()));
@@ -222,8 +234,54 @@ pub fn GanttChart(
         g
     };
 
+    // Asks the server for the viewports a frame wanted; each answer repaints.
+    let fetch_wanted = {
+        let remote = remote.clone();
+        let run_id = run_id.clone();
+        move || {
+            let (Some(remote), Some(id)) = (remote.clone(), run_id.clone()) else {
+                return;
+            };
+            for request in remote.take_wanted() {
+                let key = (
+                    request.start,
+                    request.end,
+                    request.first_row,
+                    request.last_row,
+                    request.width_px,
+                );
+                if !in_flight.borrow_mut().insert(key) {
+                    continue;
+                }
+                let (remote, in_flight, id) =
+                    (Rc::clone(&remote), Rc::clone(&in_flight), id.clone());
+                leptos::task::spawn_local(async move {
+                    let url = format!(
+                        "/api/runs/{}/viewport?start={}&end={}&first_row={}&last_row={}&width_px={}",
+                        js_sys::encode_uri_component(&id),
+                        request.start,
+                        request.end,
+                        request.first_row,
+                        request.last_row,
+                        request.width_px
+                    );
+                    let answer = api::get_json::<shared::viewport::Viewport>(&url).await;
+                    in_flight.borrow_mut().remove(&key);
+                    match answer {
+                        Ok(view) => {
+                            remote.insert(&request, view);
+                            answers.update(|n| *n += 1);
+                        }
+                        Err(message) => path_error.set(Some(message)),
+                    }
+                });
+            }
+        }
+    };
+
     let paint_now = {
         let model = Arc::clone(&model);
+        let remote = remote.clone();
         move || {
             let Some(canvas) = canvas_ref.get_untracked() else {
                 return;
@@ -257,8 +315,19 @@ pub fn GanttChart(
                 &ctx,
                 g.width,
                 g.height,
-                &layout::layout(&model, &rows.get_untracked(), &current, &g, &overlays),
+                &layout::layout(
+                    &model,
+                    &rows.get_untracked(),
+                    match &remote {
+                        Some(remote) => remote.as_ref(),
+                        None => &model.index,
+                    },
+                    &current,
+                    &g,
+                    &overlays,
+                ),
             );
+            fetch_wanted();
             if scale.get_untracked() != Some(current) {
                 scale.set(Some(current));
             }
@@ -283,6 +352,7 @@ pub fn GanttChart(
             scale.track();
             scroll_y.track();
             rows.track();
+            answers.track();
             selection.track();
             show_path.track();
             paths.track();
@@ -702,16 +772,23 @@ pub fn GanttChart(
                 <button
                     on:click=move |_| toggle_critical(PathKind::Critical)
                     data-testid="toggle-critical-path"
+                    disabled=remote_bounds.is_some()
                     aria-pressed=move || (show_path.get() == Some(PathKind::Critical)).to_string()
                     title="Highlight the critical path"
                 >"Critical path"</button>
                 <button
                     on:click=move |_| toggle_wcpa(PathKind::Wcpa)
                     data-testid="toggle-wcpa"
+                    disabled=remote_bounds.is_some()
                     aria-pressed=move || (show_path.get() == Some(PathKind::Wcpa)).to_string()
                     title="Highlight the weighted critical path in its phases' colours"
                 >"WCPA"</button>
                 <button on:click=move |_| help.update(|h| *h = !*h) title="Every shortcut (?)">"?"</button>
+                {remote_bounds.map(|_| view! {
+                    <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
+                        "drawn by the server"
+                    </span>
+                })}
                 <span class="readout" data-testid="window-readout">
                     {move || shown_window.get().map(|w| details::window_text(&trace_for_readout, w))}
                 </span>
