@@ -1,9 +1,15 @@
 //! The transputer network emulator.
 //!
-//! [`machine`] is the pure core: no `wasm-bindgen`, no `web-sys`, no host clock; time advances
-//! only by executed cycles. The `wasm` module is the thin wrapper the browser calls.
-//! This crate so far holds the virtual clock that the emulator of issue 8 will run on.
+//! The pure core has no `wasm-bindgen`, no `web-sys` and no host clock; time advances only by
+//! executed cycles: [`isa`] (the instruction set and its costs per chip, as data), [`cpu`] (one
+//! node: registers, memory, scheduler, timers, channels, ALT, instrumentation), [`asm`] (the
+//! assembler and disassembler), [`machine`] (the virtual clock) and [`error`]. The `wasm`
+//! module is the thin wrapper the browser calls.
 
+pub mod asm;
+pub mod cpu;
+pub mod error;
+pub mod isa;
 pub mod machine;
 
 #[cfg(target_arch = "wasm32")]

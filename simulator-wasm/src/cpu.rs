@@ -1,0 +1,1204 @@
+//! One transputer: registers, memory, the two-priority scheduler, timers, internal channels and
+//! ALT, executing one instruction at a time in virtual time counted in cycles.
+//!
+//! Decode ([`Node::fetch`]: prefixes into an operand) and execute ([`Node::execute`]) are
+//! separate; costs come from the chip's [`CycleTable`]. Nothing here reads the host clock.
+//!
+//! Simplifications, each a documented choice rather than an accident:
+//! - The timer queues are kept beside memory (sorted by time), not linked through `W[-4]`.
+//! - A low-priority process interrupted by a high-priority one is saved in the node, not in the
+//!   interrupt save area of memory.
+//! - A timer input (`tin`, a timer guard) completes when the clock has reached the time
+//!   (`clock - time >= 0` in 32-bit wrapping arithmetic).
+
+use crate::error::SimError;
+use crate::isa::{Chip, Cost, CycleTable, DIRECT, PROBE};
+
+/// `NotProcess.p`: an empty channel, an empty queue.
+pub const NOT_PROCESS: u32 = 0x8000_0000;
+/// `Enabling.p`: an ALT is enabling its guards.
+pub const ENABLING: u32 = 0x8000_0001;
+/// `Waiting.p`: an ALT waits for a guard.
+pub const WAITING: u32 = 0x8000_0002;
+/// `Ready.p`: an ALT has a ready guard.
+pub const READY: u32 = 0x8000_0003;
+/// `TimeSet.p`: a timer ALT has a time.
+pub const TIME_SET: u32 = 0x8000_0001;
+/// `TimeNotSet.p`: a timer ALT has no time yet.
+pub const TIME_NOT_SET: u32 = 0x8000_0002;
+/// `NoneSelected.o`: no ALT branch chosen yet.
+pub const NONE_SELECTED: u32 = 0xFFFF_FFFF;
+
+/// The timeslice period in processor cycles at 20 MHz: 5120 periods of the 5 MHz input clock.
+pub const TIMESLICE_CYCLES_AT_20MHZ: u64 = 5120 * 4;
+
+/// Workspace slots below `Wptr`, in words.
+const W_IPTR: i32 = -1;
+const W_LINK: i32 = -2;
+const W_POINTER: i32 = -3;
+const W_TLINK: i32 = -4;
+const W_TIME: i32 = -5;
+
+/// What the processor does, recorded for the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// `startp` or `runp` started a process (`process`), from `by`.
+    Start,
+    /// `endp` or `stopp` ended (or stopped) a process.
+    End,
+    /// `out`, `outbyte` or `outword` offered a message on `channel`.
+    Send,
+    /// `in` asked for a message on `channel`.
+    ReceiveCall,
+    /// A message on `channel` arrived: the input completed.
+    Arrival,
+    /// A probe: `tag`, with `bytes` of text at `channel`.
+    Probe,
+}
+
+/// One recorded event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// When, in cycles since the node started.
+    pub cycle: u64,
+    /// What.
+    pub kind: EventKind,
+    /// The process (its workspace descriptor: `Wptr | priority`).
+    pub process: u32,
+    /// The channel word's address (for a probe, the text's address).
+    pub channel: u32,
+    /// Bytes moved (for a probe, the text's length).
+    pub bytes: u32,
+    /// A start's parent, a probe's tag, a message partner's descriptor (0 when none).
+    pub other: u32,
+}
+
+/// Why [`Node::step`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// An instruction ran.
+    Ran,
+    /// No process can run and no timer is pending: the node waits for the outside world (or
+    /// is deadlocked).
+    Idle,
+}
+
+/// A low-priority process interrupted by a high-priority one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Interrupted {
+    wptr: u32,
+    iptr: u32,
+    a: u32,
+    b: u32,
+    c: u32,
+    slices_at: u64,
+}
+
+/// One transputer node.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The chip's costs.
+    pub table: CycleTable,
+    memory: Vec<u8>,
+    /// The instruction pointer.
+    pub iptr: u32,
+    /// The workspace pointer of the running process.
+    pub wptr: u32,
+    /// The running process's priority: 0 high, 1 low.
+    pub pri: u32,
+    /// The evaluation stack.
+    pub a: u32,
+    /// The evaluation stack.
+    pub b: u32,
+    /// The evaluation stack.
+    pub c: u32,
+    /// The operand register.
+    pub oreg: u32,
+    /// The error flag.
+    pub error: bool,
+    /// Whether setting the error flag halts the node.
+    pub halt_on_error: bool,
+    /// Front of the run queue of each priority.
+    pub fptr: [u32; 2],
+    /// Back of the run queue of each priority.
+    pub bptr: [u32; 2],
+    /// Processes waiting on a timer, per priority: (time, workspace descriptor), by time.
+    timers: [Vec<(u32, u32)>; 2],
+    /// Whether a process is running (else the node idles).
+    running: bool,
+    interrupted: Option<Interrupted>,
+    /// A high-priority process became ready while a low-priority one ran.
+    preempt: bool,
+    /// The timeslice count when the running low-priority process was scheduled.
+    slices_at: u64,
+    /// Cycles since the node started: its virtual time.
+    pub cycles: u64,
+    /// Processor cycles a second.
+    pub clock_hz: u64,
+    timer_base: [u32; 2],
+    /// Instructions executed (prefixes included).
+    pub instructions: u64,
+    /// Whether events are recorded.
+    pub tracing: bool,
+    /// The recorded events, in order.
+    pub events: Vec<Event>,
+}
+
+fn words(bytes: u32) -> u32 {
+    bytes.div_ceil(4)
+}
+
+impl Node {
+    /// A node of `chip` at `clock_hz` with `memory_bytes` of memory from `MinInt`, no process
+    /// running.
+    pub fn new(chip: Chip, clock_hz: u64, memory_bytes: u32) -> Node {
+        Node {
+            table: CycleTable::new(chip, 0),
+            memory: vec![0; memory_bytes.max(chip.on_chip_bytes()) as usize],
+            iptr: 0,
+            wptr: 0,
+            pri: 1,
+            a: 0,
+            b: 0,
+            c: 0,
+            oreg: 0,
+            error: false,
+            halt_on_error: false,
+            fptr: [NOT_PROCESS; 2],
+            bptr: [NOT_PROCESS; 2],
+            timers: [Vec::new(), Vec::new()],
+            running: false,
+            interrupted: None,
+            preempt: false,
+            slices_at: 0,
+            cycles: 0,
+            clock_hz: clock_hz.max(1),
+            timer_base: [0; 2],
+            instructions: 0,
+            tracing: true,
+            events: Vec::new(),
+        }
+    }
+
+    /// Loads `code` at `address` and starts a low-priority process there with workspace
+    /// `wptr`, the first process of the node.
+    pub fn boot(&mut self, address: u32, code: &[u8], wptr: u32) -> Result<(), SimError> {
+        for (k, &byte) in code.iter().enumerate() {
+            self.write_byte(address.wrapping_add(k as u32), byte)?;
+        }
+        // The link channel words, the event channel and the timer queue heads start empty.
+        for k in 0..10u32 {
+            self.write_word(NOT_PROCESS + 4 * k, NOT_PROCESS)?;
+        }
+        self.iptr = address;
+        self.wptr = wptr;
+        self.pri = 1;
+        self.running = true;
+        self.slices_at = self.slices();
+        Ok(())
+    }
+
+    /// The memory size in bytes.
+    pub fn memory_size(&self) -> u32 {
+        self.memory.len() as u32
+    }
+
+    /// The node's time in nanoseconds.
+    pub fn nanoseconds(&self) -> u64 {
+        let ns = u128::from(self.cycles) * 1_000_000_000 / u128::from(self.clock_hz);
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+
+    /// The timer of priority `pri`: 1 µs ticks (high), 64 µs ticks (low).
+    pub fn timer(&self, pri: u32) -> u32 {
+        let us = self.nanoseconds() / 1_000;
+        let ticks = if pri == 0 { us } else { us / 64 };
+        (ticks as u32).wrapping_add(self.timer_base[(pri & 1) as usize])
+    }
+
+    fn slices(&self) -> u64 {
+        // 5120 periods of the 5 MHz input clock, whatever the processor clock.
+        self.nanoseconds() / 1_024_000
+    }
+
+    fn index(&self, address: u32) -> Result<usize, SimError> {
+        let offset = address.wrapping_sub(NOT_PROCESS) as usize;
+        if offset < self.memory.len() {
+            Ok(offset)
+        } else {
+            Err(SimError::Memory {
+                address,
+                size: self.memory_size(),
+                iptr: self.iptr,
+            })
+        }
+    }
+
+    /// The byte at `address`.
+    pub fn read_byte(&self, address: u32) -> Result<u8, SimError> {
+        Ok(self.memory[self.index(address)?])
+    }
+
+    /// Writes the byte at `address`.
+    pub fn write_byte(&mut self, address: u32, value: u8) -> Result<(), SimError> {
+        let k = self.index(address)?;
+        self.memory[k] = value;
+        Ok(())
+    }
+
+    /// The word at `address` (rounded down to a word boundary), little-endian.
+    pub fn read_word(&self, address: u32) -> Result<u32, SimError> {
+        let k = self.index(address & !3)?;
+        let bytes = self.memory.get(k..k + 4).ok_or(SimError::Memory {
+            address,
+            size: self.memory_size(),
+            iptr: self.iptr,
+        })?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
+    /// Writes the word at `address` (rounded down to a word boundary).
+    pub fn write_word(&mut self, address: u32, value: u32) -> Result<(), SimError> {
+        let k = self.index(address & !3)?;
+        let size = self.memory_size();
+        let iptr = self.iptr;
+        self.memory
+            .get_mut(k..k + 4)
+            .ok_or(SimError::Memory {
+                address,
+                size,
+                iptr,
+            })?
+            .copy_from_slice(&value.to_le_bytes());
+        Ok(())
+    }
+
+    fn ws(&self, wptr: u32, slot: i32) -> u32 {
+        wptr.wrapping_add((slot * 4) as u32)
+    }
+
+    fn wdesc(&self) -> u32 {
+        self.wptr | self.pri
+    }
+
+    fn push(&mut self, value: u32) {
+        self.c = self.b;
+        self.b = self.a;
+        self.a = value;
+    }
+
+    fn pop(&mut self) -> u32 {
+        let a = self.a;
+        self.a = self.b;
+        self.b = self.c;
+        a
+    }
+
+    fn set_error(&mut self) -> Result<(), SimError> {
+        self.error = true;
+        if self.halt_on_error {
+            return Err(SimError::HaltedOnError { iptr: self.iptr });
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, kind: EventKind, process: u32, channel: u32, bytes: u32, other: u32) {
+        if self.tracing {
+            self.events.push(Event {
+                cycle: self.cycles,
+                kind,
+                process,
+                channel,
+                bytes,
+                other,
+            });
+        }
+    }
+
+    /// Puts a process on the back of its priority's run queue.
+    fn enqueue(&mut self, wdesc: u32) -> Result<(), SimError> {
+        let pri = (wdesc & 1) as usize;
+        let w = wdesc & !3;
+        if self.fptr[pri] == NOT_PROCESS {
+            self.fptr[pri] = w;
+        } else {
+            let back = self.bptr[pri];
+            self.write_word(self.ws(back, W_LINK), w)?;
+        }
+        self.bptr[pri] = w;
+        if pri == 0 && self.running && self.pri == 1 {
+            self.preempt = true;
+        }
+        Ok(())
+    }
+
+    fn dequeue(&mut self, pri: usize) -> Result<Option<u32>, SimError> {
+        let front = self.fptr[pri];
+        if front == NOT_PROCESS {
+            return Ok(None);
+        }
+        if front == self.bptr[pri] {
+            self.fptr[pri] = NOT_PROCESS;
+            self.bptr[pri] = NOT_PROCESS;
+        } else {
+            self.fptr[pri] = self.read_word(self.ws(front, W_LINK))?;
+        }
+        Ok(Some(front))
+    }
+
+    /// Saves the running process's `Iptr`, optionally puts it back on its run queue, and runs
+    /// the next process.
+    fn deschedule(&mut self, requeue: bool) -> Result<(), SimError> {
+        self.write_word(self.ws(self.wptr, W_IPTR), self.iptr)?;
+        if requeue {
+            let wdesc = self.wdesc();
+            self.enqueue(wdesc)?;
+        }
+        self.running = false;
+        self.schedule()
+    }
+
+    /// Runs the next process: high priority first, then an interrupted low-priority process,
+    /// then the low-priority queue.
+    fn schedule(&mut self) -> Result<(), SimError> {
+        self.preempt = false;
+        if let Some(w) = self.dequeue(0)? {
+            self.start_running(w, 0)?;
+        } else if let Some(saved) = self.interrupted.take() {
+            self.wptr = saved.wptr;
+            self.iptr = saved.iptr;
+            self.a = saved.a;
+            self.b = saved.b;
+            self.c = saved.c;
+            self.pri = 1;
+            self.slices_at = saved.slices_at;
+            self.running = true;
+        } else if let Some(w) = self.dequeue(1)? {
+            self.start_running(w, 1)?;
+            self.slices_at = self.slices();
+        }
+        Ok(())
+    }
+
+    fn start_running(&mut self, w: u32, pri: u32) -> Result<(), SimError> {
+        self.wptr = w;
+        self.pri = pri;
+        self.iptr = self.read_word(self.ws(w, W_IPTR))?;
+        self.running = true;
+        Ok(())
+    }
+
+    /// Wakes the timer waiters whose time has come, in time order.
+    fn wake_timers(&mut self) -> Result<(), SimError> {
+        for pri in 0..2u32 {
+            let now = self.timer(pri);
+            while let Some(&(time, wdesc)) = self.timers[pri as usize].first() {
+                if (now.wrapping_sub(time) as i32) < 0 {
+                    break;
+                }
+                self.timers[pri as usize].remove(0);
+                let w = wdesc & !3;
+                // A timer ALT becomes ready; a plain `tin` just continues.
+                let state = self.read_word(self.ws(w, W_POINTER))?;
+                if state == WAITING || state == ENABLING {
+                    self.write_word(self.ws(w, W_POINTER), READY)?;
+                }
+                self.enqueue(wdesc)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_timer(&mut self, time: u32, wdesc: u32) {
+        let pri = (wdesc & 1) as usize;
+        let now = self.timer(wdesc & 1);
+        let list = &mut self.timers[pri];
+        let key = |t: u32| t.wrapping_sub(now) as i32;
+        let at = list.partition_point(|&(t, _)| key(t) <= key(time));
+        list.insert(at, (time, wdesc));
+    }
+
+    fn remove_timer(&mut self, wdesc: u32) {
+        for list in &mut self.timers {
+            list.retain(|&(_, w)| w != wdesc);
+        }
+    }
+
+    /// The cycle at which the earliest timer waiter wakes, if any.
+    fn next_timer_cycle(&self) -> Option<u64> {
+        (0..2u32)
+            .filter_map(|pri| {
+                let &(time, _) = self.timers[pri as usize].first()?;
+                let now = self.timer(pri);
+                let ahead = u64::from(time.wrapping_sub(now).max(1));
+                let tick_ns = if pri == 0 { 1_000 } else { 64_000 };
+                // The first cycle whose time reaches the waiter's tick.
+                let target_ns = (self.nanoseconds() / tick_ns + ahead) * tick_ns;
+                let cycles =
+                    (u128::from(target_ns) * u128::from(self.clock_hz)).div_ceil(1_000_000_000);
+                Some(u64::try_from(cycles).unwrap_or(u64::MAX))
+            })
+            .min()
+    }
+
+    /// Whether any process can run now or will when a timer fires.
+    pub fn is_busy(&self) -> bool {
+        self.running || self.timers.iter().any(|t| !t.is_empty())
+    }
+
+    /// Decodes the instruction at `Iptr`: its function code and full operand (prefixes folded
+    /// in) and how many bytes it took.
+    pub fn fetch(&self) -> Result<(u8, u32, u32), SimError> {
+        let mut oreg = self.oreg;
+        let mut at = self.iptr;
+        loop {
+            let byte = self.read_byte(at)?;
+            at = at.wrapping_add(1);
+            let (function, data) = (byte >> 4, u32::from(byte & 0xF));
+            match function {
+                0x2 => oreg = (oreg | data) << 4,
+                0x6 => oreg = (!(oreg | data)) << 4,
+                _ => return Ok((function, oreg | data, at.wrapping_sub(self.iptr))),
+            }
+        }
+    }
+
+    /// Runs one instruction (a prefix byte counts as one), or advances time to the next timer
+    /// when no process can run.
+    pub fn step(&mut self) -> Result<Status, SimError> {
+        self.wake_timers()?;
+        if self.preempt && self.running && self.pri == 1 {
+            self.preempt = false;
+            self.interrupted = Some(Interrupted {
+                wptr: self.wptr,
+                iptr: self.iptr,
+                a: self.a,
+                b: self.b,
+                c: self.c,
+                slices_at: self.slices_at,
+            });
+            self.running = false;
+            self.schedule()?;
+        }
+        if !self.running {
+            self.schedule()?;
+        }
+        if !self.running {
+            return match self.next_timer_cycle() {
+                Some(cycle) => {
+                    self.cycles = self.cycles.max(cycle);
+                    Ok(Status::Ran)
+                }
+                None => Ok(Status::Idle),
+            };
+        }
+        let byte = self.read_byte(self.iptr)?;
+        self.iptr = self.iptr.wrapping_add(1);
+        self.instructions += 1;
+        self.execute(byte >> 4, u32::from(byte & 0xF))?;
+        Ok(Status::Ran)
+    }
+
+    /// Executes direct function `function` with the data nibble `data` (and `Oreg`, built by
+    /// earlier prefixes); `Iptr` already points past the byte.
+    pub fn execute(&mut self, function: u8, data: u32) -> Result<(), SimError> {
+        let function = function & 0xF;
+        let operand = self.oreg | data;
+        let cost = self.table.direct[usize::from(function)];
+        match function {
+            0x2 => {
+                self.oreg = operand << 4;
+                self.cycles += u64::from(cost);
+                return Ok(());
+            }
+            0x6 => {
+                self.oreg = (!operand) << 4;
+                self.cycles += u64::from(cost);
+                return Ok(());
+            }
+            _ => self.oreg = 0,
+        }
+        match function {
+            0x0 => {
+                // j: a deschedule point.
+                self.iptr = self.iptr.wrapping_add(operand);
+                self.cycles += u64::from(cost);
+                self.timeslice()?;
+                return Ok(());
+            }
+            0x1 => self.push(self.wptr.wrapping_add(operand.wrapping_mul(4))),
+            0x3 => self.a = self.read_word(self.a.wrapping_add(operand.wrapping_mul(4)))?,
+            0x4 => self.push(operand),
+            0x5 => self.a = self.a.wrapping_add(operand.wrapping_mul(4)),
+            0x7 => {
+                let v = self.read_word(self.wptr.wrapping_add(operand.wrapping_mul(4)))?;
+                self.push(v);
+            }
+            0x8 => {
+                let (sum, overflow) = (self.a as i32).overflowing_add(operand as i32);
+                self.a = sum as u32;
+                if overflow {
+                    self.set_error()?;
+                }
+            }
+            0x9 => {
+                // call: push the return address and A, B, C into a new four-word frame.
+                self.wptr = self.wptr.wrapping_sub(16);
+                self.write_word(self.wptr, self.iptr)?;
+                self.write_word(self.wptr.wrapping_add(4), self.a)?;
+                self.write_word(self.wptr.wrapping_add(8), self.b)?;
+                self.write_word(self.wptr.wrapping_add(12), self.c)?;
+                self.a = self.iptr;
+                self.iptr = self.iptr.wrapping_add(operand);
+            }
+            0xA => {
+                if self.a == 0 {
+                    self.iptr = self.iptr.wrapping_add(operand);
+                } else {
+                    self.pop();
+                    self.cycles += u64::from(self.table.cj_not_taken);
+                    return Ok(());
+                }
+            }
+            0xB => self.wptr = self.wptr.wrapping_add(operand.wrapping_mul(4)),
+            0xC => self.a = u32::from(self.a == operand),
+            0xD => {
+                self.write_word(self.wptr.wrapping_add(operand.wrapping_mul(4)), self.a)?;
+                self.pop();
+            }
+            0xE => {
+                self.write_word(self.a.wrapping_add(operand.wrapping_mul(4)), self.b)?;
+                self.pop();
+                self.pop();
+            }
+            0xF => return self.operate(operand),
+            _ => {}
+        }
+        self.cycles += u64::from(cost);
+        Ok(())
+    }
+
+    /// At `j` and `lend`: a low-priority process that has run for two timeslice periods goes
+    /// to the back of its queue when another low-priority process is waiting.
+    fn timeslice(&mut self) -> Result<(), SimError> {
+        if self.pri == 1 && self.slices() >= self.slices_at + 2 && self.fptr[1] != NOT_PROCESS {
+            self.deschedule(true)?;
+        }
+        Ok(())
+    }
+
+    fn charge(&mut self, cost: Cost, n: u32, condition: bool) {
+        let cycles = match cost {
+            Cost::Fixed(c) => c,
+            Cost::PerWord { base, per } => base + per * n,
+            Cost::PerBit { base } => base + n,
+            Cost::Either { yes, no } => {
+                if condition {
+                    yes
+                } else {
+                    no
+                }
+            }
+        };
+        self.cycles += u64::from(cycles);
+    }
+
+    fn copy(&mut self, from: u32, to: u32, len: u32) -> Result<(), SimError> {
+        for k in 0..len {
+            let byte = self.read_byte(from.wrapping_add(k))?;
+            self.write_byte(to.wrapping_add(k), byte)?;
+        }
+        Ok(())
+    }
+
+    /// Executes operation `code`.
+    fn operate(&mut self, code: u32) -> Result<(), SimError> {
+        let Some(&info) = self.table.op(code) else {
+            return Err(self.unimplemented(code, "?"));
+        };
+        let (mut n, mut condition) = (0u32, true);
+        let (a, b, c) = (self.a, self.b, self.c);
+        match info.name {
+            "rev" => {
+                self.a = b;
+                self.b = a;
+            }
+            "dup" => self.push(a),
+            "add" | "sub" | "mul" => {
+                let (x, y) = (b as i32, a as i32);
+                let (v, overflow) = match info.name {
+                    "add" => x.overflowing_add(y),
+                    "sub" => x.overflowing_sub(y),
+                    _ => x.overflowing_mul(y),
+                };
+                self.pop();
+                self.a = v as u32;
+                if overflow {
+                    self.set_error()?;
+                }
+            }
+            "sum" | "diff" | "prod" => {
+                self.pop();
+                self.a = match info.name {
+                    "sum" => b.wrapping_add(a),
+                    "diff" => b.wrapping_sub(a),
+                    _ => b.wrapping_mul(a),
+                };
+                n = 32 - a.leading_zeros();
+            }
+            "div" | "rem" => {
+                self.pop();
+                let (x, y) = (b as i32, a as i32);
+                if y == 0 || (x == i32::MIN && y == -1) {
+                    self.set_error()?;
+                } else {
+                    self.a = if info.name == "div" { x / y } else { x % y } as u32;
+                }
+            }
+            "gt" => {
+                self.pop();
+                self.a = u32::from((b as i32) > (a as i32));
+            }
+            "and" | "or" | "xor" => {
+                self.pop();
+                self.a = match info.name {
+                    "and" => b & a,
+                    "or" => b | a,
+                    _ => b ^ a,
+                };
+            }
+            "not" => self.a = !a,
+            "shl" | "shr" => {
+                self.pop();
+                n = a.min(32);
+                self.a = match (info.name, a) {
+                    (_, 32..) => 0,
+                    ("shl", _) => b << a,
+                    _ => b >> a,
+                };
+            }
+            "mint" => self.push(NOT_PROCESS),
+            "bsub" => {
+                self.pop();
+                self.a = a.wrapping_add(b);
+            }
+            "wsub" => {
+                self.pop();
+                self.a = a.wrapping_add(b.wrapping_mul(4));
+            }
+            "wsubdb" => {
+                self.pop();
+                self.a = a.wrapping_add(b.wrapping_mul(8));
+            }
+            "bcnt" => self.a = a.wrapping_mul(4),
+            "wcnt" => {
+                self.a = ((a as i32) >> 2) as u32;
+                self.c = self.b;
+                self.b = a & 3;
+            }
+            "lb" => self.a = u32::from(self.read_byte(a)?),
+            "sb" => {
+                self.write_byte(a, b as u8)?;
+                self.pop();
+                self.pop();
+            }
+            "move" => {
+                self.copy(c, b, a)?;
+                n = words(a);
+                self.pop();
+                self.pop();
+                self.pop();
+            }
+            "ldpi" => self.a = self.iptr.wrapping_add(a),
+            "ldpri" => self.push(self.pri),
+            "gcall" => {
+                self.a = self.iptr;
+                self.iptr = a;
+            }
+            "gajw" => {
+                self.a = self.wptr;
+                self.wptr = a & !3;
+            }
+            "ret" => {
+                self.iptr = self.read_word(self.wptr)?;
+                self.wptr = self.wptr.wrapping_add(16);
+            }
+            "seterr" => self.set_error()?,
+            "testerr" => {
+                condition = !self.error;
+                self.push(u32::from(!self.error));
+                self.error = false;
+            }
+            "stoperr" => {
+                if self.error {
+                    self.charge(info.cost, n, condition);
+                    self.deschedule(false)?;
+                    return Ok(());
+                }
+            }
+            "clrhalterr" => self.halt_on_error = false,
+            "sethalterr" => self.halt_on_error = true,
+            "testhalterr" => self.push(u32::from(self.halt_on_error)),
+            "testpranal" => self.push(0),
+            "csub0" => {
+                self.pop();
+                if b >= a {
+                    self.set_error()?;
+                }
+            }
+            "ccnt1" => {
+                self.pop();
+                if b == 0 || b > a {
+                    self.set_error()?;
+                }
+            }
+            "cword" => {
+                self.pop();
+                let (v, bits) = (i64::from(b as i32), i64::from(a));
+                if v < -bits || v >= bits {
+                    self.set_error()?;
+                }
+            }
+            "csngl" => {
+                self.pop();
+                let fits = (b == 0 && (a as i32) >= 0) || (b == u32::MAX && (a as i32) < 0);
+                if !fits {
+                    self.set_error()?;
+                }
+            }
+            "xword" => {
+                self.pop();
+                self.a = if a != 0 && b & a != 0 {
+                    b.wrapping_sub(a.wrapping_mul(2))
+                } else {
+                    b
+                };
+            }
+            "xdble" => {
+                let hi = if (a as i32) < 0 { u32::MAX } else { 0 };
+                self.c = self.b;
+                self.b = hi;
+            }
+            "ladd" | "lsub" => {
+                self.pop();
+                self.pop();
+                let carry = i64::from(c & 1);
+                let v = if info.name == "ladd" {
+                    i64::from(b as i32) + i64::from(a as i32) + carry
+                } else {
+                    i64::from(b as i32) - i64::from(a as i32) - carry
+                };
+                self.a = v as u32;
+                if v != i64::from(v as i32) {
+                    self.set_error()?;
+                }
+            }
+            "lsum" => {
+                let v = u64::from(b) + u64::from(a) + u64::from(c & 1);
+                self.a = v as u32;
+                self.b = (v >> 32) as u32;
+            }
+            "ldiff" => {
+                let v = i64::from(b) - i64::from(a) - i64::from(c & 1);
+                self.a = v as u32;
+                self.b = u32::from(v < 0);
+            }
+            "lmul" => {
+                let v = u64::from(b) * u64::from(a) + u64::from(c);
+                self.a = v as u32;
+                self.b = (v >> 32) as u32;
+            }
+            "ldiv" => {
+                // (C:B) / A, with C < A.
+                if c >= a {
+                    self.set_error()?;
+                } else {
+                    let x = (u64::from(c) << 32) | u64::from(b);
+                    self.a = (x / u64::from(a)) as u32;
+                    self.b = (x % u64::from(a)) as u32;
+                }
+            }
+            "lshl" | "lshr" => {
+                let x = (u64::from(c) << 32) | u64::from(b);
+                n = a.min(64);
+                let v = match (info.name, a) {
+                    (_, 64..) => 0,
+                    ("lshl", _) => x << a,
+                    _ => x >> a,
+                };
+                self.a = v as u32;
+                self.b = (v >> 32) as u32;
+            }
+            "norm" => {
+                let x = (u64::from(b) << 32) | u64::from(a);
+                let shift = if x == 0 { 64 } else { x.leading_zeros() };
+                let v = if shift >= 64 { 0 } else { x << shift };
+                n = shift;
+                self.a = v as u32;
+                self.b = (v >> 32) as u32;
+                self.c = shift;
+            }
+            "bitcnt" => {
+                self.pop();
+                n = 32 - a.leading_zeros();
+                self.a = a.count_ones().wrapping_add(b);
+            }
+            "bitrevword" => self.a = a.reverse_bits(),
+            "bitrevnbits" => {
+                self.pop();
+                n = a.min(32);
+                self.a = if a == 0 {
+                    0
+                } else if a >= 32 {
+                    b.reverse_bits()
+                } else {
+                    b.reverse_bits() >> (32 - a)
+                };
+            }
+            "crcword" | "crcbyte" => {
+                // A = generator, B = CRC, C = data (its top byte for crcbyte).
+                let (bits, mut data) = if info.name == "crcword" {
+                    (32, c)
+                } else {
+                    (8, c)
+                };
+                let mut crc = b;
+                for _ in 0..bits {
+                    let top = crc >> 31;
+                    crc = (crc << 1) | (data >> 31);
+                    data <<= 1;
+                    if top == 1 {
+                        crc ^= a;
+                    }
+                }
+                self.pop();
+                self.pop();
+                self.a = crc;
+            }
+            "ldtimer" => self.push(self.timer(self.pri)),
+            "sttimer" => {
+                self.pop();
+                for pri in 0..2u32 {
+                    let now = self.timer(pri).wrapping_sub(self.timer_base[pri as usize]);
+                    self.timer_base[pri as usize] = a.wrapping_sub(now);
+                }
+            }
+            "tin" => {
+                self.pop();
+                let future = (self.timer(self.pri).wrapping_sub(a) as i32) < 0;
+                self.charge(info.cost, 0, future);
+                if future {
+                    let wdesc = self.wdesc();
+                    self.write_word(self.ws(self.wptr, W_POINTER), 0)?;
+                    self.add_timer(a, wdesc);
+                    self.deschedule(false)?;
+                }
+                return Ok(());
+            }
+            "saveh" | "savel" => {
+                let pri = usize::from(info.name == "savel");
+                self.write_word(a, self.fptr[pri])?;
+                self.write_word(a.wrapping_add(4), self.bptr[pri])?;
+                self.pop();
+            }
+            "sthf" | "sthb" | "stlf" | "stlb" => {
+                let pri = usize::from(info.name.starts_with("stl"));
+                if info.name.ends_with('f') {
+                    self.fptr[pri] = a;
+                } else {
+                    self.bptr[pri] = a;
+                }
+                self.pop();
+            }
+            "startp" => {
+                // A: the new process's workspace, B: its code's offset from the next
+                // instruction. Same priority as the parent.
+                let w = a & !3;
+                let start = self.iptr.wrapping_add(b);
+                self.write_word(self.ws(w, W_IPTR), start)?;
+                self.pop();
+                self.pop();
+                let (child, parent) = (w | self.pri, self.wdesc());
+                self.record(EventKind::Start, child, 0, 0, parent);
+                self.enqueue(child)?;
+            }
+            "runp" => {
+                self.pop();
+                let parent = self.wdesc();
+                self.record(EventKind::Start, a, 0, 0, parent);
+                self.enqueue(a)?;
+            }
+            "endp" => {
+                // A: the join block (W[0] the successor's Iptr, W[1] the count of processes
+                // still running).
+                let count = self.read_word(a.wrapping_add(4))?;
+                let me = self.wdesc();
+                self.record(EventKind::End, me, 0, 0, 0);
+                self.charge(info.cost, 0, true);
+                if count <= 1 {
+                    self.wptr = a;
+                    self.iptr = self.read_word(a)?;
+                    self.write_word(a.wrapping_add(4), 0)?;
+                } else {
+                    self.write_word(a.wrapping_add(4), count - 1)?;
+                    self.running = false;
+                    self.schedule()?;
+                }
+                return Ok(());
+            }
+            "stopp" => {
+                let me = self.wdesc();
+                self.record(EventKind::End, me, 0, 0, 0);
+                self.charge(info.cost, 0, true);
+                self.deschedule(false)?;
+                return Ok(());
+            }
+            "resetch" => {
+                self.a = self.read_word(a)?;
+                self.write_word(a, NOT_PROCESS)?;
+            }
+            "lend" => {
+                // A: the jump back, B: the loop block (W[0] the index, W[1] the count).
+                let count = self.read_word(b.wrapping_add(4))?.wrapping_sub(1);
+                self.write_word(b.wrapping_add(4), count)?;
+                condition = (count as i32) > 0;
+                self.pop();
+                self.pop();
+                self.charge(info.cost, 0, condition);
+                if condition {
+                    let index = self.read_word(b)?.wrapping_add(1);
+                    self.write_word(b, index)?;
+                    self.iptr = self.iptr.wrapping_sub(a);
+                }
+                self.timeslice()?;
+                return Ok(());
+            }
+            "in" | "out" | "outbyte" | "outword" => return self.communicate(info.name, info.cost),
+            "alt" | "talt" => {
+                self.write_word(self.ws(self.wptr, W_POINTER), ENABLING)?;
+                if info.name == "talt" {
+                    self.write_word(self.ws(self.wptr, W_TLINK), TIME_NOT_SET)?;
+                }
+            }
+            "enbs" => {
+                if a != 0 {
+                    self.write_word(self.ws(self.wptr, W_POINTER), READY)?;
+                }
+            }
+            "enbc" => {
+                // A: the guard, B: the channel.
+                self.b = c;
+                condition = false;
+                if a != 0 {
+                    let word = self.read_word(b)?;
+                    let me = self.wdesc();
+                    if word == NOT_PROCESS {
+                        self.write_word(b, me)?;
+                    } else if word != me {
+                        condition = true;
+                        self.write_word(self.ws(self.wptr, W_POINTER), READY)?;
+                    }
+                }
+            }
+            "enbt" => {
+                // A: the guard, B: the time.
+                self.b = c;
+                if a != 0 {
+                    let state = self.read_word(self.ws(self.wptr, W_TLINK))?;
+                    let earliest = self.read_word(self.ws(self.wptr, W_TIME))?;
+                    if state == TIME_NOT_SET || (b.wrapping_sub(earliest) as i32) < 0 {
+                        self.write_word(self.ws(self.wptr, W_TLINK), TIME_SET)?;
+                        self.write_word(self.ws(self.wptr, W_TIME), b)?;
+                    }
+                }
+            }
+            "altwt" | "taltwt" => {
+                self.write_word(self.wptr, NONE_SELECTED)?;
+                let state_at = self.ws(self.wptr, W_POINTER);
+                let mut ready = self.read_word(state_at)? == READY;
+                let mut time = None;
+                if !ready
+                    && info.name == "taltwt"
+                    && self.read_word(self.ws(self.wptr, W_TLINK))? == TIME_SET
+                {
+                    let t = self.read_word(self.ws(self.wptr, W_TIME))?;
+                    if (self.timer(self.pri).wrapping_sub(t) as i32) >= 0 {
+                        ready = true;
+                    } else {
+                        time = Some(t);
+                    }
+                }
+                self.charge(info.cost, 0, ready);
+                if !ready {
+                    self.write_word(state_at, WAITING)?;
+                    if let Some(t) = time {
+                        let wdesc = self.wdesc();
+                        self.add_timer(t, wdesc);
+                    }
+                    self.deschedule(false)?;
+                }
+                return Ok(());
+            }
+            "disc" => {
+                // A: the branch offset, B: the guard, C: the channel.
+                let word = self.read_word(c)?;
+                let me = self.wdesc();
+                let ready = b != 0 && word != NOT_PROCESS && word != me;
+                if b != 0 && word == me {
+                    self.write_word(c, NOT_PROCESS)?;
+                }
+                self.select(a, ready)?;
+            }
+            "diss" => {
+                self.select(a, b != 0)?;
+                self.b = c;
+            }
+            "dist" => {
+                // A: the branch offset, B: the guard, C: the time.
+                let me = self.wdesc();
+                self.remove_timer(me);
+                let timed = self.read_word(self.ws(self.wptr, W_TLINK))? == TIME_SET;
+                let ready = b != 0 && timed && (self.timer(self.pri).wrapping_sub(c) as i32) >= 0;
+                self.select(a, ready)?;
+            }
+            "altend" => {
+                let offset = self.read_word(self.wptr)?;
+                self.iptr = self.iptr.wrapping_add(offset);
+            }
+            _ if code == u32::from(PROBE) => {
+                // A: the tag, B: the text's address, C: its length.
+                self.pop();
+                self.pop();
+                self.pop();
+                let me = self.wdesc();
+                self.record(EventKind::Probe, me, b, c, a);
+            }
+            name => return Err(self.unimplemented(code, name)),
+        }
+        self.charge(info.cost, n, condition);
+        Ok(())
+    }
+
+    /// The end of a guard's disabling: the first ready guard's branch is chosen (PRI ALT order:
+    /// the order the guards are disabled in). Leaves A = whether this guard fired.
+    fn select(&mut self, offset: u32, ready: bool) -> Result<(), SimError> {
+        let chosen = ready && self.read_word(self.wptr)? == NONE_SELECTED;
+        if chosen {
+            self.write_word(self.wptr, offset)?;
+        }
+        self.pop();
+        self.pop();
+        self.a = u32::from(chosen);
+        Ok(())
+    }
+
+    fn unimplemented(&self, code: u32, name: &'static str) -> SimError {
+        SimError::Unimplemented {
+            code,
+            name,
+            iptr: self.iptr.wrapping_sub(1),
+            chip: self.table.chip.name(),
+        }
+    }
+
+    /// `in`, `out`, `outbyte` and `outword` on an internal channel.
+    fn communicate(&mut self, name: &str, cost: Cost) -> Result<(), SimError> {
+        let me = self.wdesc();
+        let (len, channel, pointer) = match name {
+            "outbyte" | "outword" => {
+                // The value goes through W[0].
+                let len = if name == "outbyte" { 1 } else { 4 };
+                self.write_word(self.wptr, self.a)?;
+                (len, self.b, self.wptr)
+            }
+            _ => (self.a, self.b, self.c),
+        };
+        self.pop();
+        self.pop();
+        if matches!(name, "in" | "out") {
+            self.pop();
+        }
+        self.charge(cost, words(len), true);
+        let input = name == "in";
+        let kind = if input {
+            EventKind::ReceiveCall
+        } else {
+            EventKind::Send
+        };
+        self.record(kind, me, channel, len, 0);
+        let word = self.read_word(channel)?;
+        if word == NOT_PROCESS {
+            // First to arrive: wait in the channel.
+            self.write_word(channel, me)?;
+            self.write_word(self.ws(self.wptr, W_POINTER), pointer)?;
+            return self.deschedule(false);
+        }
+        let other = word & !3;
+        let other_state = self.read_word(self.ws(other, W_POINTER))?;
+        if !input && matches!(other_state, ENABLING | WAITING | READY) {
+            // An ALT is enabling or waiting on this channel: make it ready and wait for it to
+            // take the message.
+            if other_state == WAITING {
+                self.remove_timer(word);
+                self.write_word(self.ws(other, W_POINTER), READY)?;
+                self.enqueue(word)?;
+            } else {
+                self.write_word(self.ws(other, W_POINTER), READY)?;
+            }
+            self.write_word(channel, me)?;
+            self.write_word(self.ws(self.wptr, W_POINTER), pointer)?;
+            return self.deschedule(false);
+        }
+        // The partner waits: move the message and let it go on.
+        if input {
+            self.copy(other_state, pointer, len)?;
+            self.record(EventKind::Arrival, me, channel, len, word);
+        } else {
+            self.copy(pointer, other_state, len)?;
+            self.record(EventKind::Arrival, word, channel, len, me);
+        }
+        self.write_word(channel, NOT_PROCESS)?;
+        self.enqueue(word)
+    }
+
+    /// Runs until no process can run and no timer is pending, or `budget` instructions.
+    pub fn run(&mut self, budget: u64) -> Result<(), SimError> {
+        let start = self.instructions;
+        loop {
+            if self.step()? == Status::Idle {
+                return Ok(());
+            }
+            if self.instructions - start >= budget {
+                return Err(SimError::Budget { budget });
+            }
+        }
+    }
+
+    /// The registers and queues, for a failing test's message.
+    pub fn dump(&self) -> String {
+        format!(
+            "Iptr {:#010x} Wptr {:#010x} pri {} A {:#x} B {:#x} C {:#x} Oreg {:#x} error {} \
+             Fptr {:#x}/{:#x} Bptr {:#x}/{:#x} cycles {} instructions {} running {}",
+            self.iptr,
+            self.wptr,
+            self.pri,
+            self.a,
+            self.b,
+            self.c,
+            self.oreg,
+            self.error,
+            self.fptr[0],
+            self.fptr[1],
+            self.bptr[0],
+            self.bptr[1],
+            self.cycles,
+            self.instructions,
+            self.running
+        )
+    }
+
+    /// The mnemonic of direct function `function`.
+    pub fn direct_name(function: u8) -> &'static str {
+        DIRECT[usize::from(function & 0xF)]
+    }
+}

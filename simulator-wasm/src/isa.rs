@@ -1,0 +1,306 @@
+//! The T414/T800 instruction set as data: the 16 direct functions, the operations reached
+//! through `opr`, which chip has which, and what each costs in cycles.
+//!
+//! Cycle counts follow the datasheet table as transcribed in `pahihu/t4:Notebook.txt`
+//! (`../shared/reference/transputer.md` §2.2–2.3), on-chip RAM, one cycle more per prefix
+//! byte. Where a count depends on the operands it is a [`Cost`] formula; the processor
+//! evaluates it with the operands it saw.
+
+/// A processor type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Chip {
+    /// The 32-bit integer transputer (2 KB on-chip RAM).
+    T414,
+    /// The 32-bit transputer with a floating-point unit (4 KB on-chip RAM).
+    T800,
+}
+
+impl Chip {
+    /// The chip's name, as `--chip` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Chip::T414 => "T414",
+            Chip::T800 => "T800",
+        }
+    }
+
+    /// The chip of a name (`t414`, `T800`, …).
+    pub fn from_name(name: &str) -> Option<Chip> {
+        match name.to_ascii_uppercase().as_str() {
+            "T414" => Some(Chip::T414),
+            "T800" | "T805" => Some(Chip::T800),
+            _ => None,
+        }
+    }
+
+    /// Bytes of on-chip RAM (from `MinInt`).
+    pub fn on_chip_bytes(self) -> u32 {
+        match self {
+            Chip::T414 => 2048,
+            Chip::T800 => 4096,
+        }
+    }
+
+    /// The first address free for programs (above the link channels, timer queue heads and
+    /// the interrupt save area; the T800's reserved area is larger).
+    pub fn mem_start(self) -> u32 {
+        match self {
+            Chip::T414 => 0x8000_0048,
+            Chip::T800 => 0x8000_0070,
+        }
+    }
+}
+
+/// The 16 direct functions, by their 4-bit code.
+pub const DIRECT: [&str; 16] = [
+    "j", "ldlp", "pfix", "ldnl", "ldc", "ldnlp", "nfix", "ldl", "adc", "call", "cj", "ajw", "eqc",
+    "stl", "stnl", "opr",
+];
+
+/// What an instruction costs in cycles, before memory wait states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cost {
+    /// Always this many.
+    Fixed(u32),
+    /// `base + per · w`, `w` the message or block length in words (rounded up).
+    PerWord { base: u32, per: u32 },
+    /// `base + n`, `n` a shift count or the position of the highest set bit.
+    PerBit { base: u32 },
+    /// One count when a condition holds (jump taken, guard ready, time in the future, loop
+    /// continues), another when it does not.
+    Either { yes: u32, no: u32 },
+}
+
+/// Which chips have an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chips {
+    /// Both.
+    All,
+    /// The T800 (and later) only.
+    T800,
+    /// The T414 only (its floating-point support operations).
+    T414,
+}
+
+/// One operation reached through `opr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpInfo {
+    /// Its operation code (the operand of `opr`).
+    pub code: u16,
+    /// Its mnemonic.
+    pub name: &'static str,
+    /// Which chips have it.
+    pub chips: Chips,
+    /// Its cost.
+    pub cost: Cost,
+}
+
+const fn op(code: u16, name: &'static str, chips: Chips, cost: Cost) -> OpInfo {
+    OpInfo {
+        code,
+        name,
+        chips,
+        cost,
+    }
+}
+
+use Chips::{All, T414 as T414_ONLY, T800 as T800_ONLY};
+use Cost::{Either, Fixed, PerBit, PerWord};
+
+/// The operation code of the probe operation: not an INMOS operation. It records a user probe
+/// (tag in A, a pointer to the text in B, its length in C) in the trace and costs 1 cycle.
+pub const PROBE: u16 = 0xF0;
+
+/// Every operation the emulator knows, with its cost (T800 with on-chip RAM).
+pub const OPERATIONS: &[OpInfo] = &[
+    op(0x00, "rev", All, Fixed(1)),
+    op(0x01, "lb", All, Fixed(5)),
+    op(0x02, "bsub", All, Fixed(1)),
+    op(0x03, "endp", All, Fixed(13)),
+    op(0x04, "diff", All, Fixed(1)),
+    op(0x05, "add", All, Fixed(1)),
+    op(0x06, "gcall", All, Fixed(4)),
+    op(0x07, "in", All, PerWord { base: 19, per: 2 }),
+    op(0x08, "prod", All, PerBit { base: 4 }),
+    op(0x09, "gt", All, Fixed(2)),
+    op(0x0A, "wsub", All, Fixed(2)),
+    op(0x0B, "out", All, PerWord { base: 19, per: 2 }),
+    op(0x0C, "sub", All, Fixed(1)),
+    op(0x0D, "startp", All, Fixed(12)),
+    op(0x0E, "outbyte", All, Fixed(23)),
+    op(0x0F, "outword", All, Fixed(23)),
+    op(0x10, "seterr", All, Fixed(1)),
+    op(0x12, "resetch", All, Fixed(3)),
+    op(0x13, "csub0", All, Fixed(2)),
+    op(0x15, "stopp", All, Fixed(11)),
+    op(0x16, "ladd", All, Fixed(2)),
+    op(0x17, "stlb", All, Fixed(1)),
+    op(0x18, "sthf", All, Fixed(1)),
+    op(0x19, "norm", All, PerBit { base: 5 }),
+    op(0x1A, "ldiv", All, Fixed(35)),
+    op(0x1B, "ldpi", All, Fixed(2)),
+    op(0x1C, "stlf", All, Fixed(1)),
+    op(0x1D, "xdble", All, Fixed(2)),
+    op(0x1E, "ldpri", All, Fixed(1)),
+    op(0x1F, "rem", All, Fixed(37)),
+    op(0x20, "ret", All, Fixed(5)),
+    op(0x21, "lend", All, Either { yes: 10, no: 5 }),
+    op(0x22, "ldtimer", All, Fixed(2)),
+    op(0x29, "testerr", All, Either { yes: 2, no: 3 }),
+    op(0x2A, "testpranal", All, Fixed(2)),
+    op(0x2B, "tin", All, Either { yes: 30, no: 4 }),
+    op(0x2C, "div", All, Fixed(39)),
+    op(0x2E, "dist", All, Fixed(23)),
+    op(0x2F, "disc", All, Fixed(8)),
+    op(0x30, "diss", All, Fixed(4)),
+    op(0x31, "lmul", All, Fixed(33)),
+    op(0x32, "not", All, Fixed(1)),
+    op(0x33, "xor", All, Fixed(1)),
+    op(0x34, "bcnt", All, Fixed(2)),
+    op(0x35, "lshr", All, PerBit { base: 3 }),
+    op(0x36, "lshl", All, PerBit { base: 3 }),
+    op(0x37, "lsum", All, Fixed(3)),
+    op(0x38, "lsub", All, Fixed(2)),
+    op(0x39, "runp", All, Fixed(10)),
+    op(0x3A, "xword", All, Fixed(4)),
+    op(0x3B, "sb", All, Fixed(4)),
+    op(0x3C, "gajw", All, Fixed(2)),
+    op(0x3D, "savel", All, Fixed(4)),
+    op(0x3E, "saveh", All, Fixed(4)),
+    op(0x3F, "wcnt", All, Fixed(5)),
+    op(0x40, "shr", All, PerBit { base: 2 }),
+    op(0x41, "shl", All, PerBit { base: 2 }),
+    op(0x42, "mint", All, Fixed(1)),
+    op(0x43, "alt", All, Fixed(2)),
+    op(0x44, "altwt", All, Either { yes: 5, no: 17 }),
+    op(0x45, "altend", All, Fixed(4)),
+    op(0x46, "and", All, Fixed(1)),
+    op(0x47, "enbt", All, Fixed(8)),
+    op(0x48, "enbc", All, Either { yes: 7, no: 5 }),
+    op(0x49, "enbs", All, Fixed(3)),
+    op(0x4A, "move", All, PerWord { base: 8, per: 2 }),
+    op(0x4B, "or", All, Fixed(1)),
+    op(0x4C, "csngl", All, Fixed(3)),
+    op(0x4D, "ccnt1", All, Fixed(3)),
+    op(0x4E, "talt", All, Fixed(4)),
+    op(0x4F, "ldiff", All, Fixed(3)),
+    op(0x50, "sthb", All, Fixed(1)),
+    op(0x51, "taltwt", All, Either { yes: 15, no: 48 }),
+    op(0x52, "sum", All, Fixed(1)),
+    op(0x53, "mul", All, Fixed(40)),
+    op(0x54, "sttimer", All, Fixed(1)),
+    op(0x55, "stoperr", All, Fixed(2)),
+    op(0x56, "cword", All, Fixed(5)),
+    op(0x57, "clrhalterr", All, Fixed(1)),
+    op(0x58, "sethalterr", All, Fixed(1)),
+    op(0x59, "testhalterr", All, Fixed(2)),
+    op(0x5A, "dup", T800_ONLY, Fixed(1)),
+    op(0x63, "unpacksn", T414_ONLY, Fixed(15)),
+    op(0x6C, "postnormsn", T414_ONLY, Fixed(30)),
+    op(0x6D, "roundsn", T414_ONLY, Fixed(12)),
+    op(0x71, "ldinf", T414_ONLY, Fixed(1)),
+    op(0x73, "cflerr", T414_ONLY, Fixed(3)),
+    op(0x74, "crcword", T800_ONLY, Fixed(35)),
+    op(0x75, "crcbyte", T800_ONLY, Fixed(11)),
+    op(0x76, "bitcnt", T800_ONLY, PerBit { base: 2 }),
+    op(0x77, "bitrevword", T800_ONLY, Fixed(36)),
+    op(0x78, "bitrevnbits", T800_ONLY, PerBit { base: 4 }),
+    op(0x81, "wsubdb", T800_ONLY, Fixed(3)),
+    op(PROBE, "probe", All, Fixed(1)),
+];
+
+/// A chip's instruction costs: direct functions by code, operations by code.
+#[derive(Debug, Clone)]
+pub struct CycleTable {
+    /// The chip.
+    pub chip: Chip,
+    /// Cycles of each direct function (`cj` taken, see [`CycleTable::cj_not_taken`]).
+    pub direct: [u32; 16],
+    /// `cj` when it does not jump.
+    pub cj_not_taken: u32,
+    /// The chip's operations, indexed by operation code (`None`: not on this chip).
+    ops: Vec<Option<OpInfo>>,
+    /// Extra cycles for each memory access outside on-chip RAM.
+    pub wait_states: u32,
+}
+
+impl CycleTable {
+    /// The table of `chip`, with `wait_states` extra cycles per external memory access.
+    pub fn new(chip: Chip, wait_states: u32) -> CycleTable {
+        let mut ops = vec![None; 0x100];
+        for info in OPERATIONS {
+            let on_chip = match info.chips {
+                Chips::All => true,
+                Chips::T800 => chip == Chip::T800,
+                Chips::T414 => chip == Chip::T414,
+            };
+            if on_chip {
+                ops[usize::from(info.code)] = Some(*info);
+            }
+        }
+        CycleTable {
+            chip,
+            // j ldlp pfix ldnl ldc ldnlp nfix ldl adc call cj ajw eqc stl stnl opr
+            direct: [3, 1, 1, 2, 1, 1, 1, 2, 1, 7, 4, 1, 2, 1, 2, 0],
+            cj_not_taken: 2,
+            ops,
+            wait_states,
+        }
+    }
+
+    /// The operation with code `code` on this chip.
+    pub fn op(&self, code: u32) -> Option<&OpInfo> {
+        self.ops.get(code as usize).and_then(Option::as_ref)
+    }
+
+    /// The operation called `name` on this chip.
+    pub fn op_named(&self, name: &str) -> Option<&OpInfo> {
+        self.ops.iter().flatten().find(|op| op.name == name)
+    }
+}
+
+/// The code of a direct function's mnemonic.
+pub fn direct_code(name: &str) -> Option<u8> {
+    DIRECT.iter().position(|&d| d == name).map(|k| k as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_has_one_code_and_one_name() {
+        let mut codes = std::collections::HashSet::new();
+        let mut names = std::collections::HashSet::new();
+        for op in OPERATIONS {
+            assert!(codes.insert(op.code), "code {:#x} twice", op.code);
+            assert!(names.insert(op.name), "{} twice", op.name);
+        }
+        for d in DIRECT {
+            assert!(!names.contains(d), "{d} is a direct function");
+        }
+    }
+
+    #[test]
+    fn chips_differ_by_their_additions() {
+        let t414 = CycleTable::new(Chip::T414, 0);
+        let t800 = CycleTable::new(Chip::T800, 0);
+        assert!(t800.op_named("dup").is_some() && t414.op_named("dup").is_none());
+        assert!(t414.op_named("unpacksn").is_some() && t800.op_named("unpacksn").is_none());
+        assert_eq!(t800.op(0x07).map(|o| o.name), Some("in"));
+        assert_eq!(t800.op(0x11), None);
+        // The reference's published counts (transputer.md §2.3).
+        let cost = |name| t800.op_named(name).map(|o| o.cost);
+        assert_eq!(cost("in"), Some(Cost::PerWord { base: 19, per: 2 }));
+        assert_eq!(cost("outword"), Some(Cost::Fixed(23)));
+        assert_eq!(cost("startp"), Some(Cost::Fixed(12)));
+        assert_eq!(cost("endp"), Some(Cost::Fixed(13)));
+        assert_eq!(cost("lend"), Some(Cost::Either { yes: 10, no: 5 }));
+        assert_eq!(cost("tin"), Some(Cost::Either { yes: 30, no: 4 }));
+        assert_eq!(direct_code("cj"), Some(0xA));
+        assert_eq!(
+            t800.direct[usize::from(direct_code("call").unwrap_or(0))],
+            7
+        );
+    }
+}

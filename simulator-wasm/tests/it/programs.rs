@@ -1,0 +1,1 @@
+//! Programs as data: channels, processes, the scheduler, ALT and timers.
