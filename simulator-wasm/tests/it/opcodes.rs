@@ -264,3 +264,55 @@ fn every_listed_operation_assembles_and_disassembles_by_name() {
         }
     }
 }
+
+#[test]
+fn the_assembler_picks_the_shortest_prefixes_and_reports_lines() {
+    let table = CycleTable::new(Chip::T800, 0);
+    let asm = |s: &str| simulator_wasm::asm::assemble(s, &table, ORIGIN);
+    // 0–15 in one byte; 16–255 with one pfix; -256 to -1 with one nfix; #1234 with three.
+    for (value, len) in [
+        (15, 1),
+        (16, 2),
+        (255, 2),
+        (256, 3),
+        (-1, 2),
+        (-256, 2),
+        (-257, 3),
+        (0x1234, 4),
+    ] {
+        let program = asm(&format!("ldc {value}")).expect("assembles");
+        assert_eq!(
+            program.code.len(),
+            len,
+            "ldc {value}: {:02x?}",
+            program.code
+        );
+    }
+    // A jump over 20 bytes of data needs a prefix; the label after it moves accordingly.
+    let program =
+        asm("j over\n.byte 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20\nover: stopp")
+            .expect("assembles");
+    assert_eq!(
+        program.code[..2],
+        [0x21, 0x04],
+        "pfix 1, j 4: 20 bytes ahead"
+    );
+    assert_eq!(program.symbol("over"), Some(ORIGIN + 22));
+    let lines = simulator_wasm::asm::disassemble(&program.code[..2], ORIGIN, &table);
+    assert_eq!(lines[0].text, format!("j {:#010x}", ORIGIN + 22));
+    // Errors say the line and what was expected.
+    let err = asm("ldc 1\n  frob 2\n").expect_err("unknown");
+    assert_eq!(err.line, 2);
+    assert!(
+        err.to_string().contains("unknown instruction \"frob\""),
+        "{err}"
+    );
+    assert_eq!(asm("ldc nowhere").expect_err("unknown name").line, 1);
+    assert_eq!(asm("a: ldc 1\na: ldc 2").expect_err("twice").line, 2);
+    assert!(
+        asm("add 3")
+            .expect_err("no operand")
+            .message
+            .contains("takes no operand")
+    );
+}
