@@ -12,7 +12,7 @@
 //!   (`clock - time >= 0` in 32-bit wrapping arithmetic).
 
 use crate::error::SimError;
-use crate::isa::{Chip, Cost, CycleTable, DIRECT, PROBE};
+use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
 
 /// `NotProcess.p`: an empty channel, an empty queue.
 pub const NOT_PROCESS: u32 = 0x8000_0000;
@@ -618,17 +618,17 @@ impl Node {
         };
         let (mut n, mut condition) = (0u32, true);
         let (a, b, c) = (self.a, self.b, self.c);
-        match info.name {
-            "rev" => {
+        match info.op {
+            Op::Rev => {
                 self.a = b;
                 self.b = a;
             }
-            "dup" => self.push(a),
-            "add" | "sub" | "mul" => {
+            Op::Dup => self.push(a),
+            Op::Add | Op::Sub | Op::Mul => {
                 let (x, y) = (b as i32, a as i32);
-                let (v, overflow) = match info.name {
-                    "add" => x.overflowing_add(y),
-                    "sub" => x.overflowing_sub(y),
+                let (v, overflow) = match info.op {
+                    Op::Add => x.overflowing_add(y),
+                    Op::Sub => x.overflowing_sub(y),
                     _ => x.overflowing_mul(y),
                 };
                 self.pop();
@@ -637,136 +637,136 @@ impl Node {
                     self.set_error()?;
                 }
             }
-            "sum" | "diff" | "prod" => {
+            Op::Sum | Op::Diff | Op::Prod => {
                 self.pop();
-                self.a = match info.name {
-                    "sum" => b.wrapping_add(a),
-                    "diff" => b.wrapping_sub(a),
+                self.a = match info.op {
+                    Op::Sum => b.wrapping_add(a),
+                    Op::Diff => b.wrapping_sub(a),
                     _ => b.wrapping_mul(a),
                 };
                 n = 32 - a.leading_zeros();
             }
-            "div" | "rem" => {
+            Op::Div | Op::Rem => {
                 self.pop();
                 let (x, y) = (b as i32, a as i32);
                 if y == 0 || (x == i32::MIN && y == -1) {
                     self.set_error()?;
                 } else {
-                    self.a = if info.name == "div" { x / y } else { x % y } as u32;
+                    self.a = if info.op == Op::Div { x / y } else { x % y } as u32;
                 }
             }
-            "gt" => {
+            Op::Gt => {
                 self.pop();
                 self.a = u32::from((b as i32) > (a as i32));
             }
-            "and" | "or" | "xor" => {
+            Op::And | Op::Or | Op::Xor => {
                 self.pop();
-                self.a = match info.name {
-                    "and" => b & a,
-                    "or" => b | a,
+                self.a = match info.op {
+                    Op::And => b & a,
+                    Op::Or => b | a,
                     _ => b ^ a,
                 };
             }
-            "not" => self.a = !a,
-            "shl" | "shr" => {
+            Op::Not => self.a = !a,
+            Op::Shl | Op::Shr => {
                 self.pop();
                 n = a.min(32);
-                self.a = match (info.name, a) {
+                self.a = match (info.op, a) {
                     (_, 32..) => 0,
-                    ("shl", _) => b << a,
+                    (Op::Shl, _) => b << a,
                     _ => b >> a,
                 };
             }
-            "mint" => self.push(NOT_PROCESS),
-            "bsub" => {
+            Op::Mint => self.push(NOT_PROCESS),
+            Op::Bsub => {
                 self.pop();
                 self.a = a.wrapping_add(b);
             }
-            "wsub" => {
+            Op::Wsub => {
                 self.pop();
                 self.a = a.wrapping_add(b.wrapping_mul(4));
             }
-            "wsubdb" => {
+            Op::Wsubdb => {
                 self.pop();
                 self.a = a.wrapping_add(b.wrapping_mul(8));
             }
-            "bcnt" => self.a = a.wrapping_mul(4),
-            "wcnt" => {
+            Op::Bcnt => self.a = a.wrapping_mul(4),
+            Op::Wcnt => {
                 self.a = ((a as i32) >> 2) as u32;
                 self.c = self.b;
                 self.b = a & 3;
             }
-            "lb" => self.a = u32::from(self.read_byte(a)?),
-            "sb" => {
+            Op::Lb => self.a = u32::from(self.read_byte(a)?),
+            Op::Sb => {
                 self.write_byte(a, b as u8)?;
                 self.pop();
                 self.pop();
             }
-            "move" => {
+            Op::Move => {
                 self.copy(c, b, a)?;
                 n = words(a);
                 self.pop();
                 self.pop();
                 self.pop();
             }
-            "ldpi" => self.a = self.iptr.wrapping_add(a),
-            "ldpri" => self.push(self.pri),
-            "gcall" => {
+            Op::Ldpi => self.a = self.iptr.wrapping_add(a),
+            Op::Ldpri => self.push(self.pri),
+            Op::Gcall => {
                 self.a = self.iptr;
                 self.iptr = a;
             }
-            "gajw" => {
+            Op::Gajw => {
                 self.a = self.wptr;
                 self.wptr = a & !3;
             }
-            "ret" => {
+            Op::Ret => {
                 self.iptr = self.read_word(self.wptr)?;
                 self.wptr = self.wptr.wrapping_add(16);
             }
-            "seterr" => self.set_error()?,
-            "testerr" => {
+            Op::Seterr => self.set_error()?,
+            Op::Testerr => {
                 condition = !self.error;
                 self.push(u32::from(!self.error));
                 self.error = false;
             }
-            "stoperr" => {
+            Op::Stoperr => {
                 if self.error {
                     self.charge(info.cost, n, condition);
                     self.deschedule(false)?;
                     return Ok(());
                 }
             }
-            "clrhalterr" => self.halt_on_error = false,
-            "sethalterr" => self.halt_on_error = true,
-            "testhalterr" => self.push(u32::from(self.halt_on_error)),
-            "testpranal" => self.push(0),
-            "csub0" => {
+            Op::Clrhalterr => self.halt_on_error = false,
+            Op::Sethalterr => self.halt_on_error = true,
+            Op::Testhalterr => self.push(u32::from(self.halt_on_error)),
+            Op::Testpranal => self.push(0),
+            Op::Csub0 => {
                 self.pop();
                 if b >= a {
                     self.set_error()?;
                 }
             }
-            "ccnt1" => {
+            Op::Ccnt1 => {
                 self.pop();
                 if b == 0 || b > a {
                     self.set_error()?;
                 }
             }
-            "cword" => {
+            Op::Cword => {
                 self.pop();
                 let (v, bits) = (i64::from(b as i32), i64::from(a));
                 if v < -bits || v >= bits {
                     self.set_error()?;
                 }
             }
-            "csngl" => {
+            Op::Csngl => {
                 self.pop();
                 let fits = (b == 0 && (a as i32) >= 0) || (b == u32::MAX && (a as i32) < 0);
                 if !fits {
                     self.set_error()?;
                 }
             }
-            "xword" => {
+            Op::Xword => {
                 self.pop();
                 self.a = if a != 0 && b & a != 0 {
                     b.wrapping_sub(a.wrapping_mul(2))
@@ -774,16 +774,16 @@ impl Node {
                     b
                 };
             }
-            "xdble" => {
+            Op::Xdble => {
                 let hi = if (a as i32) < 0 { u32::MAX } else { 0 };
                 self.c = self.b;
                 self.b = hi;
             }
-            "ladd" | "lsub" => {
+            Op::Ladd | Op::Lsub => {
                 self.pop();
                 self.pop();
                 let carry = i64::from(c & 1);
-                let v = if info.name == "ladd" {
+                let v = if info.op == Op::Ladd {
                     i64::from(b as i32) + i64::from(a as i32) + carry
                 } else {
                     i64::from(b as i32) - i64::from(a as i32) - carry
@@ -793,22 +793,22 @@ impl Node {
                     self.set_error()?;
                 }
             }
-            "lsum" => {
+            Op::Lsum => {
                 let v = u64::from(b) + u64::from(a) + u64::from(c & 1);
                 self.a = v as u32;
                 self.b = (v >> 32) as u32;
             }
-            "ldiff" => {
+            Op::Ldiff => {
                 let v = i64::from(b) - i64::from(a) - i64::from(c & 1);
                 self.a = v as u32;
                 self.b = u32::from(v < 0);
             }
-            "lmul" => {
+            Op::Lmul => {
                 let v = u64::from(b) * u64::from(a) + u64::from(c);
                 self.a = v as u32;
                 self.b = (v >> 32) as u32;
             }
-            "ldiv" => {
+            Op::Ldiv => {
                 // (C:B) / A, with C < A.
                 if c >= a {
                     self.set_error()?;
@@ -818,18 +818,18 @@ impl Node {
                     self.b = (x % u64::from(a)) as u32;
                 }
             }
-            "lshl" | "lshr" => {
+            Op::Lshl | Op::Lshr => {
                 let x = (u64::from(c) << 32) | u64::from(b);
                 n = a.min(64);
-                let v = match (info.name, a) {
+                let v = match (info.op, a) {
                     (_, 64..) => 0,
-                    ("lshl", _) => x << a,
+                    (Op::Lshl, _) => x << a,
                     _ => x >> a,
                 };
                 self.a = v as u32;
                 self.b = (v >> 32) as u32;
             }
-            "norm" => {
+            Op::Norm => {
                 let x = (u64::from(b) << 32) | u64::from(a);
                 let shift = if x == 0 { 64 } else { x.leading_zeros() };
                 let v = if shift >= 64 { 0 } else { x << shift };
@@ -838,13 +838,13 @@ impl Node {
                 self.b = (v >> 32) as u32;
                 self.c = shift;
             }
-            "bitcnt" => {
+            Op::Bitcnt => {
                 self.pop();
                 n = 32 - a.leading_zeros();
                 self.a = a.count_ones().wrapping_add(b);
             }
-            "bitrevword" => self.a = a.reverse_bits(),
-            "bitrevnbits" => {
+            Op::Bitrevword => self.a = a.reverse_bits(),
+            Op::Bitrevnbits => {
                 self.pop();
                 n = a.min(32);
                 self.a = if a == 0 {
@@ -855,9 +855,9 @@ impl Node {
                     b.reverse_bits() >> (32 - a)
                 };
             }
-            "crcword" | "crcbyte" => {
+            Op::Crcword | Op::Crcbyte => {
                 // A = generator, B = CRC, C = data (its top byte for crcbyte).
-                let (bits, mut data) = if info.name == "crcword" {
+                let (bits, mut data) = if info.op == Op::Crcword {
                     (32, c)
                 } else {
                     (8, c)
@@ -875,15 +875,15 @@ impl Node {
                 self.pop();
                 self.a = crc;
             }
-            "ldtimer" => self.push(self.timer(self.pri)),
-            "sttimer" => {
+            Op::Ldtimer => self.push(self.timer(self.pri)),
+            Op::Sttimer => {
                 self.pop();
                 for pri in 0..2u32 {
                     let now = self.timer(pri).wrapping_sub(self.timer_base[pri as usize]);
                     self.timer_base[pri as usize] = a.wrapping_sub(now);
                 }
             }
-            "tin" => {
+            Op::Tin => {
                 self.pop();
                 let future = (self.timer(self.pri).wrapping_sub(a) as i32) < 0;
                 self.charge(info.cost, 0, future);
@@ -895,22 +895,22 @@ impl Node {
                 }
                 return Ok(());
             }
-            "saveh" | "savel" => {
-                let pri = usize::from(info.name == "savel");
+            Op::Saveh | Op::Savel => {
+                let pri = usize::from(info.op == Op::Savel);
                 self.write_word(a, self.fptr[pri])?;
                 self.write_word(a.wrapping_add(4), self.bptr[pri])?;
                 self.pop();
             }
-            "sthf" | "sthb" | "stlf" | "stlb" => {
-                let pri = usize::from(info.name.starts_with("stl"));
-                if info.name.ends_with('f') {
+            Op::Sthf | Op::Sthb | Op::Stlf | Op::Stlb => {
+                let pri = usize::from(matches!(info.op, Op::Stlf | Op::Stlb));
+                if matches!(info.op, Op::Sthf | Op::Stlf) {
                     self.fptr[pri] = a;
                 } else {
                     self.bptr[pri] = a;
                 }
                 self.pop();
             }
-            "startp" => {
+            Op::Startp => {
                 // A: the new process's workspace, B: its code's offset from the next
                 // instruction. Same priority as the parent.
                 let w = a & !3;
@@ -922,13 +922,13 @@ impl Node {
                 self.record(EventKind::Start, child, 0, 0, parent);
                 self.enqueue(child)?;
             }
-            "runp" => {
+            Op::Runp => {
                 self.pop();
                 let parent = self.wdesc();
                 self.record(EventKind::Start, a, 0, 0, parent);
                 self.enqueue(a)?;
             }
-            "endp" => {
+            Op::Endp => {
                 // A: the join block (W[0] the successor's Iptr, W[1] the count of processes
                 // still running).
                 let count = self.read_word(a.wrapping_add(4))?;
@@ -946,18 +946,18 @@ impl Node {
                 }
                 return Ok(());
             }
-            "stopp" => {
+            Op::Stopp => {
                 let me = self.wdesc();
                 self.record(EventKind::End, me, 0, 0, 0);
                 self.charge(info.cost, 0, true);
                 self.deschedule(false)?;
                 return Ok(());
             }
-            "resetch" => {
+            Op::Resetch => {
                 self.a = self.read_word(a)?;
                 self.write_word(a, NOT_PROCESS)?;
             }
-            "lend" => {
+            Op::Lend => {
                 // A: the jump back, B: the loop block (W[0] the index, W[1] the count).
                 let count = self.read_word(b.wrapping_add(4))?.wrapping_sub(1);
                 self.write_word(b.wrapping_add(4), count)?;
@@ -973,19 +973,21 @@ impl Node {
                 self.timeslice()?;
                 return Ok(());
             }
-            "in" | "out" | "outbyte" | "outword" => return self.communicate(info.name, info.cost),
-            "alt" | "talt" => {
+            Op::In | Op::Out | Op::Outbyte | Op::Outword => {
+                return self.communicate(info.op, info.cost);
+            }
+            Op::Alt | Op::Talt => {
                 self.write_word(self.ws(self.wptr, W_POINTER), ENABLING)?;
-                if info.name == "talt" {
+                if info.op == Op::Talt {
                     self.write_word(self.ws(self.wptr, W_TLINK), TIME_NOT_SET)?;
                 }
             }
-            "enbs" => {
+            Op::Enbs => {
                 if a != 0 {
                     self.write_word(self.ws(self.wptr, W_POINTER), READY)?;
                 }
             }
-            "enbc" => {
+            Op::Enbc => {
                 // A: the guard, B: the channel.
                 self.b = c;
                 condition = false;
@@ -1000,7 +1002,7 @@ impl Node {
                     }
                 }
             }
-            "enbt" => {
+            Op::Enbt => {
                 // A: the guard, B: the time.
                 self.b = c;
                 if a != 0 {
@@ -1012,13 +1014,13 @@ impl Node {
                     }
                 }
             }
-            "altwt" | "taltwt" => {
+            Op::Altwt | Op::Taltwt => {
                 self.write_word(self.wptr, NONE_SELECTED)?;
                 let state_at = self.ws(self.wptr, W_POINTER);
                 let mut ready = self.read_word(state_at)? == READY;
                 let mut time = None;
                 if !ready
-                    && info.name == "taltwt"
+                    && info.op == Op::Taltwt
                     && self.read_word(self.ws(self.wptr, W_TLINK))? == TIME_SET
                 {
                     let t = self.read_word(self.ws(self.wptr, W_TIME))?;
@@ -1039,7 +1041,7 @@ impl Node {
                 }
                 return Ok(());
             }
-            "disc" => {
+            Op::Disc => {
                 // A: the branch offset, B: the guard, C: the channel.
                 let word = self.read_word(c)?;
                 let me = self.wdesc();
@@ -1049,11 +1051,11 @@ impl Node {
                 }
                 self.select(a, ready)?;
             }
-            "diss" => {
+            Op::Diss => {
                 self.select(a, b != 0)?;
                 self.b = c;
             }
-            "dist" => {
+            Op::Dist => {
                 // A: the branch offset, B: the guard, C: the time.
                 let me = self.wdesc();
                 self.remove_timer(me);
@@ -1061,11 +1063,11 @@ impl Node {
                 let ready = b != 0 && timed && (self.timer(self.pri).wrapping_sub(c) as i32) >= 0;
                 self.select(a, ready)?;
             }
-            "altend" => {
+            Op::Altend => {
                 let offset = self.read_word(self.wptr)?;
                 self.iptr = self.iptr.wrapping_add(offset);
             }
-            _ if code == u32::from(PROBE) => {
+            Op::Probe => {
                 // A: the tag, B: the text's address, C: its length.
                 self.pop();
                 self.pop();
@@ -1073,7 +1075,10 @@ impl Node {
                 let me = self.wdesc();
                 self.record(EventKind::Probe, me, b, c, a);
             }
-            name => return Err(self.unimplemented(code, name)),
+            // The T414's floating-point support operations are not implemented yet.
+            Op::Unpacksn | Op::Postnormsn | Op::Roundsn | Op::Ldinf | Op::Cflerr => {
+                return Err(self.unimplemented(code, info.name));
+            }
         }
         self.charge(info.cost, n, condition);
         Ok(())
@@ -1102,12 +1107,12 @@ impl Node {
     }
 
     /// `in`, `out`, `outbyte` and `outword` on an internal channel.
-    fn communicate(&mut self, name: &str, cost: Cost) -> Result<(), SimError> {
+    fn communicate(&mut self, op: Op, cost: Cost) -> Result<(), SimError> {
         let me = self.wdesc();
-        let (len, channel, pointer) = match name {
-            "outbyte" | "outword" => {
+        let (len, channel, pointer) = match op {
+            Op::Outbyte | Op::Outword => {
                 // The value goes through W[0].
-                let len = if name == "outbyte" { 1 } else { 4 };
+                let len = if op == Op::Outbyte { 1 } else { 4 };
                 self.write_word(self.wptr, self.a)?;
                 (len, self.b, self.wptr)
             }
@@ -1115,11 +1120,11 @@ impl Node {
         };
         self.pop();
         self.pop();
-        if matches!(name, "in" | "out") {
+        if matches!(op, Op::In | Op::Out) {
             self.pop();
         }
         self.charge(cost, words(len), true);
-        let input = name == "in";
+        let input = op == Op::In;
         let kind = if input {
             EventKind::ReceiveCall
         } else {

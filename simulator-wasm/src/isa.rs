@@ -71,6 +71,199 @@ pub enum Cost {
     Either { yes: u32, no: u32 },
 }
 
+/// An operation, as the processor dispatches on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `rev`.
+    Rev,
+    /// `lb`.
+    Lb,
+    /// `bsub`.
+    Bsub,
+    /// `endp`.
+    Endp,
+    /// `diff`.
+    Diff,
+    /// `add`.
+    Add,
+    /// `gcall`.
+    Gcall,
+    /// `in`.
+    In,
+    /// `prod`.
+    Prod,
+    /// `gt`.
+    Gt,
+    /// `wsub`.
+    Wsub,
+    /// `out`.
+    Out,
+    /// `sub`.
+    Sub,
+    /// `startp`.
+    Startp,
+    /// `outbyte`.
+    Outbyte,
+    /// `outword`.
+    Outword,
+    /// `seterr`.
+    Seterr,
+    /// `resetch`.
+    Resetch,
+    /// `csub0`.
+    Csub0,
+    /// `stopp`.
+    Stopp,
+    /// `ladd`.
+    Ladd,
+    /// `stlb`.
+    Stlb,
+    /// `sthf`.
+    Sthf,
+    /// `norm`.
+    Norm,
+    /// `ldiv`.
+    Ldiv,
+    /// `ldpi`.
+    Ldpi,
+    /// `stlf`.
+    Stlf,
+    /// `xdble`.
+    Xdble,
+    /// `ldpri`.
+    Ldpri,
+    /// `rem`.
+    Rem,
+    /// `ret`.
+    Ret,
+    /// `lend`.
+    Lend,
+    /// `ldtimer`.
+    Ldtimer,
+    /// `testerr`.
+    Testerr,
+    /// `testpranal`.
+    Testpranal,
+    /// `tin`.
+    Tin,
+    /// `div`.
+    Div,
+    /// `dist`.
+    Dist,
+    /// `disc`.
+    Disc,
+    /// `diss`.
+    Diss,
+    /// `lmul`.
+    Lmul,
+    /// `not`.
+    Not,
+    /// `xor`.
+    Xor,
+    /// `bcnt`.
+    Bcnt,
+    /// `lshr`.
+    Lshr,
+    /// `lshl`.
+    Lshl,
+    /// `lsum`.
+    Lsum,
+    /// `lsub`.
+    Lsub,
+    /// `runp`.
+    Runp,
+    /// `xword`.
+    Xword,
+    /// `sb`.
+    Sb,
+    /// `gajw`.
+    Gajw,
+    /// `savel`.
+    Savel,
+    /// `saveh`.
+    Saveh,
+    /// `wcnt`.
+    Wcnt,
+    /// `shr`.
+    Shr,
+    /// `shl`.
+    Shl,
+    /// `mint`.
+    Mint,
+    /// `alt`.
+    Alt,
+    /// `altwt`.
+    Altwt,
+    /// `altend`.
+    Altend,
+    /// `and`.
+    And,
+    /// `enbt`.
+    Enbt,
+    /// `enbc`.
+    Enbc,
+    /// `enbs`.
+    Enbs,
+    /// `move`.
+    Move,
+    /// `or`.
+    Or,
+    /// `csngl`.
+    Csngl,
+    /// `ccnt1`.
+    Ccnt1,
+    /// `talt`.
+    Talt,
+    /// `ldiff`.
+    Ldiff,
+    /// `sthb`.
+    Sthb,
+    /// `taltwt`.
+    Taltwt,
+    /// `sum`.
+    Sum,
+    /// `mul`.
+    Mul,
+    /// `sttimer`.
+    Sttimer,
+    /// `stoperr`.
+    Stoperr,
+    /// `cword`.
+    Cword,
+    /// `clrhalterr`.
+    Clrhalterr,
+    /// `sethalterr`.
+    Sethalterr,
+    /// `testhalterr`.
+    Testhalterr,
+    /// `dup`.
+    Dup,
+    /// `unpacksn`.
+    Unpacksn,
+    /// `postnormsn`.
+    Postnormsn,
+    /// `roundsn`.
+    Roundsn,
+    /// `ldinf`.
+    Ldinf,
+    /// `cflerr`.
+    Cflerr,
+    /// `crcword`.
+    Crcword,
+    /// `crcbyte`.
+    Crcbyte,
+    /// `bitcnt`.
+    Bitcnt,
+    /// `bitrevword`.
+    Bitrevword,
+    /// `bitrevnbits`.
+    Bitrevnbits,
+    /// `wsubdb`.
+    Wsubdb,
+    /// `probe`.
+    Probe,
+}
+
 /// Which chips have an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chips {
@@ -85,6 +278,8 @@ pub enum Chips {
 /// One operation reached through `opr`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpInfo {
+    /// What it is.
+    pub op: Op,
     /// Its operation code (the operand of `opr`).
     pub code: u16,
     /// Its mnemonic.
@@ -95,8 +290,9 @@ pub struct OpInfo {
     pub cost: Cost,
 }
 
-const fn op(code: u16, name: &'static str, chips: Chips, cost: Cost) -> OpInfo {
+const fn op(op: Op, code: u16, name: &'static str, chips: Chips, cost: Cost) -> OpInfo {
     OpInfo {
+        op,
         code,
         name,
         chips,
@@ -113,100 +309,106 @@ pub const PROBE: u16 = 0xF0;
 
 /// Every operation the emulator knows, with its cost (T800 with on-chip RAM).
 pub const OPERATIONS: &[OpInfo] = &[
-    op(0x00, "rev", All, Fixed(1)),
-    op(0x01, "lb", All, Fixed(5)),
-    op(0x02, "bsub", All, Fixed(1)),
-    op(0x03, "endp", All, Fixed(13)),
-    op(0x04, "diff", All, Fixed(1)),
-    op(0x05, "add", All, Fixed(1)),
-    op(0x06, "gcall", All, Fixed(4)),
-    op(0x07, "in", All, PerWord { base: 19, per: 2 }),
-    op(0x08, "prod", All, PerBit { base: 4 }),
-    op(0x09, "gt", All, Fixed(2)),
-    op(0x0A, "wsub", All, Fixed(2)),
-    op(0x0B, "out", All, PerWord { base: 19, per: 2 }),
-    op(0x0C, "sub", All, Fixed(1)),
-    op(0x0D, "startp", All, Fixed(12)),
-    op(0x0E, "outbyte", All, Fixed(23)),
-    op(0x0F, "outword", All, Fixed(23)),
-    op(0x10, "seterr", All, Fixed(1)),
-    op(0x12, "resetch", All, Fixed(3)),
-    op(0x13, "csub0", All, Fixed(2)),
-    op(0x15, "stopp", All, Fixed(11)),
-    op(0x16, "ladd", All, Fixed(2)),
-    op(0x17, "stlb", All, Fixed(1)),
-    op(0x18, "sthf", All, Fixed(1)),
-    op(0x19, "norm", All, PerBit { base: 5 }),
-    op(0x1A, "ldiv", All, Fixed(35)),
-    op(0x1B, "ldpi", All, Fixed(2)),
-    op(0x1C, "stlf", All, Fixed(1)),
-    op(0x1D, "xdble", All, Fixed(2)),
-    op(0x1E, "ldpri", All, Fixed(1)),
-    op(0x1F, "rem", All, Fixed(37)),
-    op(0x20, "ret", All, Fixed(5)),
-    op(0x21, "lend", All, Either { yes: 10, no: 5 }),
-    op(0x22, "ldtimer", All, Fixed(2)),
-    op(0x29, "testerr", All, Either { yes: 2, no: 3 }),
-    op(0x2A, "testpranal", All, Fixed(2)),
-    op(0x2B, "tin", All, Either { yes: 30, no: 4 }),
-    op(0x2C, "div", All, Fixed(39)),
-    op(0x2E, "dist", All, Fixed(23)),
-    op(0x2F, "disc", All, Fixed(8)),
-    op(0x30, "diss", All, Fixed(4)),
-    op(0x31, "lmul", All, Fixed(33)),
-    op(0x32, "not", All, Fixed(1)),
-    op(0x33, "xor", All, Fixed(1)),
-    op(0x34, "bcnt", All, Fixed(2)),
-    op(0x35, "lshr", All, PerBit { base: 3 }),
-    op(0x36, "lshl", All, PerBit { base: 3 }),
-    op(0x37, "lsum", All, Fixed(3)),
-    op(0x38, "lsub", All, Fixed(2)),
-    op(0x39, "runp", All, Fixed(10)),
-    op(0x3A, "xword", All, Fixed(4)),
-    op(0x3B, "sb", All, Fixed(4)),
-    op(0x3C, "gajw", All, Fixed(2)),
-    op(0x3D, "savel", All, Fixed(4)),
-    op(0x3E, "saveh", All, Fixed(4)),
-    op(0x3F, "wcnt", All, Fixed(5)),
-    op(0x40, "shr", All, PerBit { base: 2 }),
-    op(0x41, "shl", All, PerBit { base: 2 }),
-    op(0x42, "mint", All, Fixed(1)),
-    op(0x43, "alt", All, Fixed(2)),
-    op(0x44, "altwt", All, Either { yes: 5, no: 17 }),
-    op(0x45, "altend", All, Fixed(4)),
-    op(0x46, "and", All, Fixed(1)),
-    op(0x47, "enbt", All, Fixed(8)),
-    op(0x48, "enbc", All, Either { yes: 7, no: 5 }),
-    op(0x49, "enbs", All, Fixed(3)),
-    op(0x4A, "move", All, PerWord { base: 8, per: 2 }),
-    op(0x4B, "or", All, Fixed(1)),
-    op(0x4C, "csngl", All, Fixed(3)),
-    op(0x4D, "ccnt1", All, Fixed(3)),
-    op(0x4E, "talt", All, Fixed(4)),
-    op(0x4F, "ldiff", All, Fixed(3)),
-    op(0x50, "sthb", All, Fixed(1)),
-    op(0x51, "taltwt", All, Either { yes: 15, no: 48 }),
-    op(0x52, "sum", All, Fixed(1)),
-    op(0x53, "mul", All, Fixed(40)),
-    op(0x54, "sttimer", All, Fixed(1)),
-    op(0x55, "stoperr", All, Fixed(2)),
-    op(0x56, "cword", All, Fixed(5)),
-    op(0x57, "clrhalterr", All, Fixed(1)),
-    op(0x58, "sethalterr", All, Fixed(1)),
-    op(0x59, "testhalterr", All, Fixed(2)),
-    op(0x5A, "dup", T800_ONLY, Fixed(1)),
-    op(0x63, "unpacksn", T414_ONLY, Fixed(15)),
-    op(0x6C, "postnormsn", T414_ONLY, Fixed(30)),
-    op(0x6D, "roundsn", T414_ONLY, Fixed(12)),
-    op(0x71, "ldinf", T414_ONLY, Fixed(1)),
-    op(0x73, "cflerr", T414_ONLY, Fixed(3)),
-    op(0x74, "crcword", T800_ONLY, Fixed(35)),
-    op(0x75, "crcbyte", T800_ONLY, Fixed(11)),
-    op(0x76, "bitcnt", T800_ONLY, PerBit { base: 2 }),
-    op(0x77, "bitrevword", T800_ONLY, Fixed(36)),
-    op(0x78, "bitrevnbits", T800_ONLY, PerBit { base: 4 }),
-    op(0x81, "wsubdb", T800_ONLY, Fixed(3)),
-    op(PROBE, "probe", All, Fixed(1)),
+    op(Op::Rev, 0x00, "rev", All, Fixed(1)),
+    op(Op::Lb, 0x01, "lb", All, Fixed(5)),
+    op(Op::Bsub, 0x02, "bsub", All, Fixed(1)),
+    op(Op::Endp, 0x03, "endp", All, Fixed(13)),
+    op(Op::Diff, 0x04, "diff", All, Fixed(1)),
+    op(Op::Add, 0x05, "add", All, Fixed(1)),
+    op(Op::Gcall, 0x06, "gcall", All, Fixed(4)),
+    op(Op::In, 0x07, "in", All, PerWord { base: 19, per: 2 }),
+    op(Op::Prod, 0x08, "prod", All, PerBit { base: 4 }),
+    op(Op::Gt, 0x09, "gt", All, Fixed(2)),
+    op(Op::Wsub, 0x0A, "wsub", All, Fixed(2)),
+    op(Op::Out, 0x0B, "out", All, PerWord { base: 19, per: 2 }),
+    op(Op::Sub, 0x0C, "sub", All, Fixed(1)),
+    op(Op::Startp, 0x0D, "startp", All, Fixed(12)),
+    op(Op::Outbyte, 0x0E, "outbyte", All, Fixed(23)),
+    op(Op::Outword, 0x0F, "outword", All, Fixed(23)),
+    op(Op::Seterr, 0x10, "seterr", All, Fixed(1)),
+    op(Op::Resetch, 0x12, "resetch", All, Fixed(3)),
+    op(Op::Csub0, 0x13, "csub0", All, Fixed(2)),
+    op(Op::Stopp, 0x15, "stopp", All, Fixed(11)),
+    op(Op::Ladd, 0x16, "ladd", All, Fixed(2)),
+    op(Op::Stlb, 0x17, "stlb", All, Fixed(1)),
+    op(Op::Sthf, 0x18, "sthf", All, Fixed(1)),
+    op(Op::Norm, 0x19, "norm", All, PerBit { base: 5 }),
+    op(Op::Ldiv, 0x1A, "ldiv", All, Fixed(35)),
+    op(Op::Ldpi, 0x1B, "ldpi", All, Fixed(2)),
+    op(Op::Stlf, 0x1C, "stlf", All, Fixed(1)),
+    op(Op::Xdble, 0x1D, "xdble", All, Fixed(2)),
+    op(Op::Ldpri, 0x1E, "ldpri", All, Fixed(1)),
+    op(Op::Rem, 0x1F, "rem", All, Fixed(37)),
+    op(Op::Ret, 0x20, "ret", All, Fixed(5)),
+    op(Op::Lend, 0x21, "lend", All, Either { yes: 10, no: 5 }),
+    op(Op::Ldtimer, 0x22, "ldtimer", All, Fixed(2)),
+    op(Op::Testerr, 0x29, "testerr", All, Either { yes: 2, no: 3 }),
+    op(Op::Testpranal, 0x2A, "testpranal", All, Fixed(2)),
+    op(Op::Tin, 0x2B, "tin", All, Either { yes: 30, no: 4 }),
+    op(Op::Div, 0x2C, "div", All, Fixed(39)),
+    op(Op::Dist, 0x2E, "dist", All, Fixed(23)),
+    op(Op::Disc, 0x2F, "disc", All, Fixed(8)),
+    op(Op::Diss, 0x30, "diss", All, Fixed(4)),
+    op(Op::Lmul, 0x31, "lmul", All, Fixed(33)),
+    op(Op::Not, 0x32, "not", All, Fixed(1)),
+    op(Op::Xor, 0x33, "xor", All, Fixed(1)),
+    op(Op::Bcnt, 0x34, "bcnt", All, Fixed(2)),
+    op(Op::Lshr, 0x35, "lshr", All, PerBit { base: 3 }),
+    op(Op::Lshl, 0x36, "lshl", All, PerBit { base: 3 }),
+    op(Op::Lsum, 0x37, "lsum", All, Fixed(3)),
+    op(Op::Lsub, 0x38, "lsub", All, Fixed(2)),
+    op(Op::Runp, 0x39, "runp", All, Fixed(10)),
+    op(Op::Xword, 0x3A, "xword", All, Fixed(4)),
+    op(Op::Sb, 0x3B, "sb", All, Fixed(4)),
+    op(Op::Gajw, 0x3C, "gajw", All, Fixed(2)),
+    op(Op::Savel, 0x3D, "savel", All, Fixed(4)),
+    op(Op::Saveh, 0x3E, "saveh", All, Fixed(4)),
+    op(Op::Wcnt, 0x3F, "wcnt", All, Fixed(5)),
+    op(Op::Shr, 0x40, "shr", All, PerBit { base: 2 }),
+    op(Op::Shl, 0x41, "shl", All, PerBit { base: 2 }),
+    op(Op::Mint, 0x42, "mint", All, Fixed(1)),
+    op(Op::Alt, 0x43, "alt", All, Fixed(2)),
+    op(Op::Altwt, 0x44, "altwt", All, Either { yes: 5, no: 17 }),
+    op(Op::Altend, 0x45, "altend", All, Fixed(4)),
+    op(Op::And, 0x46, "and", All, Fixed(1)),
+    op(Op::Enbt, 0x47, "enbt", All, Fixed(8)),
+    op(Op::Enbc, 0x48, "enbc", All, Either { yes: 7, no: 5 }),
+    op(Op::Enbs, 0x49, "enbs", All, Fixed(3)),
+    op(Op::Move, 0x4A, "move", All, PerWord { base: 8, per: 2 }),
+    op(Op::Or, 0x4B, "or", All, Fixed(1)),
+    op(Op::Csngl, 0x4C, "csngl", All, Fixed(3)),
+    op(Op::Ccnt1, 0x4D, "ccnt1", All, Fixed(3)),
+    op(Op::Talt, 0x4E, "talt", All, Fixed(4)),
+    op(Op::Ldiff, 0x4F, "ldiff", All, Fixed(3)),
+    op(Op::Sthb, 0x50, "sthb", All, Fixed(1)),
+    op(Op::Taltwt, 0x51, "taltwt", All, Either { yes: 15, no: 48 }),
+    op(Op::Sum, 0x52, "sum", All, Fixed(1)),
+    op(Op::Mul, 0x53, "mul", All, Fixed(40)),
+    op(Op::Sttimer, 0x54, "sttimer", All, Fixed(1)),
+    op(Op::Stoperr, 0x55, "stoperr", All, Fixed(2)),
+    op(Op::Cword, 0x56, "cword", All, Fixed(5)),
+    op(Op::Clrhalterr, 0x57, "clrhalterr", All, Fixed(1)),
+    op(Op::Sethalterr, 0x58, "sethalterr", All, Fixed(1)),
+    op(Op::Testhalterr, 0x59, "testhalterr", All, Fixed(2)),
+    op(Op::Dup, 0x5A, "dup", T800_ONLY, Fixed(1)),
+    op(Op::Unpacksn, 0x63, "unpacksn", T414_ONLY, Fixed(15)),
+    op(Op::Postnormsn, 0x6C, "postnormsn", T414_ONLY, Fixed(30)),
+    op(Op::Roundsn, 0x6D, "roundsn", T414_ONLY, Fixed(12)),
+    op(Op::Ldinf, 0x71, "ldinf", T414_ONLY, Fixed(1)),
+    op(Op::Cflerr, 0x73, "cflerr", T414_ONLY, Fixed(3)),
+    op(Op::Crcword, 0x74, "crcword", T800_ONLY, Fixed(35)),
+    op(Op::Crcbyte, 0x75, "crcbyte", T800_ONLY, Fixed(11)),
+    op(Op::Bitcnt, 0x76, "bitcnt", T800_ONLY, PerBit { base: 2 }),
+    op(Op::Bitrevword, 0x77, "bitrevword", T800_ONLY, Fixed(36)),
+    op(
+        Op::Bitrevnbits,
+        0x78,
+        "bitrevnbits",
+        T800_ONLY,
+        PerBit { base: 4 },
+    ),
+    op(Op::Wsubdb, 0x81, "wsubdb", T800_ONLY, Fixed(3)),
+    op(Op::Probe, PROBE, "probe", All, Fixed(1)),
 ];
 
 /// A chip's instruction costs: direct functions by code, operations by code.
