@@ -11,8 +11,12 @@
 //! - A timer input (`tin`, a timer guard) completes when the clock has reached the time
 //!   (`clock - time >= 0` in 32-bit wrapping arithmetic).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::error::SimError;
 use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
+use crate::link::{Action, LINK_IN, Link, LinkTiming, Packet, PacketKind, link_channel};
 
 /// `NotProcess.p`: an empty channel, an empty queue.
 pub const NOT_PROCESS: u32 = 0x8000_0000;
@@ -52,7 +56,7 @@ pub enum EventKind {
     ReceiveCall,
     /// A message on `channel` arrived: the input completed.
     Arrival,
-    /// A probe: `tag`, with `bytes` of text at `channel`.
+    /// A probe: its tag in `other`, its text in `Node::probe_texts[channel]` (`bytes` long).
     Probe,
 }
 
@@ -142,6 +146,29 @@ pub struct Node {
     pub tracing: bool,
     /// The recorded events, in order.
     pub events: Vec<Event>,
+    /// The four links' engines.
+    pub links: [Link; 4],
+    /// The links' speed and delays.
+    pub link_timing: LinkTiming,
+    /// Link engine reactions to come: (picoseconds, order, link, action).
+    actions: BinaryHeap<Reverse<(u64, u64, u8, Action)>>,
+    action_seq: u64,
+    /// The cycle of the earliest pending action (`u64::MAX` when none).
+    next_action_cycle: u64,
+    /// Packets put on the node's outgoing wires, for the network to deliver.
+    pub outbox: Vec<Packet>,
+    /// Waiting to boot from a link: the boot code's length once known, and bytes loaded.
+    booting: Option<(Option<u32>, u32)>,
+    /// Cycles spent with no process running.
+    pub idle_cycles: u64,
+    /// Probe texts, read when the probe ran; a probe event's `channel` indexes them.
+    pub probe_texts: Vec<String>,
+}
+
+/// A picosecond count as processor cycles at `clock_hz`, rounded up.
+fn cycles_at(ps: u64, clock_hz: u64) -> u64 {
+    let c = (u128::from(ps) * u128::from(clock_hz)).div_ceil(1_000_000_000_000);
+    u64::try_from(c).unwrap_or(u64::MAX)
 }
 
 fn words(bytes: u32) -> u32 {
@@ -177,7 +204,296 @@ impl Node {
             instructions: 0,
             tracing: true,
             events: Vec::new(),
+            links: [Link::new(), Link::new(), Link::new(), Link::new()],
+            link_timing: LinkTiming::new(chip, 20),
+            actions: BinaryHeap::new(),
+            action_seq: 0,
+            next_action_cycle: u64::MAX,
+            outbox: Vec::new(),
+            booting: None,
+            idle_cycles: 0,
+            probe_texts: Vec::new(),
         }
+    }
+
+    /// Waits for boot code on a link, as a transputer with BootFromROM low does: the first
+    /// byte to arrive on any link is the code's length (2 to 255), the bytes after it are
+    /// loaded at `MemStart`, and then a low-priority process runs it with `Wptr` at the first
+    /// word after the code and C the link input channel it came on.
+    pub fn await_boot(&mut self) -> Result<(), SimError> {
+        for k in 0..10u32 {
+            self.write_word(NOT_PROCESS + 4 * k, NOT_PROCESS)?;
+        }
+        self.running = false;
+        self.booting = Some((None, 0));
+        Ok(())
+    }
+
+    /// Records the running process's start (the first process of a loaded node).
+    pub fn record_start(&mut self) {
+        let me = self.wdesc();
+        self.record(EventKind::Start, me, 0, 0, 0);
+    }
+
+    /// Whether the node still waits for its boot code.
+    pub fn is_booting(&self) -> bool {
+        self.booting.is_some()
+    }
+
+    /// The node's time in picoseconds.
+    pub fn picoseconds(&self) -> u64 {
+        let ps = u128::from(self.cycles) * 1_000_000_000_000 / u128::from(self.clock_hz);
+        u64::try_from(ps).unwrap_or(u64::MAX)
+    }
+
+    /// The first cycle at or after `ps` picoseconds.
+    pub fn cycle_at(&self, ps: u64) -> u64 {
+        cycles_at(ps, self.clock_hz)
+    }
+
+    /// A packet from the wire on link `link`, whose start bit arrives at `at_ps`.
+    pub fn receive(&mut self, link: u8, kind: PacketKind, at_ps: u64) {
+        let k = usize::from(link & 3);
+        match kind {
+            PacketKind::Data(byte) => {
+                let t = self.link_timing;
+                self.schedule_action(at_ps, k, Action::DataStart);
+                self.schedule_action(at_ps + t.ack_delay_ps, k, Action::AckDue);
+                self.schedule_action(at_ps + t.data_ps(), k, Action::ByteEnd(byte));
+            }
+            PacketKind::Ack => {
+                let t = self.link_timing;
+                self.schedule_action(at_ps + t.resume_delay_ps, k, Action::AckSeen);
+            }
+        }
+    }
+
+    fn schedule_action(&mut self, at_ps: u64, link: usize, action: Action) {
+        self.action_seq += 1;
+        self.actions
+            .push(Reverse((at_ps, self.action_seq, link as u8, action)));
+        self.next_action_cycle = self.next_action_cycle.min(self.cycle_at(at_ps));
+    }
+
+    /// Carries out the link actions whose time has come.
+    fn apply_actions(&mut self) -> Result<(), SimError> {
+        let now = self.picoseconds();
+        while let Some(&Reverse((at, _, link, action))) = self.actions.peek() {
+            if at > now {
+                break;
+            }
+            self.actions.pop();
+            self.link_action(usize::from(link), action, at)?;
+        }
+        self.next_action_cycle = match self.actions.peek() {
+            Some(Reverse((at, ..))) => self.cycle_at(*at),
+            None => u64::MAX,
+        };
+        Ok(())
+    }
+
+    fn link_action(&mut self, k: usize, action: Action, at: u64) -> Result<(), SimError> {
+        match action {
+            Action::DataStart => {
+                let l = &mut self.links[k];
+                l.arriving = true;
+                l.ack_sent = false;
+                l.ack_owed = false;
+            }
+            Action::AckDue => {
+                let l = &mut self.links[k];
+                if l.arriving && !l.ack_sent {
+                    if l.has_room() || self.booting.is_some() {
+                        self.send_ack(k, at);
+                    } else {
+                        l.ack_owed = true;
+                    }
+                }
+            }
+            Action::ByteEnd(byte) => {
+                let l = &mut self.links[k];
+                l.arriving = false;
+                l.bytes_in += 1;
+                if l.has_room() {
+                    self.take_byte(k, byte, at)?;
+                } else if self.booting.is_some() {
+                    self.boot_byte(k, byte)?;
+                } else {
+                    l.buffered = Some(byte);
+                    let alt = l.alt_wdesc;
+                    if alt != NOT_PROCESS {
+                        self.alt_ready(alt)?;
+                    }
+                }
+            }
+            Action::AckSeen => {
+                let l = &mut self.links[k];
+                l.awaiting_ack = false;
+                if l.out_wdesc != NOT_PROCESS && l.out_remaining == 0 {
+                    let w = l.out_wdesc;
+                    l.out_wdesc = NOT_PROCESS;
+                    self.enqueue(w)?;
+                } else {
+                    self.pump(k, at)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_ack(&mut self, k: usize, at: u64) {
+        let t = self.link_timing;
+        let l = &mut self.links[k];
+        let start = at.max(l.wire_free_ps);
+        l.wire_free_ps = start + t.ack_ps();
+        l.busy_out_ps += t.ack_ps();
+        l.ack_sent = true;
+        l.ack_owed = false;
+        self.outbox.push(Packet {
+            link: k as u8,
+            at_ps: start,
+            kind: PacketKind::Ack,
+        });
+    }
+
+    /// Sends the next byte of the output on link `k` when its engine may.
+    fn pump(&mut self, k: usize, at: u64) -> Result<(), SimError> {
+        let l = &self.links[k];
+        if l.out_wdesc == NOT_PROCESS || l.out_remaining == 0 || l.awaiting_ack {
+            return Ok(());
+        }
+        let byte = self.read_byte(l.out_pointer)?;
+        let t = self.link_timing;
+        let l = &mut self.links[k];
+        let start = at.max(l.wire_free_ps);
+        l.wire_free_ps = start + t.data_ps();
+        l.busy_out_ps += t.data_ps();
+        l.awaiting_ack = true;
+        l.out_pointer = l.out_pointer.wrapping_add(1);
+        l.out_remaining -= 1;
+        l.bytes_out += 1;
+        self.outbox.push(Packet {
+            link: k as u8,
+            at_ps: start,
+            kind: PacketKind::Data(byte),
+        });
+        Ok(())
+    }
+
+    /// Stores a received byte for the input on link `k`; the input completes with its last
+    /// byte. Returns whether it completed.
+    fn take_byte(&mut self, k: usize, byte: u8, at: u64) -> Result<bool, SimError> {
+        let pointer = self.links[k].in_pointer;
+        self.write_byte(pointer, byte)?;
+        let l = &mut self.links[k];
+        l.in_pointer = pointer.wrapping_add(1);
+        l.in_remaining -= 1;
+        if !l.ack_sent {
+            self.send_ack(k, at);
+        }
+        let l = &mut self.links[k];
+        if l.in_remaining > 0 {
+            return Ok(false);
+        }
+        let w = l.in_wdesc;
+        let len = l.in_len;
+        l.in_wdesc = NOT_PROCESS;
+        self.record(EventKind::Arrival, w, LINK_IN + 4 * k as u32, len, 0);
+        if !(self.running && w == self.wdesc()) {
+            self.enqueue(w)?;
+        }
+        Ok(true)
+    }
+
+    fn boot_byte(&mut self, k: usize, byte: u8) -> Result<(), SimError> {
+        let Some((length, loaded)) = self.booting else {
+            return Ok(());
+        };
+        let start = self.table.chip.mem_start();
+        let Some(length) = length else {
+            if byte < 2 {
+                return Err(SimError::Boot {
+                    message: format!(
+                        "the first byte on link {k} is {byte}: peek and poke (0 and 1) are not \
+                         supported, a boot needs the code's length (2 to 255)"
+                    ),
+                });
+            }
+            self.booting = Some((Some(u32::from(byte)), 0));
+            return Ok(());
+        };
+        self.write_byte(start.wrapping_add(loaded), byte)?;
+        let loaded = loaded + 1;
+        if loaded < length {
+            self.booting = Some((Some(length), loaded));
+            return Ok(());
+        }
+        self.booting = None;
+        self.a = self.iptr;
+        self.b = self.wdesc();
+        self.c = LINK_IN + 4 * k as u32;
+        self.iptr = start;
+        self.wptr = (start + length + 3) & !3;
+        self.pri = 1;
+        self.running = true;
+        self.slices_at = self.slices();
+        let me = self.wdesc();
+        self.record(EventKind::Start, me, 0, 0, 0);
+        Ok(())
+    }
+
+    /// An ALT waiting on a channel that became ready.
+    fn alt_ready(&mut self, wdesc: u32) -> Result<(), SimError> {
+        let at = self.ws(wdesc & !3, W_POINTER);
+        match self.read_word(at)? {
+            WAITING => {
+                self.remove_timer(wdesc);
+                self.write_word(at, READY)?;
+                self.enqueue(wdesc)
+            }
+            ENABLING => self.write_word(at, READY),
+            _ => Ok(()),
+        }
+    }
+
+    /// `in` or `out` (or `outbyte`, `outword`) on link `k`: the engine moves the message while
+    /// the process waits.
+    fn link_communicate(
+        &mut self,
+        k: usize,
+        input: bool,
+        len: u32,
+        pointer: u32,
+    ) -> Result<(), SimError> {
+        let me = self.wdesc();
+        let now = self.picoseconds();
+        if len == 0 {
+            if input {
+                self.record(EventKind::Arrival, me, LINK_IN + 4 * k as u32, 0, 0);
+            }
+            return Ok(());
+        }
+        if input {
+            let l = &mut self.links[k];
+            l.in_wdesc = me;
+            l.in_pointer = pointer;
+            l.in_remaining = len;
+            l.in_len = len;
+            if let Some(byte) = l.buffered.take() {
+                if self.take_byte(k, byte, now)? {
+                    return Ok(());
+                }
+            } else if l.arriving && l.ack_owed {
+                self.send_ack(k, now);
+            }
+        } else {
+            let l = &mut self.links[k];
+            l.out_wdesc = me;
+            l.out_pointer = pointer;
+            l.out_remaining = len;
+            self.pump(k, now)?;
+        }
+        self.deschedule(false)
     }
 
     /// Loads `code` at `address` and starts a low-priority process there with workspace
@@ -391,6 +707,9 @@ impl Node {
     /// Wakes the timer waiters whose time has come, in time order.
     fn wake_timers(&mut self) -> Result<(), SimError> {
         for pri in 0..2u32 {
+            if self.timers[pri as usize].is_empty() {
+                continue;
+            }
             let now = self.timer(pri);
             while let Some(&(time, wdesc)) = self.timers[pri as usize].first() {
                 if (now.wrapping_sub(time) as i32) < 0 {
@@ -466,6 +785,41 @@ impl Node {
     /// Runs one instruction (a prefix byte counts as one), or advances time to the next timer
     /// when no process can run.
     pub fn step(&mut self) -> Result<Status, SimError> {
+        self.step_within(u64::MAX)
+    }
+
+    /// Runs until the node's time reaches `limit` cycles: instructions, link actions and
+    /// timers in time order, idling forward when no process can run.
+    pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
+        while self.cycles < limit {
+            if self.step_within(limit)? == Status::Idle {
+                self.idle_cycles += limit - self.cycles;
+                self.cycles = limit;
+            }
+        }
+        if self.next_action_cycle <= self.cycles {
+            self.apply_actions()?;
+        }
+        Ok(())
+    }
+
+    /// The earliest cycle at which the node has something to do: now when a process runs,
+    /// else its next timer or link action (`None` when it waits for the outside world).
+    pub fn next_activity(&self) -> Option<u64> {
+        if self.running || self.fptr[0] != NOT_PROCESS || self.fptr[1] != NOT_PROCESS {
+            return Some(self.cycles);
+        }
+        let action = (self.next_action_cycle != u64::MAX).then_some(self.next_action_cycle);
+        match (self.next_timer_cycle(), action) {
+            (Some(t), Some(a)) => Some(t.min(a)),
+            (t, a) => t.or(a),
+        }
+    }
+
+    fn step_within(&mut self, limit: u64) -> Result<Status, SimError> {
+        if self.next_action_cycle <= self.cycles {
+            self.apply_actions()?;
+        }
         self.wake_timers()?;
         if self.preempt && self.running && self.pri == 1 {
             self.preempt = false;
@@ -484,9 +838,16 @@ impl Node {
             self.schedule()?;
         }
         if !self.running {
-            return match self.next_timer_cycle() {
+            let action = (self.next_action_cycle != u64::MAX).then_some(self.next_action_cycle);
+            let next = match (self.next_timer_cycle(), action) {
+                (Some(t), Some(a)) => Some(t.min(a)),
+                (t, a) => t.or(a),
+            };
+            return match next {
                 Some(cycle) => {
-                    self.cycles = self.cycles.max(cycle);
+                    let to = cycle.min(limit).max(self.cycles);
+                    self.idle_cycles += to - self.cycles;
+                    self.cycles = to;
                     Ok(Status::Ran)
                 }
                 None => Ok(Status::Idle),
@@ -954,8 +1315,22 @@ impl Node {
                 return Ok(());
             }
             Op::Resetch => {
-                self.a = self.read_word(a)?;
-                self.write_word(a, NOT_PROCESS)?;
+                if let Some((k, input)) = link_channel(a) {
+                    let l = &mut self.links[k];
+                    if input {
+                        self.a = l.in_wdesc;
+                        l.in_wdesc = NOT_PROCESS;
+                        l.buffered = None;
+                        l.alt_wdesc = NOT_PROCESS;
+                    } else {
+                        self.a = l.out_wdesc;
+                        l.out_wdesc = NOT_PROCESS;
+                        l.out_remaining = 0;
+                    }
+                } else {
+                    self.a = self.read_word(a)?;
+                    self.write_word(a, NOT_PROCESS)?;
+                }
             }
             Op::Lend => {
                 // A: the jump back, B: the loop block (W[0] the index, W[1] the count).
@@ -991,7 +1366,14 @@ impl Node {
                 // A: the guard, B: the channel.
                 self.b = c;
                 condition = false;
-                if a != 0 {
+                if let (true, Some((k, true))) = (a != 0, link_channel(b)) {
+                    if self.links[k].buffered.is_some() {
+                        condition = true;
+                        self.write_word(self.ws(self.wptr, W_POINTER), READY)?;
+                    } else {
+                        self.links[k].alt_wdesc = self.wdesc();
+                    }
+                } else if a != 0 {
                     let word = self.read_word(b)?;
                     let me = self.wdesc();
                     if word == NOT_PROCESS {
@@ -1043,13 +1425,22 @@ impl Node {
             }
             Op::Disc => {
                 // A: the branch offset, B: the guard, C: the channel.
-                let word = self.read_word(c)?;
                 let me = self.wdesc();
-                let ready = b != 0 && word != NOT_PROCESS && word != me;
-                if b != 0 && word == me {
-                    self.write_word(c, NOT_PROCESS)?;
+                if let Some((k, true)) = link_channel(c) {
+                    let l = &mut self.links[k];
+                    let ready = b != 0 && l.buffered.is_some();
+                    if l.alt_wdesc == me {
+                        l.alt_wdesc = NOT_PROCESS;
+                    }
+                    self.select(a, ready)?;
+                } else {
+                    let word = self.read_word(c)?;
+                    let ready = b != 0 && word != NOT_PROCESS && word != me;
+                    if b != 0 && word == me {
+                        self.write_word(c, NOT_PROCESS)?;
+                    }
+                    self.select(a, ready)?;
                 }
-                self.select(a, ready)?;
             }
             Op::Diss => {
                 self.select(a, b != 0)?;
@@ -1073,7 +1464,16 @@ impl Node {
                 self.pop();
                 self.pop();
                 let me = self.wdesc();
-                self.record(EventKind::Probe, me, b, c, a);
+                if self.tracing {
+                    let mut text = Vec::with_capacity(c.min(256) as usize);
+                    for k in 0..c.min(256) {
+                        text.push(self.read_byte(b.wrapping_add(k))?);
+                    }
+                    self.probe_texts
+                        .push(String::from_utf8_lossy(&text).into_owned());
+                }
+                let index = self.probe_texts.len().saturating_sub(1) as u32;
+                self.record(EventKind::Probe, me, index, c, a);
             }
             // The T414's floating-point support operations are not implemented yet.
             Op::Unpacksn | Op::Postnormsn | Op::Roundsn | Op::Ldinf | Op::Cflerr => {
@@ -1123,7 +1523,14 @@ impl Node {
         if matches!(op, Op::In | Op::Out) {
             self.pop();
         }
-        self.charge(cost, words(len), true);
+        // On a link the engine moves the message while the process waits: the instruction
+        // costs its base; on an internal channel the copy is charged per word.
+        let copied = if link_channel(channel).is_some() {
+            0
+        } else {
+            words(len)
+        };
+        self.charge(cost, copied, true);
         let input = op == Op::In;
         let kind = if input {
             EventKind::ReceiveCall
@@ -1131,6 +1538,11 @@ impl Node {
             EventKind::Send
         };
         self.record(kind, me, channel, len, 0);
+        if let Some((k, link_input)) = link_channel(channel)
+            && link_input == input
+        {
+            return self.link_communicate(k, input, len, pointer);
+        }
         let word = self.read_word(channel)?;
         if word == NOT_PROCESS {
             // First to arrive: wait in the channel.

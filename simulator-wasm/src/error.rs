@@ -35,6 +35,18 @@ pub enum SimError {
         /// The instruction that set the flag.
         iptr: u32,
     },
+    /// A node could not boot from what arrived on its link.
+    #[error("boot from link: {message}")]
+    Boot {
+        /// What arrived and what was expected.
+        message: String,
+    },
+    /// The network could not be built or run as described.
+    #[error("network: {message}")]
+    Network {
+        /// What was wrong.
+        message: String,
+    },
     /// The run went past its instruction budget.
     #[error("instruction budget of {budget} spent")]
     Budget {

@@ -10,7 +10,10 @@ pub mod asm;
 pub mod cpu;
 pub mod error;
 pub mod isa;
+pub mod link;
 pub mod machine;
+pub mod network;
+pub mod topology;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -2,6 +2,7 @@
 //! assembler and the COMSTIME benchmark.
 
 mod comstime;
+mod links;
 mod opcodes;
 mod programs;
 

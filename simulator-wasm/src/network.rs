@@ -1,0 +1,549 @@
+//! A network of nodes on one virtual clock, run by a deterministic conservative scheme.
+//!
+//! Every node runs, in node order, to the end of a window no longer than the links'
+//! lookahead (the least time from a packet's start bit to its first effect at the other end:
+//! 5.5 bit periods, 275 ns at 20 Mbit/s); then the packets put on wires in the window are
+//! delivered in node order. A packet started at `t ≥` the window's start acts at its receiver
+//! no earlier than `t +` lookahead `≥` the window's end, so no node ever sees the past change,
+//! and the same program on the same network gives the same trace, byte for byte. When every
+//! node waits (for a timer, a packet or nothing), the clock jumps to the next thing to do.
+//!
+//! The host (the iserver on the root's link 0) is a link endpoint like a node: it streams a
+//! boot file, then answers SP requests (write, puts, flush, exit, command line, keys, version).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::cpu::{EventKind, Node};
+use crate::error::SimError;
+use crate::isa::{Chip, CycleTable};
+use crate::link::{Action, LinkTiming, PacketKind};
+use crate::topology::{End, Topology};
+
+/// How the network is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The chip of every node.
+    pub chip: Chip,
+    /// Processor cycles a second.
+    pub clock_hz: u64,
+    /// Link speed: 5, 10 or 20 Mbit/s.
+    pub link_mbit: u32,
+    /// Memory of each node in bytes.
+    pub memory_bytes: u32,
+    /// External memory wait states (cycles added to each memory access off the chip).
+    pub wait_states: u32,
+    /// The utilization sampling interval in picoseconds.
+    pub sample_ps: u64,
+    /// Whether the nodes record events.
+    pub tracing: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            chip: Chip::T800,
+            clock_hz: 20_000_000,
+            link_mbit: 20,
+            memory_bytes: 64 * 1024,
+            wait_states: 0,
+            sample_ps: 100_000_000,
+            tracing: true,
+        }
+    }
+}
+
+/// What is at the other end of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Peer {
+    Unwired,
+    Node(End),
+    Host,
+}
+
+/// Why [`Network::run`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The program asked the host to exit with this status.
+    Exited(i32),
+    /// Every node waits for something that will never come (finished or deadlocked).
+    Idle,
+    /// The time asked for was reached.
+    Until,
+}
+
+/// One utilization sample: a node's CPU or one direction of a link (`link` = `Some(k)`: the
+/// node's outgoing wire on link `k`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UseSample {
+    /// The node.
+    pub node: u32,
+    /// `None` for the CPU, else the link whose outgoing direction was measured.
+    pub link: Option<u8>,
+    /// Start of the period, picoseconds.
+    pub start_ps: u64,
+    /// End of the period.
+    pub end_ps: u64,
+    /// Busy fraction, 0 to 1.
+    pub utilization: f32,
+}
+
+/// The iserver on the root's link 0.
+#[derive(Debug, Clone)]
+pub struct Host {
+    timing: LinkTiming,
+    pending: VecDeque<u8>,
+    request: Vec<u8>,
+    awaiting_ack: bool,
+    arriving: bool,
+    wire_free_ps: u64,
+    actions: BinaryHeap<Reverse<(u64, u64, Action)>>,
+    seq: u64,
+    outbox: Vec<(u64, PacketKind)>,
+    command_line: String,
+    keys: VecDeque<u8>,
+    /// What the program wrote to the screen (standard output and error).
+    pub output: Vec<u8>,
+    /// The status the program exited with.
+    pub exit: Option<i32>,
+    /// When each byte from the root arrived (its stop bit), picoseconds.
+    pub received_at: Vec<u64>,
+    /// When each byte to the root was sent (its start bit), picoseconds.
+    pub sent_at: Vec<u64>,
+    /// Picoseconds the host's wire carried packets.
+    pub busy_out_ps: u64,
+}
+
+/// SP protocol tags (the iserver's, as `pahihu/t4:server.h` lists them).
+mod sp {
+    pub const WRITE: u8 = 13;
+    pub const PUTS: u8 = 15;
+    pub const FLUSH: u8 = 16;
+    pub const GETKEY: u8 = 30;
+    pub const POLLKEY: u8 = 31;
+    pub const EXIT: u8 = 35;
+    pub const COMMANDLINE: u8 = 40;
+    pub const VERSION: u8 = 42;
+    pub const OK: u8 = 0;
+    pub const NOT_IMPLEMENTED: u8 = 1;
+    pub const ERROR: u8 = 128;
+    /// `EXIT` with this status means success.
+    pub const SUCCESS: i32 = 999_999_999;
+}
+
+impl Host {
+    /// A host that first streams `boot` (may be empty) and answers SP requests, giving
+    /// `command_line` and the keys `keys` when asked.
+    pub fn new(timing: LinkTiming, boot: &[u8], command_line: &str, keys: &[u8]) -> Host {
+        Host {
+            timing,
+            pending: boot.iter().copied().collect(),
+            request: Vec::new(),
+            awaiting_ack: false,
+            arriving: false,
+            wire_free_ps: 0,
+            actions: BinaryHeap::new(),
+            seq: 0,
+            outbox: Vec::new(),
+            command_line: command_line.to_owned(),
+            keys: keys.iter().copied().collect(),
+            output: Vec::new(),
+            exit: None,
+            received_at: Vec::new(),
+            sent_at: Vec::new(),
+            busy_out_ps: 0,
+        }
+    }
+
+    fn schedule(&mut self, at: u64, action: Action) {
+        self.seq += 1;
+        self.actions.push(Reverse((at, self.seq, action)));
+    }
+
+    fn receive(&mut self, kind: PacketKind, at: u64) {
+        match kind {
+            PacketKind::Data(byte) => {
+                self.schedule(at, Action::DataStart);
+                self.schedule(at + self.timing.ack_delay_ps, Action::AckDue);
+                self.schedule(at + self.timing.data_ps(), Action::ByteEnd(byte));
+            }
+            PacketKind::Ack => self.schedule(at + self.timing.resume_delay_ps, Action::AckSeen),
+        }
+    }
+
+    fn next_action(&self) -> Option<u64> {
+        self.actions.peek().map(|Reverse((at, ..))| *at)
+    }
+
+    fn pump(&mut self, at: u64) {
+        if self.awaiting_ack || self.exit.is_some() {
+            return;
+        }
+        if let Some(byte) = self.pending.pop_front() {
+            let start = at.max(self.wire_free_ps);
+            self.wire_free_ps = start + self.timing.data_ps();
+            self.busy_out_ps += self.timing.data_ps();
+            self.awaiting_ack = true;
+            self.sent_at.push(start);
+            self.outbox.push((start, PacketKind::Data(byte)));
+        }
+    }
+
+    fn run_until(&mut self, start: u64, end: u64) -> Result<(), SimError> {
+        self.pump(start);
+        while let Some(&Reverse((at, _, action))) = self.actions.peek() {
+            if at > end {
+                break;
+            }
+            self.actions.pop();
+            match action {
+                Action::DataStart => self.arriving = true,
+                Action::AckDue => {
+                    let s = at.max(self.wire_free_ps);
+                    self.wire_free_ps = s + self.timing.ack_ps();
+                    self.busy_out_ps += self.timing.ack_ps();
+                    self.outbox.push((s, PacketKind::Ack));
+                }
+                Action::ByteEnd(byte) => {
+                    self.arriving = false;
+                    self.received_at.push(at);
+                    self.request.push(byte);
+                    self.serve()?;
+                    self.pump(at);
+                }
+                Action::AckSeen => {
+                    self.awaiting_ack = false;
+                    self.pump(at);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers the request in the buffer once it is whole.
+    fn serve(&mut self) -> Result<(), SimError> {
+        if self.request.len() < 2 {
+            return Ok(());
+        }
+        let length = usize::from(u16::from_le_bytes([self.request[0], self.request[1]]));
+        if !(6..=510).contains(&length) || length % 2 == 1 {
+            return Err(SimError::Network {
+                message: format!(
+                    "host: an SP request of {length} bytes (expected an even length from 6 to \
+                     510, after the 2-byte length)"
+                ),
+            });
+        }
+        if self.request.len() < length + 2 {
+            return Ok(());
+        }
+        let frame: Vec<u8> = self.request.drain(..length + 2).collect();
+        let body = &frame[2..];
+        let u16_at = |k: usize| usize::from(u16::from_le_bytes([body[k], body[k + 1]]));
+        let i32_at =
+            |k: usize| i32::from_le_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]]);
+        let mut reply = vec![sp::OK];
+        match body[0] {
+            sp::WRITE | sp::PUTS => {
+                let count = u16_at(5).min(body.len().saturating_sub(7));
+                self.output.extend_from_slice(&body[7..7 + count]);
+                if body[0] == sp::PUTS {
+                    self.output.push(b'\n');
+                } else {
+                    reply.extend_from_slice(&(count as u16).to_le_bytes());
+                }
+            }
+            sp::FLUSH => {}
+            sp::GETKEY | sp::POLLKEY => match self.keys.pop_front() {
+                Some(key) => reply.push(key),
+                None => reply[0] = sp::ERROR,
+            },
+            sp::EXIT => {
+                let status = i32_at(1);
+                self.exit = Some(match status {
+                    sp::SUCCESS => 0,
+                    s if s == -sp::SUCCESS => 1,
+                    s => s,
+                });
+            }
+            sp::COMMANDLINE => {
+                let text = self.command_line.as_bytes();
+                let n = text.len().min(500);
+                reply.extend_from_slice(&(n as u16).to_le_bytes());
+                reply.extend_from_slice(&text[..n]);
+            }
+            sp::VERSION => reply.extend_from_slice(&[10, 7, 4, 2]),
+            _ => reply[0] = sp::NOT_IMPLEMENTED,
+        }
+        while reply.len() < 6 || reply.len() % 2 == 1 {
+            reply.push(0);
+        }
+        self.pending
+            .extend((reply.len() as u16).to_le_bytes().iter().chain(&reply));
+        Ok(())
+    }
+}
+
+/// A network of transputers, its wiring, an optional host, and its clock.
+#[derive(Debug, Clone)]
+pub struct Network {
+    /// How it was built.
+    pub config: Config,
+    /// Its wiring.
+    pub topology: Topology,
+    /// The nodes, in number order.
+    pub nodes: Vec<Node>,
+    peers: Vec<[Peer; 4]>,
+    /// The host on node 0's link 0, when there is one.
+    pub host: Option<Host>,
+    /// The network's time, picoseconds: every node has run at least this far.
+    pub time_ps: u64,
+    window_ps: u64,
+    /// Utilization samples, by period.
+    pub samples: Vec<UseSample>,
+    next_sample_ps: u64,
+    last_busy: Vec<(u64, [u64; 4])>,
+    host_busy: u64,
+}
+
+impl Network {
+    /// The nodes of `topology`, none running yet.
+    pub fn new(topology: Topology, config: Config) -> Network {
+        let timing = LinkTiming::new(config.chip, config.link_mbit);
+        let nodes = (0..topology.nodes)
+            .map(|_| {
+                let mut node = Node::new(config.chip, config.clock_hz, config.memory_bytes);
+                node.table = CycleTable::new(config.chip, config.wait_states);
+                node.link_timing = timing;
+                node.tracing = config.tracing;
+                node
+            })
+            .collect::<Vec<_>>();
+        let mut peers = vec![[Peer::Unwired; 4]; nodes.len()];
+        for &(a, b) in &topology.wires {
+            peers[a.node as usize][usize::from(a.link)] = Peer::Node(b);
+            peers[b.node as usize][usize::from(b.link)] = Peer::Node(a);
+        }
+        Network {
+            config,
+            last_busy: vec![(0, [0; 4]); nodes.len()],
+            topology,
+            nodes,
+            peers,
+            host: None,
+            time_ps: 0,
+            window_ps: timing.lookahead_ps(),
+            samples: Vec::new(),
+            next_sample_ps: config.sample_ps.max(1),
+            host_busy: 0,
+        }
+    }
+
+    /// Puts `host` on node 0's link 0 (a wire there is removed, as the host adaptor takes it).
+    pub fn attach_host(&mut self, host: Host) {
+        if let Peer::Node(other) = self.peers[0][0] {
+            self.peers[other.node as usize][usize::from(other.link)] = Peer::Unwired;
+        }
+        self.topology = self.topology.clone().with_host_link_free();
+        self.peers[0][0] = Peer::Host;
+        self.host = Some(host);
+    }
+
+    /// The link timing of the network.
+    pub fn link_timing(&self) -> LinkTiming {
+        LinkTiming::new(self.config.chip, self.config.link_mbit)
+    }
+
+    /// Loads `code` (assembled for `MemStart`) into every node and starts it there, with the
+    /// workspace at the top of memory, A = the node's number and B = the number of nodes.
+    pub fn load_all(&mut self, code: &[u8]) -> Result<(), SimError> {
+        let origin = self.config.chip.mem_start();
+        let count = self.nodes.len() as u32;
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            let top = 0x8000_0000u32.wrapping_add(node.memory_size()) & !3;
+            node.boot(origin, code, top.wrapping_sub(64))?;
+            node.a = i as u32;
+            node.b = count;
+            node.record_start();
+        }
+        Ok(())
+    }
+
+    /// Every node waits to boot from a link; the host's boot file starts the root.
+    pub fn await_boot(&mut self) -> Result<(), SimError> {
+        for node in &mut self.nodes {
+            node.await_boot()?;
+        }
+        Ok(())
+    }
+
+    /// The network's time in nanoseconds.
+    pub fn nanoseconds(&self) -> u64 {
+        self.time_ps / 1_000
+    }
+
+    /// Instructions executed by all nodes.
+    pub fn instructions(&self) -> u64 {
+        self.nodes.iter().map(|n| n.instructions).sum()
+    }
+
+    fn next_activity_ps(&self) -> Option<u64> {
+        let nodes = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.next_activity().map(|c| cycle_ps(c, n.clock_hz)));
+        let host = self.host.as_ref().and_then(|h| {
+            let pumping = !h.awaiting_ack && !h.pending.is_empty() && h.exit.is_none();
+            if pumping {
+                Some(self.time_ps)
+            } else {
+                h.next_action()
+            }
+        });
+        nodes.chain(host).min()
+    }
+
+    /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
+    pub fn run(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
+        while self.time_ps < until_ps {
+            if let Some(status) = self.host.as_ref().and_then(|h| h.exit) {
+                return Ok(Outcome::Exited(status));
+            }
+            match self.next_activity_ps() {
+                None => return Ok(Outcome::Idle),
+                Some(t) if t > self.time_ps + self.window_ps => {
+                    self.time_ps = t.min(until_ps);
+                    self.sample()?;
+                    continue;
+                }
+                Some(_) => {}
+            }
+            let start = self.time_ps;
+            let end = (start + self.window_ps).min(until_ps);
+            for (i, node) in self.nodes.iter_mut().enumerate() {
+                let limit = node.cycle_at(end);
+                node.run_until(limit).map_err(|e| SimError::Network {
+                    message: format!("node {i}: {e}"),
+                })?;
+            }
+            if let Some(host) = &mut self.host {
+                host.run_until(start, end)?;
+            }
+            self.deliver();
+            self.time_ps = end;
+            self.sample()?;
+        }
+        Ok(match self.host.as_ref().and_then(|h| h.exit) {
+            Some(status) => Outcome::Exited(status),
+            None => Outcome::Until,
+        })
+    }
+
+    /// Hands the packets put on wires to the other ends, node by node.
+    fn deliver(&mut self) {
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].outbox.is_empty() {
+                continue;
+            }
+            let packets = std::mem::take(&mut self.nodes[i].outbox);
+            for p in &packets {
+                match self.peers[i][usize::from(p.link & 3)] {
+                    Peer::Node(to) => {
+                        self.nodes[to.node as usize].receive(to.link, p.kind, p.at_ps)
+                    }
+                    Peer::Host => {
+                        if let Some(host) = &mut self.host {
+                            host.receive(p.kind, p.at_ps);
+                        }
+                    }
+                    // A packet on an unwired link is lost; its sender waits for ever, as on
+                    // real hardware.
+                    Peer::Unwired => {}
+                }
+            }
+            let mut packets = packets;
+            packets.clear();
+            self.nodes[i].outbox = packets;
+        }
+        if let Some(host) = &mut self.host {
+            for (at, kind) in std::mem::take(&mut host.outbox) {
+                self.nodes[0].receive(0, kind, at);
+            }
+        }
+    }
+
+    /// Closes the sampling periods the clock has passed.
+    fn sample(&mut self) -> Result<(), SimError> {
+        let period = self.config.sample_ps.max(1);
+        while self.time_ps >= self.next_sample_ps {
+            let end = self.next_sample_ps;
+            let start = end - period;
+            for (i, node) in self.nodes.iter().enumerate() {
+                let busy_cycles = node.cycles.saturating_sub(node.idle_cycles);
+                let (last_cycles, last_links) = self.last_busy[i];
+                let busy_ps = cycle_ps(busy_cycles.saturating_sub(last_cycles), node.clock_hz);
+                self.samples.push(UseSample {
+                    node: i as u32,
+                    link: None,
+                    start_ps: start,
+                    end_ps: end,
+                    utilization: fraction(busy_ps, period),
+                });
+                let mut links = [0u64; 4];
+                for (k, link) in node.links.iter().enumerate() {
+                    links[k] = link.busy_out_ps;
+                    if self.peers[i][k] != Peer::Unwired {
+                        self.samples.push(UseSample {
+                            node: i as u32,
+                            link: Some(k as u8),
+                            start_ps: start,
+                            end_ps: end,
+                            utilization: fraction(link.busy_out_ps - last_links[k], period),
+                        });
+                    }
+                }
+                self.last_busy[i] = (busy_cycles, links);
+            }
+            if let Some(host) = &self.host {
+                self.samples.push(UseSample {
+                    node: u32::MAX,
+                    link: Some(0),
+                    start_ps: start,
+                    end_ps: end,
+                    utilization: fraction(host.busy_out_ps - self.host_busy, period),
+                });
+                self.host_busy = host.busy_out_ps;
+            }
+            self.next_sample_ps += period;
+        }
+        Ok(())
+    }
+
+    /// Every node's events so far, as (node, event).
+    pub fn event_count(&self) -> usize {
+        self.nodes.iter().map(|n| n.events.len()).sum()
+    }
+
+    /// Whether any node recorded a probe with this tag.
+    pub fn probes(&self, tag: u32) -> Vec<(u32, u64)> {
+        let mut found = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            for e in &node.events {
+                if e.kind == EventKind::Probe && e.other == tag {
+                    found.push((i as u32, cycle_ps(e.cycle, node.clock_hz)));
+                }
+            }
+        }
+        found
+    }
+}
+
+fn fraction(busy_ps: u64, period_ps: u64) -> f32 {
+    (busy_ps as f64 / period_ps as f64).clamp(0.0, 1.0) as f32
+}
+
+/// Cycles at `clock_hz` as picoseconds, rounded down.
+pub fn cycle_ps(cycles: u64, clock_hz: u64) -> u64 {
+    let ps = u128::from(cycles) * 1_000_000_000_000 / u128::from(clock_hz.max(1));
+    u64::try_from(ps).unwrap_or(u64::MAX)
+}
