@@ -1,5 +1,7 @@
 //! Emulated instructions per host second: COMSTIME (four processes over internal channels,
-//! a PAR per iteration) on one T800 node, with tracing on and off.
+//! a PAR per iteration) on one T800 node, with tracing on and off; and a 16-node mesh
+//! (`tests/data/meshwork.s`: compute and pass words east over the links), whose throughput
+//! criterion reports in instructions of all nodes a second.
 //!
 //! `cargo bench -p simulator-wasm --bench emulator`; each iteration runs 1,000 COMSTIME loops
 //! (60,327 instructions), so instructions per second = 60,327 / the reported time.
@@ -7,7 +9,9 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use simulator_wasm::asm::assemble;
 use simulator_wasm::cpu::Node;
-use simulator_wasm::isa::Chip;
+use simulator_wasm::isa::{Chip, CycleTable};
+use simulator_wasm::network::{Config, Network};
+use simulator_wasm::topology::Topology;
 
 const SOURCE: &str = include_str!("../tests/data/comstime.s");
 const ORIGIN: u32 = 0x8000_1000;
@@ -22,12 +26,36 @@ fn comstime(tracing: bool) -> u64 {
     node.instructions
 }
 
+fn mesh(tracing: bool) -> u64 {
+    let source = format!("WIDTH = 4\n{}", include_str!("../tests/data/meshwork.s"));
+    let config = Config {
+        tracing,
+        ..Config::default()
+    };
+    let program = assemble(
+        &source,
+        &CycleTable::new(config.chip, 0),
+        config.chip.mem_start(),
+    )
+    .expect("assembles");
+    let mut net = Network::new(Topology::parse("mesh 4x4").expect("parses"), config);
+    net.load_all(&program.code).expect("loads");
+    net.run(u64::MAX).expect("runs");
+    net.instructions()
+}
+
 fn bench(c: &mut Criterion) {
     let instructions = comstime(false);
     let mut group = c.benchmark_group("comstime");
     group.throughput(Throughput::Elements(instructions));
     group.bench_function("tracing off", |b| b.iter(|| comstime(false)));
     group.bench_function("tracing on", |b| b.iter(|| comstime(true)));
+    group.finish();
+    let instructions = mesh(false);
+    let mut group = c.benchmark_group("mesh 4x4");
+    group.throughput(Throughput::Elements(instructions));
+    group.bench_function("tracing off", |b| b.iter(|| mesh(false)));
+    group.bench_function("tracing on", |b| b.iter(|| mesh(true)));
     group.finish();
 }
 

@@ -14,6 +14,7 @@ pub mod link;
 pub mod machine;
 pub mod network;
 pub mod topology;
+pub mod trace;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

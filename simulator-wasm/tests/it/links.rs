@@ -1,10 +1,14 @@
 //! Links as packets and networks: throughput in virtual time against the reference's figures,
 //! the host, boot from link, and determinism.
 
+use shared::model::EventKind;
+use shared::native;
+use shared::pairing::pair_messages;
 use simulator_wasm::asm::assemble;
 use simulator_wasm::isa::{Chip, CycleTable};
 use simulator_wasm::network::{Config, Network, Outcome};
 use simulator_wasm::topology::Topology;
+use simulator_wasm::trace::to_trace;
 
 /// Runs the link benchmark on a two-node pipe; returns each receiving node's MB/s.
 fn link_bench(chip: Chip, mbit: u32, both: bool) -> Vec<f64> {
@@ -67,4 +71,48 @@ fn slower_links_and_the_t414_are_slower() {
     assert!((0.88..=0.91).contains(&ten), "{ten}");
     let t414 = link_bench(Chip::T414, 20, false)[0];
     assert!(t414 < 1.3, "{t414}");
+}
+
+/// Runs the mesh workload on `topology` (WIDTH wide) and returns the network.
+pub fn mesh_run(topology: &str, width: u32, tracing: bool) -> Network {
+    let source = format!("WIDTH = {width}\n{}", include_str!("../data/meshwork.s"));
+    let config = Config {
+        tracing,
+        ..Config::default()
+    };
+    let program = assemble(
+        &source,
+        &CycleTable::new(config.chip, 0),
+        config.chip.mem_start(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let topology = Topology::parse(topology).unwrap_or_else(|e| panic!("{e}"));
+    let mut net = Network::new(topology, config);
+    net.load_all(&program.code)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let outcome = net.run(u64::MAX).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outcome, Outcome::Idle);
+    net
+}
+
+#[test]
+fn the_same_program_on_the_same_network_gives_identical_trace_bytes() {
+    let first = to_trace(&mesh_run("mesh 4x4", 4, true), "mesh").unwrap_or_else(|e| panic!("{e}"));
+    let second = to_trace(&mesh_run("mesh 4x4", 4, true), "mesh").unwrap_or_else(|e| panic!("{e}"));
+    let (a, b) = (native::write(&first), native::write(&second));
+    assert_eq!(a, b);
+    // 12 eastward wires, 20 words each, every one paired with its arrival.
+    let pairing = pair_messages(&first);
+    assert_eq!(pairing.messages.len(), 12 * 20);
+    assert!(pairing.unmatched_sends.is_empty() && pairing.unmatched_arrivals.is_empty());
+    assert_eq!(first.nodes.len(), 16);
+    assert_eq!(first.links.len(), 24);
+    assert!(!first.cpu_samples.is_empty() && !first.link_samples.is_empty());
+    let done = first
+        .events
+        .kind()
+        .iter()
+        .filter(|k| **k == EventKind::Probe)
+        .count();
+    assert_eq!(done, 16);
 }
