@@ -439,6 +439,14 @@ impl Node {
         self.slices_at = self.slices();
         let me = self.wdesc();
         self.record(EventKind::Start, me, 0, 0, 0);
+        // The boot code arrived as a message: its length byte and the code.
+        self.record(
+            EventKind::Arrival,
+            me,
+            LINK_IN + 4 * k as u32,
+            length + 1,
+            0,
+        );
         Ok(())
     }
 

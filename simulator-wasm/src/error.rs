@@ -47,6 +47,9 @@ pub enum SimError {
         /// What was wrong.
         message: String,
     },
+    /// The program did not assemble.
+    #[error("assembly: {0}")]
+    Assembly(#[from] AsmError),
     /// The run went past its instruction budget.
     #[error("instruction budget of {budget} spent")]
     Budget {

@@ -13,6 +13,7 @@ pub mod isa;
 pub mod link;
 pub mod machine;
 pub mod network;
+pub mod session;
 pub mod topology;
 pub mod trace;
 

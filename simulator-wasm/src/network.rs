@@ -112,8 +112,6 @@ pub struct Host {
     pub sent_at: Vec<u64>,
     /// Picoseconds the host's wire carried packets.
     pub busy_out_ps: u64,
-    /// Bytes of the boot file the root's hardware loader takes (its length byte and code).
-    pub boot_bytes: usize,
 }
 
 /// SP protocol tags (the iserver's, as `pahihu/t4:server.h` lists them).
@@ -154,7 +152,6 @@ impl Host {
             received_at: Vec::new(),
             sent_at: Vec::new(),
             busy_out_ps: 0,
-            boot_bytes: boot.first().map_or(0, |&n| 1 + usize::from(n)),
         }
     }
 

@@ -202,7 +202,7 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                 push(&mut out, arrival);
             }
         }
-        let mut host_sent = host.boot_bytes;
+        let mut host_sent = 0usize;
         if let Some(arrivals) = link_arrivals.get_mut(&End { node: 0, link: 0 }) {
             while let Some(a) = arrivals.pop_front() {
                 let len = out[a].record.size as usize;

@@ -7,6 +7,7 @@ use shared::pairing::pair_messages;
 use simulator_wasm::asm::assemble;
 use simulator_wasm::isa::{Chip, CycleTable};
 use simulator_wasm::network::{Config, Network, Outcome};
+use simulator_wasm::session::{Program, Session, Setup};
 use simulator_wasm::topology::Topology;
 use simulator_wasm::trace::to_trace;
 
@@ -115,4 +116,58 @@ fn the_same_program_on_the_same_network_gives_identical_trace_bytes() {
         .filter(|k| **k == EventKind::Probe)
         .count();
     assert_eq!(done, 16);
+}
+
+#[test]
+fn a_boot_file_boots_the_root_which_boots_the_next_node_and_the_host_prints_its_output() {
+    let code = assemble(
+        include_str!("../data/hello.s"),
+        &CycleTable::new(Chip::T800, 0),
+        Chip::T800.mem_start(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .code;
+    assert!(code.len() <= 255, "{} bytes", code.len());
+    let mut boot = vec![code.len() as u8];
+    boot.extend_from_slice(&code);
+    let setup = Setup {
+        topology: "pipe 2".to_owned(),
+        ..Setup::default()
+    };
+    let mut session =
+        Session::new(&Program::BootFile(boot), &setup).unwrap_or_else(|e| panic!("{e}"));
+    let outcome = session.finish().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(outcome, Outcome::Exited(0));
+    assert_eq!(session.output(), "hello, world\nnode 1 booted\n");
+    assert!(!session.network.nodes[1].is_booting());
+    let trace = to_trace(&session.network, "hello").unwrap_or_else(|e| panic!("{e}"));
+    // Two boots (host to root, root to node 1), three requests to the host, two replies of
+    // two reads each (the host ends at the exit request, leaving the last reply unsent), and
+    // node 1's word.
+    let pairing = pair_messages(&trace);
+    assert_eq!(pairing.messages.len(), 2 + 3 + 4 + 1, "{pairing:?}");
+    assert!(pairing.unmatched_sends.is_empty() && pairing.unmatched_arrivals.is_empty());
+    assert_eq!(trace.nodes.len(), 3);
+    assert_eq!(trace.nodes[2].name, "host");
+}
+
+#[test]
+fn bad_boot_files_and_networks_are_errors_not_panics() {
+    let setup = Setup::default();
+    let error = |program: Program, setup: &Setup| match Session::new(&program, setup) {
+        Err(e) => e.to_string(),
+        Ok(_) => "accepted".to_owned(),
+    };
+    assert!(error(Program::BootFile(vec![]), &setup).contains("length"));
+    assert!(error(Program::Assembly("ldc".to_owned()), &setup).contains("line 1"));
+    let bad = Setup {
+        topology: "mesh 20x20".to_owned(),
+        ..Setup::default()
+    };
+    assert!(error(Program::Assembly("stopp".to_owned()), &bad).contains("1 to 256"));
+    let slow = Setup {
+        link_mbit: 7,
+        ..Setup::default()
+    };
+    assert!(error(Program::Assembly("stopp".to_owned()), &slow).contains("5, 10 or 20"));
 }

@@ -1,0 +1,224 @@
+//! One simulation from start to end, as the command line and the page run it: a program
+//! (assembly, loaded into every node, or a boot file streamed by the host into the root), a
+//! network, and a run in slices so a caller can report progress.
+
+use crate::asm::assemble;
+use crate::error::SimError;
+use crate::isa::{Chip, CycleTable};
+use crate::network::{Config, Host, Network, Outcome};
+use crate::topology::Topology;
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// Assembly source: assembled for `MemStart` and loaded into every node, which starts it
+    /// with A = its number and B = the number of nodes.
+    Assembly(String),
+    /// A boot file: the host streams it into the root's link 0; every node boots from a link.
+    BootFile(Vec<u8>),
+}
+
+/// How to run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// The network, e.g. `mesh 4x4` (see [`Topology::parse`]).
+    pub topology: String,
+    /// The chip of every node.
+    pub chip: Chip,
+    /// The processor clock in MHz.
+    pub mhz: u32,
+    /// Link speed in Mbit/s: 5, 10 or 20.
+    pub link_mbit: u32,
+    /// Memory of each node in KB.
+    pub memory_kb: u32,
+    /// External memory wait states.
+    pub wait_states: u32,
+    /// Stop at this virtual time, nanoseconds.
+    pub until_ns: u64,
+    /// The utilization sampling interval, nanoseconds.
+    pub sample_ns: u64,
+    /// What the host answers to a command-line request.
+    pub command_line: String,
+    /// Keys the host hands out, in order.
+    pub keys: Vec<u8>,
+    /// Whether events are recorded.
+    pub tracing: bool,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            topology: "single".to_owned(),
+            chip: Chip::T800,
+            mhz: 20,
+            link_mbit: 20,
+            memory_kb: 64,
+            wait_states: 0,
+            until_ns: 1_000_000_000,
+            sample_ns: 100_000,
+            command_line: String::new(),
+            keys: Vec::new(),
+            tracing: true,
+        }
+    }
+}
+
+/// A simulation under way.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The network.
+    pub network: Network,
+    until_ps: u64,
+    /// How the run ended, once it has.
+    pub outcome: Option<Outcome>,
+}
+
+/// Reads a virtual duration: `250us`, `10ms`, `1s`, `500ns` (a bare number is nanoseconds).
+pub fn parse_duration_ns(text: &str) -> Result<u64, SimError> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| SimError::Network {
+        message: format!("expected a duration such as 10ms, found `{text}`"),
+    })?;
+    let scale = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => {
+            return Err(SimError::Network {
+                message: format!("unknown time unit `{other}`: expected ns, us, ms or s"),
+            });
+        }
+    };
+    Ok((value * scale).round() as u64)
+}
+
+impl Session {
+    /// Builds the network and loads the program.
+    pub fn new(program: &Program, setup: &Setup) -> Result<Session, SimError> {
+        if !matches!(setup.link_mbit, 5 | 10 | 20) {
+            return Err(SimError::Network {
+                message: format!("links run at 5, 10 or 20 Mbit/s, not {}", setup.link_mbit),
+            });
+        }
+        if setup.mhz == 0 || setup.mhz > 100 {
+            return Err(SimError::Network {
+                message: format!("a clock of {} MHz: expected 1 to 100", setup.mhz),
+            });
+        }
+        let topology = Topology::parse(&setup.topology)?;
+        let memory_bytes = setup.memory_kb.clamp(4, 16 * 1024) * 1024;
+        let config = Config {
+            chip: setup.chip,
+            clock_hz: u64::from(setup.mhz) * 1_000_000,
+            link_mbit: setup.link_mbit,
+            memory_bytes,
+            wait_states: setup.wait_states,
+            sample_ps: setup.sample_ns.max(1).saturating_mul(1_000),
+            tracing: setup.tracing,
+        };
+        let mut network = Network::new(topology, config);
+        let boot: &[u8] = match program {
+            Program::Assembly(source) => {
+                let table = CycleTable::new(setup.chip, setup.wait_states);
+                let code = assemble(source, &table, setup.chip.mem_start())?.code;
+                network.load_all(&code)?;
+                &[]
+            }
+            Program::BootFile(bytes) => {
+                if bytes.first().is_none_or(|&n| n < 2) {
+                    return Err(SimError::Boot {
+                        message: "a boot file starts with its first code block's length (2 to \
+                                  255)"
+                            .to_owned(),
+                    });
+                }
+                network.await_boot()?;
+                bytes
+            }
+        };
+        let host = Host::new(
+            network.link_timing(),
+            boot,
+            &setup.command_line,
+            &setup.keys,
+        );
+        network.attach_host(host);
+        Ok(Session {
+            network,
+            until_ps: setup.until_ns.saturating_mul(1_000),
+            outcome: None,
+        })
+    }
+
+    /// Runs at most `slice_ns` more virtual time; returns how the run ended once it has.
+    pub fn advance(&mut self, slice_ns: u64) -> Result<Option<Outcome>, SimError> {
+        if self.outcome.is_some() {
+            return Ok(self.outcome);
+        }
+        let to = self
+            .network
+            .time_ps
+            .saturating_add(slice_ns.saturating_mul(1_000))
+            .min(self.until_ps);
+        let outcome = self.network.run(to)?;
+        if outcome != Outcome::Until || self.network.time_ps >= self.until_ps {
+            self.outcome = Some(outcome);
+        }
+        Ok(self.outcome)
+    }
+
+    /// Runs to the end.
+    pub fn finish(&mut self) -> Result<Outcome, SimError> {
+        loop {
+            if let Some(outcome) = self.advance(u64::MAX)? {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// The fraction of the time asked for that has run.
+    pub fn progress(&self) -> f64 {
+        if self.until_ps == 0 {
+            return 1.0;
+        }
+        (self.network.time_ps as f64 / self.until_ps as f64).min(1.0)
+    }
+
+    /// What the program wrote to the host's screen.
+    pub fn output(&self) -> String {
+        let bytes = self.network.host.as_ref().map_or(&[][..], |h| &h.output);
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    /// The status the program exited with, if it asked the host to exit.
+    pub fn exit_status(&self) -> Option<i32> {
+        self.network.host.as_ref().and_then(|h| h.exit)
+    }
+}
+
+/// The chip named `name` (`T414`, `T800`, `T805`), as an error the user can read otherwise.
+pub fn chip(name: &str) -> Result<Chip, SimError> {
+    Chip::from_name(name).ok_or_else(|| SimError::Network {
+        message: format!("unknown chip `{name}`: expected T414 or T800"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_with_their_units() -> Result<(), SimError> {
+        assert_eq!(parse_duration_ns("10ms")?, 10_000_000);
+        assert_eq!(parse_duration_ns("250us")?, 250_000);
+        assert_eq!(parse_duration_ns("1.5s")?, 1_500_000_000);
+        assert_eq!(parse_duration_ns("700")?, 700);
+        assert!(parse_duration_ns("3 parsecs").is_err());
+        Ok(())
+    }
+}
