@@ -8,6 +8,7 @@ pub mod cache;
 pub mod db;
 pub mod http;
 pub mod ingest;
+pub mod simulate;
 
 use std::path::PathBuf;
 

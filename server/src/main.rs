@@ -1,4 +1,5 @@
-//! The `tracescope` binary: `serve` the app, `import`, `analyze` and `convert` traces.
+//! The `tracescope` binary: `serve` the app, `import`, `analyze` and `convert` traces,
+//! `simulate` a transputer network.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -84,6 +85,53 @@ enum Command {
         #[arg(long, value_parser = parse_format)]
         format: Option<shared::import::Format>,
     },
+    /// Run a program on an emulated transputer network: print what it writes through the
+    /// host, and write or analyse its trace.
+    Simulate {
+        /// An assembly program (`.s`, `.asm`: loaded into every node, which starts with A = its
+        /// number and B = the number of nodes) or a boot file (streamed into the root's link 0).
+        program: PathBuf,
+        /// The network: single, pipe N, ring N, mesh WxH, torus WxH, cylinder WxH,
+        /// hypercube D, tree N, or `nodes N: A.L-B.L, …`.
+        #[arg(long, default_value = "single")]
+        topology: String,
+        /// The chip: T414 or T800.
+        #[arg(long, default_value = "T800")]
+        chip: String,
+        /// Processor clock in MHz.
+        #[arg(long, default_value_t = 20)]
+        mhz: u32,
+        /// Link speed in Mbit/s: 5, 10 or 20.
+        #[arg(long, default_value_t = 20)]
+        link_mbit: u32,
+        /// Memory of each node in KB.
+        #[arg(long, default_value_t = 64)]
+        memory_kb: u32,
+        /// External memory wait states.
+        #[arg(long, default_value_t = 0)]
+        wait_states: u32,
+        /// Stop at this virtual time (`500us`, `10ms`, `1s`).
+        #[arg(long, default_value = "1s")]
+        until: String,
+        /// The utilization sampling interval (`100us`).
+        #[arg(long, default_value = "100us")]
+        sample: String,
+        /// What the host answers when the program asks for its command line.
+        #[arg(long, default_value = "")]
+        command_line: String,
+        /// Write the trace to this file.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// The trace file's format.
+        #[arg(long, value_enum, default_value = "native")]
+        to: OutputFormat,
+        /// Analyse the trace (as `tracescope analyze` does) and print the report.
+        #[arg(long)]
+        analyze: bool,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// What `tracescope convert` writes.
@@ -152,6 +200,22 @@ fn read_trace(
     Ok(shared::import::import(&bytes, format, &name)?)
 }
 
+/// `trace` in the format `to`.
+fn encode(trace: &shared::model::Trace, to: OutputFormat) -> anyhow::Result<Vec<u8>> {
+    Ok(match to {
+        OutputFormat::ChromeJson => shared::import::chrome::write(trace).into_bytes(),
+        OutputFormat::Native => shared::native::write(trace).into_bytes(),
+        OutputFormat::Binary => shared::import::binary::write(trace),
+        OutputFormat::Tmon => {
+            let (bytes, notes) = shared::import::tmon::write(trace)?;
+            for note in notes {
+                eprintln!("note: {note}");
+            }
+            bytes
+        }
+    })
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -188,18 +252,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 eprintln!("note: {note}");
             }
             let trace = &imported.trace;
-            let out = match to {
-                OutputFormat::ChromeJson => shared::import::chrome::write(trace).into_bytes(),
-                OutputFormat::Native => shared::native::write(trace).into_bytes(),
-                OutputFormat::Binary => shared::import::binary::write(trace),
-                OutputFormat::Tmon => {
-                    let (bytes, notes) = shared::import::tmon::write(trace)?;
-                    for note in notes {
-                        eprintln!("note: {note}");
-                    }
-                    bytes
-                }
-            };
+            let out = encode(trace, to)?;
             std::fs::write(&output, &out)
                 .with_context(|| format!("writing {}", output.display()))?;
             eprintln!(
@@ -210,6 +263,83 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 output.display(),
                 out.len()
             );
+            Ok(())
+        }
+        Command::Simulate {
+            program,
+            topology,
+            chip,
+            mhz,
+            link_mbit,
+            memory_kb,
+            wait_states,
+            until,
+            sample,
+            command_line,
+            trace,
+            to,
+            analyze,
+            json,
+        } => {
+            use simulator_wasm::session::{Setup, chip as chip_named, parse_duration_ns};
+            let bytes = std::fs::read(&program)
+                .with_context(|| format!("reading {}", program.display()))?;
+            let file = program.display().to_string();
+            let code = server::simulate::program_of(&file, bytes);
+            let setup = Setup {
+                topology,
+                chip: chip_named(&chip)?,
+                mhz,
+                link_mbit,
+                memory_kb,
+                wait_states,
+                until_ns: parse_duration_ns(&until)?,
+                sample_ns: parse_duration_ns(&sample)?,
+                command_line,
+                keys: Vec::new(),
+                tracing: true,
+            };
+            let (mut report, simulated) =
+                server::simulate::simulate(&file, &code, &setup, analyze)?;
+            if let Some(path) = &trace {
+                let out = encode(&simulated, to)?;
+                std::fs::write(path, &out)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                report.trace_file = Some(path.display().to_string());
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.output);
+                eprintln!(
+                    "{}: {} on {} ({} × {} at {} MHz, links {} Mbit/s): {} at {} ns of virtual \
+                     time{}; {} instructions in {:.3} s ({:.1} M/s); {} events, {} messages{}",
+                    report.program,
+                    report.kind,
+                    report.topology,
+                    report.nodes,
+                    report.chip,
+                    report.mhz,
+                    report.link_mbit,
+                    report.outcome,
+                    report.virtual_ns,
+                    report
+                        .exit_status
+                        .map_or_else(String::new, |s| format!(" (status {s})")),
+                    report.instructions,
+                    report.host_seconds,
+                    report.instructions_per_second / 1e6,
+                    report.events,
+                    report.messages,
+                    report
+                        .trace_file
+                        .as_ref()
+                        .map_or_else(String::new, |p| format!("; trace written to {p}")),
+                );
+                if let Some(analysis) = &report.analysis {
+                    print!("{}", analyze::render_text(analysis));
+                }
+            }
             Ok(())
         }
         Command::Analyze {

@@ -262,3 +262,65 @@ fn import_stores_a_run_the_server_then_lists() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn simulate_runs_a_program_prints_its_output_and_writes_a_trace_others_can_read() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let program = dir.path().join("hi.s");
+    // Node 0 writes a line through the iserver and exits with status 3; node 1 sends node 0
+    // a word over the pipe's link first.
+    std::fs::write(
+        &program,
+        "    ajw -8\n    stl 1\n    ldl 1\n    cj root\n    ldc #80000008\n    ldc 7\n    outword\n    stopp\n\
+         root:\n    ldc #80002000\n    ldc #80000014\n    ldc 4\n    in\n\
+         \x20   ldc hi\n    ldc #80000000\n    ldc hi_end - hi\n    out\n\
+         \x20   ldc #80002000\n    ldc #80000010\n    ldc 8\n    in\n\
+         \x20   ldc bye\n    ldc #80000000\n    ldc 8\n    out\n    stopp\n\
+         hi:\n    .byte 18, 0, 13, 1, 0, 0, 0, 11, 0, \"hi from T0\", 10\n hi_end:\n\
+         bye:\n    .byte 6, 0, 35, 3, 0, 0, 0, 0\n",
+    )
+    .expect("writes the program");
+    let trace = dir.path().join("hi.json");
+    let out = tracescope(&[
+        "simulate",
+        program.to_str().expect("utf-8 path"),
+        "--topology",
+        "pipe 2",
+        "--trace",
+        trace.to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["output"], "hi from T0\n");
+    assert_eq!(report["outcome"], "exited");
+    assert_eq!(report["exit_status"], 3);
+    assert_eq!(report["topology"], "pipe 2");
+    assert_eq!(report["nodes"], 2);
+    assert!(report["virtual_ns"].as_u64().is_some_and(|ns| ns > 0));
+    assert!(report["instructions"].as_u64().is_some_and(|n| n > 10));
+    // The word from node 1, the write request, its 8-byte reply and the exit request.
+    assert_eq!(report["messages"], 4);
+    let analyzed = tracescope(&["analyze", trace.to_str().expect("utf-8 path"), "--json"]);
+    assert!(
+        analyzed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&analyzed.stderr)
+    );
+    let analysis: serde_json::Value = serde_json::from_slice(&analyzed.stdout).expect("JSON");
+    assert_eq!(analysis["nodes"], 3);
+    assert_eq!(analysis["messages"], 4);
+
+    let bad = tracescope(&[
+        "simulate",
+        program.to_str().expect("utf-8 path"),
+        "--topology",
+        "mesh 3",
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("WIDTHxHEIGHT"));
+}

@@ -1,0 +1,140 @@
+//! `tracescope simulate`: run a program on an emulated transputer network and report what it
+//! printed, how long it took in virtual time, and its trace.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use shared::import::Format;
+use simulator_wasm::network::Outcome;
+use simulator_wasm::session::{Program, Session, Setup};
+
+use crate::analyze::{self, AnalyzeReport};
+
+/// What `tracescope simulate --json` prints.
+#[derive(Debug, Serialize)]
+pub struct SimulateReport {
+    /// The program file.
+    pub program: String,
+    /// `assembly` or `boot file`.
+    pub kind: &'static str,
+    /// The network, normalised (`mesh 4x4`).
+    pub topology: String,
+    /// The chip.
+    pub chip: &'static str,
+    /// Processor clock, MHz.
+    pub mhz: u32,
+    /// Link speed, Mbit/s.
+    pub link_mbit: u32,
+    /// `exited` (the program asked the host to), `idle` (every node waits: finished or
+    /// deadlocked) or `until` (the time limit).
+    pub outcome: &'static str,
+    /// The exit status, when the program exited.
+    pub exit_status: Option<i32>,
+    /// Virtual time at the end, nanoseconds.
+    pub virtual_ns: u64,
+    /// Instructions executed by all nodes.
+    pub instructions: u64,
+    /// Host seconds the run took.
+    pub host_seconds: f64,
+    /// Emulated instructions per host second.
+    pub instructions_per_second: f64,
+    /// Nodes in the network.
+    pub nodes: usize,
+    /// Events in the trace.
+    pub events: usize,
+    /// Messages in the trace.
+    pub messages: usize,
+    /// What the program printed through the host.
+    pub output: String,
+    /// Where the trace was written, when asked.
+    pub trace_file: Option<String>,
+    /// The analysis of the trace, when asked.
+    pub analysis: Option<AnalyzeReport>,
+}
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulateError {
+    /// The program, network or run failed.
+    #[error(transparent)]
+    Sim(#[from] simulator_wasm::error::SimError),
+    /// The trace could not be built.
+    #[error(transparent)]
+    Model(#[from] shared::model::ModelError),
+    /// The analysis failed.
+    #[error(transparent)]
+    Analyze(#[from] analyze::AnalyzeError),
+}
+
+/// Reads `bytes` as assembly when the file is named `.s` or `.asm`, else as a boot file.
+pub fn program_of(file: &str, bytes: Vec<u8>) -> Program {
+    let assembly = [".s", ".asm", ".tasm"]
+        .iter()
+        .any(|ext| file.to_ascii_lowercase().ends_with(ext));
+    if assembly {
+        Program::Assembly(String::from_utf8_lossy(&bytes).into_owned())
+    } else {
+        Program::BootFile(bytes)
+    }
+}
+
+/// Runs `program` (from `file`) as `setup` says; returns the report and the trace.
+pub fn simulate(
+    file: &str,
+    program: &Program,
+    setup: &Setup,
+    analyze: bool,
+) -> Result<(SimulateReport, shared::model::Trace), SimulateError> {
+    let started = Instant::now();
+    let mut session = Session::new(program, setup)?;
+    let outcome = session.finish()?;
+    let host_seconds = started.elapsed().as_secs_f64();
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
+    let trace = simulator_wasm::trace::to_trace(&session.network, &name)?;
+    let messages = shared::pairing::pair_messages(&trace).messages.len();
+    let instructions = session.network.instructions();
+    let analysis = if analyze {
+        let imported = shared::import::Imported {
+            format: Format::TracescopeJson,
+            trace: trace.clone(),
+            notes: Vec::new(),
+        };
+        Some(analyze::analyze_imported(
+            &imported,
+            file,
+            &analyze::Request::default(),
+        )?)
+    } else {
+        None
+    };
+    let report = SimulateReport {
+        program: file.to_owned(),
+        kind: match program {
+            Program::Assembly(_) => "assembly",
+            Program::BootFile(_) => "boot file",
+        },
+        topology: session.network.topology.name.clone(),
+        chip: setup.chip.name(),
+        mhz: setup.mhz,
+        link_mbit: setup.link_mbit,
+        outcome: match outcome {
+            Outcome::Exited(_) => "exited",
+            Outcome::Idle => "idle",
+            Outcome::Until => "until",
+        },
+        exit_status: session.exit_status(),
+        virtual_ns: session.network.nanoseconds(),
+        instructions,
+        host_seconds,
+        instructions_per_second: instructions as f64 / host_seconds.max(1e-9),
+        nodes: session.network.nodes.len(),
+        events: trace.events.len(),
+        messages,
+        output: session.output(),
+        trace_file: None,
+        analysis,
+    };
+    Ok((report, trace))
+}
