@@ -6,6 +6,7 @@ use leptos_router::path;
 
 use crate::pages::home::HomePage;
 use crate::pages::run::{RunPage, ViewPage};
+use crate::pages::simulate::SimulatePage;
 
 /// The whole app.
 #[component]
@@ -15,12 +16,17 @@ pub fn App() -> impl IntoView {
             <header class="topbar">
                 <A href="/">"Tracescope"</A>
                 <span class="tagline">"why is my parallel program slow?"</span>
+                <nav class="topnav">
+                    <A href="/">"Runs"</A>
+                    <A href="/simulate">"Simulator"</A>
+                </nav>
             </header>
             <main>
                 <Routes fallback=|| view! { <p class="error">"There is no page here."</p> }>
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/runs/:id") view=RunPage/>
                     <Route path=path!("/v/:id") view=ViewPage/>
+                    <Route path=path!("/simulate") view=SimulatePage/>
                 </Routes>
             </main>
         </Router>

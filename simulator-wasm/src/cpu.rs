@@ -137,8 +137,8 @@ pub struct Node {
     slices_at: u64,
     /// Cycles since the node started: its virtual time.
     pub cycles: u64,
-    /// Processor cycles a second.
-    pub clock_hz: u64,
+    /// Processor cycles a second (fixed at construction: time conversions are cached from it).
+    pub(crate) clock_hz: u64,
     timer_base: [u32; 2],
     /// Instructions executed (prefixes included).
     pub instructions: u64,
@@ -150,9 +150,8 @@ pub struct Node {
     pub links: [Link; 4],
     /// The links' speed and delays.
     pub link_timing: LinkTiming,
-    /// Link engine reactions to come: (picoseconds, order, link, action).
-    actions: BinaryHeap<Reverse<(u64, u64, u8, Action)>>,
-    action_seq: u64,
+    /// Link engine reactions to come: (picoseconds, link, action).
+    actions: BinaryHeap<Reverse<(u64, u8, Action)>>,
     /// The cycle of the earliest pending action (`u64::MAX` when none).
     next_action_cycle: u64,
     /// Packets put on the node's outgoing wires, for the network to deliver.
@@ -163,6 +162,18 @@ pub struct Node {
     pub idle_cycles: u64,
     /// Probe texts, read when the probe ran; a probe event's `channel` indexes them.
     pub probe_texts: Vec<String>,
+    /// Picoseconds and nanoseconds a cycle when they are whole numbers (0 when not): time
+    /// conversions on the hot path then need no 128-bit division, which WebAssembly does in
+    /// software.
+    ps_per_cycle: u64,
+    ns_per_cycle: u64,
+    /// Stop [`Node::run_until`] as soon as a packet is put on a wire.
+    pub stop_on_emit: bool,
+}
+
+/// `a / b` when `b` divides `a`, else 0.
+fn whole_division(a: u64, b: u64) -> u64 {
+    if a.is_multiple_of(b) { a / b } else { 0 }
 }
 
 /// A picosecond count as processor cycles at `clock_hz`, rounded up.
@@ -207,12 +218,14 @@ impl Node {
             links: [Link::new(), Link::new(), Link::new(), Link::new()],
             link_timing: LinkTiming::new(chip, 20),
             actions: BinaryHeap::new(),
-            action_seq: 0,
             next_action_cycle: u64::MAX,
             outbox: Vec::new(),
             booting: None,
             idle_cycles: 0,
             probe_texts: Vec::new(),
+            ps_per_cycle: whole_division(1_000_000_000_000, clock_hz.max(1)),
+            ns_per_cycle: whole_division(1_000_000_000, clock_hz.max(1)),
+            stop_on_emit: false,
         }
     }
 
@@ -242,12 +255,26 @@ impl Node {
 
     /// The node's time in picoseconds.
     pub fn picoseconds(&self) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return self.cycles.saturating_mul(self.ps_per_cycle);
+        }
         let ps = u128::from(self.cycles) * 1_000_000_000_000 / u128::from(self.clock_hz);
         u64::try_from(ps).unwrap_or(u64::MAX)
     }
 
+    /// Cycle `cycle` in picoseconds, rounded down.
+    pub fn picoseconds_at(&self, cycle: u64) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return cycle.saturating_mul(self.ps_per_cycle);
+        }
+        crate::network::cycle_ps(cycle, self.clock_hz)
+    }
+
     /// The first cycle at or after `ps` picoseconds.
     pub fn cycle_at(&self, ps: u64) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return ps.div_ceil(self.ps_per_cycle);
+        }
         cycles_at(ps, self.clock_hz)
     }
 
@@ -269,16 +296,14 @@ impl Node {
     }
 
     fn schedule_action(&mut self, at_ps: u64, link: usize, action: Action) {
-        self.action_seq += 1;
-        self.actions
-            .push(Reverse((at_ps, self.action_seq, link as u8, action)));
+        self.actions.push(Reverse((at_ps, link as u8, action)));
         self.next_action_cycle = self.next_action_cycle.min(self.cycle_at(at_ps));
     }
 
     /// Carries out the link actions whose time has come.
     fn apply_actions(&mut self) -> Result<(), SimError> {
         let now = self.picoseconds();
-        while let Some(&Reverse((at, _, link, action))) = self.actions.peek() {
+        while let Some(&Reverse((at, link, action))) = self.actions.peek() {
             if at > now {
                 break;
             }
@@ -522,6 +547,11 @@ impl Node {
         Ok(())
     }
 
+    /// Processor cycles a second.
+    pub fn clock_hz(&self) -> u64 {
+        self.clock_hz
+    }
+
     /// The memory size in bytes.
     pub fn memory_size(&self) -> u32 {
         self.memory.len() as u32
@@ -529,6 +559,9 @@ impl Node {
 
     /// The node's time in nanoseconds.
     pub fn nanoseconds(&self) -> u64 {
+        if self.ns_per_cycle != 0 {
+            return self.cycles.saturating_mul(self.ns_per_cycle);
+        }
         let ns = u128::from(self.cycles) * 1_000_000_000 / u128::from(self.clock_hz);
         u64::try_from(ns).unwrap_or(u64::MAX)
     }
@@ -800,6 +833,9 @@ impl Node {
     /// timers in time order, idling forward when no process can run.
     pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
         while self.cycles < limit {
+            if self.stop_on_emit && !self.outbox.is_empty() {
+                return Ok(());
+            }
             if self.step_within(limit)? == Status::Idle {
                 self.idle_cycles += limit - self.cycles;
                 self.cycles = limit;

@@ -101,17 +101,19 @@ pub struct Packet {
     pub kind: PacketKind,
 }
 
-/// What a link engine does at a time: the delayed reactions to packets.
+/// What a link engine does at a time: the delayed reactions to packets. Actions at the same
+/// time on the same link run in this order, whatever order their packets were delivered in,
+/// so a run does not depend on how the network's clock was sliced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Action {
-    /// A data packet's start bit arrives.
-    DataStart,
-    /// The acknowledge of the byte arriving may go now (when there is room for it).
-    AckDue,
-    /// The byte's stop bit has arrived.
-    ByteEnd(u8),
     /// The acknowledge of the byte sent has been seen: the next may go.
     AckSeen,
+    /// The acknowledge of the byte arriving may go now (when there is room for it).
+    AckDue,
+    /// The byte's stop bit has arrived (before the next byte's start bit at the same time).
+    ByteEnd(u8),
+    /// A data packet's start bit arrives.
+    DataStart,
 }
 
 /// One link's two engines, as the node sees them.

@@ -97,8 +97,7 @@ pub struct Host {
     awaiting_ack: bool,
     arriving: bool,
     wire_free_ps: u64,
-    actions: BinaryHeap<Reverse<(u64, u64, Action)>>,
-    seq: u64,
+    actions: BinaryHeap<Reverse<(u64, Action)>>,
     outbox: Vec<(u64, PacketKind)>,
     command_line: String,
     keys: VecDeque<u8>,
@@ -143,7 +142,6 @@ impl Host {
             arriving: false,
             wire_free_ps: 0,
             actions: BinaryHeap::new(),
-            seq: 0,
             outbox: Vec::new(),
             command_line: command_line.to_owned(),
             keys: keys.iter().copied().collect(),
@@ -156,8 +154,7 @@ impl Host {
     }
 
     fn schedule(&mut self, at: u64, action: Action) {
-        self.seq += 1;
-        self.actions.push(Reverse((at, self.seq, action)));
+        self.actions.push(Reverse((at, action)));
     }
 
     fn receive(&mut self, kind: PacketKind, at: u64) {
@@ -191,7 +188,7 @@ impl Host {
 
     fn run_until(&mut self, start: u64, end: u64) -> Result<(), SimError> {
         self.pump(start);
-        while let Some(&Reverse((at, _, action))) = self.actions.peek() {
+        while let Some(&Reverse((at, action))) = self.actions.peek() {
             if at > end {
                 break;
             }
@@ -377,6 +374,11 @@ impl Network {
         Ok(())
     }
 
+    /// The first point of the window grid at or after `ps`.
+    pub fn grid_at_or_after(&self, ps: u64) -> u64 {
+        ps.div_ceil(self.window_ps).saturating_mul(self.window_ps)
+    }
+
     /// The network's time in nanoseconds.
     pub fn nanoseconds(&self) -> u64 {
         self.time_ps / 1_000
@@ -387,11 +389,31 @@ impl Network {
         self.nodes.iter().map(|n| n.instructions).sum()
     }
 
+    /// The one node that can do anything, when all the others and the host wait for it.
+    fn free_runner(&self) -> Option<usize> {
+        let host_waits = self.host.as_ref().is_none_or(|h| {
+            h.exit.is_some() || (h.actions.is_empty() && (h.pending.is_empty() || h.awaiting_ack))
+        });
+        if !host_waits {
+            return None;
+        }
+        let mut runner = None;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.next_activity().is_some() {
+                if runner.is_some() {
+                    return None;
+                }
+                runner = Some(i);
+            }
+        }
+        runner
+    }
+
     fn next_activity_ps(&self) -> Option<u64> {
         let nodes = self
             .nodes
             .iter()
-            .filter_map(|n| n.next_activity().map(|c| cycle_ps(c, n.clock_hz)));
+            .filter_map(|n| n.next_activity().map(|c| n.picoseconds_at(c)));
         let host = self.host.as_ref().and_then(|h| {
             let pumping = !h.awaiting_ack && !h.pending.is_empty() && h.exit.is_none();
             if pumping {
@@ -409,17 +431,41 @@ impl Network {
             if let Some(status) = self.host.as_ref().and_then(|h| h.exit) {
                 return Ok(Outcome::Exited(status));
             }
+            if let Some(i) = self.free_runner() {
+                // Only node i can do anything: nothing can reach it before it sends, so it
+                // runs on, up to its first packet or the next sampling boundary.
+                let limit_ps = until_ps.min(self.next_sample_ps);
+                let node = &mut self.nodes[i];
+                node.stop_on_emit = true;
+                let ran = node.run_until(node.cycle_at(limit_ps));
+                node.stop_on_emit = false;
+                ran.map_err(|e| SimError::Network {
+                    message: format!("node {i}: {e}"),
+                })?;
+                let now = node.picoseconds();
+                let emitted = !node.outbox.is_empty();
+                self.deliver();
+                self.time_ps = if emitted {
+                    (now / self.window_ps * self.window_ps).max(self.time_ps)
+                } else {
+                    limit_ps.max(self.time_ps)
+                };
+                self.sample()?;
+                continue;
+            }
             match self.next_activity_ps() {
                 None => return Ok(Outcome::Idle),
                 Some(t) if t > self.time_ps + self.window_ps => {
-                    self.time_ps = t.min(until_ps);
+                    // Jump, staying on the window grid.
+                    self.time_ps = (t / self.window_ps * self.window_ps).min(until_ps);
                     self.sample()?;
                     continue;
                 }
                 Some(_) => {}
             }
             let start = self.time_ps;
-            let end = (start + self.window_ps).min(until_ps);
+            // Windows lie on a fixed grid, so slicing a run differently gives the same run.
+            let end = ((start / self.window_ps + 1) * self.window_ps).min(until_ps);
             for (i, node) in self.nodes.iter_mut().enumerate() {
                 let limit = node.cycle_at(end);
                 node.run_until(limit).map_err(|e| SimError::Network {

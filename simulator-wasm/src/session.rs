@@ -162,8 +162,11 @@ impl Session {
         }
         let to = self
             .network
-            .time_ps
-            .saturating_add(slice_ns.saturating_mul(1_000))
+            .grid_at_or_after(
+                self.network
+                    .time_ps
+                    .saturating_add(slice_ns.saturating_mul(1_000)),
+            )
             .min(self.until_ps);
         let outcome = self.network.run(to)?;
         if outcome != Outcome::Until || self.network.time_ps >= self.until_ps {

@@ -1,8 +1,11 @@
 //! The thin wasm-bindgen wrapper around the pure core: it converts types and nothing else.
+//! The page's Web Worker (`static/sim-worker.js`) drives a [`Simulation`] in slices.
 
-use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::prelude::{JsError, wasm_bindgen};
 
 use crate::machine::VirtualClock;
+use crate::network::Outcome;
+use crate::session::{Program, Session, Setup, chip};
 
 /// A node's virtual clock, for JavaScript.
 #[wasm_bindgen]
@@ -24,5 +27,82 @@ impl Clock {
     /// Virtual time in nanoseconds.
     pub fn nanoseconds(&self) -> u64 {
         self.0.nanoseconds()
+    }
+}
+
+/// An assembly program running on a network, for JavaScript.
+#[wasm_bindgen]
+pub struct Simulation(Session);
+
+#[wasm_bindgen]
+impl Simulation {
+    /// Assembles `source` and loads it into every node of `topology`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        source: &str,
+        topology: &str,
+        chip_name: &str,
+        mhz: u32,
+        link_mbit: u32,
+        until_ns: f64,
+    ) -> Result<Simulation, JsError> {
+        let setup = Setup {
+            topology: topology.to_owned(),
+            chip: chip(chip_name)?,
+            mhz,
+            link_mbit,
+            until_ns: until_ns.max(0.0) as u64,
+            ..Setup::default()
+        };
+        Ok(Simulation(Session::new(
+            &Program::Assembly(source.to_owned()),
+            &setup,
+        )?))
+    }
+
+    /// Runs at most `slice_ns` more virtual time; true once the run has ended.
+    pub fn advance(&mut self, slice_ns: f64) -> Result<bool, JsError> {
+        Ok(self.0.advance(slice_ns.max(1.0) as u64)?.is_some())
+    }
+
+    /// The fraction of the time asked for that has run.
+    pub fn progress(&self) -> f64 {
+        self.0.progress()
+    }
+
+    /// Virtual time, nanoseconds.
+    pub fn nanoseconds(&self) -> f64 {
+        self.0.network.nanoseconds() as f64
+    }
+
+    /// Instructions executed by all nodes.
+    pub fn instructions(&self) -> f64 {
+        self.0.network.instructions() as f64
+    }
+
+    /// Nodes in the network.
+    pub fn nodes(&self) -> u32 {
+        self.0.network.nodes.len() as u32
+    }
+
+    /// What the program wrote through the host.
+    pub fn output(&self) -> String {
+        self.0.output()
+    }
+
+    /// `exited N`, `idle`, `until`, or `running`.
+    pub fn outcome(&self) -> String {
+        match self.0.outcome {
+            Some(Outcome::Exited(status)) => format!("exited {status}"),
+            Some(Outcome::Idle) => "idle".to_owned(),
+            Some(Outcome::Until) => "until".to_owned(),
+            None => "running".to_owned(),
+        }
+    }
+
+    /// The trace so far in Tracescope's JSON format, named `name`.
+    pub fn trace_json(&self, name: &str) -> Result<String, JsError> {
+        let trace = crate::trace::to_trace(&self.0.network, name)?;
+        Ok(shared::native::write(&trace))
     }
 }

@@ -2,3 +2,4 @@
 
 pub mod home;
 pub mod run;
+pub mod simulate;

@@ -171,3 +171,58 @@ fn bad_boot_files_and_networks_are_errors_not_panics() {
     };
     assert!(error(Program::Assembly("stopp".to_owned()), &slow).contains("5, 10 or 20"));
 }
+
+#[test]
+fn the_pages_hello_example_prints_both_lines_and_exits() {
+    let setup = Setup {
+        topology: "pipe 2".to_owned(),
+        ..Setup::default()
+    };
+    let program = Program::Assembly(include_str!("../data/hello-loaded.s").to_owned());
+    let mut session = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        session.finish().unwrap_or_else(|e| panic!("{e}")),
+        Outcome::Exited(0)
+    );
+    assert_eq!(session.output(), "hello from T800 #0\nnode 1 sent a word\n");
+    // Slices give the same run as one go.
+    let mut sliced = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
+    while sliced
+        .advance(1_000)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .is_none()
+    {}
+    assert_eq!(sliced.network.time_ps, session.network.time_ps);
+    assert_eq!(sliced.output(), session.output());
+    let trace = |s: &Session| {
+        native::write(&to_trace(&s.network, "hello").unwrap_or_else(|e| panic!("{e}")))
+    };
+    assert_eq!(trace(&sliced), trace(&session));
+}
+
+#[test]
+fn a_mesh_run_in_slices_gives_the_same_trace_as_one_run() {
+    let setup = Setup {
+        topology: "mesh 4x4".to_owned(),
+        sample_ns: 50_000,
+        ..Setup::default()
+    };
+    let source = format!("WIDTH = 4\n{}", include_str!("../data/meshwork.s"));
+    let program = Program::Assembly(source);
+    let mut whole = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
+    whole.finish().unwrap_or_else(|e| panic!("{e}"));
+    let mut sliced = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
+    let mut slices = 0;
+    while sliced
+        .advance(7_777)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .is_none()
+    {
+        slices += 1;
+    }
+    assert!(slices > 100, "{slices}");
+    let trace = |s: &Session| {
+        native::write(&to_trace(&s.network, "mesh").unwrap_or_else(|e| panic!("{e}")))
+    };
+    assert_eq!(trace(&sliced), trace(&whole));
+}

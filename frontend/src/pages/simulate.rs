@@ -1,0 +1,358 @@
+//! `/simulate`: assemble a program and run it on an emulated transputer network in a Web
+//! Worker (`static/sim-worker.js` driving the `simulator-wasm` crate), with a progress readout;
+//! the finished run's trace is stored like an upload, and a link opens it in the Gantt view
+//! (the page keeps the program's output on screen).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_router::components::A;
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::prelude::Closure;
+
+use crate::api;
+
+/// A ready-made program: its name, topology and source.
+struct Example {
+    name: &'static str,
+    topology: &'static str,
+    until: &'static str,
+    source: fn() -> String,
+}
+
+const EXAMPLES: [Example; 3] = [
+    Example {
+        name: "Mesh 4×4: compute and pass words east",
+        topology: "mesh 4x4",
+        until: "100ms",
+        source: || {
+            format!(
+                "WIDTH = 4\n{}",
+                include_str!("../../../simulator-wasm/tests/data/meshwork.s")
+            )
+        },
+    },
+    Example {
+        name: "COMSTIME on one T800 (20,000 iterations)",
+        topology: "single",
+        until: "1s",
+        source: || {
+            include_str!("../../../simulator-wasm/tests/data/comstime.s").replacen(
+                "N = 1000",
+                "N = 20000",
+                1,
+            )
+        },
+    },
+    Example {
+        name: "Hello through the iserver (a pipe of two)",
+        topology: "pipe 2",
+        until: "10ms",
+        source: || include_str!("../../../simulator-wasm/tests/data/hello-loaded.s").to_owned(),
+    },
+];
+
+/// What the worker last said.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Progress {
+    fraction: f64,
+    virtual_ns: f64,
+    instructions: f64,
+    host_seconds: f64,
+}
+
+impl Progress {
+    fn text(&self) -> String {
+        let rate = if self.host_seconds > 0.0 {
+            self.instructions / self.host_seconds / 1e6
+        } else {
+            0.0
+        };
+        format!(
+            "{:.0} % · virtual time {} · {} instructions · {:.1} M instructions/s",
+            self.fraction * 100.0,
+            shared::time::Clock::NANOSECONDS
+                .format_duration(shared::time::Duration(self.virtual_ns as u64)),
+            group(self.instructions as u64),
+            rate
+        )
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn field(data: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(data, &name.into()).unwrap_or(wasm_bindgen::JsValue::UNDEFINED)
+}
+
+fn number(data: &wasm_bindgen::JsValue, name: &str) -> f64 {
+    field(data, name).as_f64().unwrap_or(0.0)
+}
+
+fn text(data: &wasm_bindgen::JsValue, name: &str) -> String {
+    field(data, name).as_string().unwrap_or_default()
+}
+
+/// The Simulator page.
+#[component]
+pub fn SimulatePage() -> impl IntoView {
+    let source = RwSignal::new((EXAMPLES[0].source)());
+    let topology = RwSignal::new(EXAMPLES[0].topology.to_owned());
+    let until = RwSignal::new(EXAMPLES[0].until.to_owned());
+    let chip = RwSignal::new("T800".to_owned());
+    let mhz = RwSignal::new("20".to_owned());
+    let link_mbit = RwSignal::new("20".to_owned());
+    let running = RwSignal::new(false);
+    let progress = RwSignal::new(None::<Progress>);
+    let status = RwSignal::new(None::<Result<String, String>>);
+    let output = RwSignal::new(String::new());
+    let worker = StoredValue::new_local(None::<web_sys::Worker>);
+    let stored = RwSignal::new(None::<String>);
+
+    let pick = move |ev: leptos::ev::Event| {
+        let index: usize = event_target_value(&ev).parse().unwrap_or(0);
+        if let Some(example) = EXAMPLES.get(index) {
+            source.set((example.source)());
+            topology.set(example.topology.to_owned());
+            until.set(example.until.to_owned());
+        }
+    };
+
+    let run = move |_| {
+        let until_ns = match simulator_duration(&until.get_untracked()) {
+            Ok(ns) => ns,
+            Err(message) => {
+                status.set(Some(Err(message)));
+                return;
+            }
+        };
+        let options = web_sys::WorkerOptions::new();
+        options.set_type(web_sys::WorkerType::Module);
+        let Ok(w) = web_sys::Worker::new_with_options("/sim-worker.js", &options) else {
+            status.set(Some(Err(
+                "this browser cannot start a module Web Worker".to_owned()
+            )));
+            return;
+        };
+        running.set(true);
+        output.set(String::new());
+        status.set(Some(Ok("Assembling and starting…".to_owned())));
+        progress.set(None);
+        stored.set(None);
+        let name = format!("simulation on {}", topology.get_untracked());
+        let trace_name = name.clone();
+        let on_message =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                let data = ev.data();
+                match text(&data, "type").as_str() {
+                    "progress" => progress.set(Some(Progress {
+                        fraction: number(&data, "progress"),
+                        virtual_ns: number(&data, "virtualNs"),
+                        instructions: number(&data, "instructions"),
+                        host_seconds: number(&data, "hostSeconds"),
+                    })),
+                    "done" => {
+                        let done = Progress {
+                            fraction: 1.0,
+                            virtual_ns: number(&data, "virtualNs"),
+                            instructions: number(&data, "instructions"),
+                            host_seconds: number(&data, "hostSeconds"),
+                        };
+                        output.set(text(&data, "output"));
+                        status.set(Some(Ok(format!(
+                            "Finished ({}) on {} nodes: {}. Storing the trace…",
+                            text(&data, "outcome"),
+                            number(&data, "nodes"),
+                            done.text()
+                        ))));
+                        progress.set(Some(done));
+                        worker.update_value(|w| {
+                            if let Some(w) = w.take() {
+                                w.terminate();
+                            }
+                        });
+                        let trace = text(&data, "trace");
+                        let name = name.clone();
+                        let finished = format!(
+                            "Finished ({}) on {} nodes.",
+                            text(&data, "outcome"),
+                            number(&data, "nodes")
+                        );
+                        spawn_local(async move {
+                            match api::upload_text(&name, trace).await {
+                                Ok(created) => {
+                                    running.set(false);
+                                    status
+                                        .set(Some(Ok(format!("{finished} The trace is stored."))));
+                                    stored.set(Some(created.id));
+                                }
+                                Err(message) => {
+                                    running.set(false);
+                                    status.set(Some(Err(message)));
+                                }
+                            }
+                        });
+                    }
+                    _ => {
+                        running.set(false);
+                        status.set(Some(Err(text(&data, "message"))));
+                        worker.update_value(|w| {
+                            if let Some(w) = w.take() {
+                                w.terminate();
+                            }
+                        });
+                    }
+                }
+            });
+        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let message = js_sys::Object::new();
+        let set = |key: &str, value: wasm_bindgen::JsValue| {
+            let _ = js_sys::Reflect::set(&message, &key.into(), &value);
+        };
+        set("source", source.get_untracked().into());
+        set("topology", topology.get_untracked().into());
+        set("chip", chip.get_untracked().into());
+        set(
+            "mhz",
+            mhz.get_untracked().parse::<f64>().unwrap_or(20.0).into(),
+        );
+        set(
+            "linkMbit",
+            link_mbit
+                .get_untracked()
+                .parse::<f64>()
+                .unwrap_or(20.0)
+                .into(),
+        );
+        set("untilNs", (until_ns as f64).into());
+        set("name", trace_name.into());
+        if let Err(e) = w.post_message(&message) {
+            running.set(false);
+            status.set(Some(Err(format!(
+                "the worker did not take the program: {e:?}"
+            ))));
+            return;
+        }
+        worker.set_value(Some(w));
+    };
+
+    view! {
+        <section class="simulator">
+            <h1>"Transputer simulator"</h1>
+            <p class="hint">
+                "Assembly runs on every node of the network (A = the node's number, B = the number of nodes); \
+                 node 0's link 0 is the host (iserver). Links are modelled packet by packet, time is virtual."
+            </p>
+            <div class="sim-controls">
+                <label>"Example "
+                    <select data-testid="sim-example" on:change=pick>
+                        {EXAMPLES
+                            .iter()
+                            .enumerate()
+                            .map(|(k, e)| view! { <option value=k.to_string()>{e.name}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>"Network "
+                    <input data-testid="sim-topology" prop:value=move || topology.get()
+                        on:input=move |ev| topology.set(event_target_value(&ev))/>
+                </label>
+                <label>"Chip "
+                    <select on:change=move |ev| chip.set(event_target_value(&ev))>
+                        <option value="T800">"T800"</option>
+                        <option value="T414">"T414"</option>
+                    </select>
+                </label>
+                <label>"MHz " <input class="narrow" prop:value=move || mhz.get()
+                    on:input=move |ev| mhz.set(event_target_value(&ev))/></label>
+                <label>"Links Mbit/s "
+                    <select on:change=move |ev| link_mbit.set(event_target_value(&ev))>
+                        <option value="20">"20"</option>
+                        <option value="10">"10"</option>
+                        <option value="5">"5"</option>
+                    </select>
+                </label>
+                <label>"Run for " <input class="narrow" data-testid="sim-until" prop:value=move || until.get()
+                    on:input=move |ev| until.set(event_target_value(&ev))/></label>
+                <button data-testid="sim-run" on:click=run disabled=move || running.get()>"Run"</button>
+            </div>
+            <textarea data-testid="sim-source" class="sim-source" spellcheck="false"
+                prop:value=move || source.get()
+                on:input=move |ev| source.set(event_target_value(&ev))></textarea>
+            {move || progress.get().map(|p| view! {
+                <div class="sim-progress">
+                    <progress data-testid="sim-progress" max="1" value=p.fraction.to_string()></progress>
+                    <span data-testid="sim-readout">{p.text()}</span>
+                </div>
+            })}
+            {move || status.get().map(|s| match s {
+                Ok(t) => view! { <p class="status" data-testid="sim-status">{t}</p> }.into_any(),
+                Err(t) => view! { <p class="error" data-testid="sim-error">{t}</p> }.into_any(),
+            })}
+            {move || stored.get().map(|id| view! {
+                <p><A href=format!("/runs/{id}") attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A></p>
+            })}
+            {move || (!output.get().is_empty()).then(|| view! {
+                <pre class="sim-output" data-testid="sim-output">{output.get()}</pre>
+            })}
+        </section>
+    }
+}
+
+/// Reads a virtual duration (`10ms`, `250us`, `1s`, or nanoseconds).
+fn simulator_duration(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration such as 10ms, found `{text}`"))?;
+    let scale = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => {
+            return Err(format!(
+                "unknown time unit `{other}`: expected ns, us, ms or s"
+            ));
+        }
+    };
+    Ok((value * scale).round() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_readouts_read_as_people_write_them() {
+        assert_eq!(simulator_duration("10ms"), Ok(10_000_000));
+        assert_eq!(simulator_duration("1.5 s"), Ok(1_500_000_000));
+        assert!(simulator_duration("ten").is_err());
+        assert_eq!(group(1_234_567), "1,234,567");
+        let p = Progress {
+            fraction: 0.5,
+            virtual_ns: 2_000_000.0,
+            instructions: 3_000_000.0,
+            host_seconds: 0.1,
+        };
+        assert_eq!(
+            p.text(),
+            "50 % · virtual time 2 ms · 3,000,000 instructions · 30.0 M instructions/s"
+        );
+    }
+}
