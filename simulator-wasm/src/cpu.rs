@@ -898,6 +898,10 @@ impl Node {
             };
         }
         let byte = self.read_byte(self.iptr)?;
+        if self.iptr & 3 == 0 {
+            // Instructions are fetched a word (four bytes) at a time.
+            self.wait(self.iptr);
+        }
         self.iptr = self.iptr.wrapping_add(1);
         self.instructions += 1;
         self.execute(byte >> 4, u32::from(byte & 0xF))?;
@@ -932,11 +936,17 @@ impl Node {
                 return Ok(());
             }
             0x1 => self.push(self.wptr.wrapping_add(operand.wrapping_mul(4))),
-            0x3 => self.a = self.read_word(self.a.wrapping_add(operand.wrapping_mul(4)))?,
+            0x3 => {
+                let at = self.a.wrapping_add(operand.wrapping_mul(4));
+                self.wait(at);
+                self.a = self.read_word(at)?;
+            }
             0x4 => self.push(operand),
             0x5 => self.a = self.a.wrapping_add(operand.wrapping_mul(4)),
             0x7 => {
-                let v = self.read_word(self.wptr.wrapping_add(operand.wrapping_mul(4)))?;
+                let at = self.wptr.wrapping_add(operand.wrapping_mul(4));
+                self.wait(at);
+                let v = self.read_word(at)?;
                 self.push(v);
             }
             0x8 => {
@@ -968,11 +978,15 @@ impl Node {
             0xB => self.wptr = self.wptr.wrapping_add(operand.wrapping_mul(4)),
             0xC => self.a = u32::from(self.a == operand),
             0xD => {
-                self.write_word(self.wptr.wrapping_add(operand.wrapping_mul(4)), self.a)?;
+                let at = self.wptr.wrapping_add(operand.wrapping_mul(4));
+                self.wait(at);
+                self.write_word(at, self.a)?;
                 self.pop();
             }
             0xE => {
-                self.write_word(self.a.wrapping_add(operand.wrapping_mul(4)), self.b)?;
+                let at = self.a.wrapping_add(operand.wrapping_mul(4));
+                self.wait(at);
+                self.write_word(at, self.b)?;
                 self.pop();
                 self.pop();
             }
@@ -990,6 +1004,18 @@ impl Node {
             self.deschedule(true)?;
         }
         Ok(())
+    }
+
+    /// Charges the memory wait states of an access to `address` when it is off the chip.
+    /// Modelled: instruction fetches (a word per four bytes) and the load/store direct
+    /// functions (`ldl`, `stl`, `ldnl`, `stnl`); operations' other accesses are in their counts.
+    #[inline]
+    fn wait(&mut self, address: u32) {
+        let wait_states = self.table.wait_states;
+        if wait_states != 0 && address.wrapping_sub(NOT_PROCESS) >= self.table.chip.on_chip_bytes()
+        {
+            self.cycles += u64::from(wait_states);
+        }
     }
 
     fn charge(&mut self, cost: Cost, n: u32, condition: bool) {

@@ -321,3 +321,30 @@ fn skip_and_timer_guards_fire_without_a_sender() {
         p[0].1
     );
 }
+
+#[test]
+fn wait_states_are_charged_off_the_chip_only() {
+    use simulator_wasm::asm::assemble;
+    use simulator_wasm::isa::{Chip, CycleTable};
+    // A loop of local loads and stores, four times over; its workspace off the chip
+    // (0x80007F00 is above the T800's 4 KB) and its code on or off the chip.
+    let source = "ldc 4\nstl 1\nloop:\nldl 1\nadc -1\nstl 1\nldl 1\ncj done\nj loop\ndone:\nstopp";
+    let cycles = |origin: u32, wait_states: u32| {
+        let mut node = Node::new(Chip::T800, 20_000_000, 64 * 1024);
+        node.table = CycleTable::new(Chip::T800, wait_states);
+        let program = assemble(source, &node.table, origin).unwrap_or_else(|e| panic!("{e}"));
+        node.boot(origin, &program.code, 0x8000_7F00)
+            .unwrap_or_else(|e| panic!("{e}"));
+        run(&mut node, 1_000);
+        node.cycles
+    };
+    let on_chip = 0x8000_0100;
+    let off_chip = 0x8000_2000;
+    assert_eq!(cycles(on_chip, 0), cycles(off_chip, 0));
+    // On the chip, only the workspace accesses wait: 1 stl, then 4 × (ldl, stl, ldl) = 13.
+    assert_eq!(cycles(on_chip, 2) - cycles(on_chip, 0), 13 * 2);
+    // Off the chip, the fetches wait too, once per word-aligned byte executed: the code is
+    // ldc stl | ldl nfix adc stl | ldl cj nfix j | pfix opr, so bytes 0 (once), 4 (adc, four
+    // times) and 8 (the jump back, three times).
+    assert_eq!(cycles(off_chip, 2) - cycles(on_chip, 2), 8 * 2);
+}
