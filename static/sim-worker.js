@@ -6,10 +6,10 @@ import init, { Simulation } from "./sim/simulator_wasm.js";
 const ready = init();
 
 self.onmessage = async (event) => {
-  const { source, topology, chip, mhz, linkMbit, untilNs, name } = event.data;
+  const { source, topology, chip, mhz, linkMbit, untilNs, name, tracing } = event.data;
   try {
     await ready;
-    const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs);
+    const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs, tracing);
     const started = performance.now();
     // Slices of host time: about 50 ms each, sized from the last slice's pace.
     let sliceNs = 100000;
@@ -37,7 +37,7 @@ self.onmessage = async (event) => {
       virtualNs: sim.nanoseconds(),
       instructions: sim.instructions(),
       hostSeconds,
-      trace: sim.trace_json(name),
+      trace: tracing ? sim.trace_json(name) : null,
     });
     sim.free();
   } catch (error) {

@@ -169,6 +169,8 @@ pub struct Node {
     ns_per_cycle: u64,
     /// Stop [`Node::run_until`] as soon as a packet is put on a wire.
     pub stop_on_emit: bool,
+    /// `move2dinit`'s rows, destination stride and source stride.
+    move2d: (u32, u32, u32),
 }
 
 /// `a / b` when `b` divides `a`, else 0.
@@ -226,6 +228,7 @@ impl Node {
             ps_per_cycle: whole_division(1_000_000_000_000, clock_hz.max(1)),
             ns_per_cycle: whole_division(1_000_000_000, clock_hz.max(1)),
             stop_on_emit: false,
+            move2d: (0, 0, 0),
         }
     }
 
@@ -1055,6 +1058,37 @@ impl Node {
                 self.b = a;
             }
             Op::Dup => self.push(a),
+            Op::Move2dinit => {
+                // A: rows, B: destination stride, C: source stride.
+                self.move2d = (a, b, c);
+                self.pop();
+                self.pop();
+                self.pop();
+            }
+            Op::Move2dall | Op::Move2dnonzero | Op::Move2dzero => {
+                // A: the row's width in bytes, B: destination, C: source.
+                let (rows, dst_stride, src_stride) = self.move2d;
+                self.pop();
+                self.pop();
+                self.pop();
+                for r in 0..rows {
+                    let from = c.wrapping_add(r.wrapping_mul(src_stride));
+                    let to = b.wrapping_add(r.wrapping_mul(dst_stride));
+                    for k in 0..a {
+                        let byte = self.read_byte(from.wrapping_add(k))?;
+                        let copy = match info.op {
+                            Op::Move2dnonzero => byte != 0,
+                            Op::Move2dzero => byte == 0,
+                            _ => true,
+                        };
+                        if copy {
+                            self.write_byte(to.wrapping_add(k), byte)?;
+                        }
+                    }
+                    self.charge(info.cost, words(a), true);
+                }
+                return Ok(());
+            }
             Op::Add | Op::Sub | Op::Mul => {
                 let (x, y) = (b as i32, a as i32);
                 let (v, overflow) = match info.op {

@@ -238,6 +238,14 @@ pub enum Op {
     Testhalterr,
     /// `dup`.
     Dup,
+    /// `move2dinit`: the rows and strides of the next 2-D block moves.
+    Move2dinit,
+    /// `move2dall`: a 2-D block move.
+    Move2dall,
+    /// `move2dnonzero`: a 2-D block move of the non-zero bytes.
+    Move2dnonzero,
+    /// `move2dzero`: a 2-D block move of the zero bytes.
+    Move2dzero,
     /// `unpacksn`.
     Unpacksn,
     /// `postnormsn`.
@@ -391,6 +399,29 @@ pub const OPERATIONS: &[OpInfo] = &[
     op(Op::Sethalterr, 0x58, "sethalterr", All, Fixed(1)),
     op(Op::Testhalterr, 0x59, "testhalterr", All, Fixed(2)),
     op(Op::Dup, 0x5A, "dup", T800_ONLY, Fixed(1)),
+    op(Op::Move2dinit, 0x5B, "move2dinit", T800_ONLY, Fixed(8)),
+    // The moves cost (2p + 23) a row, p the row's words: charged row by row.
+    op(
+        Op::Move2dall,
+        0x5C,
+        "move2dall",
+        T800_ONLY,
+        PerWord { base: 23, per: 2 },
+    ),
+    op(
+        Op::Move2dnonzero,
+        0x5D,
+        "move2dnonzero",
+        T800_ONLY,
+        PerWord { base: 23, per: 2 },
+    ),
+    op(
+        Op::Move2dzero,
+        0x5E,
+        "move2dzero",
+        T800_ONLY,
+        PerWord { base: 23, per: 2 },
+    ),
     op(Op::Unpacksn, 0x63, "unpacksn", T414_ONLY, Fixed(15)),
     op(Op::Postnormsn, 0x6C, "postnormsn", T414_ONLY, Fixed(30)),
     op(Op::Roundsn, 0x6D, "roundsn", T414_ONLY, Fixed(12)),

@@ -36,7 +36,8 @@ pub struct Simulation(Session);
 
 #[wasm_bindgen]
 impl Simulation {
-    /// Assembles `source` and loads it into every node of `topology`.
+    /// Assembles `source` and loads it into every node of `topology`; `tracing` says whether
+    /// events are recorded.
     #[wasm_bindgen(constructor)]
     pub fn new(
         source: &str,
@@ -45,6 +46,7 @@ impl Simulation {
         mhz: u32,
         link_mbit: u32,
         until_ns: f64,
+        tracing: bool,
     ) -> Result<Simulation, JsError> {
         let setup = Setup {
             topology: topology.to_owned(),
@@ -52,6 +54,7 @@ impl Simulation {
             mhz,
             link_mbit,
             until_ns: until_ns.max(0.0) as u64,
+            tracing,
             ..Setup::default()
         };
         Ok(Simulation(Session::new(

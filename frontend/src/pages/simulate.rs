@@ -113,6 +113,7 @@ pub fn SimulatePage() -> impl IntoView {
     let mhz = RwSignal::new("20".to_owned());
     let link_mbit = RwSignal::new("20".to_owned());
     let running = RwSignal::new(false);
+    let tracing = RwSignal::new(true);
     let progress = RwSignal::new(None::<Progress>);
     let status = RwSignal::new(None::<Result<String, String>>);
     let output = RwSignal::new(String::new());
@@ -181,6 +182,15 @@ pub fn SimulatePage() -> impl IntoView {
                                 w.terminate();
                             }
                         });
+                        if !tracing.get_untracked() {
+                            running.set(false);
+                            status.set(Some(Ok(format!(
+                                "Finished ({}) on {} nodes (no trace recorded).",
+                                text(&data, "outcome"),
+                                number(&data, "nodes")
+                            ))));
+                            return;
+                        }
                         let trace = text(&data, "trace");
                         let name = name.clone();
                         let finished = format!(
@@ -237,6 +247,7 @@ pub fn SimulatePage() -> impl IntoView {
         );
         set("untilNs", (until_ns as f64).into());
         set("name", trace_name.into());
+        set("tracing", tracing.get_untracked().into());
         if let Err(e) = w.post_message(&message) {
             running.set(false);
             status.set(Some(Err(format!(
@@ -285,6 +296,11 @@ pub fn SimulatePage() -> impl IntoView {
                 </label>
                 <label>"Run for " <input class="narrow" data-testid="sim-until" prop:value=move || until.get()
                     on:input=move |ev| until.set(event_target_value(&ev))/></label>
+                <label>
+                    <input type="checkbox" data-testid="sim-tracing" prop:checked=move || tracing.get()
+                        on:change=move |ev| tracing.set(event_target_checked(&ev))/>
+                    " record a trace"
+                </label>
                 <button data-testid="sim-run" on:click=run disabled=move || running.get()>"Run"</button>
             </div>
             <textarea data-testid="sim-source" class="sim-source" spellcheck="false"

@@ -316,3 +316,71 @@ fn the_assembler_picks_the_shortest_prefixes_and_reports_lines() {
             .contains("takes no operand")
     );
 }
+
+#[test]
+fn two_dimensional_block_moves_copy_rows_all_nonzero_or_zero_bytes() {
+    // A 3 × 4 source block with row stride 8 at 0x80003000; copied to stride 16 at 0x80004000.
+    let source = "
+        ldc 8
+        ldc 16
+        ldc 3
+        move2dinit
+        ldc #80003000
+        ldc #80004000
+        ldc 4
+        move2dall
+        ldc #80003000
+        ldc #80005000
+        ldc 4
+        move2dnonzero
+        ldc #80003000
+        ldc #80006000
+        ldc 4
+        move2dzero
+        stopp";
+    let (mut node, _) = boot_on(Chip::T800, source);
+    for row in 0..3u32 {
+        for k in 0..4u32 {
+            // Zero where row + k is even.
+            let value = if (row + k) % 2 == 0 {
+                0
+            } else {
+                (10 * row + k) as u8
+            };
+            node.write_byte(0x8000_3000 + row * 8 + k, value)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    for base in [0x8000_5000u32, 0x8000_6000] {
+        for row in 0..3u32 {
+            for k in 0..4u32 {
+                node.write_byte(base + row * 16 + k, 0xEE)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+    super::run(&mut node, 1_000);
+    for row in 0..3u32 {
+        for k in 0..4u32 {
+            let read = |at: u32| node.read_byte(at).unwrap_or_else(|e| panic!("{e}"));
+            let value = read(0x8000_3000 + row * 8 + k);
+            assert_eq!(
+                read(0x8000_4000 + row * 16 + k),
+                value,
+                "all, row {row} byte {k}"
+            );
+            let nonzero = if value != 0 { value } else { 0xEE };
+            assert_eq!(read(0x8000_5000 + row * 16 + k), nonzero, "nonzero");
+            let zero = if value == 0 { 0 } else { 0xEE };
+            assert_eq!(read(0x8000_6000 + row * 16 + k), zero, "zero");
+        }
+        // Nothing past the row's width.
+        assert_eq!(node.read_byte(0x8000_4000 + row * 16 + 4).unwrap_or(1), 0);
+    }
+    // Each move costs (2p + 23) a row: three rows of one word are 75 cycles, plus the
+    // prefix byte of its operation code.
+    let setup = "ldc 8\nldc 16\nldc 3\nmove2dinit\nldc #80003000\nldc #80004000\nldc 4";
+    let with_move = one(Chip::T800, &format!("{setup}\nmove2dall"), (0, 0, 0));
+    let without = one(Chip::T800, setup, (0, 0, 0));
+    assert_eq!(with_move.cycles - without.cycles, 75 + 1);
+}
