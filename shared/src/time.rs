@@ -57,6 +57,31 @@ impl Clock {
     }
 }
 
+/// Reads a duration as people write one: `250us`, `10ms`, `1.5s`, `500ns` (a bare number is
+/// nanoseconds).
+pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration such as 10ms, found `{text}`"))?;
+    let scale = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => {
+            return Err(format!(
+                "unknown time unit `{other}`: expected ns, us, ms or s"
+            ));
+        }
+    };
+    Ok((value * scale).round() as u64)
+}
+
 /// Formats seconds with an SI prefix that keeps the mantissa in [1, 1000) where possible.
 pub fn format_seconds(seconds: f64) -> String {
     let abs = seconds.abs();

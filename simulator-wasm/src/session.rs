@@ -75,26 +75,7 @@ pub struct Session {
 
 /// Reads a virtual duration: `250us`, `10ms`, `1s`, `500ns` (a bare number is nanoseconds).
 pub fn parse_duration_ns(text: &str) -> Result<u64, SimError> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| SimError::Network {
-        message: format!("expected a duration such as 10ms, found `{text}`"),
-    })?;
-    let scale = match unit.trim() {
-        "" | "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        other => {
-            return Err(SimError::Network {
-                message: format!("unknown time unit `{other}`: expected ns, us, ms or s"),
-            });
-        }
-    };
-    Ok((value * scale).round() as u64)
+    shared::time::parse_duration_ns(text).map_err(|message| SimError::Network { message })
 }
 
 impl Session {

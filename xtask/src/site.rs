@@ -65,32 +65,13 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
     let pkg = site.join("pkg");
     let _ = std::fs::remove_dir_all(&site);
     std::fs::create_dir_all(&pkg).context("creating target/site/pkg")?;
-    run(
-        root,
-        &wasm_bindgen.to_string_lossy(),
-        &[
-            "--target",
-            "web",
-            "--no-typescript",
-            "--out-dir",
-            &pkg.to_string_lossy(),
-            &wasm.to_string_lossy(),
-        ],
-        &[],
-    )?;
+    bind(root, &wasm_bindgen, &wasm, &pkg)?;
     let sim = site.join("sim");
-    run(
+    bind(
         root,
-        &wasm_bindgen.to_string_lossy(),
-        &[
-            "--target",
-            "web",
-            "--no-typescript",
-            "--out-dir",
-            &sim.to_string_lossy(),
-            &wasm.with_file_name("simulator_wasm.wasm").to_string_lossy(),
-        ],
-        &[],
+        &wasm_bindgen,
+        &wasm.with_file_name("simulator_wasm.wasm"),
+        &sim,
     )?;
     let bg = pkg.join("frontend_bg.wasm");
     let sim_bg = sim.join("simulator_wasm_bg.wasm");
@@ -122,6 +103,23 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
     report_size(&pkg.join("frontend.js"))?;
     report_size(&sim_bg)?;
     Ok(site)
+}
+
+/// Binds `wasm` for the browser (ES modules) into `out`.
+fn bind(root: &Path, wasm_bindgen: &Path, wasm: &Path, out: &Path) -> anyhow::Result<()> {
+    run(
+        root,
+        &wasm_bindgen.to_string_lossy(),
+        &[
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-dir",
+            &out.to_string_lossy(),
+            &wasm.to_string_lossy(),
+        ],
+        &[],
+    )
 }
 
 fn report_size(path: &Path) -> anyhow::Result<()> {

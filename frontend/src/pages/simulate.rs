@@ -130,7 +130,7 @@ pub fn SimulatePage() -> impl IntoView {
     };
 
     let run = move |_| {
-        let until_ns = match simulator_duration(&until.get_untracked()) {
+        let until_ns = match shared::time::parse_duration_ns(&until.get_untracked()) {
             Ok(ns) => ns,
             Err(message) => {
                 status.set(Some(Err(message)));
@@ -326,39 +326,12 @@ pub fn SimulatePage() -> impl IntoView {
     }
 }
 
-/// Reads a virtual duration (`10ms`, `250us`, `1s`, or nanoseconds).
-fn simulator_duration(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("expected a duration such as 10ms, found `{text}`"))?;
-    let scale = match unit.trim() {
-        "" | "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        other => {
-            return Err(format!(
-                "unknown time unit `{other}`: expected ns, us, ms or s"
-            ));
-        }
-    };
-    Ok((value * scale).round() as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn durations_and_readouts_read_as_people_write_them() {
-        assert_eq!(simulator_duration("10ms"), Ok(10_000_000));
-        assert_eq!(simulator_duration("1.5 s"), Ok(1_500_000_000));
-        assert!(simulator_duration("ten").is_err());
+    fn readouts_read_as_people_write_them() {
         assert_eq!(group(1_234_567), "1,234,567");
         let p = Progress {
             fraction: 0.5,
