@@ -565,12 +565,12 @@ impl Network {
         Ok(())
     }
 
-    /// Every node's events so far, as (node, event).
+    /// How many events the nodes have recorded.
     pub fn event_count(&self) -> usize {
         self.nodes.iter().map(|n| n.events.len()).sum()
     }
 
-    /// Whether any node recorded a probe with this tag.
+    /// The probes with this tag: (node, picoseconds), node by node.
     pub fn probes(&self, tag: u32) -> Vec<(u32, u64)> {
         let mut found = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
