@@ -804,11 +804,6 @@ impl Node {
             .min()
     }
 
-    /// Whether any process can run now or will when a timer fires.
-    pub fn is_busy(&self) -> bool {
-        self.running || self.timers.iter().any(|t| !t.is_empty())
-    }
-
     /// Decodes the instruction at `Iptr`: its function code and full operand (prefixes folded
     /// in) and how many bytes it took.
     pub fn fetch(&self) -> Result<(u8, u32, u32), SimError> {

@@ -450,7 +450,7 @@ impl Network {
                 } else {
                     limit_ps.max(self.time_ps)
                 };
-                self.sample()?;
+                self.sample();
                 continue;
             }
             match self.next_activity_ps() {
@@ -458,7 +458,7 @@ impl Network {
                 Some(t) if t > self.time_ps + self.window_ps => {
                     // Jump, staying on the window grid.
                     self.time_ps = (t / self.window_ps * self.window_ps).min(until_ps);
-                    self.sample()?;
+                    self.sample();
                     continue;
                 }
                 Some(_) => {}
@@ -477,7 +477,7 @@ impl Network {
             }
             self.deliver();
             self.time_ps = end;
-            self.sample()?;
+            self.sample();
         }
         Ok(match self.host.as_ref().and_then(|h| h.exit) {
             Some(status) => Outcome::Exited(status),
@@ -519,7 +519,7 @@ impl Network {
     }
 
     /// Closes the sampling periods the clock has passed.
-    fn sample(&mut self) -> Result<(), SimError> {
+    fn sample(&mut self) {
         let period = self.config.sample_ps.max(1);
         while self.time_ps >= self.next_sample_ps {
             let end = self.next_sample_ps;
@@ -562,12 +562,6 @@ impl Network {
             }
             self.next_sample_ps += period;
         }
-        Ok(())
-    }
-
-    /// How many events the nodes have recorded.
-    pub fn event_count(&self) -> usize {
-        self.nodes.iter().map(|n| n.events.len()).sum()
     }
 
     /// The probes with this tag: (node, picoseconds), node by node.

@@ -3,32 +3,8 @@
 
 use wasm_bindgen::prelude::{JsError, wasm_bindgen};
 
-use crate::machine::VirtualClock;
 use crate::network::Outcome;
 use crate::session::{Program, Session, Setup, chip};
-
-/// A node's virtual clock, for JavaScript.
-#[wasm_bindgen]
-pub struct Clock(VirtualClock);
-
-#[wasm_bindgen]
-impl Clock {
-    /// A clock at `clock_hz` (0 = 20 MHz).
-    #[wasm_bindgen(constructor)]
-    pub fn new(clock_hz: u64) -> Clock {
-        Clock(VirtualClock::new(clock_hz))
-    }
-
-    /// Advances by `cycles`.
-    pub fn advance(&mut self, cycles: u64) {
-        self.0.advance(cycles);
-    }
-
-    /// Virtual time in nanoseconds.
-    pub fn nanoseconds(&self) -> u64 {
-        self.0.nanoseconds()
-    }
-}
 
 /// An assembly program running on a network, for JavaScript.
 #[wasm_bindgen]

@@ -103,6 +103,15 @@ fn text(data: &wasm_bindgen::JsValue, name: &str) -> String {
     field(data, name).as_string().unwrap_or_default()
 }
 
+/// Ends the page's worker, if one runs.
+fn stop(worker: StoredValue<Option<web_sys::Worker>, LocalStorage>) {
+    worker.update_value(|w| {
+        if let Some(w) = w.take() {
+            w.terminate();
+        }
+    });
+}
+
 /// The Simulator page.
 #[component]
 pub fn SimulatePage() -> impl IntoView {
@@ -177,11 +186,7 @@ pub fn SimulatePage() -> impl IntoView {
                             done.text()
                         ))));
                         progress.set(Some(done));
-                        worker.update_value(|w| {
-                            if let Some(w) = w.take() {
-                                w.terminate();
-                            }
-                        });
+                        stop(worker);
                         if !tracing.get_untracked() {
                             running.set(false);
                             status.set(Some(Ok(format!(
@@ -216,11 +221,7 @@ pub fn SimulatePage() -> impl IntoView {
                     _ => {
                         running.set(false);
                         status.set(Some(Err(text(&data, "message"))));
-                        worker.update_value(|w| {
-                            if let Some(w) = w.take() {
-                                w.terminate();
-                            }
-                        });
+                        stop(worker);
                     }
                 }
             });
