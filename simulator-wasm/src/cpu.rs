@@ -77,6 +77,120 @@ pub struct Event {
     pub other: u32,
 }
 
+/// A node's recorded events, in order. Stored packed (24 bytes an event, the kind in the low
+/// byte of the cycle count) in chunks that double in size up to 24 MiB: recording never
+/// moves what is stored and asks the allocator for more memory only a few times. In
+/// WebAssembly, whose allocator cannot remap, a growing `Vec` would copy everything at each
+/// doubling, and every memory growth costs the engine a collection's worth of bookkeeping:
+/// with an event every few instructions that cost as much as the emulation itself.
+#[derive(Debug, Default, Clone)]
+pub struct EventLog {
+    chunks: Vec<Vec<Packed>>,
+    len: usize,
+}
+
+/// An event as stored: `stamp` is the cycle shifted left by 8 with the kind's index below.
+#[derive(Debug, Clone, Copy)]
+struct Packed {
+    stamp: u64,
+    process: u32,
+    channel: u32,
+    bytes: u32,
+    other: u32,
+}
+
+const KINDS: [EventKind; 6] = [
+    EventKind::Start,
+    EventKind::End,
+    EventKind::Send,
+    EventKind::ReceiveCall,
+    EventKind::Arrival,
+    EventKind::Probe,
+];
+
+impl Packed {
+    /// Cycles up to 2^56 (over 100 years at 20 MHz) are kept exactly; later ones saturate.
+    fn pack(e: Event) -> Packed {
+        Packed {
+            stamp: (e.cycle.min(u64::MAX >> 8) << 8) | e.kind as u64,
+            process: e.process,
+            channel: e.channel,
+            bytes: e.bytes,
+            other: e.other,
+        }
+    }
+
+    fn unpack(&self) -> Event {
+        Event {
+            cycle: self.stamp >> 8,
+            kind: KINDS[(self.stamp & 0xFF) as usize % KINDS.len()],
+            process: self.process,
+            channel: self.channel,
+            bytes: self.bytes,
+            other: self.other,
+        }
+    }
+}
+
+/// The events of an [`EventLog`], in order.
+#[derive(Debug, Clone)]
+pub struct EventIter<'a>(std::iter::Flatten<std::slice::Iter<'a, Vec<Packed>>>);
+
+impl Iterator for EventIter<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        self.0.next().map(Packed::unpack)
+    }
+}
+
+impl EventLog {
+    /// Events in the first chunk.
+    const FIRST: usize = 1 << 12;
+    /// Events in the largest chunk (24 MiB).
+    const LARGEST: usize = 1 << 20;
+
+    /// Appends `event`.
+    #[inline]
+    pub fn push(&mut self, event: Event) {
+        let packed = Packed::pack(event);
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < chunk.capacity() => chunk.push(packed),
+            last => {
+                let size = last.map_or(Self::FIRST, |c| (c.capacity() * 2).min(Self::LARGEST));
+                let mut chunk = Vec::with_capacity(size);
+                chunk.push(packed);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The events in order.
+    pub fn iter(&self) -> EventIter<'_> {
+        EventIter(self.chunks.iter().flatten())
+    }
+}
+
+impl<'a> IntoIterator for &'a EventLog {
+    type Item = Event;
+    type IntoIter = EventIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// Why [`Node::step`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -145,7 +259,7 @@ pub struct Node {
     /// Whether events are recorded.
     pub tracing: bool,
     /// The recorded events, in order.
-    pub events: Vec<Event>,
+    pub events: EventLog,
     /// The four links' engines.
     pub links: [Link; 4],
     /// The links' speed and delays.
@@ -169,6 +283,11 @@ pub struct Node {
     ns_per_cycle: u64,
     /// Stop [`Node::run_until`] as soon as a packet is put on a wire.
     pub stop_on_emit: bool,
+    /// Instructions run back to back, with no bookkeeping between them, while the node's
+    /// time is below this cycle: its next link action or timer, or the caller's limit. Set to
+    /// 0 by whatever needs the bookkeeping sooner (a process descheduled, a high-priority
+    /// process ready, a timer waiter added, a link action or packet made).
+    horizon: u64,
     /// `move2dinit`'s rows, destination stride and source stride.
     move2d: (u32, u32, u32),
 }
@@ -216,7 +335,7 @@ impl Node {
             timer_base: [0; 2],
             instructions: 0,
             tracing: true,
-            events: Vec::new(),
+            events: EventLog::default(),
             links: [Link::new(), Link::new(), Link::new(), Link::new()],
             link_timing: LinkTiming::new(chip, 20),
             actions: BinaryHeap::new(),
@@ -228,6 +347,7 @@ impl Node {
             ps_per_cycle: whole_division(1_000_000_000_000, clock_hz.max(1)),
             ns_per_cycle: whole_division(1_000_000_000, clock_hz.max(1)),
             stop_on_emit: false,
+            horizon: 0,
             move2d: (0, 0, 0),
         }
     }
@@ -300,6 +420,7 @@ impl Node {
 
     fn schedule_action(&mut self, at_ps: u64, link: usize, action: Action) {
         self.actions.push(Reverse((at_ps, link as u8, action)));
+        self.horizon = 0;
         self.next_action_cycle = self.next_action_cycle.min(self.cycle_at(at_ps));
     }
 
@@ -377,6 +498,7 @@ impl Node {
         l.busy_out_ps += t.ack_ps();
         l.ack_sent = true;
         l.ack_owed = false;
+        self.horizon = 0;
         self.outbox.push(Packet {
             link: k as u8,
             at_ps: start,
@@ -400,6 +522,7 @@ impl Node {
         l.out_pointer = l.out_pointer.wrapping_add(1);
         l.out_remaining -= 1;
         l.bytes_out += 1;
+        self.horizon = 0;
         self.outbox.push(Packet {
             link: k as u8,
             at_ps: start,
@@ -581,16 +704,23 @@ impl Node {
         self.nanoseconds() / 1_024_000
     }
 
+    #[inline(always)]
     fn index(&self, address: u32) -> Result<usize, SimError> {
         let offset = address.wrapping_sub(NOT_PROCESS) as usize;
         if offset < self.memory.len() {
             Ok(offset)
         } else {
-            Err(SimError::Memory {
-                address,
-                size: self.memory_size(),
-                iptr: self.iptr,
-            })
+            Err(self.memory_error(address))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn memory_error(&self, address: u32) -> SimError {
+        SimError::Memory {
+            address,
+            size: self.memory_size(),
+            iptr: self.iptr,
         }
     }
 
@@ -607,30 +737,36 @@ impl Node {
     }
 
     /// The word at `address` (rounded down to a word boundary), little-endian.
+    #[inline(always)]
     pub fn read_word(&self, address: u32) -> Result<u32, SimError> {
-        let k = self.index(address & !3)?;
-        let bytes = self.memory.get(k..k + 4).ok_or(SimError::Memory {
-            address,
-            size: self.memory_size(),
-            iptr: self.iptr,
-        })?;
-        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize;
+        // `k + 4` cannot overflow once `k` is inside the memory.
+        match self
+            .memory
+            .get(k.min(self.memory.len())..)
+            .and_then(|m| m.get(..4))
+        {
+            Some(&[b0, b1, b2, b3]) => Ok(u32::from_le_bytes([b0, b1, b2, b3])),
+            _ => Err(self.memory_error(address)),
+        }
     }
 
     /// Writes the word at `address` (rounded down to a word boundary).
+    #[inline(always)]
     pub fn write_word(&mut self, address: u32, value: u32) -> Result<(), SimError> {
-        let k = self.index(address & !3)?;
-        let size = self.memory_size();
-        let iptr = self.iptr;
-        self.memory
-            .get_mut(k..k + 4)
-            .ok_or(SimError::Memory {
-                address,
-                size,
-                iptr,
-            })?
-            .copy_from_slice(&value.to_le_bytes());
-        Ok(())
+        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize;
+        let len = self.memory.len();
+        match self
+            .memory
+            .get_mut(k.min(len)..)
+            .and_then(|m| m.get_mut(..4))
+        {
+            Some(word) => {
+                word.copy_from_slice(&value.to_le_bytes());
+                Ok(())
+            }
+            None => Err(self.memory_error(address)),
+        }
     }
 
     fn ws(&self, wptr: u32, slot: i32) -> u32 {
@@ -688,6 +824,7 @@ impl Node {
         self.bptr[pri] = w;
         if pri == 0 && self.running && self.pri == 1 {
             self.preempt = true;
+            self.horizon = 0;
         }
         Ok(())
     }
@@ -722,6 +859,7 @@ impl Node {
     /// then the low-priority queue.
     fn schedule(&mut self) -> Result<(), SimError> {
         self.preempt = false;
+        self.horizon = 0;
         if let Some(w) = self.dequeue(0)? {
             self.start_running(w, 0)?;
         } else if let Some(saved) = self.interrupted.take() {
@@ -775,6 +913,7 @@ impl Node {
     fn add_timer(&mut self, time: u32, wdesc: u32) {
         let pri = (wdesc & 1) as usize;
         let now = self.timer(wdesc & 1);
+        self.horizon = 0;
         let list = &mut self.timers[pri];
         let key = |t: u32| t.wrapping_sub(now) as i32;
         let at = list.partition_point(|&(t, _)| key(t) <= key(time));
@@ -824,7 +963,10 @@ impl Node {
     /// Runs one instruction (a prefix byte counts as one), or advances time to the next timer
     /// when no process can run.
     pub fn step(&mut self) -> Result<Status, SimError> {
-        self.step_within(u64::MAX)
+        if !self.prepare()? {
+            return Ok(self.idle_until(u64::MAX));
+        }
+        self.instruction()
     }
 
     /// Runs until the node's time reaches `limit` cycles: instructions, link actions and
@@ -834,15 +976,38 @@ impl Node {
             if self.stop_on_emit && !self.outbox.is_empty() {
                 return Ok(());
             }
-            if self.step_within(limit)? == Status::Idle {
-                self.idle_cycles += limit - self.cycles;
-                self.cycles = limit;
+            if !self.prepare()? {
+                if self.idle_until(limit) == Status::Idle {
+                    self.idle_cycles += limit - self.cycles;
+                    self.cycles = limit;
+                }
+                continue;
             }
+            self.burst(limit, u64::MAX)?;
         }
         if self.next_action_cycle <= self.cycles {
             self.apply_actions()?;
         }
         Ok(())
+    }
+
+    /// Runs at most `budget` instructions, until no process can run and no timer or link
+    /// action is pending; more is a [`SimError::Budget`] error (a test's guard against a
+    /// program that never ends).
+    pub fn run(&mut self, budget: u64) -> Result<(), SimError> {
+        let stop = self.instructions.saturating_add(budget);
+        loop {
+            if !self.prepare()? {
+                if self.idle_until(u64::MAX) == Status::Idle {
+                    return Ok(());
+                }
+                continue;
+            }
+            self.burst(u64::MAX, stop)?;
+            if self.instructions >= stop {
+                return Err(SimError::Budget { budget });
+            }
+        }
     }
 
     /// The earliest cycle at which the node has something to do: now when a process runs,
@@ -851,6 +1016,11 @@ impl Node {
         if self.running || self.fptr[0] != NOT_PROCESS || self.fptr[1] != NOT_PROCESS {
             return Some(self.cycles);
         }
+        self.next_event()
+    }
+
+    /// The cycle of the next timer wake-up or link action, whichever comes first.
+    fn next_event(&self) -> Option<u64> {
         let action = (self.next_action_cycle != u64::MAX).then_some(self.next_action_cycle);
         match (self.next_timer_cycle(), action) {
             (Some(t), Some(a)) => Some(t.min(a)),
@@ -858,7 +1028,9 @@ impl Node {
         }
     }
 
-    fn step_within(&mut self, limit: u64) -> Result<Status, SimError> {
+    /// The bookkeeping between instructions: link actions and timers whose time has come,
+    /// preemption of a low-priority process, scheduling. Whether a process runs.
+    fn prepare(&mut self) -> Result<bool, SimError> {
         if self.next_action_cycle <= self.cycles {
             self.apply_actions()?;
         }
@@ -879,28 +1051,52 @@ impl Node {
         if !self.running {
             self.schedule()?;
         }
-        if !self.running {
-            let action = (self.next_action_cycle != u64::MAX).then_some(self.next_action_cycle);
-            let next = match (self.next_timer_cycle(), action) {
-                (Some(t), Some(a)) => Some(t.min(a)),
-                (t, a) => t.or(a),
-            };
-            return match next {
-                Some(cycle) => {
-                    let to = cycle.min(limit).max(self.cycles);
-                    self.idle_cycles += to - self.cycles;
-                    self.cycles = to;
-                    Ok(Status::Ran)
-                }
-                None => Ok(Status::Idle),
-            };
+        Ok(self.running)
+    }
+
+    /// With no process to run: time moves on to the next timer or link action (at most to
+    /// `limit`), or the node waits for the outside world ([`Status::Idle`]).
+    fn idle_until(&mut self, limit: u64) -> Status {
+        match self.next_event() {
+            Some(cycle) => {
+                let to = cycle.min(limit).max(self.cycles);
+                self.idle_cycles += to - self.cycles;
+                self.cycles = to;
+                Status::Ran
+            }
+            None => Status::Idle,
         }
-        let byte = self.read_byte(self.iptr)?;
-        if self.iptr & 3 == 0 {
+    }
+
+    /// Runs instructions back to back until the node's time reaches `limit`, its next link
+    /// action or timer, or something needs the bookkeeping (see `horizon`), or
+    /// `self.instructions` reaches `stop`. Runs at least one.
+    fn burst(&mut self, limit: u64, stop: u64) -> Result<(), SimError> {
+        self.horizon = limit.min(self.next_action_cycle);
+        if let Some(timer) = self.next_timer_cycle() {
+            self.horizon = self.horizon.min(timer);
+        }
+        loop {
+            self.instruction()?;
+            if self.cycles >= self.horizon || self.instructions >= stop {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Fetches and executes the byte at `Iptr`.
+    #[inline(always)]
+    fn instruction(&mut self) -> Result<Status, SimError> {
+        let iptr = self.iptr;
+        let byte = match self.memory.get(iptr.wrapping_sub(NOT_PROCESS) as usize) {
+            Some(&byte) => byte,
+            None => return Err(self.memory_error(iptr)),
+        };
+        if iptr & 3 == 0 {
             // Instructions are fetched a word (four bytes) at a time.
-            self.wait(self.iptr);
+            self.wait(iptr);
         }
-        self.iptr = self.iptr.wrapping_add(1);
+        self.iptr = iptr.wrapping_add(1);
         self.instructions += 1;
         self.execute(byte >> 4, u32::from(byte & 0xF))?;
         Ok(Status::Ran)
@@ -908,6 +1104,7 @@ impl Node {
 
     /// Executes direct function `function` with the data nibble `data` (and `Oreg`, built by
     /// earlier prefixes); `Iptr` already points past the byte.
+    #[inline(always)]
     pub fn execute(&mut self, function: u8, data: u32) -> Result<(), SimError> {
         let function = function & 0xF;
         let operand = self.oreg | data;
@@ -1033,6 +1230,20 @@ impl Node {
     }
 
     fn copy(&mut self, from: u32, to: u32, len: u32) -> Result<(), SimError> {
+        let (f, t, n) = (
+            from.wrapping_sub(NOT_PROCESS) as usize,
+            to.wrapping_sub(NOT_PROCESS) as usize,
+            len as usize,
+        );
+        let size = self.memory.len();
+        let inside = |at: usize| at <= size && n <= size - at;
+        if inside(f) && inside(t) && (f + n <= t || t + n <= f) {
+            // Both blocks in memory and apart: one move.
+            self.memory.copy_within(f..f + n, t);
+            return Ok(());
+        }
+        // Overlapping blocks are copied a byte at a time, lowest address first; a block that
+        // leaves memory fails at its first byte outside.
         for k in 0..len {
             let byte = self.read_byte(from.wrapping_add(k))?;
             self.write_byte(to.wrapping_add(k), byte)?;
@@ -1041,6 +1252,7 @@ impl Node {
     }
 
     /// Executes operation `code`.
+    #[inline(never)]
     fn operate(&mut self, code: u32) -> Result<(), SimError> {
         let Some(&info) = self.table.op(code) else {
             return Err(self.unimplemented(code, "?"));
@@ -1677,19 +1889,6 @@ impl Node {
         self.enqueue(word)
     }
 
-    /// Runs until no process can run and no timer is pending, or `budget` instructions.
-    pub fn run(&mut self, budget: u64) -> Result<(), SimError> {
-        let start = self.instructions;
-        loop {
-            if self.step()? == Status::Idle {
-                return Ok(());
-            }
-            if self.instructions - start >= budget {
-                return Err(SimError::Budget { budget });
-            }
-        }
-    }
-
     /// The registers and queues, for a failing test's message.
     pub fn dump(&self) -> String {
         format!(
@@ -1716,5 +1915,40 @@ impl Node {
     /// The mnemonic of direct function `function`.
     pub fn direct_name(function: u8) -> &'static str {
         DIRECT[usize::from(function & 0xF)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Event, EventKind, EventLog, KINDS};
+
+    #[test]
+    fn the_event_log_gives_back_every_event_in_order_across_its_chunks() {
+        let mut log = EventLog::default();
+        let n = 3 * EventLog::FIRST + 17;
+        let event = |k: usize| Event {
+            cycle: (k as u64) << 40 | k as u64,
+            kind: KINDS[k % KINDS.len()],
+            process: k as u32,
+            channel: !(k as u32),
+            bytes: 7 * k as u32,
+            other: u32::MAX - k as u32,
+        };
+        for k in 0..n {
+            log.push(event(k));
+        }
+        assert_eq!(log.len(), n);
+        assert_eq!(log.chunks.len(), 3, "chunks of 4096, 8192 and 16384 events");
+        assert!(log.iter().eq((0..n).map(event)));
+        assert_eq!((&log).into_iter().nth(n - 1), Some(event(n - 1)));
+        // The last cycle kept exactly, and the kind of a saturated one.
+        let mut late = EventLog::default();
+        late.push(Event {
+            cycle: u64::MAX,
+            kind: EventKind::Probe,
+            ..event(0)
+        });
+        let back = late.iter().next().map(|e| (e.cycle, e.kind));
+        assert_eq!(back, Some((u64::MAX >> 8, EventKind::Probe)));
     }
 }
