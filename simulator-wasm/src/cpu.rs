@@ -1030,7 +1030,21 @@ impl Node {
 
     /// The bookkeeping between instructions: link actions and timers whose time has come,
     /// preemption of a low-priority process, scheduling. Whether a process runs.
+    #[inline]
     fn prepare(&mut self) -> Result<bool, SimError> {
+        let nothing_due = self.running
+            && !self.preempt
+            && self.next_action_cycle > self.cycles
+            && self.timers[0].is_empty()
+            && self.timers[1].is_empty();
+        if nothing_due {
+            return Ok(true);
+        }
+        self.catch_up()
+    }
+
+    /// [`Node::prepare`] when something may be due.
+    fn catch_up(&mut self) -> Result<bool, SimError> {
         if self.next_action_cycle <= self.cycles {
             self.apply_actions()?;
         }

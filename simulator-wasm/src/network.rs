@@ -53,6 +53,20 @@ impl Default for Config {
     }
 }
 
+/// What [`Network::survey`] saw.
+#[derive(Debug, Clone, Copy)]
+struct Survey {
+    /// Nodes that can do something now or later on their own (a process, a timer, a link
+    /// action).
+    active: usize,
+    /// The last of them (the only one when `active` is 1).
+    runner: usize,
+    /// When the first of them, or the host, will act.
+    next_ps: Option<u64>,
+    /// Whether the host waits for the root (or has exited).
+    host_waits: bool,
+}
+
 /// What is at the other end of a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Peer {
@@ -389,40 +403,37 @@ impl Network {
         self.nodes.iter().map(|n| n.instructions).sum()
     }
 
-    /// The one node that can do anything, when all the others and the host wait for it.
-    fn free_runner(&self) -> Option<usize> {
-        let host_waits = self.host.as_ref().is_none_or(|h| {
-            h.exit.is_some() || (h.actions.is_empty() && (h.pending.is_empty() || h.awaiting_ack))
-        });
-        if !host_waits {
-            return None;
-        }
-        let mut runner = None;
+    /// One look at every node and the host: who can do something, and when the first will.
+    fn survey(&self) -> Survey {
+        let mut survey = Survey {
+            active: 0,
+            runner: 0,
+            next_ps: None,
+            host_waits: true,
+        };
         for (i, node) in self.nodes.iter().enumerate() {
-            if node.next_activity().is_some() {
-                if runner.is_some() {
-                    return None;
-                }
-                runner = Some(i);
+            if let Some(cycle) = node.next_activity() {
+                survey.active += 1;
+                survey.runner = i;
+                let at = node.picoseconds_at(cycle);
+                survey.next_ps = Some(survey.next_ps.map_or(at, |t: u64| t.min(at)));
             }
         }
-        runner
-    }
-
-    fn next_activity_ps(&self) -> Option<u64> {
-        let nodes = self
-            .nodes
-            .iter()
-            .filter_map(|n| n.next_activity().map(|c| n.picoseconds_at(c)));
-        let host = self.host.as_ref().and_then(|h| {
-            let pumping = !h.awaiting_ack && !h.pending.is_empty() && h.exit.is_none();
-            if pumping {
+        if let Some(h) = &self.host
+            && h.exit.is_none()
+        {
+            let pumping = !h.awaiting_ack && !h.pending.is_empty();
+            survey.host_waits = h.actions.is_empty() && !pumping;
+            let at = if pumping {
                 Some(self.time_ps)
             } else {
                 h.next_action()
+            };
+            if let Some(at) = at {
+                survey.next_ps = Some(survey.next_ps.map_or(at, |t| t.min(at)));
             }
-        });
-        nodes.chain(host).min()
+        }
+        survey
     }
 
     /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
@@ -431,7 +442,9 @@ impl Network {
             if let Some(status) = self.host.as_ref().and_then(|h| h.exit) {
                 return Ok(Outcome::Exited(status));
             }
-            if let Some(i) = self.free_runner() {
+            let survey = self.survey();
+            if survey.host_waits && survey.active == 1 {
+                let i = survey.runner;
                 // Only node i can do anything: nothing can reach it before it sends, so it
                 // runs on, up to its first packet or the next sampling boundary.
                 let limit_ps = until_ps.min(self.next_sample_ps);
@@ -453,7 +466,7 @@ impl Network {
                 self.sample();
                 continue;
             }
-            match self.next_activity_ps() {
+            match survey.next_ps {
                 None => return Ok(Outcome::Idle),
                 Some(t) if t > self.time_ps + self.window_ps => {
                     // Jump, staying on the window grid.
@@ -466,8 +479,9 @@ impl Network {
             let start = self.time_ps;
             // Windows lie on a fixed grid, so slicing a run differently gives the same run.
             let end = ((start / self.window_ps + 1) * self.window_ps).min(until_ps);
+            // Every node has the network's clock: one limit for all.
+            let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
             for (i, node) in self.nodes.iter_mut().enumerate() {
-                let limit = node.cycle_at(end);
                 node.run_until(limit).map_err(|e| SimError::Network {
                     message: format!("node {i}: {e}"),
                 })?;

@@ -103,6 +103,15 @@ fn text(data: &wasm_bindgen::JsValue, name: &str) -> String {
     field(data, name).as_string().unwrap_or_default()
 }
 
+/// Starts the page's worker: it loads and compiles the emulator at once, so a run does not
+/// wait for that, and it stays for the next run (whose code the engine has by then optimised).
+fn start_worker() -> Result<web_sys::Worker, String> {
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    web_sys::Worker::new_with_options("/sim-worker.js", &options)
+        .map_err(|_| "this browser cannot start a module Web Worker".to_owned())
+}
+
 /// Ends the page's worker, if one runs.
 fn stop(worker: StoredValue<Option<web_sys::Worker>, LocalStorage>) {
     worker.update_value(|w| {
@@ -126,7 +135,8 @@ pub fn SimulatePage() -> impl IntoView {
     let progress = RwSignal::new(None::<Progress>);
     let status = RwSignal::new(None::<Result<String, String>>);
     let output = RwSignal::new(String::new());
-    let worker = StoredValue::new_local(None::<web_sys::Worker>);
+    let worker = StoredValue::new_local(start_worker().ok());
+    on_cleanup(move || stop(worker));
     let stored = RwSignal::new(None::<String>);
 
     let pick = move |ev: leptos::ev::Event| {
@@ -146,13 +156,15 @@ pub fn SimulatePage() -> impl IntoView {
                 return;
             }
         };
-        let options = web_sys::WorkerOptions::new();
-        options.set_type(web_sys::WorkerType::Module);
-        let Ok(w) = web_sys::Worker::new_with_options("/sim-worker.js", &options) else {
-            status.set(Some(Err(
-                "this browser cannot start a module Web Worker".to_owned()
-            )));
-            return;
+        let w = match worker
+            .with_value(Option::clone)
+            .map_or_else(start_worker, Ok)
+        {
+            Ok(w) => w,
+            Err(message) => {
+                status.set(Some(Err(message)));
+                return;
+            }
         };
         running.set(true);
         output.set(String::new());
@@ -186,7 +198,6 @@ pub fn SimulatePage() -> impl IntoView {
                             done.text()
                         ))));
                         progress.set(Some(done));
-                        stop(worker);
                         if !tracing.get_untracked() {
                             running.set(false);
                             status.set(Some(Ok(format!(
@@ -303,6 +314,12 @@ pub fn SimulatePage() -> impl IntoView {
                     " record a trace"
                 </label>
                 <button data-testid="sim-run" on:click=run disabled=move || running.get()>"Run"</button>
+                <button data-testid="sim-stop" disabled=move || !running.get()
+                    on:click=move |_| {
+                        stop(worker);
+                        running.set(false);
+                        status.set(Some(Ok("Stopped.".to_owned())));
+                    }>"Stop"</button>
             </div>
             <textarea data-testid="sim-source" class="sim-source" spellcheck="false"
                 prop:value=move || source.get()
