@@ -8,6 +8,9 @@
 //! - `cargo xtask load`: a 10 s `wrk` load run (64 connections) on loopback against the
 //!   permalink and run-metadata GETs of the release server.
 //!
+//! - `cargo xtask wasm-speed`: the emulator's instructions per second in WebAssembly under
+//!   Node (`simulator-wasm/benches/wasm_speed.mjs`), COMSTIME and a 16-node mesh.
+//!
 //! Nothing here downloads a prebuilt binary: the wasm-bindgen CLI is compiled from crates.io at
 //! exactly the version in Cargo.lock, Chromium comes from Debian's packages, and npm installs
 //! Playwright with its browser download turned off.
@@ -32,9 +35,10 @@ fn main() -> anyhow::Result<()> {
         ["test"] => test(),
         ["load"] => load::load(&root(), 10, 64),
         ["frame-bench"] => frame_bench(),
+        ["wasm-speed"] => wasm_speed(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench>"
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench | wasm-speed>"
             );
             bail!("unknown command {args:?}")
         }
@@ -245,6 +249,18 @@ fn frame_bench() -> anyhow::Result<()> {
         .context("reading target/frame-bench.json")?;
     println!("{report}");
     Ok(())
+}
+
+/// Builds the site and measures the emulator's WebAssembly build under Node.
+fn wasm_speed() -> anyhow::Result<()> {
+    let root = root();
+    site::build(&root, site::Profile::Release)?;
+    run(
+        &root,
+        "node",
+        &["simulator-wasm/benches/wasm_speed.mjs", "target/site/sim"],
+        &[],
+    )
 }
 
 /// Runs the Playwright tests against the server binary `bin` on a free loopback port, with

@@ -86,11 +86,10 @@ fn tin_waits_for_the_low_priority_timer_in_virtual_time() {
     assert!(probes(&node)[0].1 < 20, "{:?}", probes(&node));
 }
 
-#[test]
-fn a_high_priority_process_preempts_a_low_priority_loop_when_its_timer_fires() {
-    // A high-priority process waits 50 µs on its (1 µs) timer while the low-priority main
-    // process counts down a long loop; the high process must run as soon as its time comes.
-    let source = format!(
+/// A high-priority process waits 50 µs on its (1 µs) timer while the low-priority main
+/// process counts down a long loop.
+fn preempting_program() -> String {
+    format!(
         "
         ws_hi = #80006000
         ldc hi - h1
@@ -117,8 +116,13 @@ fn a_high_priority_process_preempts_a_low_priority_loop_when_its_timer_fires() {
         stopp",
         low = probe(8),
         high = probe(7)
-    );
-    let (mut node, _) = boot(&source);
+    )
+}
+
+#[test]
+fn a_high_priority_process_preempts_a_low_priority_loop_when_its_timer_fires() {
+    // The high process must run as soon as its time comes.
+    let (mut node, _) = boot(&preempting_program());
     run(&mut node, 1_000_000);
     let p = probes(&node);
     assert_eq!(
@@ -262,18 +266,9 @@ fn a_pri_alt_with_both_ready_takes_the_first_guard_it_disables() {
     assert_eq!(node.read_word(super::WORKSPACE + 4), Ok(22));
 }
 
-#[test]
-fn skip_and_timer_guards_fire_without_a_sender() {
-    // SKIP: enbs with a true guard makes the ALT ready at once.
-    let skip = format!(
-        "alt\nldc 1\nenbs\naltwt\nldc 1\nldc s - branches\ndiss\naltend\nbranches:\ns: {}\nstopp",
-        probe(5)
-    );
-    let (mut node, _) = boot(&skip);
-    run(&mut node, 1_000);
-    assert_eq!(probes(&node).iter().map(|p| p.0).collect::<Vec<_>>(), [5]);
-    // A timer guard 3 ticks (192 µs) ahead, and a channel guard nobody sends on.
-    let timer = format!(
+/// An ALT with a timer guard 3 ticks (192 µs) ahead and a channel guard nobody sends on.
+fn timer_alt_program() -> String {
+    format!(
         "
         c = #80003000
         mint
@@ -305,8 +300,20 @@ fn skip_and_timer_guards_fire_without_a_sender() {
     t:  {}
         stopp",
         probe(6)
+    )
+}
+
+#[test]
+fn skip_and_timer_guards_fire_without_a_sender() {
+    // SKIP: enbs with a true guard makes the ALT ready at once.
+    let skip = format!(
+        "alt\nldc 1\nenbs\naltwt\nldc 1\nldc s - branches\ndiss\naltend\nbranches:\ns: {}\nstopp",
+        probe(5)
     );
-    let (mut node, _) = boot(&timer);
+    let (mut node, _) = boot(&skip);
+    run(&mut node, 1_000);
+    assert_eq!(probes(&node).iter().map(|p| p.0).collect::<Vec<_>>(), [5]);
+    let (mut node, _) = boot(&timer_alt_program());
     run(&mut node, 1_000);
     let p = probes(&node);
     assert_eq!(
@@ -347,4 +354,28 @@ fn wait_states_are_charged_off_the_chip_only() {
     // ldc stl | ldl nfix adc stl | ldl cj nfix j | pfix opr, so bytes 0 (once), 4 (adc, four
     // times) and 8 (the jump back, three times).
     assert_eq!(cycles(off_chip, 2) - cycles(on_chip, 2), 8 * 2);
+}
+
+#[test]
+fn running_in_bursts_is_the_same_as_stepping_with_the_bookkeeping_before_each_instruction() {
+    // `run` executes instructions back to back until the next timer, link action or
+    // scheduling change; `step` checks everything before every instruction. The two must be
+    // the same machine: same registers, cycles, memory and events.
+    let comstime = include_str!("../data/comstime.s").replacen("N = 1000", "N = 50", 1);
+    for source in [preempting_program(), timer_alt_program(), comstime] {
+        let (mut bursts, _) = boot(&source);
+        run(&mut bursts, 1_000_000);
+        let (mut stepped, _) = boot(&source);
+        while stepped.step() == Ok(Status::Ran) {}
+        assert_eq!(stepped.step(), Ok(Status::Idle), "{}", stepped.dump());
+        assert_eq!(bursts.dump(), stepped.dump());
+        assert!(bursts.events.iter().eq(stepped.events.iter()));
+        assert!(bursts.events.len() >= 2, "{}", bursts.events.len());
+        let memory = |node: &Node| {
+            (0..node.memory_size() / 4)
+                .map(|k| node.read_word(0x8000_0000 + 4 * k))
+                .collect::<Vec<_>>()
+        };
+        assert!(memory(&bursts) == memory(&stepped));
+    }
 }
