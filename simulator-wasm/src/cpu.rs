@@ -371,6 +371,11 @@ impl Node {
         self.record(EventKind::Start, me, 0, 0, 0);
     }
 
+    /// Whether a process is running (not only ready or waiting).
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
     /// Whether the node still waits for its boot code.
     pub fn is_booting(&self) -> bool {
         self.booting.is_some()

@@ -53,6 +53,15 @@ impl Default for Config {
     }
 }
 
+/// What [`Network::free_run_or_jump`] did instead of a window.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// The run is over.
+    Done(Outcome),
+    /// The clock moved on.
+    Moved,
+}
+
 /// What [`Network::survey`] saw.
 #[derive(Debug, Clone, Copy)]
 struct Survey {
@@ -438,53 +447,31 @@ impl Network {
 
     /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
     pub fn run(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
+        // Nodes that ended the last window running a process: with two or more, no node runs
+        // free and there is no jump, so the next window needs no survey.
+        let mut busy = 0;
         while self.time_ps < until_ps {
             if let Some(status) = self.host.as_ref().and_then(|h| h.exit) {
                 return Ok(Outcome::Exited(status));
             }
-            let survey = self.survey();
-            if survey.host_waits && survey.active == 1 {
-                let i = survey.runner;
-                // Only node i can do anything: nothing can reach it before it sends, so it
-                // runs on, up to its first packet or the next sampling boundary.
-                let limit_ps = until_ps.min(self.next_sample_ps);
-                let node = &mut self.nodes[i];
-                node.stop_on_emit = true;
-                let ran = node.run_until(node.cycle_at(limit_ps));
-                node.stop_on_emit = false;
-                ran.map_err(|e| SimError::Network {
-                    message: format!("node {i}: {e}"),
-                })?;
-                let now = node.picoseconds();
-                let emitted = !node.outbox.is_empty();
-                self.deliver();
-                self.time_ps = if emitted {
-                    (now / self.window_ps * self.window_ps).max(self.time_ps)
-                } else {
-                    limit_ps.max(self.time_ps)
-                };
-                self.sample();
-                continue;
-            }
-            match survey.next_ps {
-                None => return Ok(Outcome::Idle),
-                Some(t) if t > self.time_ps + self.window_ps => {
-                    // Jump, staying on the window grid.
-                    self.time_ps = (t / self.window_ps * self.window_ps).min(until_ps);
-                    self.sample();
-                    continue;
+            if busy < 2 {
+                match self.free_run_or_jump(until_ps)? {
+                    Some(Step::Done(outcome)) => return Ok(outcome),
+                    Some(Step::Moved) => continue,
+                    None => {}
                 }
-                Some(_) => {}
             }
             let start = self.time_ps;
             // Windows lie on a fixed grid, so slicing a run differently gives the same run.
             let end = ((start / self.window_ps + 1) * self.window_ps).min(until_ps);
             // Every node has the network's clock: one limit for all.
             let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
+            busy = 0;
             for (i, node) in self.nodes.iter_mut().enumerate() {
                 node.run_until(limit).map_err(|e| SimError::Network {
                     message: format!("node {i}: {e}"),
                 })?;
+                busy += usize::from(node.is_running());
             }
             if let Some(host) = &mut self.host {
                 host.run_until(start, end)?;
@@ -496,6 +483,46 @@ impl Network {
         Ok(match self.host.as_ref().and_then(|h| h.exit) {
             Some(status) => Outcome::Exited(status),
             None => Outcome::Until,
+        })
+    }
+
+    /// Before a window: when only one node can do anything it runs free (up to its first
+    /// packet or the next sampling boundary); when nothing happens before the next window the
+    /// clock jumps; when nothing will ever happen the run is over. `None`: run a window.
+    fn free_run_or_jump(&mut self, until_ps: u64) -> Result<Option<Step>, SimError> {
+        let survey = self.survey();
+        if survey.host_waits && survey.active == 1 {
+            let i = survey.runner;
+            // Only node i can do anything: nothing can reach it before it sends, so it
+            // runs on, up to its first packet or the next sampling boundary.
+            let limit_ps = until_ps.min(self.next_sample_ps);
+            let node = &mut self.nodes[i];
+            node.stop_on_emit = true;
+            let ran = node.run_until(node.cycle_at(limit_ps));
+            node.stop_on_emit = false;
+            ran.map_err(|e| SimError::Network {
+                message: format!("node {i}: {e}"),
+            })?;
+            let now = node.picoseconds();
+            let emitted = !node.outbox.is_empty();
+            self.deliver();
+            self.time_ps = if emitted {
+                (now / self.window_ps * self.window_ps).max(self.time_ps)
+            } else {
+                limit_ps.max(self.time_ps)
+            };
+            self.sample();
+            return Ok(Some(Step::Moved));
+        }
+        Ok(match survey.next_ps {
+            None => Some(Step::Done(Outcome::Idle)),
+            Some(t) if t > self.time_ps + self.window_ps => {
+                // Jump, staying on the window grid.
+                self.time_ps = (t / self.window_ps * self.window_ps).min(until_ps);
+                self.sample();
+                Some(Step::Moved)
+            }
+            Some(_) => None,
         })
     }
 
