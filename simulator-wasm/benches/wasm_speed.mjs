@@ -1,17 +1,18 @@
 // Emulated instructions per host second in WebAssembly under Node (V8), the emulator as the
 // Simulator page's worker loads it (target/site/sim, built by `cargo xtask build-site`), driven
-// the way the worker drives it: `Simulation.advance` in slices of about 50 ms.
+// the way the worker drives it (`static/sim-slices.js`: slices of about 50 ms).
 //
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim`).
 // Each workload runs three times in one process: the first run includes compiling the module's
 // hot functions with the optimising compiler; the later ones show the steady state.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 
 const site = process.argv[2] ?? 'target/site/sim';
-const { initSync, Simulation } = await import(join(process.cwd(), site, 'simulator_wasm.js'));
-initSync({ module: readFileSync(join(site, 'simulator_wasm_bg.wasm')) });
+const { initSync, Simulation } = await import(resolve(site, 'simulator_wasm.js'));
+const { runInSlices } = await import(resolve(site, '..', 'sim-slices.js'));
+initSync({ module: readFileSync(resolve(site, 'simulator_wasm_bg.wasm')) });
 
 const data = new URL('../tests/data/', import.meta.url);
 const comstime = readFileSync(new URL('comstime.s', data), 'utf8').replace(/N = \d+/, 'N = 100000');
@@ -20,16 +21,7 @@ const mesh =
 
 function measure(source, topology, tracing) {
   const sim = new Simulation(source, topology, 'T800', 20, 20, 100e9, tracing);
-  const started = performance.now();
-  let sliceNs = 100000;
-  for (;;) {
-    const t0 = performance.now();
-    const done = sim.advance(sliceNs);
-    const spent = Math.max(performance.now() - t0, 0.1);
-    sliceNs = Math.min(Math.max(sliceNs * (50 / spent), 10000), 1e9);
-    if (done) break;
-  }
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = runInSlices(sim);
   const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
   sim.free();
   return result;
