@@ -971,7 +971,8 @@ impl Node {
         if !self.prepare()? {
             return Ok(self.idle_until(u64::MAX));
         }
-        self.instruction()
+        self.instruction()?;
+        Ok(Status::Ran)
     }
 
     /// Runs until the node's time reaches `limit` cycles: instructions, link actions and
@@ -1105,20 +1106,16 @@ impl Node {
 
     /// Fetches and executes the byte at `Iptr`.
     #[inline(always)]
-    fn instruction(&mut self) -> Result<Status, SimError> {
+    fn instruction(&mut self) -> Result<(), SimError> {
         let iptr = self.iptr;
-        let byte = match self.memory.get(iptr.wrapping_sub(NOT_PROCESS) as usize) {
-            Some(&byte) => byte,
-            None => return Err(self.memory_error(iptr)),
-        };
+        let byte = self.read_byte(iptr)?;
         if iptr & 3 == 0 {
             // Instructions are fetched a word (four bytes) at a time.
             self.wait(iptr);
         }
         self.iptr = iptr.wrapping_add(1);
         self.instructions += 1;
-        self.execute(byte >> 4, u32::from(byte & 0xF))?;
-        Ok(Status::Ran)
+        self.execute(byte >> 4, u32::from(byte & 0xF))
     }
 
     /// Executes direct function `function` with the data nibble `data` (and `Oreg`, built by

@@ -7,7 +7,6 @@
 //! - `cargo xtask build-site [--debug]`: only the site, into `target/site`.
 //! - `cargo xtask load`: a 10 s `wrk` load run (64 connections) on loopback against the
 //!   permalink and run-metadata GETs of the release server.
-//!
 //! - `cargo xtask wasm-speed`: the emulator's instructions per second in WebAssembly under
 //!   Node (`simulator-wasm/benches/wasm_speed.mjs`), COMSTIME and a 16-node mesh.
 //!
