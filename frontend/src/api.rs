@@ -1,7 +1,7 @@
-//! The typed client of the JSON API. Wire types come from `shared::api`.
+//! The typed client of the JSON API. Wire types come from `shared::view::api`.
 
 use gloo_net::http::{Request, Response};
-use shared::api::{ApiError, CreatedRun, RunDetail, RunInfo, RunList};
+use shared::view::api::{ApiError, CreatedRun, RunDetail, RunInfo, RunList};
 
 /// A failed API call, as a sentence for people.
 pub type ApiResult<T> = Result<T, String>;
@@ -90,7 +90,7 @@ pub async fn upload_text(name: &str, body: String) -> ApiResult<CreatedRun> {
 }
 
 /// A stored view state (a permalink's target), upgraded to the current version.
-pub async fn get_view(id: &str) -> ApiResult<shared::view::ViewState> {
+pub async fn get_view(id: &str) -> ApiResult<shared::view::state::ViewState> {
     let url = format!("/api/views/{}", js_sys::encode_uri_component(id));
     let res = Request::get(&url)
         .send()
@@ -100,7 +100,9 @@ pub async fn get_view(id: &str) -> ApiResult<shared::view::ViewState> {
 }
 
 /// Stores a view state and answers its permalink.
-pub async fn create_view(state: &shared::view::ViewState) -> ApiResult<shared::api::CreatedView> {
+pub async fn create_view(
+    state: &shared::view::state::ViewState,
+) -> ApiResult<shared::view::api::CreatedView> {
     let res = Request::post("/api/views")
         .json(state)
         .map_err(|e| format!("the view could not be prepared: {e}"))?
@@ -111,7 +113,7 @@ pub async fn create_view(state: &shared::view::ViewState) -> ApiResult<shared::a
 }
 
 /// The progress of the upload started under `key`.
-pub async fn upload_progress(key: &str) -> ApiResult<shared::api::UploadProgress> {
+pub async fn upload_progress(key: &str) -> ApiResult<shared::view::api::UploadProgress> {
     let url = format!("/api/uploads/{}", js_sys::encode_uri_component(key));
     let res = Request::get(&url)
         .send()

@@ -2,7 +2,7 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Ok(imported) = shared::import::import(data, None, "fuzz") {
-        let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+    if let Ok(imported) = shared::formats::import(data, None, "fuzz") {
+        let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
     }
 });

@@ -2,7 +2,7 @@
 //! with `TRACESCOPE_FUZZ_FORMAT=<name>` (then every input goes to that importer).
 #![no_main]
 
-use shared::import::{Format, import};
+use shared::formats::{Format, import};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let forced = std::env::var("TRACESCOPE_FUZZ_FORMAT").ok().and_then(|name| Format::from_name(&name));
@@ -12,6 +12,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         (None, None) => return,
     };
     if let Ok(imported) = import(input, Some(format), "fuzz") {
-        let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+        let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
     }
 });

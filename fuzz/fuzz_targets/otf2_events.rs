@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-const ARCHIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces/otf2/pipit-ping-pong-otf2/");
+const ARCHIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tests/data/traces/otf2/pipit-ping-pong-otf2/");
 
 /// The sample archive's other files, read once.
 static FILES: LazyLock<BTreeMap<String, Vec<u8>>> = LazyLock::new(|| {
@@ -18,7 +18,7 @@ static FILES: LazyLock<BTreeMap<String, Vec<u8>>> = LazyLock::new(|| {
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let mut files = FILES.clone();
     files.insert("traces/0.evt".to_owned(), data.to_vec());
-    if let Ok(imported) = shared::import::import_files(&files, "fuzz") {
-        let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+    if let Ok(imported) = shared::formats::import_files(&files, "fuzz") {
+        let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
     }
 });

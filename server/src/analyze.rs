@@ -2,54 +2,11 @@
 
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
 use shared::TraceError;
-use shared::analysis::{Analysis, AnalysisOptions, Context, Share};
-use shared::clocks::{ClcOptions, controlled_logical_clock};
-use shared::summary::TraceSummary;
-use shared::time::Clock;
-use shared::waits::{CriticalPathProfile, WaitSummary, critical_path_profile};
-use shared::whatif::WhatIf;
-
-/// The `--json` output of `tracescope analyze`: a stable object with named fields.
-/// Fields are only ever added, never renamed or removed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnalyzeReport {
-    /// The file that was analysed, as given on the command line.
-    pub file: String,
-    /// Counts and time span.
-    #[serde(flatten)]
-    pub summary: TraceSummary,
-    /// The analyses.
-    #[serde(flatten)]
-    pub analysis: Analysis,
-    /// Wait states, their totals and their root causes (delay costs).
-    pub wait_states: WaitSummary,
-    /// The critical path in Scalasca's terms: computation vs communication and their imbalance.
-    pub critical_path_profile: CriticalPathProfile,
-    /// Clock-condition violations and what the controlled logical clock would move.
-    pub clock_violations: ClockReport,
-    /// The what-if scenario, when one was asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub what_if: Option<WhatIf>,
-}
-
-/// Clock-condition violations and their repair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClockReport {
-    /// The minimum latency checked, in ticks.
-    pub min_latency: u64,
-    /// How many messages arrive before their send plus the minimum latency.
-    pub count: usize,
-    /// The worst: how far before its send + latency a message arrives.
-    pub worst: f64,
-    /// How many events the controlled logical clock moves to repair them.
-    pub repair_moves: usize,
-    /// The largest move.
-    pub repair_max_shift: f64,
-    /// Violations left after repair (only causality cycles leave any).
-    pub violations_after_repair: usize,
-}
+use shared::analyses::metrics::{AnalysisOptions, Share};
+use shared::graph::context::Context;
+use shared::model::time::Clock;
+use shared::report::{self, Report, ReportRequest};
 
 /// What `tracescope analyze` should do beyond the default analyses.
 #[derive(Debug, Clone, Default)]
@@ -59,7 +16,7 @@ pub struct Request {
     /// A what-if scenario (`transit=0`, `latency=1,bandwidth=200`, …).
     pub what_if: Option<String>,
     /// The format to read, instead of detecting it.
-    pub format: Option<shared::import::Format>,
+    pub format: Option<shared::formats::Format>,
 }
 
 /// Why `tracescope analyze` failed.
@@ -70,63 +27,39 @@ pub enum AnalyzeError {
     Trace(#[from] TraceError),
     /// The what-if scenario could not be read.
     #[error(transparent)]
-    Scenario(#[from] shared::whatif::ScenarioError),
+    Scenario(#[from] shared::analyses::whatif::ScenarioError),
 }
 
 /// Imports `bytes` (named `file`) and builds the report.
-pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<AnalyzeReport, AnalyzeError> {
+pub fn analyze(bytes: &[u8], file: &str, request: &Request) -> Result<Report, AnalyzeError> {
     let name = std::path::Path::new(file)
         .file_name()
         .map_or(file, |n| n.to_str().unwrap_or(file));
-    let imported = shared::import::import(bytes, request.format, name)?;
+    let imported = shared::formats::import(bytes, request.format, name)?;
     analyze_imported(&imported, file, request)
 }
 
 /// Builds the report of an already imported trace.
 pub fn analyze_imported(
-    imported: &shared::import::Imported,
+    imported: &shared::formats::Imported,
     file: &str,
     request: &Request,
-) -> Result<AnalyzeReport, AnalyzeError> {
-    let trace = &imported.trace;
-    let cx = Context::new(trace);
-    let summary = shared::summary::summarize(trace, imported.format, &cx.pairing);
-    let analysis = shared::analysis::analyze_context(&cx, request.options);
-    let what_if = match &request.what_if {
-        Some(text) => Some(shared::whatif::what_if(
-            &cx,
-            &shared::whatif::parse_scenario(text, &cx)?,
-        )),
-        None => None,
-    };
-    let min_latency = request.options.validation.min_latency;
-    let times: Vec<f64> = trace.events.time().iter().map(|t| t.0 as f64).collect();
-    let worst = cx
-        .pairing
-        .messages
-        .iter()
-        .map(|m| times[m.send.index()] + min_latency as f64 - times[m.arrival.index()])
-        .fold(0.0, f64::max);
-    let clc = ClcOptions {
-        min_latency: min_latency as f64,
-        ..ClcOptions::default()
-    };
-    let repair = controlled_logical_clock(trace, &cx.pairing, clc);
-    Ok(AnalyzeReport {
-        file: file.to_owned(),
-        summary,
-        wait_states: shared::waits::summarize(&cx),
-        critical_path_profile: critical_path_profile(&cx, &analysis),
-        clock_violations: ClockReport {
-            min_latency,
-            count: repair.violations_before,
-            worst,
-            repair_moves: repair.moves.len(),
-            repair_max_shift: repair.max_shift,
-            violations_after_repair: repair.violations_after,
+) -> Result<Report, AnalyzeError> {
+    let cx = Context::new(&imported.trace);
+    let waits = shared::analyses::waits::wait_states(&cx);
+    let report = report::build(
+        &cx,
+        &waits,
+        &ReportRequest {
+            file,
+            format: imported.format,
+            notes: &imported.notes,
+            options: request.options,
         },
-        what_if,
-        analysis,
+    );
+    Ok(match &request.what_if {
+        Some(scenario) => report::with_what_if(report, &cx, scenario)?,
+        None => report,
     })
 }
 
@@ -143,11 +76,11 @@ fn num(x: f64) -> String {
 
 /// A duration in ticks, with its real-time value when the clock has a unit.
 fn ticks(clock: Clock, x: f64) -> String {
-    match clock.seconds(shared::time::Duration(x.round().max(0.0) as u64)) {
+    match clock.seconds(shared::model::time::Duration(x.round().max(0.0) as u64)) {
         Some(seconds) => format!(
             "{} ticks ({})",
             num(x),
-            shared::time::format_seconds(seconds)
+            shared::model::time::format_seconds(seconds)
         ),
         None => format!("{} ticks", num(x)),
     }
@@ -174,7 +107,7 @@ fn ranking(out: &mut String, title: &str, rows: &[Share], limit: usize) {
 }
 
 /// The report for people, gprof-like: headline numbers, then the top of each ranking.
-pub fn render_text(report: &AnalyzeReport) -> String {
+pub fn render_text(report: &Report) -> String {
     let s = &report.summary;
     let a = &report.analysis;
     let clock = Clock {
@@ -297,13 +230,13 @@ pub fn render_text(report: &AnalyzeReport) -> String {
     let w = &report.wait_states;
     if !w.by_process.is_empty() {
         let _ = writeln!(out, "  Wait states by process");
-        for (name, kind, time) in w.by_process.iter().take(10) {
+        for (name, kind, time, _) in w.by_process.iter().take(10) {
             let _ = writeln!(out, "    {:>12}  {kind:?}  {name}", num(*time));
         }
     }
     if !w.short_term_costs.is_empty() {
         let _ = writeln!(out, "  Root causes (short-term delay cost)");
-        for (process, region, cost) in w.short_term_costs.iter().take(10) {
+        for (process, region, cost, _) in w.short_term_costs.iter().take(10) {
             let _ = writeln!(out, "    {:>12}  {process}: {region}", num(*cost));
         }
     }

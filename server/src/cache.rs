@@ -1,17 +1,30 @@
-//! Small in-memory caches of per-run data that is expensive to rebuild (viewport indexes,
-//! loaded analysis contexts): the most recently used runs, a fixed number of them.
+//! The run workspace: everything the API answers about one run, built once from its stored model
+//! and kept for the most recently used runs.
+//!
+//! [`RunWorkspace`] owns the run's trace and its analysis [`Context`] (pairing, execution graph,
+//! states, timelines, attribution), built exactly once per run however many endpoints ask and
+//! however concurrently; the wait states, the default report and the viewport index are derived
+//! from that one context on first use. This is the only place the server builds a context.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use shared::analysis::{Analysis, AnalysisOptions, Context, analyze_context};
+use shared::analyses::metrics::AnalysisOptions;
+use shared::analyses::waits::{WaitState, wait_states};
+use shared::formats::Format;
+use shared::graph::context::Context;
 use shared::model::Trace;
-use shared::waits::WaitState;
+use shared::report::{Report, ReportRequest};
+use shared::view::viewport::ViewportIndex;
+use tokio::sync::OnceCell;
 
-/// The `capacity` most recently used runs' `T`, by run id.
+/// The `capacity` most recently used runs' `T`, by run id, each built once (single flight:
+/// concurrent requests for a run that is not cached yet wait for one build).
 pub struct RunCache<T> {
     capacity: usize,
-    entries: Mutex<VecDeque<(String, Arc<T>)>>,
+    entries: Mutex<VecDeque<(String, Arc<OnceCell<Arc<T>>>)>>,
+    builds: AtomicU64,
 }
 
 impl<T> RunCache<T> {
@@ -20,25 +33,40 @@ impl<T> RunCache<T> {
         RunCache {
             capacity,
             entries: Mutex::new(VecDeque::new()),
+            builds: AtomicU64::new(0),
         }
     }
 
-    /// The run's entry, now the most recently used.
-    pub fn get(&self, id: &str) -> Option<Arc<T>> {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let at = entries.iter().position(|(k, _)| k == id)?;
-        let entry = entries.remove(at)?;
-        let value = Arc::clone(&entry.1);
-        entries.push_front(entry);
-        Some(value)
+    /// The run's entry, built by `build` if it is not cached (then kept, dropping the least
+    /// recently used beyond the capacity). A failed build is not kept.
+    pub async fn get_or_build<E, F, Fut>(&self, id: &str, build: F) -> Result<Arc<T>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<T, E>>,
+    {
+        let cell = {
+            let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            let cell = match entries.iter().position(|(k, _)| k == id) {
+                Some(at) => entries.remove(at).map(|(_, cell)| cell),
+                None => None,
+            }
+            .unwrap_or_default();
+            entries.push_front((id.to_owned(), Arc::clone(&cell)));
+            entries.truncate(self.capacity);
+            cell
+        };
+        let value = cell
+            .get_or_try_init(|| async {
+                self.builds.fetch_add(1, Ordering::Relaxed);
+                build().await.map(Arc::new)
+            })
+            .await?;
+        Ok(Arc::clone(value))
     }
 
-    /// Keeps `value` for the run, dropping the least recently used beyond the capacity.
-    pub fn put(&self, id: &str, value: Arc<T>) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.retain(|(k, _)| k != id);
-        entries.push_front((id.to_owned(), value));
-        entries.truncate(self.capacity);
+    /// How many times an entry was built since the cache was made (for tests and logs).
+    pub fn builds(&self) -> u64 {
+        self.builds.load(Ordering::Relaxed)
     }
 
     /// Forgets the run (after it is deleted).
@@ -48,37 +76,78 @@ impl<T> RunCache<T> {
     }
 }
 
-/// What the selection endpoints need of a run, built from its trace once.
+/// What the API derives from one run's context, each part computed on first use.
 pub struct Prepared<'a> {
-    /// Pairing, graph, states, timeline and attribution.
+    /// Pairing, graph, states, timeline and attribution: built once, read by everything else.
     pub cx: Context<'a>,
-    /// The whole-run analysis (critical path, WCPA, diagnostics).
-    pub analysis: Analysis,
-    /// Every wait state.
-    pub waits: Vec<WaitState>,
+    /// The run's name, for its report.
+    name: String,
+    /// The format it was read from, for its report.
+    format: Format,
+    waits: OnceLock<Vec<WaitState>>,
+    report: OnceLock<Report>,
+    index: OnceLock<ViewportIndex>,
+}
+
+impl Prepared<'_> {
+    /// Every wait state of the run.
+    pub fn waits(&self) -> &[WaitState] {
+        self.waits.get_or_init(|| wait_states(&self.cx))
+    }
+
+    /// The run's report with the default options (what `tracescope analyze --json` prints).
+    pub fn report(&self) -> &Report {
+        self.report
+            .get_or_init(|| self.report_with(AnalysisOptions::default()))
+    }
+
+    /// The report with other options, from the same context.
+    pub fn report_with(&self, options: AnalysisOptions) -> Report {
+        let request = ReportRequest {
+            file: &self.name,
+            format: self.format,
+            notes: &[],
+            options,
+        };
+        shared::report::build(&self.cx, self.waits(), &request)
+    }
+
+    /// The Gantt chart's level-of-detail index.
+    pub fn index(&self) -> &ViewportIndex {
+        self.index
+            .get_or_init(|| ViewportIndex::new(self.cx.trace, &self.cx.pairing, &self.cx.graph))
+    }
 }
 
 self_cell::self_cell!(
-    /// A run's trace with its [`Prepared`] analyses, which borrow it.
-    pub struct LoadedRun {
+    /// A run's trace with its [`Prepared`] context and derived parts, which borrow it.
+    pub struct RunWorkspace {
         owner: Trace,
         #[covariant]
         dependent: Prepared,
     }
 );
 
-impl LoadedRun {
-    /// Analyses `trace` (the default options, as the stored report).
-    pub fn load(trace: Trace) -> LoadedRun {
-        LoadedRun::new(trace, |trace| {
-            let cx = Context::new(trace);
-            let analysis = analyze_context(&cx, AnalysisOptions::default());
-            let waits = shared::waits::wait_states(&cx);
-            Prepared {
-                cx,
-                analysis,
-                waits,
-            }
+impl RunWorkspace {
+    /// Builds the context of `trace` (the run named `name`, read from `format`).
+    pub fn load(trace: Trace, name: String, format: Format) -> RunWorkspace {
+        RunWorkspace::new(trace, |trace| Prepared {
+            cx: Context::new(trace),
+            name,
+            format,
+            waits: OnceLock::new(),
+            report: OnceLock::new(),
+            index: OnceLock::new(),
         })
+    }
+
+    /// The run's trace.
+    pub fn trace(&self) -> &Trace {
+        self.borrow_owner()
+    }
+
+    /// The run's context and derived parts.
+    pub fn prepared(&self) -> &Prepared<'_> {
+        self.borrow_dependent()
     }
 }

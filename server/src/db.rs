@@ -4,8 +4,8 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
-use shared::api::RunInfo;
-use shared::summary::TraceSummary;
+use shared::analyses::summary::TraceSummary;
+use shared::view::api::RunInfo;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{FromRow, SqlitePool};
 
@@ -210,7 +210,7 @@ pub async fn delete_run(
 pub async fn insert_view(
     pool: &SqlitePool,
     id: &str,
-    state: &shared::view::ViewState,
+    state: &shared::view::state::ViewState,
     created_ms: i64,
 ) -> Result<(), sqlx::Error> {
     let json = serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha2::{Digest as _, Sha256};
-use shared::api::RunInfo;
+use shared::view::api::RunInfo;
 use sqlx::SqlitePool;
 
 use crate::db::{self, NewRun};
@@ -16,7 +16,7 @@ use crate::http::error::AppError;
 /// What parsing an upload produces, ready to store.
 pub struct Prepared {
     /// The trace's counts and span.
-    pub summary: shared::summary::TraceSummary,
+    pub summary: shared::analyses::summary::TraceSummary,
     /// The uploaded size in bytes.
     pub source_bytes: u64,
     /// The upload, gzip-compressed.
@@ -94,7 +94,7 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
 pub fn prepare(
     body: &[u8],
     name: &str,
-    format: Option<shared::import::Format>,
+    format: Option<shared::formats::Format>,
 ) -> Result<Prepared, AppError> {
     prepare_with(body, name, format, &|_| {})
 }
@@ -103,20 +103,20 @@ pub fn prepare(
 pub fn prepare_with(
     body: &[u8],
     name: &str,
-    format: Option<shared::import::Format>,
-    phase: &dyn Fn(shared::api::UploadPhase),
+    format: Option<shared::formats::Format>,
+    phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, AppError> {
-    phase(shared::api::UploadPhase::Parsing);
-    let imported = shared::import::import(body, format, name)?;
-    phase(shared::api::UploadPhase::Analysing);
-    let pairing = shared::pairing::pair_messages(&imported.trace);
-    let summary = shared::summary::summarize(&imported.trace, imported.format, &pairing);
+    phase(shared::view::api::UploadPhase::Parsing);
+    let imported = shared::formats::import(body, format, name)?;
+    phase(shared::view::api::UploadPhase::Analysing);
+    let pairing = shared::graph::pairing::pair_messages(&imported.trace);
+    let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
     let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
     Ok(Prepared {
         summary,
         source_bytes: body.len() as u64,
         // An upload that is gzip already is kept as it came: compressing it again only grows it.
-        source_gz: if shared::import::is_gzip(body) {
+        source_gz: if shared::formats::is_gzip(body) {
             body.to_vec()
         } else {
             gzip(body).map_err(anyhow::Error::from)?

@@ -27,10 +27,9 @@ pub struct AppState {
     pub site_dir: PathBuf,
     /// The largest upload accepted, in bytes.
     pub max_upload_bytes: usize,
-    /// Viewport indexes of recently viewed runs.
-    pub viewports: std::sync::Arc<cache::RunCache<http::viewport::ViewportRun>>,
-    /// Recently analysed runs, for the selection endpoints.
-    pub loaded: std::sync::Arc<cache::RunCache<cache::LoadedRun>>,
+    /// The workspaces (trace, analysis context, report, wait states, viewport index) of the
+    /// most recently used runs: every run endpoint reads from here.
+    pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
     /// The progress of recent uploads.
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
@@ -63,8 +62,7 @@ impl AppState {
             pool,
             site_dir,
             max_upload_bytes,
-            viewports: std::sync::Arc::new(cache::RunCache::new(4)),
-            loaded: std::sync::Arc::new(cache::RunCache::new(2)),
+            workspaces: std::sync::Arc::new(cache::RunCache::new(3)),
             uploads: std::sync::Arc::default(),
             timeouts: Timeouts::default(),
         }

@@ -53,7 +53,7 @@ enum Command {
         what_if: Option<String>,
         /// Read the file as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
-        format: Option<shared::import::Format>,
+        format: Option<shared::formats::Format>,
     },
     /// Store a trace as a run in the database, as an upload does.
     Import {
@@ -67,7 +67,7 @@ enum Command {
         name: Option<String>,
         /// Read the file as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
-        format: Option<shared::import::Format>,
+        format: Option<shared::formats::Format>,
         /// Print one JSON object with named fields instead of text.
         #[arg(long)]
         json: bool,
@@ -83,7 +83,7 @@ enum Command {
         output: PathBuf,
         /// Read the input as this format instead of detecting it.
         #[arg(long, value_parser = parse_format)]
-        format: Option<shared::import::Format>,
+        format: Option<shared::formats::Format>,
     },
     /// Run a program on an emulated transputer network: print what it writes through the
     /// host, and write or analyse its trace.
@@ -147,9 +147,9 @@ enum OutputFormat {
     Tmon,
 }
 
-fn parse_format(name: &str) -> Result<shared::import::Format, String> {
-    shared::import::Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = shared::import::Format::ALL
+fn parse_format(name: &str) -> Result<shared::formats::Format, String> {
+    shared::formats::Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = shared::formats::Format::ALL
             .iter()
             .map(|f| f.name())
             .collect();
@@ -163,8 +163,8 @@ fn parse_format(name: &str) -> Result<shared::import::Format, String> {
 /// Reads a trace from a file, or from an OTF2 archive given as its directory or anchor file.
 fn read_trace(
     path: &std::path::Path,
-    format: Option<shared::import::Format>,
-) -> anyhow::Result<shared::import::Imported> {
+    format: Option<shared::formats::Format>,
+) -> anyhow::Result<shared::formats::Imported> {
     let name = path
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
@@ -194,20 +194,20 @@ fn read_trace(
                 }
             }
         }
-        return Ok(shared::import::import_files(&files, &name)?);
+        return Ok(shared::formats::import_files(&files, &name)?);
     }
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(shared::import::import(&bytes, format, &name)?)
+    Ok(shared::formats::import(&bytes, format, &name)?)
 }
 
 /// `trace` in the format `to`.
 fn encode(trace: &shared::model::Trace, to: OutputFormat) -> anyhow::Result<Vec<u8>> {
     Ok(match to {
-        OutputFormat::ChromeJson => shared::import::chrome::write(trace).into_bytes(),
-        OutputFormat::Native => shared::native::write(trace).into_bytes(),
-        OutputFormat::Binary => shared::import::binary::write(trace),
+        OutputFormat::ChromeJson => shared::formats::chrome::write(trace).into_bytes(),
+        OutputFormat::Native => shared::formats::native::write(trace).into_bytes(),
+        OutputFormat::Binary => shared::formats::binary::write(trace),
         OutputFormat::Tmon => {
-            let (bytes, notes) = shared::import::tmon::write(trace)?;
+            let (bytes, notes) = shared::formats::tmon::write(trace)?;
             for note in notes {
                 eprintln!("note: {note}");
             }
@@ -350,8 +350,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             format,
         } => {
             let imported = read_trace(&file, format)?;
-            let options = shared::analysis::AnalysisOptions {
-                validation: shared::validate::ValidationOptions { min_latency },
+            let options = shared::analyses::metrics::AnalysisOptions {
+                validation: shared::analyses::validate::ValidationOptions { min_latency },
             };
             let request = analyze::Request {
                 options,
@@ -387,7 +387,7 @@ fn import(
     file: &std::path::Path,
     db_path: &std::path::Path,
     name: Option<String>,
-    format: Option<shared::import::Format>,
+    format: Option<shared::formats::Format>,
     json: bool,
 ) -> anyhow::Result<()> {
     if file.is_dir() {

@@ -4,11 +4,12 @@
 use std::time::Instant;
 
 use serde::Serialize;
-use shared::import::Format;
+use shared::formats::Format;
 use simulator_wasm::network::Outcome;
 use simulator_wasm::session::{Program, Session, Setup};
 
-use crate::analyze::{self, AnalyzeReport};
+use crate::analyze;
+use shared::report::Report;
 
 /// What `tracescope simulate --json` prints.
 #[derive(Debug, Serialize)]
@@ -49,7 +50,7 @@ pub struct SimulateReport {
     /// Where the trace was written, when asked.
     pub trace_file: Option<String>,
     /// The analysis of the trace, when asked.
-    pub analysis: Option<AnalyzeReport>,
+    pub analysis: Option<Report>,
 }
 
 /// Why a simulation could not run.
@@ -93,10 +94,10 @@ pub fn simulate(
         .file_name()
         .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
     let trace = simulator_wasm::trace::to_trace(&session.network, &name)?;
-    let messages = shared::pairing::pair_messages(&trace).messages.len();
+    let messages = shared::graph::pairing::pair_messages(&trace).messages.len();
     let instructions = session.network.instructions();
     let analysis = if analyze {
-        let imported = shared::import::Imported {
+        let imported = shared::formats::Imported {
             format: Format::TracescopeJson,
             trace: trace.clone(),
             notes: Vec::new(),

@@ -9,12 +9,13 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use shared::analysis::{AnalysisOptions, Context, analyze};
-use shared::critical_path::{EdgeWeights, longest_path};
-use shared::graph::ExecutionGraph;
+use shared::analyses::metrics::{AnalysisOptions, analyze};
+use shared::graph::context::Context;
+use shared::graph::critical_path::{EdgeWeights, longest_path};
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::model::synthetic::ring;
 use shared::model::{EventRecord, TraceBuilder};
-use shared::pairing::pair_messages;
-use shared::synthetic::ring;
 
 fn sizes() -> Vec<usize> {
     common::sizes(&[100_000, 1_000_000, 10_000_000])

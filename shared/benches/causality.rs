@@ -8,11 +8,11 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use shared::causality::{Causality, hasse_edges};
-use shared::clocks::{ClcOptions, controlled_logical_clock};
-use shared::graph::ExecutionGraph;
-use shared::pairing::pair_messages;
-use shared::synthetic::ring;
+use shared::analyses::causality::{Causality, hasse_edges};
+use shared::analyses::clocks::{ClcOptions, controlled_logical_clock};
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::model::synthetic::ring;
 
 fn sizes() -> Vec<usize> {
     common::sizes(&[1_000_000])

@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use shared::import::{Format, import, import_files};
-use shared::synthetic::ring;
+use shared::formats::{Format, import, import_files};
+use shared::model::synthetic::ring;
 
 fn read_dir(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
@@ -35,9 +35,9 @@ fn imports(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(10));
     // About 100 MB of Chrome JSON: ~ 170 bytes per exported event.
-    let chrome = shared::import::chrome::write(&ring(64, 600_000)).into_bytes();
+    let chrome = shared::formats::chrome::write(&ring(64, 600_000)).into_bytes();
     // About 100 MB of native binary: ~ 10 bytes per event.
-    let binary = shared::import::binary::write(&ring(64, 10_000_000));
+    let binary = shared::formats::binary::write(&ring(64, 10_000_000));
     for (name, format, bytes) in [
         ("chrome_json", Format::ChromeJson, &chrome),
         ("binary", Format::TracescopeBinary, &binary),

@@ -12,10 +12,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use shared::graph::ExecutionGraph;
-use shared::pairing::pair_messages;
-use shared::synthetic::ring;
-use shared::viewport::{ViewportIndex, ViewportRequest};
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::model::synthetic::ring;
+use shared::view::viewport::{ViewportIndex, ViewportRequest};
 
 fn sizes() -> Vec<usize> {
     common::sizes(&[10_000_000])

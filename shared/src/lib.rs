@@ -1,39 +1,28 @@
-//! Tracescope's pure core: the trace model, the importers that build it from bytes, and the
-//! analyses that run on it.
+//! Tracescope's pure core: the trace model, the formats that read and write it, the analyses that
+//! run on it, and what the views exchange.
+//!
+//! The folders are the layers, each using only those above it in this list:
+//! - [`model`]: the trace (ids, events as a struct of arrays, integer time, the import error);
+//! - [`formats`]: readers and writers of every trace format, native JSON and binary included;
+//! - [`graph`]: the base every analysis reads (message pairing, the execution graph, states,
+//!   collectives, timelines, attribution, longest paths, and the [`graph::context::Context`]
+//!   that holds them for one trace);
+//! - [`analyses`]: metrics, critical path and WCPA, NPT, wait states, what-if, validation,
+//!   causality, clocks, statistics, patterns;
+//! - [`report`]: the typed report (`tracescope analyze --json`, `GET /api/runs/{id}/analysis`);
+//! - [`view`]: what views exchange (viewport level of detail, view states, selections, API types).
 //!
 //! Nothing in this crate does IO, spawns, sleeps or touches a database, the network or the DOM,
 //! so the same code runs in the server and in the browser.
 //! Every function that reads user data returns an error or a diagnostic instead of panicking.
 
-pub mod analysis;
-pub mod api;
-pub mod attribution;
-pub mod causality;
-pub mod clocks;
-pub mod collectives;
-pub mod critical_path;
-pub mod dependence;
-pub mod error;
+pub mod analyses;
+pub mod formats;
 pub mod graph;
-pub mod import;
 pub mod model;
-pub mod native;
-pub mod pairing;
-pub mod patterns;
-pub mod selection;
-pub mod states;
-pub mod stats;
-pub mod summary;
-pub mod synthetic;
-pub mod time;
-pub mod timeline;
-pub mod utilization;
-pub mod validate;
+pub mod report;
 pub mod view;
-pub mod viewport;
-pub mod waits;
-pub mod whatif;
 
-pub use error::TraceError;
+pub use model::error::TraceError;
+pub use model::time::{Clock, Duration, Time};
 pub use model::{EventIdx, EventKind, NodeId, ProcessId, Trace};
-pub use time::{Clock, Duration, Time};

@@ -75,7 +75,7 @@ pub struct Session {
 
 /// Reads a virtual duration: `250us`, `10ms`, `1s`, `500ns` (a bare number is nanoseconds).
 pub fn parse_duration_ns(text: &str) -> Result<u64, SimError> {
-    shared::time::parse_duration_ns(text).map_err(|message| SimError::Network { message })
+    shared::model::time::parse_duration_ns(text).map_err(|message| SimError::Network { message })
 }
 
 impl Session {

@@ -11,11 +11,11 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use shared::model::time::{Clock, Time};
 use shared::model::{
     CpuSample, Direction, EventKind as Kind, EventRecord, Link as TraceLink, LinkEnd, LinkSample,
     ModelError, NodeId, ProcessId, Sample, Trace, TraceBuilder,
 };
-use shared::time::{Clock, Time};
 
 use crate::cpu::EventKind;
 use crate::link::{LINK_IN, LINK_OUT, link_channel};

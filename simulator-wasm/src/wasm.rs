@@ -82,6 +82,6 @@ impl Simulation {
     /// The trace so far in Tracescope's JSON format, named `name`.
     pub fn trace_json(&self, name: &str) -> Result<String, JsError> {
         let trace = crate::trace::to_trace(&self.0.network, name)?;
-        Ok(shared::native::write(&trace))
+        Ok(shared::formats::native::write(&trace))
     }
 }

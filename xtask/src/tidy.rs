@@ -87,9 +87,9 @@ mod tests {
     #[test]
     fn the_model_keeps_time_as_integers() {
         for file in [
-            "shared/src/model.rs",
-            "shared/src/states.rs",
-            "shared/src/pairing.rs",
+            "shared/src/model/mod.rs",
+            "shared/src/graph/states.rs",
+            "shared/src/graph/pairing.rs",
         ] {
             assert!(
                 !read(file).contains("f64"),

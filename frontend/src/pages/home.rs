@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
-use shared::api::RunInfo;
+use shared::view::api::RunInfo;
 
 use crate::api;
 
@@ -129,8 +129,8 @@ fn upload_key() -> String {
 }
 
 /// What the page says while an upload is under way.
-pub fn progress_text(name: &str, progress: &shared::api::UploadProgress) -> String {
-    use shared::api::UploadPhase;
+pub fn progress_text(name: &str, progress: &shared::view::api::UploadProgress) -> String {
+    use shared::view::api::UploadPhase;
     let mb = |bytes: u64| bytes as f64 / 1e6;
     match progress.phase {
         UploadPhase::Receiving => match progress.bytes_total {
@@ -150,8 +150,8 @@ pub fn progress_text(name: &str, progress: &shared::api::UploadProgress) -> Stri
 
 /// How far an upload has come, from 0 to 1: receiving the bytes is most of it, then reading,
 /// analysing and storing (the server reports phases, not their shares).
-pub fn progress_fraction(progress: &shared::api::UploadProgress) -> Option<f64> {
-    use shared::api::UploadPhase;
+pub fn progress_fraction(progress: &shared::view::api::UploadProgress) -> Option<f64> {
+    use shared::view::api::UploadPhase;
     Some(match progress.phase {
         UploadPhase::Receiving => match progress.bytes_total {
             Some(total) if total > 0 => 0.6 * (progress.bytes_read as f64 / total as f64).min(1.0),
@@ -194,7 +194,7 @@ fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use shared::api::{UploadPhase, UploadProgress};
+    use shared::view::api::{UploadPhase, UploadProgress};
 
     use super::{progress_fraction, progress_text};
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use shared::api::RunDetail;
+use shared::view::api::RunDetail;
 
 use crate::api;
 use crate::components::gantt::GanttChart;
@@ -116,11 +116,11 @@ pub fn RunView(
     let share_link = RwSignal::new(None::<Result<String, String>>);
     let run_id = detail.run.id.clone();
     let share = move |_| {
-        let mut state = shared::view::ViewState::new(run_id.clone());
+        let mut state = shared::view::state::ViewState::new(run_id.clone());
         state.window = window
             .get_untracked()
             .filter(|(start, end)| start < end)
-            .map(|(start, end)| shared::view::Window { start, end });
+            .map(|(start, end)| shared::view::state::Window { start, end });
         leptos::task::spawn_local(async move {
             let link = api::create_view(&state).await.map(|created| {
                 let origin = web_sys::window()

@@ -70,8 +70,8 @@ impl Progress {
         format!(
             "{:.0} % · virtual time {} · {} instructions · {:.1} M instructions/s",
             self.fraction * 100.0,
-            shared::time::Clock::NANOSECONDS
-                .format_duration(shared::time::Duration(self.virtual_ns as u64)),
+            shared::model::time::Clock::NANOSECONDS
+                .format_duration(shared::model::time::Duration(self.virtual_ns as u64)),
             group(self.instructions as u64),
             rate
         )
@@ -149,7 +149,7 @@ pub fn SimulatePage() -> impl IntoView {
     };
 
     let run = move |_| {
-        let until_ns = match shared::time::parse_duration_ns(&until.get_untracked()) {
+        let until_ns = match shared::model::time::parse_duration_ns(&until.get_untracked()) {
             Ok(ns) => ns,
             Err(message) => {
                 status.set(Some(Err(message)));

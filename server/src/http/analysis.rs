@@ -5,12 +5,10 @@
 //!
 //! `GET /api/runs/{id}/analysis/{part}?start=&end=&processes=&limit=` answers one part of the
 //! analysis restricted to a time window and a set of processes (`0,2-5`), as
-//! `shared::selection` defines it: `summary`, `critical-path`, `wcpa` (with its phase table),
+//! `shared::view::selection` defines it: `summary`, `critical-path`, `wcpa` (with its phase table),
 //! `npt`, `statistics`, `matrix`, `wait-states`, `diagnostics`. Lists hold at most `limit`
 //! items (default 1,000) and say how many there are. The run's trace and whole-run analyses
-//! are built on first use and kept for the last 2 runs.
-
-use std::sync::Arc;
+//! are built on first use, from the run's workspace (`crate::cache::RunWorkspace`).
 
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -20,8 +18,10 @@ use serde::Deserialize;
 
 use super::error::{ApiQuery, AppError};
 use super::runs::IMMUTABLE;
-use crate::cache::LoadedRun;
-use crate::{AppState, analyze, db, ingest};
+use shared::analyses::metrics::AnalysisOptions;
+use shared::analyses::validate::ValidationOptions;
+
+use crate::{AppState, db, ingest};
 
 /// The routes under `/api/runs/{id}/analysis`.
 pub fn router() -> axum::Router<AppState> {
@@ -44,35 +44,28 @@ async fn analysis(
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<AnalysisParams>,
 ) -> Result<Response, AppError> {
-    let not_found = || AppError::no_run(&id);
     ingest::check_run_id(&id)?;
     let default = params.min_latency.is_none() && params.what_if.is_none();
     if default && let Some(json) = db::get_analysis_json(&state.pool, &id).await? {
         return Ok(json_response(json));
     }
-    let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
-    let model_gz = db::get_model_json_gz(&state.pool, &id)
-        .await?
-        .ok_or_else(not_found)?;
-    let owned_id = id.clone();
+    let workspace = super::workspace(&state, &id).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
-        let trace = ingest::decode_model(&model_gz, &owned_id)?;
-        let imported = shared::import::Imported {
-            format: run.summary.format,
-            trace,
-            notes: Vec::new(),
-        };
-        let request = analyze::Request {
-            options: shared::analysis::AnalysisOptions {
-                validation: shared::validate::ValidationOptions {
+        let prepared = workspace.prepared();
+        let report = if default {
+            prepared.report().clone()
+        } else {
+            prepared.report_with(AnalysisOptions {
+                validation: ValidationOptions {
                     min_latency: params.min_latency.unwrap_or(0),
                 },
-            },
-            what_if: params.what_if,
-            format: None,
+            })
         };
-        let report = analyze::analyze_imported(&imported, &run.summary.name, &request)
-            .map_err(|e| AppError::BadRequest(e.to_string()))?;
+        let report = match &params.what_if {
+            Some(scenario) => shared::report::with_what_if(report, &prepared.cx, scenario)
+                .map_err(|e| AppError::BadRequest(e.to_string()))?,
+            None => report,
+        };
         Ok(serde_json::to_string(&report).map_err(anyhow::Error::from)?)
     })
     .await
@@ -136,10 +129,10 @@ async fn part(
             PARTS.join(", ")
         )));
     }
-    let loaded = loaded_run(&state, &id).await?;
+    let workspace = super::workspace(&state, &id).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
-        loaded.with_dependent(|trace, prepared| {
-            let selection = shared::selection::Selection::new(
+        workspace.with_dependent(|trace, prepared| {
+            let selection = shared::view::selection::Selection::new(
                 trace,
                 params.start,
                 params.end,
@@ -148,18 +141,18 @@ async fn part(
             .map_err(|e| AppError::BadRequest(e.to_string()))?;
             let limit = params.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT);
             let cx = &prepared.cx;
-            let analysis = &prepared.analysis;
-            use shared::selection as s;
+            let analysis = &prepared.report().analysis;
+            use shared::view::selection as s;
             let json = match part.as_str() {
                 "summary" => serde_json::to_string(&s::summary(cx, &selection)),
                 "critical-path" => serde_json::to_string(&s::path_in(
-                    trace,
+                    cx,
                     &analysis.critical_path.segments,
                     &selection,
                     limit,
                 )),
                 "wcpa" => serde_json::to_string(&s::path_in(
-                    trace,
+                    cx,
                     &analysis.wcpa.segments,
                     &selection,
                     limit,
@@ -168,7 +161,7 @@ async fn part(
                 "statistics" => serde_json::to_string(&s::statistics(cx, &selection)),
                 "matrix" => serde_json::to_string(&s::matrix(cx, &selection)),
                 "wait-states" => {
-                    serde_json::to_string(&s::waits_in(trace, &prepared.waits, &selection, limit))
+                    serde_json::to_string(&s::waits_in(trace, prepared.waits(), &selection, limit))
                 }
                 _ => serde_json::to_string(&s::diagnostics_in(
                     trace,
@@ -183,9 +176,4 @@ async fn part(
     .await
     .map_err(|e| anyhow::anyhow!("the selection task failed: {e}"))??;
     Ok(json_response(json))
-}
-
-/// The run's trace and whole-run analyses, from the cache or built from the stored model.
-async fn loaded_run(state: &AppState, id: &str) -> Result<Arc<LoadedRun>, AppError> {
-    super::cached_run(state, &state.loaded, id, LoadedRun::load).await
 }

@@ -1,10 +1,10 @@
-//! The one error type of the API, answered in the one JSON shape, [`shared::api::ApiError`].
+//! The one error type of the API, answered in the one JSON shape, [`shared::view::api::ApiError`].
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use shared::TraceError;
-use shared::api::ApiError;
+use shared::view::api::ApiError;
 
 /// Every way a request can fail.
 #[derive(Debug, thiserror::Error)]

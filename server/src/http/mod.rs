@@ -63,35 +63,41 @@ async fn deadline(
 
 async fn health(
     axum::extract::State(state): axum::extract::State<AppState>,
-) -> Result<axum::Json<shared::api::Health>, AppError> {
+) -> Result<axum::Json<shared::view::api::Health>, AppError> {
     sqlx::query("SELECT 1").execute(&state.pool).await?;
-    Ok(axum::Json(shared::api::Health {
+    Ok(axum::Json(shared::view::api::Health {
         status: "ok".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     }))
 }
 
-/// The run's `T` from `cache`, or built by `build` from its stored model on a blocking thread
-/// (and then kept): the viewport index, the loaded analyses.
-pub(crate) async fn cached_run<T: Send + Sync + 'static>(
+/// The run's workspace (its trace, its one analysis context and what is derived from it), from
+/// the cache or built from its stored model on a blocking thread, once however many requests
+/// ask at the same time.
+pub(crate) async fn workspace(
     state: &crate::AppState,
-    cache: &crate::cache::RunCache<T>,
     id: &str,
-    build: fn(shared::Trace) -> T,
-) -> Result<std::sync::Arc<T>, error::AppError> {
-    if let Some(value) = cache.get(id) {
-        return Ok(value);
-    }
-    let model_gz = crate::db::get_model_json_gz(&state.pool, id)
-        .await?
-        .ok_or_else(|| error::AppError::no_run(id))?;
-    let owned_id = id.to_owned();
-    let value = tokio::task::spawn_blocking(move || -> Result<T, error::AppError> {
-        Ok(build(crate::ingest::decode_model(&model_gz, &owned_id)?))
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("building the run's data failed: {e}"))??;
-    let value = std::sync::Arc::new(value);
-    cache.put(id, std::sync::Arc::clone(&value));
-    Ok(value)
+) -> Result<std::sync::Arc<crate::cache::RunWorkspace>, error::AppError> {
+    state
+        .workspaces
+        .get_or_build(id, || async {
+            let run = crate::db::get_run(&state.pool, id)
+                .await?
+                .ok_or_else(|| error::AppError::no_run(id))?;
+            let model_gz = crate::db::get_model_json_gz(&state.pool, id)
+                .await?
+                .ok_or_else(|| error::AppError::no_run(id))?;
+            let owned_id = id.to_owned();
+            tokio::task::spawn_blocking(move || {
+                let trace = crate::ingest::decode_model(&model_gz, &owned_id)?;
+                Ok(crate::cache::RunWorkspace::load(
+                    trace,
+                    run.summary.name,
+                    run.summary.format,
+                ))
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("building the run's workspace failed: {e}"))?
+        })
+        .await
 }

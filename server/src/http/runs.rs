@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use flate2::read::GzDecoder;
 use serde::Deserialize;
-use shared::api::{CreatedRun, RunList, UploadPhase, UploadProgress};
+use shared::view::api::{CreatedRun, RunList, UploadPhase, UploadProgress};
 
 use super::error::{ApiQuery, AppError};
 use super::uploads;
@@ -126,7 +126,7 @@ async fn create_run_inner(
 ) -> Result<(StatusCode, Json<CreatedRun>), AppError> {
     let format = match params.format.as_deref() {
         Some(name) => Some(
-            shared::import::Format::from_name(name)
+            shared::formats::Format::from_name(name)
                 .ok_or_else(|| AppError::BadRequest(format!("unknown format {name:?}")))?,
         ),
         None => None,
@@ -205,8 +205,7 @@ async fn delete_run(
         })?;
     match db::delete_run(&state.pool, &id, &ingest::token_hash(token)).await? {
         db::Deleted::Yes => {
-            state.viewports.remove(&id);
-            state.loaded.remove(&id);
+            state.workspaces.remove(&id);
             Ok(StatusCode::NO_CONTENT)
         }
         db::Deleted::NoSuchRun => Err(not_found()),

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::routing::get;
-use shared::api::{UploadPhase, UploadProgress};
+use shared::view::api::{UploadPhase, UploadProgress};
 
 use super::error::AppError;
 use crate::AppState;

@@ -7,8 +7,8 @@ use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use shared::api::CreatedView;
-use shared::view::{self, ViewState};
+use shared::view::api::CreatedView;
+use shared::view::state::{self as view, ViewState};
 
 use super::error::AppError;
 use super::runs::IMMUTABLE;

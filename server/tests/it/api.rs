@@ -7,7 +7,7 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use serde_json::Value;
 use server::{AppState, app, db};
-use shared::api::{ApiError, CreatedRun, RunDetail, RunList};
+use shared::view::api::{ApiError, CreatedRun, RunDetail, RunList};
 use sqlx::SqlitePool;
 use tower::ServiceExt as _;
 
@@ -92,7 +92,7 @@ async fn health_answers_ok() {
     let server = TestServer::new(1 << 20).await;
     let (status, body) = server.get("/api/health").await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(json::<shared::api::Health>(&body).status, "ok");
+    assert_eq!(json::<shared::view::api::Health>(&body).status, "ok");
 }
 
 #[tokio::test]
@@ -125,7 +125,7 @@ async fn uploaded_run_is_listed_and_served_with_its_model() {
     let (status, body) = server.get(&format!("/api/runs/{}", created.id)).await;
     assert_eq!(status, StatusCode::OK);
     let detail: RunDetail = json(&body);
-    let expected = shared::import::import(&worked_example(), None, "t4.json")
+    let expected = shared::formats::import(&worked_example(), None, "t4.json")
         .expect("parses")
         .trace;
     assert_eq!(detail.trace, expected);
@@ -320,7 +320,7 @@ async fn a_run_is_deleted_only_with_its_token_and_takes_its_views_along() {
         .send_with("POST", "/api/views", &[], state.into_bytes())
         .await;
     assert_eq!(status, StatusCode::CREATED);
-    let view: shared::api::CreatedView = json(&body);
+    let view: shared::view::api::CreatedView = json(&body);
 
     let uri = format!("/api/runs/{}", doomed.id);
     let (status, body, _) = server.send_with("DELETE", &uri, &[], vec![]).await;
@@ -379,13 +379,13 @@ async fn a_run_is_deleted_only_with_its_token_and_takes_its_views_along() {
 async fn a_permalink_restores_the_view_state_and_opens_the_app() {
     let server = TestServer::new(1 << 20).await;
     let run = server.upload_ok("t4.json", worked_example()).await;
-    let state = shared::view::ViewState {
-        kind: shared::view::ViewKind::Gantt,
-        window: Some(shared::view::Window { start: 3, end: 17 }),
-        rows: Some(shared::view::Rows { first: 0, last: 1 }),
-        selection: Some(shared::view::Selection::Event { index: 4 }),
+    let state = shared::view::state::ViewState {
+        kind: shared::view::state::ViewKind::Gantt,
+        window: Some(shared::view::state::Window { start: 3, end: 17 }),
+        rows: Some(shared::view::state::Rows { first: 0, last: 1 }),
+        selection: Some(shared::view::state::Selection::Event { index: 4 }),
         overlays: vec!["critical_path".to_owned()],
-        ..shared::view::ViewState::new(run.id.clone())
+        ..shared::view::state::ViewState::new(run.id.clone())
     };
     let body = serde_json::to_vec(&state).expect("serializes");
     let (status, created, _) = server.send_with("POST", "/api/views", &[], body).await;
@@ -395,7 +395,7 @@ async fn a_permalink_restores_the_view_state_and_opens_the_app() {
         "{}",
         String::from_utf8_lossy(&created)
     );
-    let created: shared::api::CreatedView = json(&created);
+    let created: shared::view::api::CreatedView = json(&created);
     assert_eq!(created.id.len(), 16);
     assert_eq!(created.path, format!("/v/{}", created.id));
 
@@ -403,7 +403,7 @@ async fn a_permalink_restores_the_view_state_and_opens_the_app() {
         .send_with("GET", &format!("/api/views/{}", created.id), &[], vec![])
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(json::<shared::view::ViewState>(&body), state);
+    assert_eq!(json::<shared::view::state::ViewState>(&body), state);
     assert!(
         headers[header::CACHE_CONTROL]
             .to_str()
@@ -435,11 +435,14 @@ async fn old_view_states_keep_loading_and_bad_ones_are_refused() {
         "{}",
         String::from_utf8_lossy(&body)
     );
-    let created: shared::api::CreatedView = json(&body);
+    let created: shared::view::api::CreatedView = json(&body);
     let (_, body) = server.get(&format!("/api/views/{}", created.id)).await;
-    let read: shared::view::ViewState = json(&body);
-    assert_eq!(read.version, shared::view::CURRENT_VERSION);
-    assert_eq!(read.window, Some(shared::view::Window { start: 1, end: 2 }));
+    let read: shared::view::state::ViewState = json(&body);
+    assert_eq!(read.version, shared::view::state::CURRENT_VERSION);
+    assert_eq!(
+        read.window,
+        Some(shared::view::state::Window { start: 1, end: 2 })
+    );
 
     for (bad, code, status) in [
         (
@@ -499,7 +502,7 @@ async fn run_data_is_cacheable_and_revalidates_by_etag() {
         .send_with("GET", &format!("{uri}/info"), &[], vec![])
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(json::<shared::api::RunInfo>(&body), run.run);
+    assert_eq!(json::<shared::view::api::RunInfo>(&body), run.run);
     assert!(
         headers[header::CACHE_CONTROL]
             .to_str()
@@ -522,7 +525,7 @@ async fn the_viewport_answers_a_window_at_a_width_with_summaries() {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
-    let view: shared::viewport::Viewport = json(&body);
+    let view: shared::view::viewport::Viewport = json(&body);
     // The same answer as the library's (shared/tests/it/viewport.rs checks it by hand): A's
     // first span fills pixel 0 and pixel 1 is "more here", mostly blocked; B is one run of
     // crowded computing-dominated pixels holding 5 spans.
@@ -567,7 +570,7 @@ async fn the_outline_is_the_run_with_its_processes_and_no_events() {
     let run = server.upload_ok("t4.json", worked_example()).await;
     let (status, body) = server.get(&format!("/api/runs/{}/outline", run.id)).await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
-    let outline: shared::api::RunDetail = json(&body);
+    let outline: shared::view::api::RunDetail = json(&body);
     assert_eq!(outline.run.id, run.id);
     assert_eq!(outline.run.summary.events, 13);
     let names: Vec<&str> = outline
@@ -585,7 +588,7 @@ async fn the_outline_is_the_run_with_its_processes_and_no_events() {
 
 #[tokio::test]
 async fn an_upload_reports_its_progress_under_its_key() {
-    use shared::api::{UploadPhase, UploadProgress};
+    use shared::view::api::{UploadPhase, UploadProgress};
     let server = TestServer::new(1 << 20).await;
     let bytes = worked_example();
     let size = bytes.len().to_string();
@@ -661,7 +664,7 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(&plain).expect("in memory");
     let gzipped = encoder.finish().expect("in memory");
-    let expected = shared::import::import(&plain, None, "t4.json")
+    let expected = shared::formats::import(&plain, None, "t4.json")
         .expect("parses")
         .trace;
     for (name, body) in [("t4.json", plain.clone()), ("t4.json.gz", gzipped.clone())] {
@@ -677,7 +680,7 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
             .read_to_end(&mut source)
             .expect("a gzip stream");
         assert_eq!(source, plain, "{name}: the stored upload is the upload");
-        let again = shared::import::import(&source, None, name)
+        let again = shared::formats::import(&source, None, name)
             .expect("re-imports")
             .trace;
         assert_eq!(again, expected, "{name}");

@@ -183,7 +183,8 @@ fn convert_writes_every_output_format_and_each_reads_back() {
 
 #[test]
 fn analyze_reads_every_sample_format_and_can_force_one() {
-    let traces = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
+    let traces =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/data/traces");
     for (file, format) in [
         (
             "paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",

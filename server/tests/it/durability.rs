@@ -68,7 +68,8 @@ fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
     let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
     std::fs::create_dir_all(&site).expect("site");
     // A large valid trace: a ring of 64 processes, 400,000 events, in the native format.
-    let trace = shared::native::write(&shared::synthetic::ring(64, 400_000)).into_bytes();
+    let trace =
+        shared::formats::native::write(&shared::model::synthetic::ring(64, 400_000)).into_bytes();
     let head = |len: usize| {
         format!(
             "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"

@@ -5,13 +5,13 @@
 
 use proptest::prelude::*;
 use shared::Trace;
-use shared::analysis::{AnalysisOptions, analyze};
+use shared::analyses::metrics::{AnalysisOptions, analyze};
+use shared::analyses::stats::{Subject, statistics, summarize};
+use shared::analyses::validate::{DiagnosticKind, ValidationOptions};
+use shared::model::time::{Clock, Time};
 use shared::model::{
     EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, TraceBuilder,
 };
-use shared::stats::{Subject, statistics, summarize};
-use shared::time::{Clock, Time};
-use shared::validate::{DiagnosticKind, ValidationOptions};
 
 use crate::load;
 
@@ -88,7 +88,7 @@ fn check(trace: &Trace, expected: &[(&str, f64)]) {
 }
 
 /// The share of a named item in a ranked list.
-fn share_of(list: &[shared::analysis::Share], name: &str) -> f64 {
+fn share_of(list: &[shared::analyses::metrics::Share], name: &str) -> f64 {
     list.iter()
         .find(|s| s.name == name)
         .map_or(f64::NAN, |s| s.weight)
@@ -189,7 +189,7 @@ fn t4a_worked_example_execution_graph_metrics() {
         .iter()
         .map(|s| {
             (
-                if s.kind == shared::critical_path::SegmentKind::Transit {
+                if s.kind == shared::graph::critical_path::SegmentKind::Transit {
                     "msg"
                 } else {
                     "comp"
@@ -225,7 +225,7 @@ fn t4b_worked_example_wcpa() {
     assert_eq!(weights, [30.0, 8.0, 8.0, 15.0, 6.0, 4.0, 30.0]);
     assert_eq!(a.wcpa.weight, 101.0);
     // The heaviest path keeps the critical path's route.
-    let route = |segments: &[shared::analysis::Segment]| {
+    let route = |segments: &[shared::analyses::metrics::Segment]| {
         segments
             .iter()
             .map(|s| (s.from_event, s.to_event))
@@ -233,8 +233,8 @@ fn t4b_worked_example_wcpa() {
     };
     assert_eq!(route(&a.wcpa.segments), route(&a.critical_path.segments));
     // The alternative route ending at A's exit weighs 71.
-    let cx = shared::analysis::Context::new(&trace);
-    let lp = shared::critical_path::longest_path(&cx.graph, &cx.wcpa_weights());
+    let cx = shared::graph::context::Context::new(&trace);
+    let lp = shared::graph::critical_path::longest_path(&cx.graph, &cx.wcpa_weights());
     let a_exit = cx.graph.program(ProcessId(0)).last().expect("A has events");
     assert_eq!(lp.dist[a_exit.index()], 71.0);
 }
@@ -366,7 +366,10 @@ fn t19_validation() {
         .iter()
         .find(|d| d.kind == DiagnosticKind::UnmatchedSend)
         .expect("reported");
-    assert_eq!(unmatched.severity, shared::validate::Severity::Error);
+    assert_eq!(
+        unmatched.severity,
+        shared::analyses::validate::Severity::Error
+    );
     assert!(unmatched.affects.iter().any(|r| r == "critical_path"));
 }
 
@@ -412,7 +415,11 @@ fn statistics_respect_the_window() {
         Some((Time(0), Time(40))),
     );
     assert_eq!(early.count, 2);
-    let blocked = statistics(&trace, Subject::State(shared::states::State::Blocked), None);
+    let blocked = statistics(
+        &trace,
+        Subject::State(shared::graph::states::State::Blocked),
+        None,
+    );
     assert_eq!(blocked.duration.expect("durations").mean, 37.0 / 3.0);
 }
 
@@ -494,16 +501,16 @@ proptest! {
         let n = a.processors as f64;
         for s in &a.wcpa.segments {
             let dt = (s.end - s.start) as f64;
-            if s.kind == shared::critical_path::SegmentKind::Blocked {
+            if s.kind == shared::graph::critical_path::SegmentKind::Blocked {
                 prop_assert_eq!(s.weight, 0.0);
                 continue;
             }
             prop_assert!(s.weight >= dt - 1e-9 && s.weight <= n * dt + 1e-9, "{:?}", s);
         }
-        let cx = shared::analysis::Context::new(&trace);
+        let cx = shared::graph::context::Context::new(&trace);
         let w = cx.wcpa_weights();
         for v in (0..cx.graph.len() as u32).map(shared::EventIdx) {
-            if let (Some(prev), shared::graph::ProgramEdge::Computation) = (cx.graph.prev(v), cx.graph.in_edge(v)) {
+            if let (Some(prev), shared::graph::execution::ProgramEdge::Computation) = (cx.graph.prev(v), cx.graph.in_edge(v)) {
                 let dt = (cx.graph.time(v).0 - cx.graph.time(prev).0) as f64;
                 let weight = w.program[v.index()];
                 prop_assert!(weight >= dt - 1e-9 && weight <= n * dt + 1e-9);
@@ -514,17 +521,17 @@ proptest! {
 
 #[test]
 fn the_model_holds_at_most_64_bytes_per_event() {
-    let trace = shared::synthetic::ring(64, 100_000);
+    let trace = shared::model::synthetic::ring(64, 100_000);
     let per_event = trace.heap_bytes() as f64 / trace.events.len() as f64;
     assert!(per_event <= 64.0, "{per_event} bytes per event");
 }
 
 #[test]
 fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
-    let trace = shared::synthetic::ring(8, 3_200);
+    let trace = shared::model::synthetic::ring(8, 3_200);
     let a = analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
-    let messages = shared::pairing::pair_messages(&trace).messages.len();
+    let messages = shared::graph::pairing::pair_messages(&trace).messages.len();
     assert_eq!(messages, 800);
     assert_eq!(trace.events.len(), 3_200 + 16);
     assert_eq!(a.critical_path.length, a.execution_time);
@@ -532,23 +539,26 @@ fn the_synthetic_ring_is_consistent_and_one_message_per_four_events() {
 
 #[test]
 fn the_ring_on_nodes_groups_processes_and_nests_its_regions() {
-    let trace = shared::synthetic::ring_on_nodes(12, 4, 1_200);
+    let trace = shared::model::synthetic::ring_on_nodes(12, 4, 1_200);
     assert_eq!(trace.nodes.len(), 3);
     let nodes: Vec<usize> = trace.processes.iter().map(|p| p.node.index()).collect();
     assert_eq!(nodes, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
     let a = analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
     assert_eq!(trace.events.len(), 1_200 + 24);
-    assert_eq!(shared::pairing::pair_messages(&trace).messages.len(), 120);
+    assert_eq!(
+        shared::graph::pairing::pair_messages(&trace).messages.len(),
+        120
+    );
     assert_eq!(a.critical_path.length, a.execution_time);
 }
 
 #[test]
 fn cpu_utilization_over_windows() {
     let trace = load("t4-worked-example.json");
-    let cx = shared::analysis::Context::new(&trace);
+    let cx = shared::graph::context::Context::new(&trace);
     let u = |node, a, b| {
-        shared::utilization::cpu_utilization(&cx, NodeId(node), (Time(a), Time(b))).value
+        shared::analyses::utilization::cpu_utilization(&cx, NodeId(node), (Time(a), Time(b))).value
     };
     // A busy [0,35] and [48,53] = 40 of 69; B 45 of 69.
     assert!((u(0, 0, 69) - 40.0 / 69.0).abs() < 1e-12);
@@ -559,7 +569,7 @@ fn cpu_utilization_over_windows() {
     let a = analyze(&trace, AnalysisOptions::default());
     assert_eq!(
         a.node_utilization[1].cpu.source,
-        shared::utilization::Source::Events
+        shared::analyses::utilization::Source::Events
     );
 }
 
@@ -587,8 +597,10 @@ fn link_utilization_from_transits_and_from_samples() {
         .arr(1, 30, 0)
         .exit(1, 40);
     let trace = t.build();
-    let cx = shared::analysis::Context::new(&trace);
-    let u = |dir, a, b| shared::utilization::link_utilization(&cx, link, dir, (Time(a), Time(b)));
+    let cx = shared::graph::context::Context::new(&trace);
+    let u = |dir, a, b| {
+        shared::analyses::utilization::link_utilization(&cx, link, dir, (Time(a), Time(b)))
+    };
     assert_eq!(u(Direction::AToB, 0, 40).value, 0.5);
     assert_eq!(u(Direction::AToB, 10, 30).value, 1.0);
     assert_eq!(u(Direction::BToA, 0, 40).value, 0.0);
@@ -620,11 +632,18 @@ fn link_utilization_from_transits_and_from_samples() {
     .expect("valid");
     t.init(0, 0).exit(0, 20).init(1, 0).exit(1, 20);
     let trace = t.build();
-    let cx = shared::analysis::Context::new(&trace);
-    let sampled =
-        shared::utilization::link_utilization(&cx, link, Direction::BToA, (Time(0), Time(20)));
+    let cx = shared::graph::context::Context::new(&trace);
+    let sampled = shared::analyses::utilization::link_utilization(
+        &cx,
+        link,
+        Direction::BToA,
+        (Time(0), Time(20)),
+    );
     assert_eq!(sampled.value, 0.375);
-    assert_eq!(sampled.source, shared::utilization::Source::Samples);
+    assert_eq!(
+        sampled.source,
+        shared::analyses::utilization::Source::Samples
+    );
 }
 
 #[test]
@@ -642,10 +661,10 @@ fn cpu_samples_replace_busy_intervals() {
     .expect("valid");
     t.init(0, 0).exit(0, 10);
     let trace = t.build();
-    let cx = shared::analysis::Context::new(&trace);
-    let u = shared::utilization::cpu_utilization(&cx, NodeId(0), (Time(0), Time(10)));
+    let cx = shared::graph::context::Context::new(&trace);
+    let u = shared::analyses::utilization::cpu_utilization(&cx, NodeId(0), (Time(0), Time(10)));
     assert_eq!(
         (u.value, u.source),
-        (0.25, shared::utilization::Source::Samples)
+        (0.25, shared::analyses::utilization::Source::Samples)
     );
 }

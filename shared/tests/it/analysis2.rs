@@ -2,16 +2,16 @@
 //! `../shared/reference/analysis.md` §10 (T10–T15, T20–T25, T24b, T27).
 
 use proptest::prelude::*;
-use shared::analysis::Context;
-use shared::causality::{Causality, HasseKind, hasse_edges, lamport_clocks, layers};
-use shared::clocks::{ClcOptions, controlled_logical_clock, interpolate};
-use shared::dependence;
+use shared::analyses::causality::{Causality, HasseKind, hasse_edges, lamport_clocks, layers};
+use shared::analyses::clocks::{ClcOptions, controlled_logical_clock, interpolate};
+use shared::analyses::dependence;
+use shared::analyses::patterns::{Filter, Pattern};
+use shared::analyses::waits::{WaitKind, critical_path_profile, lateness, wait_states};
+use shared::analyses::whatif::{Change, observed_weights, parse_scenario, slack, what_if};
+use shared::graph::context::Context;
+use shared::model::time::Time;
 use shared::model::{EventIdx, EventKind, ProcessId, RegionRole};
-use shared::patterns::{Filter, Pattern};
-use shared::time::Time;
-use shared::waits::{WaitKind, critical_path_profile, lateness, wait_states};
-use shared::whatif::{Change, observed_weights, parse_scenario, slack, what_if};
-use shared::{Trace, analysis::AnalysisOptions};
+use shared::{Trace, analyses::metrics::AnalysisOptions};
 
 use crate::analysis::T;
 use crate::load;
@@ -67,7 +67,7 @@ fn t24_vector_clocks_hasse_diagram_and_areas() {
     // Without the receive calls, T24's 4 program edges + 2 messages = 6; each call adds one
     // program edge here (3 calls).
     assert_eq!(hasse.len(), 6 + 3);
-    let events = |ranges: Vec<shared::causality::ProcessRange>| {
+    let events = |ranges: Vec<shared::analyses::causality::ProcessRange>| {
         let mut v: Vec<EventIdx> = ranges
             .into_iter()
             .flat_map(|r| c.range_events(r).to_vec())
@@ -355,7 +355,7 @@ fn t22(extra_p1_event_at_7: bool) -> Trace {
 }
 
 fn repaired(trace: &Trace, options: ClcOptions) -> Vec<f64> {
-    let pairing = shared::pairing::pair_messages(trace);
+    let pairing = shared::graph::pairing::pair_messages(trace);
     controlled_logical_clock(trace, &pairing, options).times
 }
 
@@ -377,7 +377,7 @@ fn t22_controlled_logical_clock_forward() {
     assert_eq!([p1(1), p1(2), p1(3)], [11.0, 12.5, 20.0]);
     let repair = controlled_logical_clock(
         &trace,
-        &shared::pairing::pair_messages(&trace),
+        &shared::graph::pairing::pair_messages(&trace),
         forward(0.5),
     );
     assert_eq!((repair.violations_before, repair.violations_after), (1, 0));
@@ -394,8 +394,11 @@ fn t22c_a_consistent_trace_is_unchanged() {
             min_latency: 1.0,
             ..ClcOptions::default()
         };
-        let repair =
-            controlled_logical_clock(&trace, &shared::pairing::pair_messages(&trace), options);
+        let repair = controlled_logical_clock(
+            &trace,
+            &shared::graph::pairing::pair_messages(&trace),
+            options,
+        );
         assert!(repair.moves.is_empty(), "{gamma}: {:?}", repair.moves);
     }
 }
@@ -429,7 +432,7 @@ fn t13_late_sender_on_the_worked_example() {
     let total: f64 = late.iter().map(|l| l.1).sum();
     assert_eq!(total, 16.0);
     // Blocked − Late Sender = total transit.
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
     let blocked: u64 = a.process_times.iter().map(|p| p.blocked).sum();
     assert_eq!(blocked as f64 - total, 21.0);
 }
@@ -454,8 +457,9 @@ fn t13b_late_receiver() {
 fn t14_critical_path_profile_in_scalasca_terms() {
     let trace = load("t4-worked-example.json");
     let cx = Context::new(&trace);
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
-    let p = critical_path_profile(&cx, &a);
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
+    let waits = wait_states(&cx);
+    let p = critical_path_profile(&cx, &a, &waits);
     assert_eq!((p.computation, p.communication), (48.0, 21.0));
     assert_eq!(
         (p.computation_imbalance, p.communication_imbalance),
@@ -489,18 +493,18 @@ fn t15_delay_costs() {
         .exit(2, 10);
     let trace = t.build();
     let cx = Context::new(&trace);
-    let s = shared::waits::summarize(&cx);
+    let s = shared::analyses::waits::summarize_waits(&cx, &wait_states(&cx));
     let late: f64 = s.states.iter().map(|w| w.time).sum();
     assert_eq!(late, 12.0);
     assert_eq!(
         s.short_term_costs,
-        [("P0".to_owned(), "comp".to_owned(), 6.0)]
+        [("P0".to_owned(), "comp".to_owned(), 6.0, ProcessId(0))]
     );
     assert_eq!(
         s.long_term_costs,
-        [("P0".to_owned(), "comp".to_owned(), 6.0)]
+        [("P0".to_owned(), "comp".to_owned(), 6.0, ProcessId(0))]
     );
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
     assert_eq!(a.critical_path.length, 10);
     assert!((a.pop.load_balance - 0.6).abs() < 1e-12);
 }
@@ -631,7 +635,7 @@ proptest! {
 
     #[test]
     fn clc_leaves_no_violation_and_keeps_consistent_traces(trace in arb_trace(), gamma in 0.0f64..=1.0, latency in 0u64..3) {
-        let pairing = shared::pairing::pair_messages(&trace);
+        let pairing = shared::graph::pairing::pair_messages(&trace);
         let options = ClcOptions { gamma, min_latency: latency as f64, ..ClcOptions::default() };
         let repair = controlled_logical_clock(&trace, &pairing, options);
         let cx = Context::new(&trace);
@@ -694,7 +698,7 @@ fn t16_wait_at_nxn_and_the_critical_path_through_the_collective() {
         .map(|w| (w.process.0, w.time))
         .collect();
     assert_eq!(waits, [(0, 7.0), (1, 3.0)]);
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
     assert_eq!(a.critical_path.length, 12);
     // The path runs on rank 2, the last to enter: computation 10, then the collective 2.
     let route: Vec<(u32, f64)> = a
@@ -707,7 +711,7 @@ fn t16_wait_at_nxn_and_the_critical_path_through_the_collective() {
     assert_eq!(route.iter().map(|r| r.1).sum::<f64>(), 12.0);
     assert_eq!(
         a.critical_path.segments.last().map(|s| s.kind),
-        Some(shared::critical_path::SegmentKind::Collective)
+        Some(shared::graph::critical_path::SegmentKind::Collective)
     );
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
     // Blocked time inside the collective: 9, 5 and 2.
@@ -752,7 +756,7 @@ fn t16b_waitall_is_charged_the_latest_sender_once() {
         .map(|w| w.time)
         .collect();
     assert_eq!(late, [6.0]);
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
     assert_eq!(a.process_times[1].blocked, 6);
 }
@@ -774,7 +778,7 @@ fn t18_non_blocking_receives_pair_in_posting_order() {
         r.request = request(1);
     });
     let trace = t.build();
-    let pairing = shared::pairing::pair_messages(&trace);
+    let pairing = shared::graph::pairing::pair_messages(&trace);
     let pairs: Vec<(EventIdx, EventIdx)> = pairing
         .messages
         .iter()
@@ -788,7 +792,7 @@ fn t18_non_blocking_receives_pair_in_posting_order() {
             (ev(&trace, 0, 1), ev(&trace, 1, 2))
         ]
     );
-    let a = shared::analysis::analyze(&trace, AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&trace, AnalysisOptions::default());
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
 }
 
@@ -804,8 +808,8 @@ fn unmatched_requests_and_incomplete_collectives_are_diagnosed() {
         .enter(0, 3, barrier)
         .leave(0, 4, barrier);
     t.enter(1, 1, barrier).leave(1, 2, barrier);
-    let a = shared::analysis::analyze(&t.build(), AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(&t.build(), AnalysisOptions::default());
     let kinds: Vec<_> = a.diagnostics.iter().map(|d| d.kind).collect();
-    use shared::validate::DiagnosticKind::{IncompleteCollective, UnmatchedRequest};
+    use shared::analyses::validate::DiagnosticKind::{IncompleteCollective, UnmatchedRequest};
     assert_eq!(kinds, [IncompleteCollective, UnmatchedRequest]);
 }

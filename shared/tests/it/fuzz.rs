@@ -2,7 +2,7 @@
 //! give a model or an error, never a panic. The long runs use cargo-fuzz (`fuzz/`).
 
 use proptest::prelude::*;
-use shared::import::{Format, import};
+use shared::formats::{Format, import};
 
 use crate::load;
 
@@ -11,10 +11,10 @@ fn seeds() -> Vec<(Format, Vec<u8>)> {
     let t4 = load("t4-worked-example.json");
     let mw = load("master-workers-probes.json");
     vec![
-        (Format::TracescopeJson, shared::native::write(&mw).into_bytes()),
-        (Format::TracescopeBinary, shared::import::binary::write(&mw)),
-        (Format::ChromeJson, shared::import::chrome::write(&t4).into_bytes()),
-        (Format::Tmon, shared::import::tmon::write(&mw).expect("writes").0),
+        (Format::TracescopeJson, shared::formats::native::write(&mw).into_bytes()),
+        (Format::TracescopeBinary, shared::formats::binary::write(&mw)),
+        (Format::ChromeJson, shared::formats::chrome::write(&t4).into_bytes()),
+        (Format::Tmon, shared::formats::tmon::write(&mw).expect("writes").0),
         (
             Format::Paraver,
             b"#Paraver (01/01/01 at 00:00):100_ns:2:1:2(1:1,1:2),0\n1:1:1:1:1:0:50:1\n2:1:1:1:1:5:50000001:1\n3:1:1:1:1:10:12:2:1:2:1:8:20:64:3\n2:1:1:1:1:30:50000001:0\n"
@@ -59,7 +59,7 @@ proptest! {
         let _ = import(&bytes, None, "fuzz");
         if let Ok(imported) = import(&bytes, Some(format), "fuzz") {
             // Whatever imports, the analyses must digest.
-            let _ = shared::analysis::analyze(&imported.trace, shared::analysis::AnalysisOptions::default());
+            let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
         }
     }
 }
@@ -79,15 +79,15 @@ fn fuzz_regressions_import_and_analyse_without_panicking() {
     let bytes = std::fs::read(crate::data_path("fuzz/otf2-tar-clock-offset-overflow.bin"))
         .expect("fixture");
     if let Ok(imported) = import(&bytes, Some(Format::Otf2), "fuzz") {
-        let _ = shared::analysis::analyze(
+        let _ = shared::analyses::metrics::analyze(
             &imported.trace,
-            shared::analysis::AnalysisOptions::default(),
+            shared::analyses::metrics::AnalysisOptions::default(),
         );
     }
     let events =
         std::fs::read(crate::data_path("fuzz/otf2-events-tick-sum-overflow.bin")).expect("fixture");
     let archive = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces/otf2/pipit-ping-pong-otf2");
+        .join("tests/data/traces/otf2/pipit-ping-pong-otf2");
     let mut files = std::collections::BTreeMap::new();
     for name in [
         "traces.otf2",
@@ -103,10 +103,10 @@ fn fuzz_regressions_import_and_analyse_without_panicking() {
     }
     files.insert("traces/0.evt".to_owned(), events);
     let imported =
-        shared::import::import_files(&files, "fuzz").expect("the mutated archive still reads");
-    let a = shared::analysis::analyze(
+        shared::formats::import_files(&files, "fuzz").expect("the mutated archive still reads");
+    let a = shared::analyses::metrics::analyze(
         &imported.trace,
-        shared::analysis::AnalysisOptions::default(),
+        shared::analyses::metrics::AnalysisOptions::default(),
     );
     assert!(a.execution_time > 0);
 }

@@ -1,16 +1,16 @@
-//! Importers against real files in `../shared/traces/` (counts from independent tools, named
+//! Importers against real files in `tests/data/traces/` (counts from independent tools, named
 //! per test) and exporters by round trip.
 
 use shared::Trace;
-use shared::import::{Format, import};
-use shared::pairing::pair_messages;
+use shared::formats::{Format, import};
+use shared::graph::pairing::pair_messages;
 
 use crate::load;
 
-/// A sample trace beside the repository.
+/// A sample trace vendored in `tests/data/traces/`.
 fn sample(path: &str) -> Vec<u8> {
     let full = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces")
+        .join("tests/data/traces")
         .join(path);
     std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
 }
@@ -75,7 +75,7 @@ fn chrome_webview_gzip_imports() {
 fn chrome_export_round_trips_the_model() {
     for name in ["t4-worked-example.json", "master-workers-probes.json"] {
         let trace = load(name);
-        let text = shared::import::chrome::write(&trace);
+        let text = shared::formats::chrome::write(&trace);
         let back = import(text.as_bytes(), None, "ignored").expect("re-imports");
         assert_eq!(back.format, Format::ChromeJson);
         assert_eq!(back.trace, trace, "{name}");
@@ -86,7 +86,7 @@ fn chrome_export_round_trips_the_model() {
 /// `tracescope` model events, the flows alone give the three messages.
 #[test]
 fn chrome_export_draws_its_arrows_for_any_consumer() {
-    let text = shared::import::chrome::write(&load("t4-worked-example.json"));
+    let text = shared::formats::chrome::write(&load("t4-worked-example.json"));
     let generic: Vec<&str> = text
         .lines()
         .filter(|l| !l.contains("\"cat\":\"tracescope\""))
@@ -130,9 +130,9 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
     let prv = sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
     let pcf = String::from_utf8(sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf"))
         .expect("utf-8");
-    let labels = shared::import::paraver::Labels::parse(&pcf);
+    let labels = shared::formats::paraver::Labels::parse(&pcf);
     let (trace, notes) =
-        shared::import::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
+        shared::formats::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
     assert_eq!(counts(&trace), (4, 795, 33, 260_199));
     assert_eq!(trace.clock.ticks_per_second, Some(1_000_000));
     assert!(
@@ -143,11 +143,14 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
         notes.iter().any(|n| n.contains("global communication")),
         "{notes:?}"
     );
-    let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    let analysis = shared::analyses::metrics::analyze(
+        &trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
     let violations = analysis
         .diagnostics
         .iter()
-        .filter(|d| d.kind == shared::validate::DiagnosticKind::ClockViolation)
+        .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::ClockViolation)
         .count();
     assert_eq!(violations, 2);
     // Without the .pcf the same events arrive, named by number.
@@ -199,9 +202,9 @@ fn shiviz_akka_broadcast_imports_with_messages_from_vector_clocks() {
     assert_eq!(counts(&imported.trace), (3, 71, 16, 16));
     assert!(imported.notes.is_empty(), "{:?}", imported.notes);
     // The log's clocks are consistent: no causality or clock problem.
-    let analysis = shared::analysis::analyze(
+    let analysis = shared::analyses::metrics::analyze(
         &imported.trace,
-        shared::analysis::AnalysisOptions::default(),
+        shared::analyses::metrics::AnalysisOptions::default(),
     );
     assert!(
         analysis.diagnostics.is_empty(),
@@ -233,8 +236,8 @@ fn shiviz_causality_matches_the_logged_vector_clocks() {
     let imported =
         import(&sample("shiviz/govector-RpcClientServer.log"), None, "rpc").expect("imports");
     let trace = &imported.trace;
-    let cx = shared::analysis::Context::new(trace);
-    let c = shared::causality::Causality::new(trace, &cx.graph);
+    let cx = shared::graph::context::Context::new(trace);
+    let c = shared::analyses::causality::Causality::new(trace, &cx.graph);
     // Probes are the logged events, in per-host order: reconstruct each one's clock.
     let probes: Vec<shared::EventIdx> = (0..trace.events.len() as u32)
         .map(shared::EventIdx)
@@ -279,21 +282,24 @@ fn shiviz_causality_matches_the_logged_vector_clocks() {
 #[test]
 fn shiviz_errors_name_the_line() {
     let log = "a {\"a\":1}\nstart\na {\"a\":3}\nskipped a counter\n";
-    let err = shared::import::shiviz::parse(
+    let err = shared::formats::shiviz::parse(
         log.as_bytes(),
-        Some(shared::import::shiviz::GOVECTOR_REGEX),
+        Some(shared::formats::shiviz::GOVECTOR_REGEX),
         "x",
     )
     .expect_err("gap");
     assert_eq!(err.line, 3);
     assert!(err.message.contains("own counter 2"), "{err}");
-    let err =
-        shared::import::shiviz::parse(b"a {\"a\":1}\nx\n", Some("(?<host>\\S*) (?<event>.*)"), "x")
-            .expect_err("no clock group");
+    let err = shared::formats::shiviz::parse(
+        b"a {\"a\":1}\nx\n",
+        Some("(?<host>\\S*) (?<event>.*)"),
+        "x",
+    )
+    .expect_err("no clock group");
     assert!(err.message.contains("clock"), "{err}");
-    let err = shared::import::shiviz::parse(
+    let err = shared::formats::shiviz::parse(
         b"a {\"a\":x}\ne\n",
-        Some(shared::import::shiviz::GOVECTOR_REGEX),
+        Some(shared::formats::shiviz::GOVECTOR_REGEX),
         "x",
     )
     .expect_err("bad clock");
@@ -364,14 +370,17 @@ fn paje_errors_name_the_line() {
 #[test]
 fn tmon_round_trips_the_worked_example_and_its_analysis() {
     let trace = load("t4-worked-example.json");
-    let (bytes, notes) = shared::import::tmon::write(&trace).expect("writes");
+    let (bytes, notes) = shared::formats::tmon::write(&trace).expect("writes");
     assert!(notes.is_empty(), "{notes:?}");
     // 13 events of 21 bytes plus headers.
     assert!(bytes.len() > 13 * 21 && bytes.starts_with(b"TMON"));
     let back = import(&bytes, None, "t4.tmon").expect("reads");
     assert_eq!(back.format, Format::Tmon);
     assert_eq!(counts(&back.trace), counts(&trace));
-    let a = shared::analysis::analyze(&back.trace, shared::analysis::AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(
+        &back.trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
     assert_eq!(
         (a.execution_time, a.total_computation, a.wcpa.weight),
         (69, 85.0, 101.0)
@@ -379,7 +388,7 @@ fn tmon_round_trips_the_worked_example_and_its_analysis() {
     assert_eq!(back.trace.processes[0].name, "A");
     // Writing what was read gives the same bytes.
     assert_eq!(
-        shared::import::tmon::write(&back.trace).expect("writes").0,
+        shared::formats::tmon::write(&back.trace).expect("writes").0,
         bytes
     );
 }
@@ -405,7 +414,7 @@ fn tmon_keeps_probes_samples_and_links() {
             utilization: 0.25,
         },
     });
-    let (bytes, notes) = shared::import::tmon::write(&trace).expect("writes");
+    let (bytes, notes) = shared::formats::tmon::write(&trace).expect("writes");
     assert!(notes.iter().any(|n| n.contains("renumbered")), "{notes:?}");
     let back = import(&bytes, None, "mw.tmon").expect("reads").trace;
     assert_eq!(counts(&back), counts(&trace));
@@ -424,7 +433,7 @@ fn tmon_keeps_probes_samples_and_links() {
 #[test]
 fn tmon_errors_name_the_offset() {
     let (mut bytes, _) =
-        shared::import::tmon::write(&load("t4-worked-example.json")).expect("writes");
+        shared::formats::tmon::write(&load("t4-worked-example.json")).expect("writes");
     let err = import(&bytes[..bytes.len() - 5], Some(Format::Tmon), "x").expect_err("truncated");
     assert!(
         err.message.contains("too short") || err.message.contains("end of the file"),
@@ -440,12 +449,12 @@ fn tmon_errors_name_the_offset() {
 
 #[test]
 fn native_binary_round_trips_and_is_compact() {
-    let trace = shared::synthetic::ring(16, 40_000);
-    let bytes = shared::import::binary::write(&trace);
+    let trace = shared::model::synthetic::ring(16, 40_000);
+    let bytes = shared::formats::binary::write(&trace);
     let back = import(&bytes, None, "x").expect("reads");
     assert_eq!(back.format, Format::TracescopeBinary);
     assert_eq!(back.trace, trace);
-    let json = shared::native::write(&trace);
+    let json = shared::formats::native::write(&trace);
     assert!(
         bytes.len() * 4 < json.len(),
         "binary {} bytes vs JSON {}",
@@ -456,10 +465,10 @@ fn native_binary_round_trips_and_is_compact() {
     assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
 }
 
-/// Every file of an OTF2 archive directory beside the repository, by relative path.
+/// Every file of a vendored OTF2 archive directory, by relative path.
 fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/traces/otf2")
+        .join("tests/data/traces/otf2")
         .join(archive);
     let mut files = std::collections::BTreeMap::new();
     let mut pending = vec![root.clone()];
@@ -507,7 +516,7 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
         ("pipit-ping-pong-otf2-papi", 451_610_534, 2_095_191_439),
     ] {
         let files = otf2_files(archive);
-        let imported = shared::import::import_files(&files, archive).expect("imports");
+        let imported = shared::formats::import_files(&files, archive).expect("imports");
         assert_eq!(counts(&imported.trace), (2, 136, 16, span), "{archive}");
         assert_eq!(imported.trace.clock.ticks_per_second, Some(resolution));
         assert!(
@@ -516,9 +525,9 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
             imported.trace.nodes
         );
         assert!(imported.trace.regions.iter().any(|r| r.name == "MPI_Send" && r.role == shared::model::RegionRole::Communication));
-        let analysis = shared::analysis::analyze(
+        let analysis = shared::analyses::metrics::analyze(
             &imported.trace,
-            shared::analysis::AnalysisOptions::default(),
+            shared::analyses::metrics::AnalysisOptions::default(),
         );
         assert!(
             analysis.diagnostics.is_empty(),
@@ -547,11 +556,11 @@ fn otf2_problems_name_the_file_and_offset() {
     // A truncated event file names itself and where it ends.
     let evt = files.get_mut("traces/0.evt").expect("event file");
     evt.truncate(200);
-    let err = shared::import::import_files(&files, "x").expect_err("truncated");
+    let err = shared::formats::import_files(&files, "x").expect_err("truncated");
     assert!(err.message.starts_with("traces/0.evt"), "{err}");
     // A missing definitions file.
     files.remove("traces.def");
-    let err = shared::import::import_files(&files, "x").expect_err("no definitions");
+    let err = shared::formats::import_files(&files, "x").expect_err("no definitions");
     assert!(err.message.contains("traces.def"), "{err}");
 }
 
@@ -563,9 +572,9 @@ fn otf2_reading_crosses_chunk_boundaries() {
         std::fs::read(crate::data_path("otf2-two-ranks-multichunk.tar.gz")).expect("fixture");
     let imported = import(&bytes, None, "two-ranks").expect("imports");
     assert_eq!(counts(&imported.trace), (2, 90_000, 10_000, 499_960));
-    let analysis = shared::analysis::analyze(
+    let analysis = shared::analyses::metrics::analyze(
         &imported.trace,
-        shared::analysis::AnalysisOptions::default(),
+        shared::analyses::metrics::AnalysisOptions::default(),
     );
     assert!(
         analysis.diagnostics.is_empty(),
@@ -620,6 +629,9 @@ fn otf2_thread_records_become_messages() {
         .collect();
     assert_eq!(pairs, [(10, 12), (41, 45)]);
     assert_eq!(counts(&trace), (2, 8, 2, 50));
-    let a = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    let a = shared::analyses::metrics::analyze(
+        &trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
 }

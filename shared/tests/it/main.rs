@@ -25,7 +25,7 @@ pub fn data_path(name: &str) -> PathBuf {
 /// Reads and parses a test trace under `shared/tests/data/`.
 pub fn load(name: &str) -> Trace {
     let bytes = std::fs::read(data_path(name)).expect("test data is readable");
-    shared::import::import(&bytes, None, name)
+    shared::formats::import(&bytes, None, name)
         .expect("test data parses")
         .trace
 }

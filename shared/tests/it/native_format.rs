@@ -2,13 +2,13 @@
 
 use expect_test::expect;
 use proptest::prelude::*;
-use shared::import::{Format, import};
+use shared::formats::native;
+use shared::formats::{Format, import};
+use shared::model::time::{Clock, Time};
 use shared::model::{
     CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkSample, NodeId, ProcessId,
     RegionRole, Sample, TraceBuilder,
 };
-use shared::native;
-use shared::time::{Clock, Time};
 
 use crate::load;
 
@@ -152,14 +152,14 @@ fn versions_and_formats_are_checked_first() {
 fn detection_skips_whitespace_and_a_byte_order_mark() {
     let doc = "\u{feff}\n  {\"format\": \"tracescope\"}";
     assert_eq!(
-        shared::import::detect(doc.as_bytes()),
+        shared::formats::detect(doc.as_bytes()),
         Some(Format::TracescopeJson)
     );
     assert_eq!(
-        shared::import::detect(b"{\"traceEvents\": []}"),
+        shared::formats::detect(b"{\"traceEvents\": []}"),
         Some(Format::ChromeJson)
     );
-    assert_eq!(shared::import::detect(b"hello world"), None);
+    assert_eq!(shared::formats::detect(b"hello world"), None);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Message pairing (decision D-e).
 
+use shared::graph::pairing::{Message, pair_messages};
+use shared::model::time::{Clock, Time};
 use shared::model::{EventIdx, EventKind, EventRecord, NodeId, ProcessId, TraceBuilder};
-use shared::pairing::{Message, pair_messages};
-use shared::time::{Clock, Time};
 
 use crate::load;
 
@@ -48,7 +48,10 @@ fn pairing_is_fifo_per_tag() {
         arrival: EventIdx(arrival),
     };
     assert_eq!(pairing.messages, [m(0, 4), m(1, 3), m(2, 5)]);
-    let analysis = shared::analysis::analyze(&trace, shared::analysis::AnalysisOptions::default());
+    let analysis = shared::analyses::metrics::analyze(
+        &trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
     assert!(analysis.diagnostics.is_empty());
 }
 
@@ -63,9 +66,11 @@ fn tag_mismatches_are_flagged() {
     message(&mut b, EventKind::MsgSend, 0, 1, 2, 2);
     message(&mut b, EventKind::MsgArr, 1, 0, 4, 3);
     message(&mut b, EventKind::MsgArr, 1, 0, 5, 1);
-    let analysis =
-        shared::analysis::analyze(&b.build(), shared::analysis::AnalysisOptions::default());
-    use shared::validate::DiagnosticKind::{UnmatchedArrival, UnmatchedSend};
+    let analysis = shared::analyses::metrics::analyze(
+        &b.build(),
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
+    use shared::analyses::validate::DiagnosticKind::{UnmatchedArrival, UnmatchedSend};
     let kinds: Vec<_> = analysis.diagnostics.iter().map(|d| d.kind).collect();
     assert_eq!(kinds, [UnmatchedSend, UnmatchedArrival]);
 }

@@ -2,8 +2,9 @@
 //! with values worked by hand from analysis.md §10 (T4a, T4b, T6′, T13).
 
 use serde_json::{Value, json};
-use shared::analysis::{AnalysisOptions, Context, analyze_context};
-use shared::selection::{self, Selection, SelectionError};
+use shared::analyses::metrics::{AnalysisOptions, analyze_context};
+use shared::graph::context::Context;
+use shared::view::selection::{self, Selection, SelectionError};
 
 use crate::load;
 
@@ -14,7 +15,7 @@ fn select(window: (Option<u64>, Option<u64>), processes: Option<&str>) -> Value 
     let trace = load("t4-worked-example.json");
     let cx = Context::new(&trace);
     let analysis = analyze_context(&cx, AnalysisOptions::default());
-    let waits = shared::waits::wait_states(&cx);
+    let waits = shared::analyses::waits::wait_states(&cx);
     let s = Selection::new(&trace, window.0, window.1, processes).expect("a valid selection");
     let statistics: serde_json::Map<String, Value> = selection::statistics(&cx, &s)
         .into_iter()
@@ -27,8 +28,8 @@ fn select(window: (Option<u64>, Option<u64>), processes: Option<&str>) -> Value 
         .collect();
     json!({
         "summary": selection::summary(&cx, &s),
-        "critical_path": selection::path_in(&trace, &analysis.critical_path.segments, &s, 100),
-        "wcpa": selection::path_in(&trace, &analysis.wcpa.segments, &s, 100),
+        "critical_path": selection::path_in(&cx, &analysis.critical_path.segments, &s, 100),
+        "wcpa": selection::path_in(&cx, &analysis.wcpa.segments, &s, 100),
         "npt": selection::npt(&cx, &s),
         "matrix": selection::matrix(&cx, &s),
         "statistics": statistics,

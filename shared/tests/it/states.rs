@@ -1,8 +1,8 @@
 //! Process states: computing and blocked (decision D-c).
 
+use shared::graph::states::{State, StateSpan, state_spans};
 use shared::model::ProcessId;
-use shared::states::{State, StateSpan, state_spans};
-use shared::time::Time;
+use shared::model::time::Time;
 
 use crate::load;
 
@@ -48,7 +48,7 @@ fn a_message_that_arrived_before_the_call_does_not_block() {
         {"process": 0, "time": 10, "kind": "recv_call"},
         {"process": 0, "time": 20, "kind": "proc_exit"}
       ]}"#;
-    let trace = shared::import::import(doc.as_bytes(), None, "t")
+    let trace = shared::formats::import(doc.as_bytes(), None, "t")
         .expect("parses")
         .trace;
     let spans = state_spans(&trace);

@@ -2,11 +2,11 @@
 //! as itself or inside a summary, in a size bounded by the pixels.
 
 use proptest::prelude::*;
-use shared::graph::ExecutionGraph;
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::graph::states::State::{Blocked, Computing};
 use shared::model::Trace;
-use shared::pairing::pair_messages;
-use shared::states::State::{Blocked, Computing};
-use shared::viewport::{
+use shared::view::viewport::{
     MIN_ARROW_BUDGET, Run, TILE_PX, ViewportError, ViewportIndex, ViewportRequest,
 };
 
@@ -120,7 +120,7 @@ fn worked_example_two_pixels_wide_is_summarised_by_dominant_state() {
 #[test]
 fn a_dense_window_bundles_coarser_until_the_arrows_fit_the_budget() {
     // 64 processes, 200,000 events: about 50,000 messages.
-    let trace = shared::synthetic::ring(64, 200_000);
+    let trace = shared::model::synthetic::ring(64, 200_000);
     let index = index_of(&trace);
     let end = trace
         .events
@@ -203,10 +203,10 @@ proptest! {
         a in 0u64..13_000, len in 1u64..15_000, width in 1u32..3_000, first in 0u32..8, rows in 0u32..8,
     ) {
         // 125 rounds of 100 ns: the trace spans about 12,500 ticks.
-        let trace = shared::synthetic::ring(8, 4_000);
+        let trace = shared::model::synthetic::ring(8, 4_000);
         let index = index_of(&trace);
         let pairing = pair_messages(&trace);
-        let spans = shared::states::state_spans(&trace);
+        let spans = shared::graph::states::state_spans(&trace);
         let (b, last) = (a + len, first + rows);
         let mut req = request(a, b, width);
         req.first_row = first;

@@ -1,9 +1,9 @@
 //! Links as packets and networks: throughput in virtual time against the reference's figures,
 //! the host, boot from link, and determinism.
 
+use shared::formats::native;
+use shared::graph::pairing::pair_messages;
 use shared::model::EventKind;
-use shared::native;
-use shared::pairing::pair_messages;
 use simulator_wasm::asm::assemble;
 use simulator_wasm::isa::{Chip, CycleTable};
 use simulator_wasm::network::{Config, Network, Outcome};

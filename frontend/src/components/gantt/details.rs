@@ -2,12 +2,12 @@
 //! the analysis results, tested natively.
 
 use shared::Trace;
-use shared::analysis::Segment;
-use shared::critical_path::SegmentKind;
+use shared::analyses::metrics::Segment;
+use shared::analyses::waits::{WaitKind, WaitState};
+use shared::graph::critical_path::SegmentKind;
+use shared::graph::states::State;
+use shared::model::time::Duration;
 use shared::model::{EventKind, RegionRole};
-use shared::states::State;
-use shared::time::Duration;
-use shared::waits::{WaitKind, WaitState};
 
 use super::layout::{PathBar, colors, name_color};
 
@@ -439,7 +439,7 @@ pub fn window_text(trace: &Trace, (start, end): (u64, u64)) -> String {
 mod tests {
     use super::super::test_data::worked_example;
     use super::*;
-    use shared::analysis::{AnalysisOptions, analyze};
+    use shared::analyses::metrics::{AnalysisOptions, analyze};
 
     #[test]
     fn the_worked_examples_critical_path_reads_as_in_the_thesis() {
@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn a_region_bar_says_what_region_where_and_how_long() {
-        let trace = shared::synthetic::ring_on_nodes(4, 2, 400);
+        let trace = shared::model::synthetic::ring_on_nodes(4, 2, 400);
         let compute = trace
             .regions
             .iter()
@@ -543,8 +543,8 @@ mod tests {
             ]
         );
         // T13: B waited 5 ticks for m1 (receive call at 20, send at 25).
-        let cx = shared::analysis::Context::new(&trace);
-        let waits = shared::waits::wait_states(&cx);
+        let cx = shared::graph::context::Context::new(&trace);
+        let waits = shared::analyses::waits::wait_states(&cx);
         assert_eq!(
             event_wait_lines(&trace, &waits, 8),
             ["wait state: Late Sender, 5 ticks, caused by the send on A on T800 #0 at 25"]

@@ -75,7 +75,7 @@ pub fn navigate(scale: &TimeScale, action: KeyAction, anchor_px: f64, width_px: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::time::Time;
+    use shared::model::time::Time;
 
     #[test]
     fn wasd_zoom_at_the_anchor_and_pan_by_a_fifth() {

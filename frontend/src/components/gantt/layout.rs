@@ -4,12 +4,14 @@
 //! Coordinates are CSS pixels with the origin at the canvas's top left.
 
 use shared::Trace;
-use shared::graph::ExecutionGraph;
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::graph::states::State;
 use shared::model::EventKind;
-use shared::pairing::pair_messages;
-use shared::states::State;
-use shared::time::{Clock, Duration, Time};
-use shared::viewport::{MAX_ROWS, MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state};
+use shared::model::time::{Clock, Duration, Time};
+use shared::view::viewport::{
+    MAX_ROWS, MAX_WIDTH_PX, ViewportIndex, ViewportRequest, letter_state,
+};
 
 use super::regions::{RegionBar, RegionBars};
 use super::remote::Views;
@@ -325,7 +327,7 @@ pub fn event_hit(
 pub const ICON_SPACING_PX: f64 = 10.0;
 
 /// What the chart shows, computed once per trace: row labels and the level-of-detail index
-/// (`shared::viewport`, the same code the server's viewport API runs), so a frame costs the
+/// (`shared::view::viewport`, the same code the server's viewport API runs), so a frame costs the
 /// pixels it draws, not the events in the trace.
 #[derive(Debug, Clone)]
 pub struct GanttModel {
@@ -1133,7 +1135,7 @@ mod tests {
     fn a_dense_trace_draws_what_the_pixels_hold_and_labels_bundles() {
         // 64 processes, 200,000 events, all of it in 860 px: far more spans and messages than
         // pixels.
-        let trace = shared::synthetic::ring(64, 200_000);
+        let trace = shared::model::synthetic::ring(64, 200_000);
         let model = GanttModel::new(&trace);
         let g = Geometry::new(140.0 + 860.0, 640.0);
         let items = layout(
@@ -1176,7 +1178,7 @@ mod tests {
 
     #[test]
     fn ten_thousand_rows_grouped_by_node_draw_only_the_rows_in_view() {
-        let trace = shared::synthetic::ring_on_nodes(10_000, 16, 100_000);
+        let trace = shared::model::synthetic::ring_on_nodes(10_000, 16, 100_000);
         let model = GanttModel::new(&trace);
         assert_eq!(model.groups.len(), 625);
         let rows = model.expanded();
@@ -1208,7 +1210,7 @@ mod tests {
 
     #[test]
     fn a_collapsed_node_is_one_row_of_strips_and_its_messages_end_there() {
-        let trace = shared::synthetic::ring_on_nodes(12, 4, 2_400);
+        let trace = shared::model::synthetic::ring_on_nodes(12, 4, 2_400);
         let model = GanttModel::new(&trace);
         let rows = model.expanded().toggled(12, &model.groups, 0);
         // Node 0's four ranks share row 0; node 1's header is row 1, its ranks rows 2–5.
@@ -1251,7 +1253,7 @@ mod tests {
 
     #[test]
     fn regions_are_nested_bars_in_their_names_colours_and_answer_clicks() {
-        let trace = shared::synthetic::ring_on_nodes(4, 2, 400);
+        let trace = shared::model::synthetic::ring_on_nodes(4, 2, 400);
         let model = GanttModel::new(&trace);
         let rows = model.expanded();
         let g = Geometry::new(140.0 + 1010.0, 400.0);
@@ -1445,7 +1447,7 @@ mod tests {
                 {"process": 1, "time": 20, "kind": "msg_arr", "from": 0, "tag": 1, "size": 8},
                 {"process": 1, "time": 100, "kind": "proc_exit"}
             ]}"#;
-        let trace = shared::import::import(json, None, "faults.json")
+        let trace = shared::formats::import(json, None, "faults.json")
             .expect("parses")
             .trace;
         let model = GanttModel::new(&trace);

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use shared::Trace;
-use shared::analysis::Segment;
-use shared::selection::{CommMatrix, SelectionSummary};
+use shared::analyses::metrics::Segment;
+use shared::view::selection::{CommMatrix, SelectionSummary};
 use wasm_bindgen::JsCast as _;
 use web_sys::CanvasRenderingContext2d;
 
@@ -42,7 +42,7 @@ pub(crate) mod test_data {
             "/../shared/tests/data/t4-worked-example.json"
         );
         let bytes = std::fs::read(path).expect("worked example");
-        shared::import::import(&bytes, None, "t4")
+        shared::formats::import(&bytes, None, "t4")
             .expect("parses")
             .trace
     }
@@ -95,7 +95,10 @@ enum PopupBody {
 }
 
 /// The wait states charged at or caused by an event, from the server.
-type EventWaits = (usize, Result<Vec<shared::waits::WaitState>, String>);
+type EventWaits = (
+    usize,
+    Result<Vec<shared::analyses::waits::WaitState>, String>,
+);
 
 /// Which path the overlay shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +115,7 @@ struct LoadedPath {
     bars: Vec<PathBar>,
     length: f64,
     /// The WCPA phase table (empty for the critical path).
-    phases: Vec<shared::analysis::Share>,
+    phases: Vec<shared::analyses::metrics::Share>,
 }
 
 /// Both paths of a run.
@@ -184,7 +187,10 @@ pub fn GanttChart(
     let model = {
         let mut model = GanttModel::new(&trace);
         if let Some((start, end)) = remote_bounds {
-            model.bounds = (shared::time::Time(start), shared::time::Time(end));
+            model.bounds = (
+                shared::model::time::Time(start),
+                shared::model::time::Time(end),
+            );
         }
         Arc::new(model)
     };
@@ -265,7 +271,7 @@ pub fn GanttChart(
                         request.last_row,
                         request.width_px
                     );
-                    let answer = api::get_json::<shared::viewport::Viewport>(&url).await;
+                    let answer = api::get_json::<shared::view::viewport::Viewport>(&url).await;
                     in_flight.borrow_mut().remove(&key);
                     match answer {
                         Ok(view) => {
@@ -290,8 +296,8 @@ pub fn GanttChart(
             let g = geometry(&canvas);
             let current = match (scale.get_untracked(), opening.take()) {
                 (_, Some((start, end))) => TimeScale::fit(
-                    shared::time::Time(start),
-                    shared::time::Time(end),
+                    shared::model::time::Time(start),
+                    shared::model::time::Time(end),
                     g.plot_width(),
                 ),
                 (Some(s), None) => s.resized(g.plot_width()),
@@ -404,8 +410,8 @@ pub fn GanttChart(
     // Fits the selection, or the whole trace.
     let fit = move || match selection.get_untracked() {
         Some(sel) if sel.end > sel.start => scale.set(Some(TimeScale::fit(
-            shared::time::Time(sel.start.max(0.0).floor() as u64),
-            shared::time::Time(sel.end.max(0.0).ceil() as u64),
+            shared::model::time::Time(sel.start.max(0.0).floor() as u64),
+            shared::model::time::Time(sel.end.max(0.0).ceil() as u64),
             plot_width(),
         ))),
         _ => scale.set(None),
@@ -485,7 +491,7 @@ pub fn GanttChart(
                     end.saturating_add(1),
                     processes.join(",")
                 );
-                let waits = api::get_json::<shared::selection::WaitsInSelection>(&url)
+                let waits = api::get_json::<shared::view::selection::WaitsInSelection>(&url)
                     .await
                     .map(|w| w.wait_states);
                 event_waits.set(Some((event, waits)));

@@ -131,7 +131,7 @@ mod tests {
     fn regions_nest_by_depth_and_thin_out_per_pixel() {
         // Each round: step [b+1, b+60] holds compute [b+2, b+10+w] and MPI_Recv
         // [b+25, b+40+w/2].
-        let trace = shared::synthetic::ring_on_nodes(4, 2, 400);
+        let trace = shared::model::synthetic::ring_on_nodes(4, 2, 400);
         let bars = RegionBars::new(&trace);
         assert_eq!(bars.depths, 2);
         let names = |list: &[RegionBar]| -> Vec<String> {

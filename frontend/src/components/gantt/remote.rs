@@ -2,7 +2,7 @@
 //! browser holds the run, or the server's viewport API for large runs.
 //!
 //! Remote answers are asked for on the shared quantised grid
-//! (`shared::viewport::ViewportRequest::quantised`), so panning and zooming reuse them; while an
+//! (`shared::view::viewport::ViewportRequest::quantised`), so panning and zooming reuse them; while an
 //! answer is on its way the chart draws the last one it has for the same rows, at that
 //! answer's own coordinates (so it lines up, only coarser or shorter).
 
@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use shared::viewport::{Viewport, ViewportIndex, ViewportRequest};
+use shared::view::viewport::{Viewport, ViewportIndex, ViewportRequest};
 
 /// A source of viewport answers.
 pub trait Views {

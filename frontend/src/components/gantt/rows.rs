@@ -247,7 +247,7 @@ mod tests {
     fn one_process_per_node_means_no_groups() {
         let trace = super::super::test_data::worked_example();
         assert!(groups_of(&trace).is_empty());
-        let trace = shared::synthetic::ring_on_nodes(12, 4, 1_000);
+        let trace = shared::model::synthetic::ring_on_nodes(12, 4, 1_000);
         let g = groups_of(&trace);
         assert_eq!(g.len(), 3);
         assert!(g.iter().all(|g| g.len() == 4));

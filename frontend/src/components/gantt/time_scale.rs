@@ -3,7 +3,7 @@
 //! Pixels are CSS pixels measured from the left edge of the plot area (right of the row labels),
 //! and time grows to the right.
 
-use shared::time::Time;
+use shared::model::time::Time;
 
 /// The finest zoom: a thousandth of a tick per pixel.
 const MIN_TICKS_PER_PX: f64 = 1e-3;

@@ -1,0 +1,656 @@
+//! The whole analysis of a trace: execution time, computation, speedup, efficiency, granularity,
+//! critical path, weighted critical path (WCPA) with its phase table, Quartz normalized processor
+//! time, the parallelism profile, POP factors, bounds and diagnostics.
+//!
+//! The definitions follow `../shared/reference/analysis.md`, whose decisions D-a to D-f are
+//! binding; the comments name the decision each computation follows.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyses::utilization::{Utilization, cpu_utilization, link_utilization};
+use crate::analyses::validate::{Diagnostic, ValidationOptions, validate};
+use crate::graph::context::Context;
+use crate::graph::critical_path::{
+    EdgeWeights, LongestPath, PathEdge, SegmentKind, longest_path, path_edges,
+};
+use crate::graph::execution::ProgramEdge;
+use crate::graph::states::State;
+use crate::model::{Direction, EventIdx, EventKind, LinkId, NodeId, ProcessId, RegionId, Trace};
+
+/// Options of the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AnalysisOptions {
+    /// Validation options (the clock condition's minimum latency).
+    pub validation: ValidationOptions,
+}
+
+/// computation : communication (decision D-d).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Granularity {
+    /// Total computation (CPU time).
+    pub computation: f64,
+    /// Total communication: the sum of message transit times (M).
+    pub communication: u64,
+    /// computation / communication, when there is communication.
+    pub ratio: Option<f64>,
+    /// Computation's share of computation + communication.
+    pub computation_share: Option<f64>,
+}
+
+/// One segment of a path, attributed to a process, node, region and phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    /// Computation, message transit, start offset or blocked (0 weight).
+    pub kind: SegmentKind,
+    /// The process it belongs to (the receiver's, for a transit).
+    pub process: ProcessId,
+    /// That process's node.
+    pub node: NodeId,
+    /// The event it starts from (none for a start offset).
+    pub from_event: Option<EventIdx>,
+    /// The event it ends at.
+    pub to_event: EventIdx,
+    /// When it starts.
+    pub start: u64,
+    /// When it ends.
+    pub end: u64,
+    /// Its weight on the path (elapsed ticks for the critical path, WCPA weight for WCPA).
+    pub weight: f64,
+    /// The innermost region it ran in (the sender's, for a transit).
+    pub region: Option<String>,
+    /// The phase it ran in (the sender's, for a transit).
+    pub phase: Option<String>,
+    /// The id of the region it ran in: rankings are keyed by it (two regions may share a name).
+    #[serde(default)]
+    pub region_id: Option<RegionId>,
+    /// The id of the phase it ran in (an index into the context's `attribution.phases`).
+    #[serde(default)]
+    pub phase_id: Option<u32>,
+}
+
+/// A row of a ranking: what it is, its weight and its share of a total.
+///
+/// Rankings are keyed by `id`, never by `name`: two processes (or regions) may share a name and
+/// still get a row each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// What it is, as a label (a process, region or phase name; "(none)" for unattributed time).
+    pub name: String,
+    /// What it is, as an id: the process id, region id or phase id (an index into the context's
+    /// `attribution.phases`) the ranking is of; none for unattributed time and for rankings of
+    /// kinds.
+    #[serde(default)]
+    pub id: Option<u32>,
+    /// Its weight.
+    pub weight: f64,
+    /// Its share of the total, from 0 to 1.
+    pub share: f64,
+}
+
+/// The critical path: the longest path of the execution graph, in elapsed time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CriticalPath {
+    /// Its length in ticks (= execution time for a consistent trace).
+    pub length: u64,
+    /// Its segments with positive length, in time order.
+    pub segments: Vec<Segment>,
+    /// Its share per process.
+    pub by_process: Vec<Share>,
+    /// Its share per innermost region.
+    pub by_region: Vec<Share>,
+    /// Its share per phase.
+    pub by_phase: Vec<Share>,
+    /// Its computation and transit totals.
+    pub computation: f64,
+    /// Its transit total.
+    pub transit: f64,
+}
+
+/// The weighted critical path (decision D-a) and its phase table (the thesis's Table 6.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Wcpa {
+    /// The heaviest path's weight.
+    pub weight: f64,
+    /// Each phase's weight on the heaviest path and its share, heaviest first.
+    pub phases: Vec<Share>,
+    /// The heaviest path's segments.
+    pub segments: Vec<Segment>,
+}
+
+/// Quartz's normalized processor time (decision D-b), ranked, heaviest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Npt {
+    /// Per process.
+    pub processes: Vec<Share>,
+    /// Per region, inclusive (time with the region anywhere on the stack).
+    pub regions_inclusive: Vec<Share>,
+    /// Per region, exclusive (time with the region innermost).
+    pub regions_exclusive: Vec<Share>,
+    /// Per phase.
+    pub phases: Vec<Share>,
+    /// Σ NPT = wall time with at least one processor busy.
+    pub total: f64,
+}
+
+/// Wall time with k processors busy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParallelismProfile {
+    /// `time_with[k]`: ticks during which exactly k processors were busy.
+    pub time_with: Vec<u64>,
+    /// Σ k·time_k / execution time (the founding P_T times n).
+    pub mean: f64,
+    /// Σ k·time_k / Σ_{k≥1} time_k.
+    pub mean_while_busy: f64,
+}
+
+/// POP efficiency factors: PE = LB × SerE × TE.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Pop {
+    /// mean(comp) / max(comp) over processes.
+    pub load_balance: f64,
+    /// max(comp) / ideal time.
+    pub serialisation: f64,
+    /// ideal time / execution time.
+    pub transfer: f64,
+    /// The product, = efficiency.
+    pub parallel_efficiency: f64,
+    /// The execution time on an ideal network (all transits 0).
+    pub ideal_time: f64,
+}
+
+/// Speedup bounds from the trace (analysis.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Average parallelism A = T1 / T∞ (computation / critical path).
+    pub average_parallelism: f64,
+    /// Eager, Zahorjan and Lazowska's lower bound on speedup: nA / (n + A − 1).
+    pub speedup_lower: f64,
+    /// The upper bound min(n, A).
+    pub speedup_upper: f64,
+}
+
+/// A node's CPU utilization over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeUtilization {
+    /// The node.
+    pub node: NodeId,
+    /// Its name.
+    pub name: String,
+    /// Its CPU utilization over the execution time.
+    pub cpu: Utilization,
+}
+
+/// A link's utilization in each direction over the whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkUse {
+    /// The link.
+    pub link: LinkId,
+    /// From end a to end b.
+    pub a_to_b: Utilization,
+    /// From end b to end a.
+    pub b_to_a: Utilization,
+}
+
+/// Times of one process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessTimes {
+    /// The process.
+    pub process: ProcessId,
+    /// Its name.
+    pub name: String,
+    /// CPU time spent computing (wall time shared with timesliced neighbours).
+    pub computation: f64,
+    /// Wall time spent computing.
+    pub wall_computation: u64,
+    /// Wall time blocked in receives.
+    pub blocked: u64,
+}
+
+/// The whole analysis, as `tracescope analyze --json` prints it (fields are only ever added).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The number of processors (nodes hosting processes).
+    pub processors: u64,
+    /// Last event − first event.
+    pub execution_time: u64,
+    /// Σ CPU time spent computing (relabelled when processes timeslice).
+    pub total_computation: f64,
+    /// Σ wall time spent computing.
+    pub wall_computation: u64,
+    /// total_computation / execution_time.
+    pub speedup: f64,
+    /// speedup / processors.
+    pub efficiency: f64,
+    /// computation : communication (D-d).
+    pub granularity: Granularity,
+    /// The critical path.
+    pub critical_path: CriticalPath,
+    /// The critical path with CPU-time weights: the predicted time with a processor per process.
+    pub cpu_time_critical_path: f64,
+    /// The weighted critical path.
+    pub wcpa: Wcpa,
+    /// Normalized processor time.
+    pub npt: Npt,
+    /// Time with k processors busy.
+    pub parallelism_profile: ParallelismProfile,
+    /// POP factors.
+    pub pop: Pop,
+    /// Speedup bounds.
+    pub bounds: Bounds,
+    /// Busy and blocked time per process.
+    pub process_times: Vec<ProcessTimes>,
+    /// CPU utilization per node over the execution time.
+    pub node_utilization: Vec<NodeUtilization>,
+    /// Utilization per link and direction over the execution time.
+    pub link_utilization: Vec<LinkUse>,
+    /// Everything validation found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Analyses a trace.
+pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
+    analyze_context(&Context::new(trace), options)
+}
+
+/// Analyses a trace whose context is already built (so other analyses can share it).
+pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
+    let trace = cx.trace;
+    let (start, end) = trace.time_bounds().unwrap_or_default();
+    let execution_time = end.0 - start.0;
+    let n = cx.timeline.n_processors as u64;
+
+    let processes = process_times(cx);
+    let total_computation: f64 = processes.iter().map(|p| p.computation).sum();
+    let wall_computation = processes
+        .iter()
+        .map(|p| p.wall_computation)
+        .fold(0u64, u64::saturating_add);
+    let elapsed = EdgeWeights::elapsed(trace, &cx.graph);
+    let communication: u64 = cx
+        .pairing
+        .messages
+        .iter()
+        .map(|m| elapsed.message[m.arrival.index()])
+        .fold(0, u64::saturating_add);
+    let speedup = ratio(total_computation, execution_time as f64);
+    let efficiency = ratio(speedup, n as f64);
+
+    let cp = longest_path(&cx.graph, &elapsed);
+    let critical_path = critical_path_report(cx, &cp, &elapsed);
+    let cpu_time_cp =
+        longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
+    let ideal = longest_path(&cx.graph, &cx.cpu_time_weights(|_| 0.0)).length;
+
+    let wcpa_weights = cx.wcpa_weights();
+    let heaviest = longest_path(&cx.graph, &wcpa_weights);
+    let wcpa_segments = segments(cx, &path_edges(&cx.graph, &heaviest), &wcpa_weights);
+    let wcpa = Wcpa {
+        weight: heaviest.length,
+        phases: shares(
+            &wcpa_segments,
+            heaviest.length,
+            |s| s.phase_id,
+            |id| phase_label(cx, id),
+        ),
+        segments: wcpa_segments,
+    };
+
+    let max_comp = processes.iter().map(|p| p.computation).fold(0.0, f64::max);
+    let mean_comp = ratio(total_computation, processes.len() as f64);
+    let pop = Pop {
+        load_balance: ratio(mean_comp, max_comp),
+        serialisation: ratio(max_comp, ideal),
+        transfer: ratio(ideal, execution_time as f64),
+        parallel_efficiency: ratio(mean_comp, execution_time as f64),
+        ideal_time: ideal,
+    };
+    let average_parallelism = ratio(total_computation, cp.length as f64);
+    let nf = n as f64;
+    let bounds = Bounds {
+        average_parallelism,
+        speedup_lower: ratio(nf * average_parallelism, nf + average_parallelism - 1.0),
+        speedup_upper: nf.min(average_parallelism),
+    };
+    Analysis {
+        processors: n,
+        execution_time,
+        total_computation,
+        wall_computation,
+        speedup,
+        efficiency,
+        granularity: Granularity {
+            computation: total_computation,
+            communication,
+            ratio: (communication > 0).then(|| total_computation / communication as f64),
+            computation_share: (total_computation + communication as f64 > 0.0)
+                .then(|| total_computation / (total_computation + communication as f64)),
+        },
+        critical_path,
+        cpu_time_critical_path: cpu_time_cp,
+        wcpa,
+        npt: npt(cx),
+        parallelism_profile: parallelism_profile(cx, start.0, end.0),
+        pop,
+        bounds,
+        process_times: processes,
+        node_utilization: (0..trace.nodes.len() as u32)
+            .map(NodeId)
+            .map(|node| NodeUtilization {
+                node,
+                name: trace.nodes[node.index()].name.clone(),
+                cpu: cpu_utilization(cx, node, (start, end)),
+            })
+            .collect(),
+        link_utilization: (0..trace.links.len() as u32)
+            .map(LinkId)
+            .map(|link| LinkUse {
+                link,
+                a_to_b: link_utilization(cx, link, Direction::AToB, (start, end)),
+                b_to_a: link_utilization(cx, link, Direction::BToA, (start, end)),
+            })
+            .collect(),
+        diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),
+    }
+}
+
+/// a / b, or 0 when b is 0.
+fn ratio(a: f64, b: f64) -> f64 {
+    if b == 0.0 { 0.0 } else { a / b }
+}
+
+fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
+    let mut times: Vec<ProcessTimes> = cx
+        .trace
+        .processes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ProcessTimes {
+            process: ProcessId(i as u32),
+            name: p.name.clone(),
+            computation: 0.0,
+            wall_computation: 0,
+            blocked: 0,
+        })
+        .collect();
+    for span in &cx.spans {
+        let Some(t) = times.get_mut(span.process.index()) else {
+            continue;
+        };
+        let node = cx.trace.processes[span.process.index()].node;
+        match span.state {
+            State::Computing => {
+                t.wall_computation = t.wall_computation.saturating_add(span.end.0 - span.start.0);
+                t.computation += cx.timeline.cpu_time(node, span.start.0, span.end.0);
+            }
+            State::Blocked => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
+        }
+    }
+    times
+}
+
+/// Attributes path edges, keeping those with positive duration or weight.
+fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) -> Vec<Segment> {
+    let region_name = |r: Option<RegionId>| {
+        r.and_then(|r| cx.trace.regions.get(r.index()))
+            .map(|r| r.name.clone())
+    };
+    edges
+        .iter()
+        .filter_map(|edge| {
+            let (start, end) = edge.interval(cx.trace, &cx.graph);
+            let to = edge.to.index();
+            let weight = match edge.kind {
+                SegmentKind::Start => weights.seed[to],
+                SegmentKind::Transit => weights.message[to],
+                SegmentKind::Collective => weights.collective[to],
+                SegmentKind::Computation | SegmentKind::Blocked => weights.program[to],
+            };
+            if end <= start && weight == 0.0 {
+                return None;
+            }
+            // Program edges run in the code their source left open; a transit in the sender's.
+            let source = edge.from;
+            let process = edge.process(cx.trace);
+            Some(Segment {
+                kind: edge.kind,
+                process,
+                node: cx
+                    .trace
+                    .processes
+                    .get(process.index())
+                    .map_or(NodeId(0), |p| p.node),
+                from_event: source,
+                to_event: edge.to,
+                start: start.0,
+                end: end.0,
+                weight,
+                region: source.and_then(|s| region_name(cx.attribution.region[s.index()])),
+                phase: source.and_then(|s| cx.attribution.phase_name(s).map(str::to_owned)),
+                region_id: source.and_then(|s| cx.attribution.region[s.index()]),
+                phase_id: source.and_then(|s| cx.attribution.phase[s.index()]),
+            })
+        })
+        .collect()
+}
+
+/// Groups weights by a key and ranks them, heaviest first; unattributed weight is "(none)".
+pub(crate) fn shares<T>(
+    items: &[T],
+    total: f64,
+    key: impl Fn(&T) -> Option<u32>,
+    label: impl Fn(Option<u32>) -> String,
+) -> Vec<Share>
+where
+    T: HasWeight,
+{
+    let mut sums: HashMap<Option<u32>, f64> = HashMap::new();
+    for item in items {
+        *sums.entry(key(item)).or_default() += item.weight();
+    }
+    rank(sums, total, |&id| (id, label(id)))
+}
+
+/// Rows of a ranking from weights keyed by `K` (an id), heaviest first, ties in key order;
+/// `row` gives a key's id and label.
+pub(crate) fn rank<K: Eq + std::hash::Hash + Ord>(
+    sums: HashMap<K, f64>,
+    total: f64,
+    row: impl Fn(&K) -> (Option<u32>, String),
+) -> Vec<Share> {
+    let mut rows: Vec<(K, f64)> = sums.into_iter().collect();
+    rows.sort_by(|(ka, a), (kb, b)| b.total_cmp(a).then_with(|| ka.cmp(kb)));
+    rows.into_iter()
+        .map(|(key, weight)| {
+            let (id, name) = row(&key);
+            Share {
+                name,
+                id,
+                weight,
+                share: ratio(weight, total),
+            }
+        })
+        .collect()
+}
+
+/// A path's weight per process, per region and per phase, as shares of `total`, keyed by ids.
+pub(crate) fn path_rankings(cx: &Context<'_>, segments: &[Segment], total: f64) -> [Vec<Share>; 3] {
+    [
+        shares(
+            segments,
+            total,
+            |s| Some(s.process.0),
+            |id| process_label(cx.trace, id),
+        ),
+        shares(
+            segments,
+            total,
+            |s| s.region_id.map(|r| r.0),
+            |id| region_label(cx.trace, id),
+        ),
+        shares(segments, total, |s| s.phase_id, |id| phase_label(cx, id)),
+    ]
+}
+
+/// The label of a process id.
+pub(crate) fn process_label(trace: &Trace, id: Option<u32>) -> String {
+    match id.and_then(|p| trace.processes.get(p as usize)) {
+        Some(p) => p.name.clone(),
+        None => id.map_or_else(|| "(none)".to_owned(), |p| format!("process {p}")),
+    }
+}
+
+/// The label of a region id.
+pub(crate) fn region_label(trace: &Trace, id: Option<u32>) -> String {
+    match id.and_then(|r| trace.regions.get(r as usize)) {
+        Some(r) => r.name.clone(),
+        None => id.map_or_else(|| "(none)".to_owned(), |r| format!("region {r}")),
+    }
+}
+
+/// The label of a phase id.
+pub(crate) fn phase_label(cx: &Context<'_>, id: Option<u32>) -> String {
+    id.and_then(|p| cx.attribution.phases.get(p as usize))
+        .cloned()
+        .unwrap_or_else(|| "(none)".to_owned())
+}
+
+pub(crate) trait HasWeight {
+    fn weight(&self) -> f64;
+}
+
+impl HasWeight for Segment {
+    fn weight(&self) -> f64 {
+        self.weight
+    }
+}
+
+fn critical_path_report(
+    cx: &Context<'_>,
+    cp: &LongestPath<u64>,
+    elapsed: &EdgeWeights<u64>,
+) -> CriticalPath {
+    let as_f64 = EdgeWeights {
+        seed: elapsed.seed.iter().map(|&w| w as f64).collect(),
+        program: elapsed.program.iter().map(|&w| w as f64).collect(),
+        message: elapsed.message.iter().map(|&w| w as f64).collect(),
+        collective: elapsed.collective.iter().map(|&w| w as f64).collect(),
+    };
+    let segments = segments(cx, &path_edges(&cx.graph, cp), &as_f64);
+    let total = cp.length as f64;
+    let [by_process, by_region, by_phase] = path_rankings(cx, &segments, total);
+    let sum_of = |kind| {
+        segments
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.weight)
+            .sum()
+    };
+    CriticalPath {
+        length: cp.length,
+        by_process,
+        by_region,
+        by_phase,
+        computation: sum_of(SegmentKind::Computation),
+        transit: sum_of(SegmentKind::Transit),
+        segments,
+    }
+}
+
+/// NPT per process, region (inclusive and exclusive) and phase, from every computation edge.
+fn npt(cx: &Context<'_>) -> Npt {
+    npt_in(cx, (0, u64::MAX), &|_| true)
+}
+
+/// Normalized processor time (decision D-b) of the processes `keep` accepts, over the window
+/// `[from, to)` only: each computation is clipped to the window. Shares are of this total.
+pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
+    let trace = cx.trace;
+    let e = &trace.events;
+    let mut by_process: HashMap<ProcessId, f64> = HashMap::new();
+    let mut inclusive: HashMap<RegionId, f64> = HashMap::new();
+    let mut exclusive: HashMap<RegionId, f64> = HashMap::new();
+    let mut by_phase: HashMap<Option<u32>, f64> = HashMap::new();
+    let mut stack: Vec<RegionId> = Vec::new();
+    let mut total = 0.0;
+    for process in trace.process_ids() {
+        if !keep(process) {
+            continue;
+        }
+        stack.clear();
+        let node = trace.processes[process.index()].node;
+        let mut process_total = 0.0;
+        let mut prev: Option<EventIdx> = None;
+        for v in cx.graph.program(process) {
+            if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
+                let (a, b) = (cx.graph.time(p).0.max(from), cx.graph.time(v).0.min(to));
+                let value = if a < b {
+                    cx.timeline.normalized_time(node, a, b)
+                } else {
+                    0.0
+                };
+                if value > 0.0 {
+                    process_total += value;
+                    let mut seen: Vec<RegionId> = Vec::with_capacity(stack.len());
+                    for &r in &stack {
+                        if !seen.contains(&r) {
+                            seen.push(r);
+                            *inclusive.entry(r).or_default() += value;
+                        }
+                    }
+                    if let Some(&top) = stack.last() {
+                        *exclusive.entry(top).or_default() += value;
+                    }
+                    let phase = cx.attribution.phase.get(p.index()).copied().flatten();
+                    *by_phase.entry(phase).or_default() += value;
+                }
+            }
+            match (e.kind()[v.index()], e.region()[v.index()]) {
+                (EventKind::Enter, Some(r)) => stack.push(r),
+                (EventKind::Leave, Some(r)) => {
+                    if let Some(pos) = stack.iter().rposition(|&open| open == r) {
+                        stack.truncate(pos);
+                    }
+                }
+                _ => {}
+            }
+            prev = Some(v);
+        }
+        total += process_total;
+        by_process.insert(process, process_total);
+    }
+    let region = |r: &RegionId| (Some(r.0), region_label(trace, Some(r.0)));
+    Npt {
+        processes: rank(by_process, total, |p| {
+            (Some(p.0), process_label(trace, Some(p.0)))
+        }),
+        regions_inclusive: rank(inclusive, total, region),
+        regions_exclusive: rank(exclusive, total, region),
+        phases: rank(by_phase, total, |&id| (id, phase_label(cx, id))),
+        total,
+    }
+}
+
+fn parallelism_profile(cx: &Context<'_>, start: u64, end: u64) -> ParallelismProfile {
+    let mut time_with = vec![0u64; cx.timeline.n_processors + 1];
+    for (a, b, k) in cx.timeline.busy_nodes.pieces(start, end) {
+        let k = (k.round().max(0.0) as usize).min(time_with.len() - 1);
+        time_with[k] = time_with[k].saturating_add(b - a);
+    }
+    // Sums of tick counts saturate rather than overflow on absurd timestamps.
+    let weighted: u64 = time_with
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (k as u64).saturating_mul(*t))
+        .fold(0, u64::saturating_add);
+    let busy: u64 = time_with
+        .iter()
+        .skip(1)
+        .fold(0, |a, &b| a.saturating_add(b));
+    ParallelismProfile {
+        mean: ratio(weighted as f64, (end - start) as f64),
+        mean_while_busy: ratio(weighted as f64, busy as f64),
+        time_with,
+    }
+}

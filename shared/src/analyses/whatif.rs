@@ -1,0 +1,353 @@
+//! What-if replay, tier 1 (analysis.md §6): the happened-before structure and the matching stay
+//! as recorded; computation and transit weights are edited and the longest path is run again
+//! (receives complete at max(call, arrival), decision D-c). Tier 3's network model (latency +
+//! size / bandwidth) is offered as a transit edit. Also CPM slack per edge.
+
+use serde::{Deserialize, Serialize};
+
+use crate::graph::context::Context;
+use crate::graph::critical_path::{EdgeWeights, SegmentKind, longest_path, path_edges};
+use crate::graph::execution::ProgramEdge;
+use crate::model::{EventIdx, EventKind, RegionId};
+
+/// One edit of the graph's weights.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "change")]
+pub enum Change {
+    /// Every message's transit becomes this (0 = an ideal network).
+    AllTransits {
+        /// The new transit.
+        transit: f64,
+    },
+    /// Every message's transit is multiplied by this (0.5 = double bandwidth).
+    ScaleTransits {
+        /// The factor.
+        factor: f64,
+    },
+    /// Every message's transit becomes latency + size / bandwidth (tier 3's network model).
+    Network {
+        /// Latency in ticks.
+        latency: f64,
+        /// Bytes per tick.
+        bandwidth: f64,
+    },
+    /// The message arriving at this event gets this transit.
+    Transit {
+        /// The arrival event.
+        arrival: EventIdx,
+        /// The new transit.
+        transit: f64,
+    },
+    /// The computation edge ending at this event gets this duration.
+    Computation {
+        /// The event the edge ends at.
+        to: EventIdx,
+        /// The new duration.
+        duration: f64,
+    },
+    /// Computation inside this region (innermost) is multiplied by this.
+    ScaleRegion {
+        /// The region.
+        region: RegionId,
+        /// The factor.
+        factor: f64,
+    },
+    /// Computation in this phase is multiplied by this.
+    ScalePhase {
+        /// The phase name.
+        phase: String,
+        /// The factor.
+        factor: f64,
+    },
+}
+
+/// The outcome of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// The edits applied.
+    pub changes: Vec<Change>,
+    /// The recorded execution time.
+    pub baseline: f64,
+    /// The predicted execution time.
+    pub execution_time: f64,
+    /// baseline − predicted.
+    pub benefit: f64,
+    /// The predicted critical path's edges with their edited weights, in time order.
+    pub critical_path: Vec<WhatIfSegment>,
+}
+
+/// An edge of a predicted critical path.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WhatIfSegment {
+    /// What the edge is.
+    pub kind: SegmentKind,
+    /// The event it starts from (none for a start offset).
+    pub from_event: Option<EventIdx>,
+    /// The event it ends at.
+    pub to_event: EventIdx,
+    /// Its edited weight.
+    pub weight: f64,
+}
+
+/// The recorded elapsed weights as `f64`.
+pub fn observed_weights(cx: &Context<'_>) -> EdgeWeights<f64> {
+    let w = EdgeWeights::elapsed(cx.trace, &cx.graph);
+    let f = |v: Vec<u64>| v.into_iter().map(|x| x as f64).collect();
+    EdgeWeights {
+        seed: f(w.seed),
+        program: f(w.program),
+        message: f(w.message),
+        collective: f(w.collective),
+    }
+}
+
+/// Applies edits to weights.
+pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]) {
+    let trace = cx.trace;
+    let e = &trace.events;
+    for change in changes {
+        for v in (0..cx.graph.len() as u32).map(EventIdx) {
+            let i = v.index();
+            let send = cx.graph.message_from(v);
+            let computation = cx
+                .graph
+                .prev(v)
+                .filter(|_| cx.graph.in_edge(v) == ProgramEdge::Computation);
+            match change {
+                Change::AllTransits { transit } if send.is_some() => weights.message[i] = *transit,
+                Change::ScaleTransits { factor } if send.is_some() => weights.message[i] *= factor,
+                Change::Network { latency, bandwidth } if send.is_some() && *bandwidth > 0.0 => {
+                    let size = send.map_or(e.size()[i], |s| e.size()[s.index()].max(e.size()[i]));
+                    weights.message[i] = latency + size as f64 / bandwidth;
+                }
+                Change::Transit { arrival, transit } if *arrival == v && send.is_some() => {
+                    weights.message[i] = *transit
+                }
+                Change::Computation { to, duration } if *to == v && computation.is_some() => {
+                    weights.program[i] = *duration
+                }
+                Change::ScaleRegion { region, factor } => {
+                    if let Some(prev) = computation
+                        && cx.attribution.region[prev.index()] == Some(*region)
+                    {
+                        weights.program[i] *= factor;
+                    }
+                }
+                Change::ScalePhase { phase, factor } => {
+                    if let Some(prev) = computation
+                        && cx.attribution.phase_name(prev) == Some(phase.as_str())
+                    {
+                        weights.program[i] *= factor;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Replays the trace with edits and returns the predicted execution time.
+pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
+    let base = observed_weights(cx);
+    let baseline = longest_path(&cx.graph, &base).length;
+    let mut edited = base;
+    edit(cx, &mut edited, changes);
+    let path = longest_path(&cx.graph, &edited);
+    let critical_path = path_edges(&cx.graph, &path)
+        .into_iter()
+        .map(|e| {
+            let i = e.to.index();
+            let weight = match e.kind {
+                SegmentKind::Start => edited.seed[i],
+                SegmentKind::Transit => edited.message[i],
+                SegmentKind::Collective => edited.collective[i],
+                SegmentKind::Computation | SegmentKind::Blocked => edited.program[i],
+            };
+            WhatIfSegment {
+                kind: e.kind,
+                from_event: e.from,
+                to_event: e.to,
+                weight,
+            }
+        })
+        .filter(|s| s.weight > 0.0)
+        .collect();
+    WhatIf {
+        changes: changes.to_vec(),
+        baseline,
+        execution_time: path.length,
+        benefit: baseline - path.length,
+        critical_path,
+    }
+}
+
+/// CPM slack of every vertex's in-edges: how much each edge could grow before it lengthens the
+/// longest path (0 on the critical path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slack {
+    /// Slack of each vertex's program in-edge (`None` without one).
+    pub program: Vec<Option<f64>>,
+    /// Slack of each vertex's message in-edge (`None` without one).
+    pub message: Vec<Option<f64>>,
+    /// The longest path's length.
+    pub length: f64,
+}
+
+/// Forward and backward passes: slack(u → v) = L − (dist(u) + w + tail(v)).
+pub fn slack(cx: &Context<'_>, weights: &EdgeWeights<f64>) -> Slack {
+    let graph = &cx.graph;
+    let forward = longest_path(graph, weights);
+    let n = graph.len();
+    let mut tail = vec![0.0f64; n];
+    let order: Vec<EventIdx> = graph.topological_order().collect();
+    // Each vertex's out-edges are its program successor and, for a send, its arrival.
+    let mut arrival_of = vec![None; n];
+    for v in &order {
+        if let Some(s) = graph.message_from(*v) {
+            arrival_of[s.index()] = Some(*v);
+        }
+    }
+    // The heaviest continuation from each collective hub, known once its targets are done.
+    let mut hub_tail = vec![0.0f64; graph.n_hubs()];
+    for &v in order.iter().rev() {
+        let i = v.index();
+        let via_next = graph
+            .next(v)
+            .map(|w| weights.program[w.index()] + tail[w.index()]);
+        let via_message =
+            arrival_of[i].map(|w: EventIdx| weights.message[w.index()] + tail[w.index()]);
+        let via_hub = graph.hub_from(v).map(|h| hub_tail[h]);
+        tail[i] = via_next
+            .into_iter()
+            .chain(via_message)
+            .chain(via_hub)
+            .fold(0.0, f64::max);
+        if let Some(h) = graph.hub_into(v) {
+            hub_tail[h] = hub_tail[h].max(weights.collective[i] + tail[i]);
+        }
+    }
+    let length = forward.length;
+    let program = (0..n)
+        .map(|i| {
+            let v = EventIdx(i as u32);
+            graph
+                .prev(v)
+                .map(|p| length - (forward.dist[p.index()] + weights.program[i] + tail[i]))
+        })
+        .collect();
+    let message = (0..n)
+        .map(|i| {
+            let v = EventIdx(i as u32);
+            graph
+                .message_from(v)
+                .map(|s| length - (forward.dist[s.index()] + weights.message[i] + tail[i]))
+        })
+        .collect();
+    Slack {
+        program,
+        message,
+        length,
+    }
+}
+
+/// A scenario could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[error("what-if {scenario:?}: {message}")]
+pub struct ScenarioError {
+    /// The scenario text.
+    pub scenario: String,
+    /// What was expected.
+    pub message: String,
+}
+
+/// Reads a scenario: edits separated by `;`, each one of
+/// `transit=V`, `transit*F`, `latency=L,bandwidth=B`, `message=EVENT:transit=V`,
+/// `edge=EVENT:duration=V`, `region=NAME*F`, `phase=NAME*F`.
+pub fn parse_scenario(text: &str, cx: &Context<'_>) -> Result<Vec<Change>, ScenarioError> {
+    let err = |message: String| ScenarioError {
+        scenario: text.to_owned(),
+        message,
+    };
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .map_err(|_| err(format!("{s:?} is not a number")))
+    };
+    let event = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&i| (i as usize) < cx.trace.events.len())
+            .map(EventIdx)
+            .ok_or_else(|| err(format!("{s:?} is not an event index")))
+    };
+    let mut changes = Vec::new();
+    for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let change = if let Some(v) = part.strip_prefix("transit=") {
+            Change::AllTransits {
+                transit: number(v)?,
+            }
+        } else if let Some(f) = part.strip_prefix("transit*") {
+            Change::ScaleTransits { factor: number(f)? }
+        } else if let Some(rest) = part.strip_prefix("latency=") {
+            let (latency, bandwidth) = rest
+                .split_once(",bandwidth=")
+                .ok_or_else(|| err("expected latency=L,bandwidth=B".to_owned()))?;
+            Change::Network {
+                latency: number(latency)?,
+                bandwidth: number(bandwidth)?,
+            }
+        } else if let Some(rest) = part.strip_prefix("message=") {
+            let (e, v) = rest
+                .split_once(":transit=")
+                .ok_or_else(|| err("expected message=EVENT:transit=V".to_owned()))?;
+            let arrival = event(e)?;
+            if cx.trace.events.kind()[arrival.index()] != EventKind::MsgArr {
+                return Err(err(format!("event {} is not a message arrival", arrival.0)));
+            }
+            Change::Transit {
+                arrival,
+                transit: number(v)?,
+            }
+        } else if let Some(rest) = part.strip_prefix("edge=") {
+            let (e, v) = rest
+                .split_once(":duration=")
+                .ok_or_else(|| err("expected edge=EVENT:duration=V".to_owned()))?;
+            Change::Computation {
+                to: event(e)?,
+                duration: number(v)?,
+            }
+        } else if let Some(rest) = part.strip_prefix("region=") {
+            let (name, f) = rest
+                .rsplit_once('*')
+                .ok_or_else(|| err("expected region=NAME*F".to_owned()))?;
+            let region = cx
+                .trace
+                .regions
+                .iter()
+                .position(|r| r.name == name)
+                .ok_or_else(|| err(format!("no region {name:?}")))?;
+            Change::ScaleRegion {
+                region: RegionId(region as u32),
+                factor: number(f)?,
+            }
+        } else if let Some(rest) = part.strip_prefix("phase=") {
+            let (name, f) = rest
+                .rsplit_once('*')
+                .ok_or_else(|| err("expected phase=NAME*F".to_owned()))?;
+            Change::ScalePhase {
+                phase: name.to_owned(),
+                factor: number(f)?,
+            }
+        } else {
+            return Err(err(format!(
+                "unknown edit {part:?}; expected transit=V, transit*F, latency=L,bandwidth=B, message=EVENT:transit=V, edge=EVENT:duration=V, region=NAME*F or phase=NAME*F"
+            )));
+        };
+        changes.push(change);
+    }
+    if changes.is_empty() {
+        return Err(err("no edit given".to_owned()));
+    }
+    Ok(changes)
+}

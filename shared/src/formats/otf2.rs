@@ -1,0 +1,858 @@
+//! OTF2 archives (Score-P, Scalasca, Vampir, EZTrace 2), read in pure Rust.
+//!
+//! An archive is a set of files: the anchor `NAME.otf2`, the global definitions `NAME.def`, and
+//! per location `NAME/<id>.def` (mapping tables, clock offsets) and `NAME/<id>.evt` (events).
+//! Uploads carry them as a `.tar` or `.tar.gz`; the command line reads the directory.
+//!
+//! Encoding (OTF2 3.x, as its C library writes it): files are chunks starting with a chunk
+//! header (`0x03`, an endianness byte, first and last event numbers as 8-byte integers)
+//! and ending with `0x00`; a record is a type byte, then (for records with more than one field) a
+//! length byte (or `0xff` and 8 bytes), then its fields. Integers and references are compressed:
+//! `0x00` is 0, `0xff` is the type's maximum, otherwise a byte N and N little-endian bytes.
+//! Every event follows a timestamp record (`0x05`, 8 raw bytes); `0x06` is an attribute list.
+//!
+//! Mapping: every CPU thread or GPU location is a process, on a node named after its location
+//! group and system-tree node. `ProgramBegin`/`End` are `proc_init`/`exit`; `Enter`/`Leave`
+//! are regions (MPI point-to-point calls are `communication` regions, collectives get their
+//! collective role, communicator and root from `MpiCollectiveEnd`); `MpiSend`/`Isend` are sends;
+//! `MpiRecv` is a receive call at the enter of its `MPI_Recv` region plus the arrival;
+//! `MpiIrecvRequest`/`MpiIrecv` are a non-blocking post and its completion; thread
+//! create/begin and end/wait become messages. Timestamps are ticks after the clock's global
+//! offset; metrics and other records are skipped and counted.
+
+use std::collections::{BTreeMap, HashMap};
+use std::num::NonZeroU32;
+
+use crate::model::error::TraceError;
+use crate::model::time::{Clock, Time};
+use crate::model::{
+    EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder,
+};
+
+/// The format's name.
+pub const FORMAT_NAME: &str = "otf2";
+
+/// A view of one file of the archive.
+struct Buf<'a> {
+    name: &'a str,
+    data: &'a [u8],
+    pos: usize,
+    chunk_size: usize,
+}
+
+impl<'a> Buf<'a> {
+    fn error(&self, at: usize, message: impl Into<String>) -> TraceError {
+        let mut e = TraceError::at_offset(FORMAT_NAME, self.data, at, message);
+        e.message = format!("{}: {}", self.name, e.message);
+        e
+    }
+
+    fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8], TraceError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
+        let Some(end) = end else {
+            return Err(self.error(
+                self.pos,
+                format!("expected {what}, found the end of the file"),
+            ));
+        };
+        let b = &self.data[self.pos..end];
+        self.pos = end;
+        Ok(b)
+    }
+
+    fn u8(&mut self, what: &str) -> Result<u8, TraceError> {
+        Ok(self.bytes(1, what)?[0])
+    }
+
+    fn u64_full(&mut self, what: &str) -> Result<u64, TraceError> {
+        let b = self.bytes(8, what)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    /// A compressed unsigned integer of at most `max_bytes` bytes.
+    fn compressed(&mut self, max_bytes: usize, what: &str) -> Result<u64, TraceError> {
+        let at = self.pos;
+        let n = self.u8(what)?;
+        match n {
+            0 => Ok(0),
+            0xff => Ok(if max_bytes == 4 {
+                u64::from(u32::MAX)
+            } else {
+                u64::MAX
+            }),
+            n if usize::from(n) <= max_bytes => {
+                let b = self.bytes(usize::from(n), what)?;
+                Ok(b.iter()
+                    .rev()
+                    .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)))
+            }
+            n => Err(self.error(
+                at,
+                format!("expected a compressed integer for {what}, found a size byte {n}"),
+            )),
+        }
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, TraceError> {
+        Ok(self.compressed(4, what)? as u32)
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, TraceError> {
+        self.compressed(8, what)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String, TraceError> {
+        let at = self.pos;
+        let rest = &self.data[self.pos.min(self.data.len())..];
+        let len = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.error(at, format!("expected a NUL-terminated {what}")))?;
+        let s = String::from_utf8_lossy(&rest[..len]).into_owned();
+        self.pos += len + 1;
+        Ok(s)
+    }
+
+    /// A record's length: one byte, or `0xff` and 8 bytes. Returns the record's end.
+    fn record_end(&mut self) -> Result<usize, TraceError> {
+        let at = self.pos;
+        let len = match self.u8("a record length")? {
+            0xff => self.u64_full("a record length")?,
+            n => u64::from(n),
+        };
+        let end = (self.pos as u64)
+            .checked_add(len)
+            .filter(|&e| e <= self.data.len() as u64);
+        end.map(|e| e as usize).ok_or_else(|| {
+            self.error(
+                at,
+                format!("a record of {len} bytes runs past the end of the file"),
+            )
+        })
+    }
+
+    /// Reads the chunk header at the current position.
+    fn chunk_header(&mut self) -> Result<(), TraceError> {
+        let at = self.pos;
+        if self.u8("a chunk header")? != 0x03 {
+            return Err(self.error(at, "expected a chunk header (0x03)"));
+        }
+        // The endianness byte, then the chunk's first and last event numbers.
+        self.bytes(17, "a chunk header")?;
+        Ok(())
+    }
+
+    /// The next record type, crossing chunk boundaries; `None` at the end of the file.
+    fn next_type(&mut self) -> Result<Option<u8>, TraceError> {
+        loop {
+            // A chunk ends with an end-of-chunk or end-of-file marker: running out of data
+            // first means the file was cut short.
+            match self.u8("a record or an end-of-chunk marker (the file is truncated)")? {
+                0 => {
+                    // End of chunk: the next chunk starts at the next chunk boundary.
+                    let size = self.chunk_size.max(1);
+                    let next = (self.pos - 1) / size * size + size;
+                    if next >= self.data.len() {
+                        return Ok(None);
+                    }
+                    self.pos = next;
+                    self.chunk_header()?;
+                }
+                1 | 2 => return Ok(None),
+                t => return Ok(Some(t)),
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Definitions {
+    timer_resolution: u64,
+    global_offset: u64,
+    strings: HashMap<u32, String>,
+    /// System tree node: name.
+    system_nodes: HashMap<u32, String>,
+    /// Location group: (name, system tree parent).
+    location_groups: HashMap<u32, (String, u32)>,
+    /// Location: (name, type, group), by id in definition order.
+    locations: BTreeMap<u64, (String, u8, u32)>,
+    /// Region: (name, role).
+    regions: HashMap<u32, (String, u8)>,
+    /// Group: (type, paradigm, members).
+    groups: HashMap<u32, (u8, u8, Vec<u64>)>,
+    /// Comm: group.
+    comms: HashMap<u32, u32>,
+}
+
+fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
+    let mut d = Definitions::default();
+    buf.chunk_header()?;
+    while let Some(t) = buf.next_type()? {
+        let end = buf.record_end()?;
+        match t {
+            5 => {
+                d.timer_resolution = buf.u64("timer resolution")?;
+                d.global_offset = buf.u64("global offset")?;
+            }
+            10 => {
+                let id = buf.u32("string id")?;
+                let s = buf.string("string")?;
+                d.strings.insert(id, s);
+            }
+            12 => {
+                let id = buf.u32("system tree node id")?;
+                let name = buf.u32("system tree node name")?;
+                d.system_nodes
+                    .insert(id, d.strings.get(&name).cloned().unwrap_or_default());
+            }
+            13 => {
+                let id = buf.u32("location group id")?;
+                let name = buf.u32("location group name")?;
+                let _kind = buf.u8("location group type")?;
+                let parent = buf.u32("system tree parent")?;
+                d.location_groups.insert(
+                    id,
+                    (d.strings.get(&name).cloned().unwrap_or_default(), parent),
+                );
+            }
+            14 => {
+                let id = buf.u64("location id")?;
+                let name = buf.u32("location name")?;
+                let kind = buf.u8("location type")?;
+                let _events = buf.u64("number of events")?;
+                let group = buf.u32("location group")?;
+                d.locations.insert(
+                    id,
+                    (
+                        d.strings.get(&name).cloned().unwrap_or_default(),
+                        kind,
+                        group,
+                    ),
+                );
+            }
+            15 => {
+                let id = buf.u32("region id")?;
+                let name = buf.u32("region name")?;
+                let _description = buf.u32("region description")?;
+                let _kind = buf.u8("region type")?;
+                let _file = buf.u32("source file")?;
+                let _begin = buf.u32("begin line")?;
+                let _end = buf.u32("end line")?;
+                // Fields added in OTF2 1.1; older archives end the record here.
+                let role = if buf.pos < end {
+                    let _canonical = buf.u32("canonical name")?;
+                    buf.u8("region role")?
+                } else {
+                    0
+                };
+                d.regions.insert(
+                    id,
+                    (d.strings.get(&name).cloned().unwrap_or_default(), role),
+                );
+            }
+            18 => {
+                let id = buf.u32("group id")?;
+                let _name = buf.u32("group name")?;
+                let _pre12 = buf.u8("group type")?;
+                let n = buf.u32("member count")? as usize;
+                let mut members = Vec::with_capacity(n.min(1 << 20));
+                for _ in 0..n {
+                    members.push(buf.u64("group member")?);
+                }
+                let (kind, paradigm) = if buf.pos < end {
+                    (buf.u8("group type")?, buf.u8("paradigm")?)
+                } else {
+                    (0, 0)
+                };
+                d.groups.insert(id, (kind, paradigm, members));
+            }
+            22 => {
+                let id = buf.u32("comm id")?;
+                let _name = buf.u32("comm name")?;
+                let group = buf.u32("comm group")?;
+                d.comms.insert(id, group);
+            }
+            _ => {}
+        }
+        if buf.pos > end {
+            return Err(buf.error(
+                end,
+                format!("definition record {t} is longer than its length"),
+            ));
+        }
+        buf.pos = end;
+    }
+    Ok(d)
+}
+
+/// What a location's local definitions say: mapping tables (mapping type → local id → global
+/// id) and clock offsets (time, offset).
+#[derive(Default)]
+struct LocalDefinitions {
+    maps: HashMap<u8, HashMap<u64, u64>>,
+    offsets: Vec<(u64, i64)>,
+}
+
+fn local_definitions(buf: &mut Buf<'_>) -> Result<LocalDefinitions, TraceError> {
+    let mut local = LocalDefinitions::default();
+    buf.chunk_header()?;
+    while let Some(t) = buf.next_type()? {
+        let end = buf.record_end()?;
+        match t {
+            5 => {
+                let kind = buf.u8("mapping type")?;
+                let n = buf.u64("mapping size")?;
+                let mode = buf.u8("mapping mode")?;
+                let map = local.maps.entry(kind).or_default();
+                for i in 0..n.min(1 << 24) {
+                    if mode == 0 {
+                        map.insert(i, buf.u64("global id")?);
+                    } else {
+                        let id = buf.u64("local id")?;
+                        map.insert(id, buf.u64("global id")?);
+                    }
+                }
+            }
+            6 => {
+                let time = buf.u64_full("a clock offset's time")?;
+                // An int64 compressed like an uint64 (negative values take all 8 bytes).
+                let offset = buf.u64("a clock offset")? as i64;
+                local.offsets.push((time, offset));
+            }
+            _ => {}
+        }
+        buf.pos = end;
+    }
+    Ok(local)
+}
+
+/// Applies clock offsets as OTF2's reader does: linear interpolation between the two offset
+/// records around the time, extrapolating the first or last interval outside them.
+fn corrected(time: u64, offsets: &[(u64, i64)]) -> u64 {
+    let shifted = |offset: i64| {
+        if offset < 0 {
+            time.saturating_sub(offset.unsigned_abs())
+        } else {
+            time.saturating_add(offset as u64)
+        }
+    };
+    match offsets {
+        [] => time,
+        [(_, offset)] => shifted(*offset),
+        _ => {
+            let k = offsets
+                .partition_point(|&(t, _)| t <= time)
+                .saturating_sub(1)
+                .min(offsets.len() - 2);
+            let ((t0, o0), (t1, o1)) = (offsets[k], offsets[k + 1]);
+            let slope = if t1 > t0 {
+                (o1 as f64 - o0 as f64) / (t1 - t0) as f64
+            } else {
+                0.0
+            };
+            let delta = time as f64 - t0 as f64;
+            // As OTF2's reader: the offset plus the interpolation rounded half to even (a float
+            // to integer cast saturates, and so does the sum, on nonsense offsets).
+            shifted(o0.saturating_add((slope * delta).round_ties_even() as i64))
+        }
+    }
+}
+
+/// Mapping type numbers (OTF2_MappingType).
+const MAP_REGION: u8 = 3;
+const MAP_COMM: u8 = 6;
+
+/// "Singleton" records, whose only field is a compressed integer, carry no length; every other
+/// record has one (OTF2's `OTF2_EvtReader_inc.c`). The field: 4 = compressed u32, 8 = u64.
+fn singleton_field(t: u8) -> Option<u8> {
+    // "Known singleton event records at 1.1, there won't be any after 1.1."
+    Some(match t {
+        // Enter, Leave, OmpFork.
+        12 | 13 | 24 => 4,
+        // MpiIsendComplete, MpiIrecvRequest, MpiRequestTest/Cancelled, OmpTaskCreate/Switch/
+        // Complete.
+        16 | 17 | 20 | 21 | 28..=30 => 8,
+        _ => return None,
+    })
+}
+
+/// What one location's events produced, before cross-location links are resolved.
+struct LocationEvents {
+    records: Vec<EventRecord>,
+    /// (record index, communicator, rank) of sends and receives to resolve.
+    peers: Vec<(usize, u32, u32)>,
+    /// (record index, key, is the message's source) of thread create/begin/end/wait.
+    threads: Vec<(usize, (u32, u64), bool)>,
+    /// (record index of a collective's enter, communicator, root rank).
+    collectives: Vec<(usize, u32, u32)>,
+    /// Receive calls to insert after a record (an `MPI_Recv`'s enter), in record order.
+    calls: Vec<(usize, EventRecord)>,
+}
+
+impl LocationEvents {
+    /// Inserts the receive calls after their enters, renumbering every stored index (one pass).
+    fn merge_calls(&mut self) {
+        if self.calls.is_empty() {
+            return;
+        }
+        let records = std::mem::take(&mut self.records);
+        let mut merged = Vec::with_capacity(records.len() + self.calls.len());
+        let mut new_index = Vec::with_capacity(records.len());
+        let mut calls = std::mem::take(&mut self.calls).into_iter().peekable();
+        for (i, r) in records.into_iter().enumerate() {
+            new_index.push(merged.len());
+            merged.push(r);
+            while let Some((_, call)) = calls.next_if(|c| c.0 == i) {
+                merged.push(call);
+            }
+        }
+        for p in &mut self.peers {
+            p.0 = new_index[p.0];
+        }
+        for t in &mut self.threads {
+            t.0 = new_index[t.0];
+        }
+        for c in &mut self.collectives {
+            c.0 = new_index[c.0];
+        }
+        self.records = merged;
+    }
+}
+
+struct Context<'d> {
+    defs: &'d Definitions,
+    builder: TraceBuilder,
+    regions: HashMap<u32, (RegionId, RegionRole)>,
+    skipped: BTreeMap<String, usize>,
+}
+
+/// Tracescope's role for an OTF2 region role.
+fn role_of(otf2_role: u8) -> RegionRole {
+    match otf2_role {
+        // POINT2POINT, COLL_OTHER, RMA, DATA_TRANSFER.
+        28 | 26 | 29 | 30 => RegionRole::Communication,
+        // BARRIER, IMPLICIT_BARRIER.
+        15 | 16 => RegionRole::Barrier,
+        23 => RegionRole::OneToAll,
+        24 => RegionRole::AllToOne,
+        25 => RegionRole::AllToAll,
+        _ => RegionRole::Activity,
+    }
+}
+
+impl Context<'_> {
+    fn region(&mut self, id: u32) -> (RegionId, RegionRole) {
+        if let Some(&r) = self.regions.get(&id) {
+            return r;
+        }
+        let (name, role) = self
+            .defs
+            .regions
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| (format!("region {id}"), 0));
+        let role = role_of(role);
+        let r = (self.builder.add_region(name, role), role);
+        self.regions.insert(id, r);
+        r
+    }
+
+    fn events(
+        &mut self,
+        buf: &mut Buf<'_>,
+        process: ProcessId,
+        local: &LocalDefinitions,
+    ) -> Result<LocationEvents, TraceError> {
+        let map = |kind: u8, id: u64| {
+            local
+                .maps
+                .get(&kind)
+                .and_then(|m| m.get(&id))
+                .copied()
+                .unwrap_or(id)
+        };
+        let offset = self.defs.global_offset;
+        let mut out = LocationEvents {
+            records: Vec::new(),
+            peers: Vec::new(),
+            threads: Vec::new(),
+            collectives: Vec::new(),
+            calls: Vec::new(),
+        };
+        // Open regions: (region, role, index of the enter record).
+        let mut stack: Vec<(RegionId, RegionRole, usize)> = Vec::new();
+        let mut requests: HashMap<u64, NonZeroU32> = HashMap::new();
+        let mut next_request = 1u32;
+        let mut time = 0u64;
+        buf.chunk_header()?;
+        while let Some(t) = buf.next_type()? {
+            let record_at = buf.pos - 1;
+            match t {
+                5 => {
+                    time = corrected(buf.u64_full("a timestamp")?, &local.offsets)
+                        .saturating_sub(offset);
+                    continue;
+                }
+                6 => {
+                    let end = buf.record_end()?;
+                    buf.pos = end;
+                    continue;
+                }
+                _ => {}
+            }
+            let at = Time(time);
+            let plain = |kind| EventRecord::plain(process, at, kind);
+            if let Some(field) = singleton_field(t) {
+                let value = match field {
+                    0 => 0,
+                    1 => u64::from(buf.u8("a field")?),
+                    4 => buf.u32("a field")?.into(),
+                    9 => buf.u64_full("a field")?,
+                    _ => buf.u64("a field")?,
+                };
+                match t {
+                    12 => {
+                        let (r, role) = self.region(map(MAP_REGION, value) as u32);
+                        let mut e = plain(EventKind::Enter);
+                        e.region = Some(r);
+                        stack.push((r, role, out.records.len()));
+                        out.records.push(e);
+                    }
+                    13 => {
+                        let (r, _) = self.region(map(MAP_REGION, value) as u32);
+                        if let Some(pos) = stack.iter().rposition(|s| s.0 == r) {
+                            stack.truncate(pos);
+                        }
+                        let mut e = plain(EventKind::Leave);
+                        e.region = Some(r);
+                        out.records.push(e);
+                    }
+                    17 => {
+                        let id = NonZeroU32::new(next_request).unwrap_or(NonZeroU32::MIN);
+                        next_request = next_request.wrapping_add(1).max(1);
+                        requests.insert(value, id);
+                        let mut e = plain(EventKind::RecvPost);
+                        e.request = Some(id);
+                        out.records.push(e);
+                    }
+                    22 => {}
+                    _ => *self.skipped.entry(format!("record type {t}")).or_default() += 1,
+                }
+                continue;
+            }
+            let end = buf.record_end().map_err(|e| TraceError {
+                message: format!("{} (record type {t})", e.message),
+                ..e
+            })?;
+            match t {
+                // MpiSend, MpiIsend: receiver, communicator, tag, length[, request].
+                14 | 15 => {
+                    let receiver = buf.u32("receiver")?;
+                    let comm = map(MAP_COMM, buf.u32("communicator")?.into()) as u32;
+                    let tag = buf.u32("tag")?;
+                    let length = buf.u64("length")?;
+                    let mut e = plain(EventKind::MsgSend);
+                    e.tag = tag;
+                    e.size = length;
+                    out.peers.push((out.records.len(), comm, receiver));
+                    out.records.push(e);
+                }
+                // MpiRecv, MpiIrecv: sender, communicator, tag, length[, request].
+                18 | 19 => {
+                    let sender = buf.u32("sender")?;
+                    let comm = map(MAP_COMM, buf.u32("communicator")?.into()) as u32;
+                    let tag = buf.u32("tag")?;
+                    let length = buf.u64("length")?;
+                    let request = if t == 19 {
+                        requests.remove(&buf.u64("request")?)
+                    } else {
+                        None
+                    };
+                    if t == 18
+                        && let Some(&(_, RegionRole::Communication, enter)) = stack.last()
+                    {
+                        // A blocking receive: called at its MPI_Recv's enter.
+                        let call_time = out.records[enter].time;
+                        let mut call = EventRecord::plain(process, call_time, EventKind::RecvCall);
+                        call.tag = tag;
+                        out.calls.push((enter, call));
+                    }
+                    let mut e = plain(EventKind::MsgArr);
+                    e.tag = tag;
+                    e.size = length;
+                    e.request = request;
+                    out.peers.push((out.records.len(), comm, sender));
+                    out.records.push(e);
+                }
+                // MpiCollectiveEnd: operation, communicator, root, sent, received.
+                23 => {
+                    let _op = buf.u8("collective operation")?;
+                    let comm = map(MAP_COMM, buf.u32("communicator")?.into()) as u32;
+                    let root = buf.u32("root")?;
+                    if let Some(&(_, _, enter)) = stack.iter().rev().find(|s| s.1.is_collective()) {
+                        out.collectives.push((enter, comm, root));
+                    }
+                }
+                // ProgramBegin, ProgramEnd.
+                83 => out.records.push(plain(EventKind::ProcInit)),
+                84 => out.records.push(plain(EventKind::ProcExit)),
+                // ThreadCreate / ThreadBegin / ThreadWait / ThreadEnd: contingent, sequence.
+                62..=65 => {
+                    let contingent = map(MAP_COMM, buf.u32("thread contingent")?.into()) as u32;
+                    let sequence = buf.u64("sequence count")?;
+                    let (kind, source) = match t {
+                        62 | 65 => (EventKind::MsgSend, true),
+                        _ => (EventKind::MsgArr, false),
+                    };
+                    // Create → begin and end → wait are two different messages of one thread.
+                    let key = (contingent, sequence * 2 + u64::from(t >= 64));
+                    out.threads.push((out.records.len(), key, source));
+                    out.records.push(plain(kind));
+                }
+                31 => *self.skipped.entry("Metric records".to_owned()).or_default() += 1,
+                _ => *self.skipped.entry(format!("record type {t}")).or_default() += 1,
+            }
+            if buf.pos > end {
+                return Err(buf.error(
+                    record_at,
+                    format!("record type {t} is longer than its length"),
+                ));
+            }
+            buf.pos = end;
+        }
+        out.merge_calls();
+        Ok(out)
+    }
+}
+
+/// Whether the bytes are an OTF2 anchor file.
+pub fn is_anchor(bytes: &[u8]) -> bool {
+    bytes.len() > 7 && bytes[0] == 0x03 && &bytes[2..7] == b"OTF2\0"
+}
+
+/// Reads an archive given as file paths (relative to any common root) and their bytes.
+pub fn parse_archive(
+    files: &BTreeMap<String, Vec<u8>>,
+    fallback_name: &str,
+) -> Result<(Trace, Vec<String>), TraceError> {
+    let missing = |what: String| TraceError::at_offset(FORMAT_NAME, &[], 0, what);
+    let (anchor_path, anchor) = files
+        .iter()
+        .find(|(path, bytes)| path.ends_with(".otf2") && is_anchor(bytes))
+        .ok_or_else(|| missing("expected an anchor file NAME.otf2 in the archive".to_owned()))?;
+    let base = &anchor_path[..anchor_path.len() - 5];
+    // After the magic: the version (3 bytes), the trace format (1 byte), a reserved byte, then
+    // the event and definition chunk sizes.
+    let mut a = Buf {
+        name: anchor_path,
+        data: anchor,
+        pos: 12,
+        chunk_size: 0,
+    };
+    let event_chunk = a.u64_full("the event chunk size")? as usize;
+    let def_chunk = a.u64_full("the definition chunk size")? as usize;
+    let def_path = format!("{base}.def");
+    let def_bytes = files
+        .get(&def_path)
+        .ok_or_else(|| missing(format!("expected the global definitions {def_path}")))?;
+    let defs = global_definitions(&mut Buf {
+        name: &def_path,
+        data: def_bytes,
+        pos: 0,
+        chunk_size: def_chunk,
+    })?;
+    let ticks_per_second = (defs.timer_resolution > 0).then_some(defs.timer_resolution);
+    let mut cx = Context {
+        defs: &defs,
+        builder: TraceBuilder::new(fallback_name, Clock { ticks_per_second }),
+        regions: HashMap::new(),
+        skipped: BTreeMap::new(),
+    };
+    // Processes: CPU threads and GPUs; each on a node named after its group and machine node.
+    let mut process_of_location: HashMap<u64, ProcessId> = HashMap::new();
+    let mut nodes: HashMap<u32, NodeId> = HashMap::new();
+    for (&id, (name, kind, group)) in &defs.locations {
+        if !matches!(kind, 1 | 2) {
+            continue;
+        }
+        let node = match nodes.get(group) {
+            Some(&n) => n,
+            None => {
+                let (group_name, parent) = defs
+                    .location_groups
+                    .get(group)
+                    .cloned()
+                    .unwrap_or_else(|| (format!("group {group}"), u32::MAX));
+                let machine = defs.system_nodes.get(&parent).cloned().unwrap_or_default();
+                let n = cx.builder.add_node(if machine.is_empty() {
+                    group_name
+                } else {
+                    format!("{group_name} @ {machine}")
+                });
+                nodes.insert(*group, n);
+                n
+            }
+        };
+        let group_name = defs.location_groups.get(group).map_or("", |g| g.0.as_str());
+        let process_name = if group_name.is_empty() {
+            name.clone()
+        } else {
+            format!("{group_name} · {name}")
+        };
+        let p = cx
+            .builder
+            .add_process(process_name, node)
+            .map_err(|e| missing(e.to_string()))?;
+        process_of_location.insert(id, p);
+    }
+    let mut per_location: Vec<LocationEvents> = Vec::new();
+    for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
+        let local_def = format!("{base}/{id}.def");
+        let local = match files.get(&local_def) {
+            Some(bytes) => local_definitions(&mut Buf {
+                name: &local_def,
+                data: bytes,
+                pos: 0,
+                chunk_size: def_chunk,
+            })?,
+            None => LocalDefinitions::default(),
+        };
+        let evt = format!("{base}/{id}.evt");
+        let Some(bytes) = files.get(&evt) else {
+            *cx.skipped
+                .entry("locations without an event file".to_owned())
+                .or_default() += 1;
+            continue;
+        };
+        per_location.push(cx.events(
+            &mut Buf {
+                name: &evt,
+                data: bytes,
+                pos: 0,
+                chunk_size: event_chunk,
+            },
+            p,
+            &local,
+        )?);
+    }
+    // Communicator ranks to processes.
+    let members = |comm: u32| -> Vec<u64> {
+        let Some(&group) = defs.comms.get(&comm) else {
+            return Vec::new();
+        };
+        let Some((kind, paradigm, members)) = defs.groups.get(&group) else {
+            return Vec::new();
+        };
+        match kind {
+            // COMM_GROUP: ranks into the paradigm's COMM_LOCATIONS group.
+            5 => {
+                let locations = defs
+                    .groups
+                    .values()
+                    .find(|g| g.0 == 4 && g.1 == *paradigm)
+                    .map(|g| &g.2);
+                members
+                    .iter()
+                    .filter_map(|&rank| locations.and_then(|l| l.get(rank as usize)).copied())
+                    .collect()
+            }
+            _ => members.clone(),
+        }
+    };
+    let mut comm_members: HashMap<u32, Vec<u64>> = HashMap::new();
+    let mut unresolved = 0;
+    // Per thread message (create→begin, end→wait): the (location, record) of its sending and receiving side.
+    type Ends = (Option<(usize, usize)>, Option<(usize, usize)>);
+    let mut threads: HashMap<(u32, u64), Ends> = HashMap::new();
+    for (l, loc) in per_location.iter_mut().enumerate() {
+        for &(index, comm, rank) in &loc.peers {
+            let list = comm_members.entry(comm).or_insert_with(|| members(comm));
+            match list
+                .get(rank as usize)
+                .and_then(|location| process_of_location.get(location))
+            {
+                Some(&p) => loc.records[index].peer = Some(p),
+                None => unresolved += 1,
+            }
+        }
+        for &(index, comm, root) in &loc.collectives {
+            let list = comm_members.entry(comm).or_insert_with(|| members(comm));
+            loc.records[index].tag = comm;
+            loc.records[index].peer = list
+                .get(root as usize)
+                .and_then(|location| process_of_location.get(location))
+                .copied();
+        }
+        for &(index, key, source) in &loc.threads {
+            let slot = threads.entry(key).or_default();
+            if source {
+                slot.0 = Some((l, index))
+            } else {
+                slot.1 = Some((l, index))
+            }
+        }
+    }
+    let process_at: Vec<ProcessId> = per_location
+        .iter()
+        .map(|l| l.records.first().map_or(ProcessId(0), |r| r.process))
+        .collect();
+    let mut thread_tag = 0u32;
+    for (from, to) in threads.into_values() {
+        if let (Some((fl, fi)), Some((tl, ti))) = (from, to) {
+            thread_tag = thread_tag.wrapping_add(1);
+            per_location[fl].records[fi].peer = Some(process_at[tl]);
+            per_location[fl].records[fi].tag = u32::MAX - thread_tag;
+            per_location[tl].records[ti].peer = Some(process_at[fl]);
+            per_location[tl].records[ti].tag = u32::MAX - thread_tag;
+        } else {
+            unresolved += 1;
+        }
+    }
+    let mut notes = super::reading::skipped_notes(cx.skipped.iter().map(|(what, &n)| (what, n)));
+    if unresolved > 0 {
+        notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
+    }
+    for loc in per_location {
+        for r in loc.records {
+            // A send or arrival whose peer could not be resolved is left out, not guessed.
+            if r.kind.has_peer() && r.peer.is_none() {
+                continue;
+            }
+            cx.builder.push(r).map_err(|e| missing(e.to_string()))?;
+        }
+    }
+    Ok((cx.builder.build(), notes))
+}
+
+/// The files of a tar archive, by path.
+pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
+    let mut files = BTreeMap::new();
+    let mut archive = tar::Archive::new(input);
+    let entries = archive.entries().map_err(|e| {
+        TraceError::at_offset("tar", input, 0, format!("expected a tar archive: {e}"))
+    })?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| {
+            TraceError::at_offset("tar", input, 0, format!("a damaged tar entry: {e}"))
+        })?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let path = entry
+            .path()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes)
+            .map_err(|e| TraceError::at_offset("tar", input, 0, format!("{path}: {e}")))?;
+        files.insert(path.trim_start_matches("./").to_owned(), bytes);
+    }
+    Ok(files)
+}
+
+/// Whether the bytes are a tar archive (the `ustar` magic at offset 257).
+pub fn is_tar(input: &[u8]) -> bool {
+    input.get(257..262) == Some(b"ustar")
+}

@@ -1,0 +1,474 @@
+//! Pajé traces (PajeNG, ViTE, SimGrid, StarPU, EZTrace 1.x): a self-describing text format whose
+//! header declares each event's fields (`%EventDef Name id` … `%EndEventDef`); data lines give
+//! the fields in that order, strings possibly quoted.
+//!
+//! Mapping:
+//! - Every container but the root becomes a process on a node of its own (named after it);
+//!   `PajeCreateContainer` / `PajeDestroyContainer` are its `proc_init` / `proc_exit`.
+//! - States (`PajeSetState`, `PushState`, `PopState`, `ResetState`) become regions named by the
+//!   state's value; `PajeNewEvent` becomes a probe.
+//! - Links (`PajeStartLink` / `PajeEndLink`, matched by type and key) become messages from the
+//!   start container to the end container.
+//! - Variables: a variable `X_used` with a sibling `X` on the same container (SimGrid's
+//!   `power_used`/`power`) becomes utilization samples `X_used / X` of the container's node;
+//!   other variables are skipped.
+//! - Dates are seconds; ticks are nanoseconds.
+
+use std::collections::HashMap;
+
+use crate::model::error::TraceError;
+use crate::model::time::{Clock, Time};
+use crate::model::{
+    CpuSample, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Sample, Trace,
+    TraceBuilder,
+};
+
+/// The format's name.
+pub const FORMAT_NAME: &str = "paje";
+
+fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
+    TraceError::at_offset(FORMAT_NAME, input, offset, message)
+}
+
+/// Splits a data line into fields: whitespace-separated, double quotes group.
+fn fields(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            break;
+        }
+        if bytes[i] == b'"' {
+            let end = line[i + 1..].find('"').map_or(line.len(), |e| i + 1 + e);
+            out.push(&line[i + 1..end]);
+            i = end + 1;
+        } else {
+            let end = line[i..]
+                .find(|c: char| c.is_ascii_whitespace())
+                .map_or(line.len(), |e| i + e);
+            out.push(&line[i..end]);
+            i = end;
+        }
+    }
+    out
+}
+
+/// Whether the text is a Pajé trace: it starts with an event definition.
+pub fn looks_like(text: &[u8]) -> bool {
+    text.starts_with(b"%EventDef")
+}
+
+struct Definition {
+    name: String,
+    fields: Vec<String>,
+}
+
+struct Container {
+    process: ProcessId,
+    node: NodeId,
+}
+
+/// Reads a Pajé trace.
+pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
+    let text = std::str::from_utf8(input)
+        .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
+    let mut definitions: HashMap<String, Definition> = HashMap::new();
+    let mut defining: Option<(String, Definition)> = None;
+    let mut builder = TraceBuilder::new(fallback_name, Clock::NANOSECONDS);
+    let mut containers: HashMap<String, Container> = HashMap::new();
+    let mut values: HashMap<String, String> = HashMap::new();
+    let mut regions: HashMap<String, RegionId> = HashMap::new();
+    let mut type_names: HashMap<String, String> = HashMap::new();
+    // Open states per (container, state type).
+    let mut states: HashMap<(String, String), Vec<RegionId>> = HashMap::new();
+    // Link ends by (type, key): (time, container, is start).
+    type LinkEnd = (u64, String, bool, usize);
+    let mut link_ends: HashMap<(String, String), Vec<LinkEnd>> = HashMap::new();
+    // Variable values per (container, type name): (time since, value).
+    let mut variables: HashMap<(String, String), (u64, f64)> = HashMap::new();
+    let mut variable_history: Vec<(String, String, u64, u64, f64)> = Vec::new();
+    let mut records: Vec<(u64, u8, usize, EventRecord)> = Vec::new();
+    let mut skipped: HashMap<String, usize> = HashMap::new();
+    let mut offset = 0;
+    for raw in text.split_inclusive('\n') {
+        let line_offset = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix('%') {
+            let words = fields(rest);
+            match words.first().copied() {
+                Some("EventDef") => {
+                    let (Some(name), Some(id)) = (words.get(1), words.get(2)) else {
+                        return Err(error(input, line_offset, "expected %EventDef NAME ID"));
+                    };
+                    defining = Some((
+                        id.to_string(),
+                        Definition {
+                            name: name.to_string(),
+                            fields: Vec::new(),
+                        },
+                    ));
+                }
+                Some("EndEventDef") => {
+                    let Some((id, def)) = defining.take() else {
+                        return Err(error(
+                            input,
+                            line_offset,
+                            "expected %EventDef before %EndEventDef",
+                        ));
+                    };
+                    definitions.insert(id, def);
+                }
+                Some(field) => match &mut defining {
+                    Some((_, def)) => def.fields.push(field.to_owned()),
+                    None => {
+                        return Err(error(
+                            input,
+                            line_offset,
+                            format!("expected a field inside %EventDef, found {field:?}"),
+                        ));
+                    }
+                },
+                None => {}
+            }
+            continue;
+        }
+        let words = fields(line);
+        let Some(def) = words.first().and_then(|id| definitions.get(*id)) else {
+            return Err(error(
+                input,
+                line_offset,
+                format!(
+                    "expected an event id declared by %EventDef, found {:?}",
+                    words.first().unwrap_or(&"")
+                ),
+            ));
+        };
+        if words.len() - 1 < def.fields.len() {
+            return Err(error(
+                input,
+                line_offset,
+                format!(
+                    "expected {} fields for {}, found {}",
+                    def.fields.len(),
+                    def.name,
+                    words.len() - 1
+                ),
+            ));
+        }
+        let get = |name: &str| {
+            def.fields
+                .iter()
+                .position(|f| f == name)
+                .and_then(|i| words.get(i + 1))
+                .copied()
+        };
+        let field = |name: &str| {
+            get(name).ok_or_else(|| {
+                error(
+                    input,
+                    line_offset,
+                    format!("expected a field {name} in {}", def.name),
+                )
+            })
+        };
+        let time = |name: &str| -> Result<u64, TraceError> {
+            let t = field(name)?;
+            let seconds: f64 = t.parse().map_err(|_| {
+                error(
+                    input,
+                    line_offset,
+                    format!("expected a date in seconds, found {t:?}"),
+                )
+            })?;
+            let ns = (seconds * 1e9).round();
+            if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
+                return Err(error(
+                    input,
+                    line_offset,
+                    format!("expected a non-negative date, found {t:?}"),
+                ));
+            }
+            Ok(ns as u64)
+        };
+        let seq = records.len();
+        match def.name.as_str() {
+            "PajeDefineContainerType"
+            | "PajeDefineStateType"
+            | "PajeDefineEventType"
+            | "PajeDefineVariableType"
+            | "PajeDefineLinkType" => {
+                let name = field("Name")?.to_owned();
+                if let Some(alias) = get("Alias") {
+                    type_names.insert(alias.to_owned(), name.clone());
+                }
+                type_names.insert(name.clone(), name);
+            }
+            "PajeDefineEntityValue" => {
+                let name = field("Name")?.to_owned();
+                if let Some(alias) = get("Alias") {
+                    values.insert(alias.to_owned(), name.clone());
+                }
+                values.insert(name.clone(), name);
+            }
+            "PajeCreateContainer" => {
+                let t = time("Time")?;
+                let name = field("Name")?.to_owned();
+                let type_name = type_names.get(field("Type")?).cloned().unwrap_or_default();
+                let node = builder.add_node(if type_name.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{name} ({type_name})")
+                });
+                let process = builder
+                    .add_process(name.clone(), node)
+                    .map_err(|e| error(input, line_offset, e.to_string()))?;
+                let container = Container { process, node };
+                if let Some(alias) = get("Alias") {
+                    containers.insert(alias.to_owned(), Container { process, node });
+                }
+                containers.insert(name, container);
+                records.push((
+                    t,
+                    0,
+                    seq,
+                    EventRecord::plain(process, Time(t), EventKind::ProcInit),
+                ));
+            }
+            "PajeDestroyContainer" => {
+                let t = time("Time")?;
+                let c = containers
+                    .get(field("Name")?)
+                    .ok_or_else(|| error(input, line_offset, "expected a created container"))?;
+                records.push((
+                    t,
+                    4,
+                    seq,
+                    EventRecord::plain(c.process, Time(t), EventKind::ProcExit),
+                ));
+            }
+            "PajeSetState" | "PajePushState" | "PajePopState" | "PajeResetState" => {
+                let t = time("Time")?;
+                let container = field("Container")?;
+                let Some(c) = containers.get(container) else {
+                    *skipped
+                        .entry("states of unknown containers".to_owned())
+                        .or_default() += 1;
+                    continue;
+                };
+                let process = c.process;
+                let state_type = type_names.get(field("Type")?).cloned().unwrap_or_default();
+                let stack = states
+                    .entry((container.to_owned(), state_type))
+                    .or_default();
+                let leave =
+                    |stack: &mut Vec<RegionId>,
+                     records: &mut Vec<(u64, u8, usize, EventRecord)>| {
+                        if let Some(r) = stack.pop() {
+                            let mut e = EventRecord::plain(process, Time(t), EventKind::Leave);
+                            e.region = Some(r);
+                            records.push((t, 1, seq, e));
+                        }
+                    };
+                match def.name.as_str() {
+                    "PajePopState" => leave(stack, &mut records),
+                    "PajeResetState" => {
+                        while !stack.is_empty() {
+                            leave(stack, &mut records);
+                        }
+                    }
+                    name => {
+                        if name == "PajeSetState" {
+                            while !stack.is_empty() {
+                                leave(stack, &mut records);
+                            }
+                        }
+                        let value = field("Value")?;
+                        let value = values
+                            .get(value)
+                            .cloned()
+                            .unwrap_or_else(|| value.to_owned());
+                        let r = *regions
+                            .entry(value.clone())
+                            .or_insert_with(|| builder.add_region(value, RegionRole::Activity));
+                        stack.push(r);
+                        let mut e = EventRecord::plain(process, Time(t), EventKind::Enter);
+                        e.region = Some(r);
+                        records.push((t, 2, seq, e));
+                    }
+                }
+            }
+            "PajeNewEvent" => {
+                let t = time("Time")?;
+                let Some(c) = containers.get(field("Container")?) else {
+                    continue;
+                };
+                let value = field("Value")?;
+                let value = values
+                    .get(value)
+                    .cloned()
+                    .unwrap_or_else(|| value.to_owned());
+                let mut e = EventRecord::plain(c.process, Time(t), EventKind::Probe);
+                e.text = Some(builder.intern(&value));
+                records.push((t, 3, seq, e));
+            }
+            "PajeStartLink" | "PajeEndLink" => {
+                let t = time("Time")?;
+                let start = def.name == "PajeStartLink";
+                let end_field = if start {
+                    ["StartContainer", "SourceContainer"]
+                } else {
+                    ["EndContainer", "DestContainer"]
+                };
+                let container =
+                    get(end_field[0])
+                        .or_else(|| get(end_field[1]))
+                        .ok_or_else(|| {
+                            error(
+                                input,
+                                line_offset,
+                                format!("expected a field {} in {}", end_field[0], def.name),
+                            )
+                        })?;
+                let key = (field("Type")?.to_owned(), field("Key")?.to_owned());
+                link_ends.entry(key).or_default().push((
+                    t,
+                    container.to_owned(),
+                    start,
+                    line_offset,
+                ));
+            }
+            "PajeSetVariable" | "PajeAddVariable" | "PajeSubVariable" => {
+                let t = time("Time")?;
+                let container = field("Container")?.to_owned();
+                let type_name = type_names.get(field("Type")?).cloned().unwrap_or_default();
+                let v = field("Value")?;
+                let v: f64 = v.parse().map_err(|_| {
+                    error(
+                        input,
+                        line_offset,
+                        format!("expected a number, found {v:?}"),
+                    )
+                })?;
+                let key = (container.clone(), type_name.clone());
+                let previous = variables.get(&key).copied();
+                let new = match (def.name.as_str(), previous) {
+                    ("PajeAddVariable", Some((_, old))) => old + v,
+                    ("PajeSubVariable", Some((_, old))) => old - v,
+                    ("PajeSubVariable", None) => -v,
+                    _ => v,
+                };
+                if let Some((since, old)) = previous
+                    && t > since
+                {
+                    variable_history.push((container, type_name, since, t, old));
+                }
+                variables.insert(key, (t, new));
+            }
+            other => *skipped.entry(other.to_owned()).or_default() += 1,
+        }
+    }
+    // Variables hold their last value until the end of the trace.
+    let last = records
+        .iter()
+        .map(|r| r.0)
+        .chain(variables.values().map(|v| v.0))
+        .max()
+        .unwrap_or(0);
+    let mut open_variables: Vec<_> = variables
+        .iter()
+        .filter(|(_, (since, _))| *since < last)
+        .collect();
+    open_variables.sort_by(|a, b| a.0.cmp(b.0));
+    for ((container, type_name), (since, value)) in open_variables {
+        variable_history.push((container.clone(), type_name.clone(), *since, last, *value));
+    }
+    // Messages: each start matched with an end of the same (type, key).
+    let mut message_tag = 0u32;
+    let mut unmatched_links = 0;
+    let mut keys: Vec<_> = link_ends.into_iter().collect();
+    keys.sort_by_key(|(_, ends)| ends.first().map(|e| e.3));
+    for (_, ends) in keys {
+        let starts: Vec<_> = ends.iter().filter(|e| e.2).collect();
+        let finishes: Vec<_> = ends.iter().filter(|e| !e.2).collect();
+        unmatched_links += starts.len().abs_diff(finishes.len());
+        for (s, f) in starts.iter().zip(&finishes) {
+            let (Some(from), Some(to)) = (containers.get(&s.1), containers.get(&f.1)) else {
+                unmatched_links += 1;
+                continue;
+            };
+            message_tag = message_tag.wrapping_add(1);
+            let mut send = EventRecord::plain(from.process, Time(s.0), EventKind::MsgSend);
+            send.peer = Some(to.process);
+            send.tag = message_tag;
+            let mut arrival = EventRecord::plain(to.process, Time(f.0), EventKind::MsgArr);
+            arrival.peer = Some(from.process);
+            arrival.tag = message_tag;
+            let seq = records.len();
+            records.push((s.0, 3, seq, send));
+            records.push((f.0, 3, seq + 1, arrival));
+        }
+    }
+    // Utilization: X_used / X on the same container.
+    let mut samples = 0;
+    for (container, type_name, start, end, used) in &variable_history {
+        let Some(capacity_type) = type_name.strip_suffix("_used") else {
+            continue;
+        };
+        let Some(c) = containers.get(container) else {
+            continue;
+        };
+        let capacity = variable_history
+            .iter()
+            .find(|(c2, t2, s2, e2, _)| {
+                c2 == container && t2 == capacity_type && s2 <= start && e2 >= end
+            })
+            .map(|h| h.4)
+            .or_else(|| {
+                variables
+                    .get(&(container.clone(), capacity_type.to_owned()))
+                    .map(|v| v.1)
+            });
+        if let Some(capacity) = capacity.filter(|&c| c > 0.0) {
+            let utilization = (used / capacity).clamp(0.0, 1.0) as f32;
+            builder
+                .add_cpu_sample(CpuSample {
+                    node: c.node,
+                    sample: Sample {
+                        start: Time(*start),
+                        end: Time(*end),
+                        utilization,
+                    },
+                })
+                .map_err(|e| error(input, 0, e.to_string()))?;
+            samples += 1;
+        }
+    }
+    records.sort_by_key(|&(t, order, seq, ref r)| (r.process, t, order, seq));
+    builder.reserve_events(records.len());
+    for (_, _, _, r) in records {
+        builder
+            .push(r)
+            .map_err(|e| error(input, 0, e.to_string()))?;
+    }
+    let mut notes = super::reading::skipped_notes(
+        skipped
+            .iter()
+            .map(|(what, &n)| (format!("{what} lines"), n)),
+    );
+    if unmatched_links > 0 {
+        notes.push(format!("{unmatched_links} link ends found no partner"));
+    }
+    notes.push(format!(
+        "{samples} utilization samples from X_used/X variables"
+    ));
+    Ok((builder.build(), notes))
+}

@@ -1,0 +1,85 @@
+//! What code a vertex's outgoing program edge runs in: the innermost region, and the phase.
+//!
+//! A phase is the innermost open region whose role is `phase`, or else the latest user probe of
+//! the process (the founding thesis marks phases with `probe(READ_IMAGE, "reading image")`).
+
+use std::collections::HashMap;
+
+use crate::graph::execution::ExecutionGraph;
+use crate::model::{EventIdx, EventKind, RegionId, RegionRole, Trace};
+
+/// Per-vertex region and phase, after the vertex's own event took effect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribution {
+    /// The innermost open region after each vertex.
+    pub region: Vec<Option<RegionId>>,
+    /// The phase after each vertex, as an index into `phases`.
+    pub phase: Vec<Option<u32>>,
+    /// Phase names.
+    pub phases: Vec<String>,
+}
+
+impl Attribution {
+    /// Walks every process in program order, keeping its region stack and latest probe.
+    pub fn new(trace: &Trace, graph: &ExecutionGraph) -> Attribution {
+        let n = trace.events.len();
+        let e = &trace.events;
+        let mut attribution = Attribution {
+            region: vec![None; n],
+            phase: vec![None; n],
+            phases: Vec::new(),
+        };
+        let mut phase_ids: HashMap<String, u32> = HashMap::new();
+        let mut phase_id = |name: String, phases: &mut Vec<String>| -> u32 {
+            *phase_ids.entry(name).or_insert_with_key(|name| {
+                phases.push(name.clone());
+                phases.len() as u32 - 1
+            })
+        };
+        let mut stack: Vec<RegionId> = Vec::new();
+        for process in trace.process_ids() {
+            stack.clear();
+            let mut probe_phase = None;
+            for v in graph.program(process) {
+                let i = v.index();
+                match (e.kind()[i], e.region()[i]) {
+                    (EventKind::Enter, Some(r)) => stack.push(r),
+                    // A leave closes the innermost open instance of its region; a leave
+                    // without an enter changes nothing (validation reports it).
+                    (EventKind::Leave, Some(r)) => {
+                        if let Some(pos) = stack.iter().rposition(|&open| open == r) {
+                            stack.truncate(pos);
+                        }
+                    }
+                    (EventKind::Probe, _) => {
+                        let name = match e.text()[i].and_then(|s| trace.string(s)) {
+                            Some(text) => text.to_owned(),
+                            None => format!("probe {}", e.tag()[i]),
+                        };
+                        probe_phase = Some(phase_id(name, &mut attribution.phases));
+                    }
+                    _ => {}
+                }
+                attribution.region[i] = stack.last().copied();
+                let phase_region = stack.iter().rev().find(|r| {
+                    trace
+                        .regions
+                        .get(r.index())
+                        .is_some_and(|region| region.role == RegionRole::Phase)
+                });
+                attribution.phase[i] = match phase_region.and_then(|r| trace.regions.get(r.index()))
+                {
+                    Some(region) => Some(phase_id(region.name.clone(), &mut attribution.phases)),
+                    None => probe_phase,
+                };
+            }
+        }
+        attribution
+    }
+
+    /// The phase name of a vertex's outgoing edges.
+    pub fn phase_name(&self, v: EventIdx) -> Option<&str> {
+        let id = (*self.phase.get(v.index())?)?;
+        self.phases.get(id as usize).map(String::as_str)
+    }
+}

@@ -1,0 +1,117 @@
+//! The analysis context: everything the analyses read of one trace, built once — its messages,
+//! execution graph, process states, busy timelines and attribution — and the edge weights
+//! derived from them (CPU time, WCPA).
+//!
+//! The server builds one per run and keeps it; `tracescope analyze` builds one per file.
+
+use crate::graph::attribution::Attribution;
+use crate::graph::critical_path::EdgeWeights;
+use crate::graph::execution::{ExecutionGraph, ProgramEdge};
+use crate::graph::pairing::{Pairing, pair_messages};
+use crate::graph::states::{StateSpan, state_spans_of};
+use crate::graph::timeline::Timeline;
+use crate::model::{EventIdx, NodeId, Trace};
+
+/// Everything the analyses need, computed once per trace.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The trace.
+    pub trace: &'a Trace,
+    /// Its messages.
+    pub pairing: Pairing,
+    /// Its execution graph.
+    pub graph: ExecutionGraph,
+    /// Its process states.
+    pub spans: Vec<StateSpan>,
+    /// Its busy functions.
+    pub timeline: Timeline,
+    /// Region and phase of every vertex.
+    pub attribution: Attribution,
+}
+
+impl<'a> Context<'a> {
+    /// Pairs messages, builds the graph, the states, the timeline and the attribution.
+    pub fn new(trace: &'a Trace) -> Context<'a> {
+        let pairing = pair_messages(trace);
+        let graph = ExecutionGraph::new(trace, &pairing);
+        let spans = state_spans_of(trace, &graph);
+        let timeline = Timeline::new(trace, &spans);
+        let attribution = Attribution::new(trace, &graph);
+        Context {
+            trace,
+            pairing,
+            graph,
+            spans,
+            timeline,
+            attribution,
+        }
+    }
+
+    fn node_of(&self, v: EventIdx) -> NodeId {
+        let p = self.trace.events.process()[v.index()];
+        self.trace
+            .processes
+            .get(p.index())
+            .map_or(NodeId(0), |p| p.node)
+    }
+
+    /// Program-edge weights of CPU time: computation edges weigh the CPU time their process got
+    /// while timeslicing with the other processes of its node (thesis §3.3, test T7); message
+    /// edges weigh `message_weight`.
+    pub fn cpu_time_weights(&self, message_weight: impl Fn(u64) -> f64) -> EdgeWeights<f64> {
+        let elapsed = EdgeWeights::elapsed(self.trace, &self.graph);
+        let n = self.graph.len();
+        let mut w = EdgeWeights::zeros(n);
+        for v in (0..n as u32).map(EventIdx) {
+            let i = v.index();
+            w.seed[i] = elapsed.seed[i] as f64;
+            w.message[i] = message_weight(elapsed.message[i]);
+            w.collective[i] = elapsed.collective[i] as f64;
+            if let (Some(prev), ProgramEdge::Computation) =
+                (self.graph.prev(v), self.graph.in_edge(v))
+            {
+                w.program[i] = self.timeline.cpu_time(
+                    self.node_of(v),
+                    self.graph.time(prev).0,
+                    self.graph.time(v).0,
+                );
+            }
+        }
+        w
+    }
+
+    /// WCPA weights (decision D-a): w = n·dt − B_o, where B_o is the busy time of the other
+    /// processors during the edge; a message edge belongs to its receiver's processor; blocked
+    /// edges weigh 0; a process's start is an edge from the origin on its own processor.
+    pub fn wcpa_weights(&self) -> EdgeWeights<f64> {
+        let n_proc = self.timeline.n_processors.max(1) as f64;
+        let times = self.trace.events.time();
+        let origin = self.graph.origin().0;
+        let n = self.graph.len();
+        let mut w = EdgeWeights::zeros(n);
+        let weight = |node: NodeId, a: u64, b: u64| {
+            if b <= a {
+                0.0
+            } else {
+                n_proc * (b - a) as f64 - self.timeline.others_busy_time(node, a, b)
+            }
+        };
+        for v in (0..n as u32).map(EventIdx) {
+            let i = v.index();
+            let node = self.node_of(v);
+            w.seed[i] = weight(node, origin, self.graph.time(v).0);
+            if let (Some(prev), ProgramEdge::Computation) =
+                (self.graph.prev(v), self.graph.in_edge(v))
+            {
+                w.program[i] = weight(node, self.graph.time(prev).0, self.graph.time(v).0);
+            }
+            if let Some(send) = self.graph.message_from(v) {
+                w.message[i] = weight(node, times[send.index()].0, times[i].0);
+            }
+            if let Some(h) = self.graph.hub_into(v) {
+                w.collective[i] = weight(node, self.graph.hub_time(h).0, self.graph.time(v).0);
+            }
+        }
+        w
+    }
+}

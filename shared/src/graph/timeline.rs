@@ -1,0 +1,310 @@
+//! Piecewise-constant functions of time built from busy intervals: how many processes compute on
+//! each node, which nodes are busy, and how many nodes are busy at once.
+//!
+//! They answer the integrals the analyses need (busy time of a node or of all nodes over an
+//! interval, CPU share of a timesliced process, concurrency for Quartz's NPT) with a binary search
+//! and a short walk instead of a scan of the trace.
+
+use crate::graph::states::{State, StateSpan};
+use crate::model::{NodeId, Trace};
+
+/// A piecewise-constant function: `values[i]` holds on [`times[i]`, `times[i + 1]`), the last
+/// value holds from the last time on, and the function is 0 before the first time.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StepFn {
+    times: Vec<u64>,
+    values: Vec<f64>,
+    /// The integral from `times[0]` to `times[i]`.
+    cum: Vec<f64>,
+}
+
+impl StepFn {
+    /// The function that starts at 0 and jumps by each (time, delta).
+    pub fn from_deltas(mut deltas: Vec<(u64, f64)>) -> StepFn {
+        deltas.sort_by_key(|&(t, _)| t);
+        let mut f = StepFn::default();
+        let mut value = 0.0;
+        for (t, delta) in deltas {
+            value += delta;
+            if f.times.last() == Some(&t) {
+                if let Some(last) = f.values.last_mut() {
+                    *last = value;
+                }
+            } else {
+                f.times.push(t);
+                f.values.push(value);
+            }
+        }
+        // Sums of ±1 are exact in f64; snap the rounding noise of fractional deltas to zero.
+        for v in &mut f.values {
+            if v.abs() < 1e-9 {
+                *v = 0.0;
+            }
+        }
+        f.cum = Vec::with_capacity(f.times.len());
+        let mut acc = 0.0;
+        for i in 0..f.times.len() {
+            f.cum.push(acc);
+            if let Some(&next) = f.times.get(i + 1) {
+                acc += f.values[i] * (next - f.times[i]) as f64;
+            }
+        }
+        f
+    }
+
+    /// The same breakpoints with each value mapped.
+    pub fn map(&self, op: impl Fn(f64) -> f64) -> StepFn {
+        let mut deltas = Vec::with_capacity(self.times.len());
+        let mut last = 0.0;
+        for (&t, &v) in self.times.iter().zip(&self.values) {
+            let v = op(v);
+            deltas.push((t, v - last));
+            last = v;
+        }
+        StepFn::from_deltas(deltas)
+    }
+
+    /// The breakpoints and values, for combining functions.
+    pub fn deltas(&self) -> Vec<(u64, f64)> {
+        let mut last = 0.0;
+        self.times
+            .iter()
+            .zip(&self.values)
+            .map(|(&t, &v)| {
+                let d = (t, v - last);
+                last = v;
+                d
+            })
+            .collect()
+    }
+
+    /// The index of the piece holding at `t`, or `None` before the first breakpoint.
+    fn piece(&self, t: u64) -> Option<usize> {
+        self.times.partition_point(|&x| x <= t).checked_sub(1)
+    }
+
+    /// The integral from the first breakpoint to `t`.
+    fn primitive(&self, t: u64) -> f64 {
+        match self.piece(t) {
+            None => 0.0,
+            Some(i) => self.cum[i] + self.values[i] * (t - self.times[i]) as f64,
+        }
+    }
+
+    /// The integral over [a, b] (0 when b ≤ a).
+    pub fn integral(&self, a: u64, b: u64) -> f64 {
+        if b <= a {
+            0.0
+        } else {
+            self.primitive(b) - self.primitive(a)
+        }
+    }
+
+    /// The pieces of the function inside [a, b], as (start, end, value).
+    pub fn pieces(&self, a: u64, b: u64) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
+        let first = self.piece(a);
+        let mut i = first.unwrap_or(0);
+        let mut cursor = a;
+        let mut before_first = first.is_none();
+        std::iter::from_fn(move || {
+            while cursor < b {
+                let (value, end) = if before_first {
+                    (0.0, self.times.first().copied().unwrap_or(b))
+                } else {
+                    (
+                        self.values.get(i).copied().unwrap_or(0.0),
+                        self.times.get(i + 1).copied().unwrap_or(b),
+                    )
+                };
+                let end = end.min(b);
+                let start = cursor;
+                if before_first {
+                    before_first = false;
+                } else {
+                    i += 1;
+                }
+                if end > start {
+                    cursor = end;
+                    return Some((start, end, value));
+                }
+            }
+            None
+        })
+    }
+}
+
+/// The integral over [a, b] of `op(f(t), g(t))`.
+pub fn integrate2(f: &StepFn, g: &StepFn, a: u64, b: u64, op: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut total = 0.0;
+    let mut g_pieces = g.pieces(a, b).peekable();
+    for (f_start, f_end, f_value) in f.pieces(a, b) {
+        let mut t = f_start;
+        while t < f_end {
+            let Some(&(_, g_end, g_value)) = g_pieces.peek() else {
+                break;
+            };
+            let end = g_end.min(f_end);
+            total += op(f_value, g_value) * (end - t) as f64;
+            t = end;
+            if g_end <= f_end {
+                g_pieces.next();
+            }
+        }
+    }
+    total
+}
+
+/// The busy functions of a whole trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    /// How many processes compute on each node at each time.
+    pub computing: Vec<StepFn>,
+    /// Each node's busy fraction: 1 while any of its processes computes, or its sampled CPU
+    /// utilization when the trace carries CPU samples for it.
+    pub node_busy: Vec<StepFn>,
+    /// The sum of all nodes' busy fractions.
+    pub total_busy: StepFn,
+    /// How many nodes have a computing process, from the spans alone (an integer count).
+    pub busy_nodes: StepFn,
+    /// Nodes that host at least one process: the "processors" of the analyses.
+    pub n_processors: usize,
+}
+
+impl Timeline {
+    /// Builds the busy functions from the computing spans (and CPU samples where present).
+    pub fn new(trace: &Trace, spans: &[StateSpan]) -> Timeline {
+        let n_nodes = trace.nodes.len();
+        let mut deltas: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
+        for span in spans.iter().filter(|s| s.state == State::Computing) {
+            let Some(process) = trace.processes.get(span.process.index()) else {
+                continue;
+            };
+            if let Some(d) = deltas.get_mut(process.node.index()) {
+                d.push((span.start.0, 1.0));
+                d.push((span.end.0, -1.0));
+            }
+        }
+        let computing: Vec<StepFn> = deltas.into_iter().map(StepFn::from_deltas).collect();
+        let busy_from_spans: Vec<StepFn> = computing
+            .iter()
+            .map(|f| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
+            .collect();
+        let mut sampled: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
+        for s in &trace.cpu_samples {
+            if let Some(d) = sampled.get_mut(s.node.index()) {
+                d.push((s.sample.start.0, f64::from(s.sample.utilization)));
+                d.push((s.sample.end.0, -f64::from(s.sample.utilization)));
+            }
+        }
+        let node_busy: Vec<StepFn> = busy_from_spans
+            .iter()
+            .zip(sampled)
+            .map(|(from_spans, samples)| {
+                if samples.is_empty() {
+                    from_spans.clone()
+                } else {
+                    StepFn::from_deltas(samples)
+                }
+            })
+            .collect();
+        let total_busy = StepFn::from_deltas(node_busy.iter().flat_map(StepFn::deltas).collect());
+        let busy_nodes =
+            StepFn::from_deltas(busy_from_spans.iter().flat_map(StepFn::deltas).collect());
+        let mut hosts = vec![false; n_nodes];
+        for p in &trace.processes {
+            if let Some(h) = hosts.get_mut(p.node.index()) {
+                *h = true;
+            }
+        }
+        Timeline {
+            computing,
+            node_busy,
+            total_busy,
+            busy_nodes,
+            n_processors: hosts.iter().filter(|&&h| h).count(),
+        }
+    }
+
+    /// The busy time of a node over [a, b].
+    pub fn node_busy_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
+        self.node_busy
+            .get(node.index())
+            .map_or(0.0, |f| f.integral(a, b))
+    }
+
+    /// The busy time of every node but `node` over [a, b] (B_o of decision D-a).
+    pub fn others_busy_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
+        (self.total_busy.integral(a, b) - self.node_busy_time(node, a, b)).max(0.0)
+    }
+
+    /// The CPU time a process computing on `node` throughout [a, b] got, when the node's
+    /// processes timeslice (thesis §3.3): the integral of 1 / (processes computing on the node).
+    pub fn cpu_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
+        let Some(m) = self.computing.get(node.index()) else {
+            return 0.0;
+        };
+        m.pieces(a, b)
+            .map(|(s, e, m)| {
+                if m > 0.0 {
+                    (e - s) as f64 / m
+                } else {
+                    (e - s) as f64
+                }
+            })
+            .sum()
+    }
+
+    /// Quartz's normalized processor time of a process computing on `node` throughout [a, b]:
+    /// its CPU share divided by the number of busy processors, itself included (decision D-b).
+    pub fn normalized_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
+        let Some(m) = self.computing.get(node.index()) else {
+            return 0.0;
+        };
+        integrate2(m, &self.busy_nodes, a, b, |m, k| {
+            if m > 0.0 && k > 0.0 {
+                1.0 / (m * k)
+            } else {
+                0.0
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integrals_of_a_step_function() {
+        // 1 on [0,10), 3 on [10,20), 0 after.
+        let f = StepFn::from_deltas(vec![(0, 1.0), (10, 2.0), (20, -3.0)]);
+        assert_eq!(f.integral(0, 10), 10.0);
+        assert_eq!(f.integral(5, 15), 5.0 + 15.0);
+        assert_eq!(f.integral(0, 100), 40.0);
+        assert_eq!(f.integral(30, 40), 0.0);
+        let pieces: Vec<_> = f.pieces(5, 25).collect();
+        assert_eq!(pieces, [(5, 10, 1.0), (10, 20, 3.0), (20, 25, 0.0)]);
+    }
+
+    #[test]
+    fn pieces_before_the_first_breakpoint_are_zero() {
+        let f = StepFn::from_deltas(vec![(10, 2.0), (20, -2.0)]);
+        let pieces: Vec<_> = f.pieces(0, 15).collect();
+        assert_eq!(pieces, [(0, 10, 0.0), (10, 15, 2.0)]);
+        assert_eq!(
+            StepFn::default().pieces(0, 5).collect::<Vec<_>>(),
+            [(0, 5, 0.0)]
+        );
+    }
+
+    #[test]
+    fn integrating_a_product_walks_both_functions() {
+        let f = StepFn::from_deltas(vec![(0, 1.0), (10, 1.0)]);
+        let g = StepFn::from_deltas(vec![(0, 2.0), (5, -1.0), (15, 3.0)]);
+        // f·g: [0,5) 1·2, [5,10) 1·1, [10,15) 2·1, [15,20) 2·4.
+        assert_eq!(
+            integrate2(&f, &g, 0, 20, |a, b| a * b),
+            10.0 + 5.0 + 10.0 + 40.0
+        );
+    }
+}

@@ -1,0 +1,7 @@
+//! What the views exchange: the Gantt chart's level of detail, permalink view states, analyses
+//! of a selection, and the JSON API's wire types.
+
+pub mod api;
+pub mod selection;
+pub mod state;
+pub mod viewport;
