@@ -130,6 +130,10 @@ pub fn render_text(report: &Report) -> String {
         "  time span           {} .. {} ticks ({})",
         s.time.start.0, s.time.end.0, s.time.duration_text
     );
+    for (i, note) in report.notes.iter().enumerate() {
+        let label = if i == 0 { "importer notes" } else { "" };
+        let _ = writeln!(out, "  {label:<20}{note}");
+    }
     let _ = writeln!(out);
     let _ = writeln!(
         out,

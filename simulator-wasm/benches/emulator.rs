@@ -1,6 +1,6 @@
 //! Emulated instructions per host second: COMSTIME (four processes over internal channels,
 //! a PAR per iteration) on one T800 node, with tracing on and off; and a 16-node mesh
-//! (`tests/data/meshwork.s`: compute and pass words east over the links), whose throughput
+//! (`programs/meshwork.s`: compute and pass words east over the links), whose throughput
 //! criterion reports in instructions of all nodes a second.
 //!
 //! `cargo bench -p simulator-wasm --bench emulator`; each iteration runs 1,000 COMSTIME loops
@@ -13,7 +13,7 @@ use simulator_wasm::isa::{Chip, CycleTable};
 use simulator_wasm::network::{Config, Network};
 use simulator_wasm::topology::Topology;
 
-const SOURCE: &str = include_str!("../tests/data/comstime.s");
+const SOURCE: &str = include_str!("../programs/comstime.s");
 const ORIGIN: u32 = 0x8000_1000;
 
 fn comstime(tracing: bool) -> u64 {
@@ -27,7 +27,7 @@ fn comstime(tracing: bool) -> u64 {
 }
 
 fn mesh(tracing: bool) -> u64 {
-    let source = format!("WIDTH = 4\n{}", include_str!("../tests/data/meshwork.s"));
+    let source = format!("WIDTH = 4\n{}", include_str!("../programs/meshwork.s"));
     let config = Config {
         tracing,
         ..Config::default()

@@ -14,7 +14,7 @@ const { initSync, Simulation } = await import(resolve(site, 'simulator_wasm.js')
 const { runInSlices } = await import(resolve(site, '..', 'sim-slices.js'));
 initSync({ module: readFileSync(resolve(site, 'simulator_wasm_bg.wasm')) });
 
-const data = new URL('../tests/data/', import.meta.url);
+const data = new URL('../programs/', import.meta.url);
 const comstime = readFileSync(new URL('comstime.s', data), 'utf8').replace(/N = \d+/, 'N = 100000');
 const mesh =
   'WIDTH = 4\n' + readFileSync(new URL('meshwork.s', data), 'utf8').replace(/ROUNDS = \d+/, 'ROUNDS = 200');

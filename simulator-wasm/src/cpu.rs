@@ -14,24 +14,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::clock::{cycle_ps, cycles_at};
 use crate::error::SimError;
 use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
 use crate::link::{Action, LINK_IN, Link, LinkTiming, Packet, PacketKind, link_channel};
-
-/// `NotProcess.p`: an empty channel, an empty queue.
-pub const NOT_PROCESS: u32 = 0x8000_0000;
-/// `Enabling.p`: an ALT is enabling its guards.
-pub const ENABLING: u32 = 0x8000_0001;
-/// `Waiting.p`: an ALT waits for a guard.
-pub const WAITING: u32 = 0x8000_0002;
-/// `Ready.p`: an ALT has a ready guard.
-pub const READY: u32 = 0x8000_0003;
-/// `TimeSet.p`: a timer ALT has a time.
-pub const TIME_SET: u32 = 0x8000_0001;
-/// `TimeNotSet.p`: a timer ALT has no time yet.
-pub const TIME_NOT_SET: u32 = 0x8000_0002;
-/// `NoneSelected.o`: no ALT branch chosen yet.
-pub const NONE_SELECTED: u32 = 0xFFFF_FFFF;
+use crate::words::*;
 
 /// The timeslice period in processor cycles at 20 MHz: 5120 periods of the 5 MHz input clock.
 pub const TIMESLICE_CYCLES_AT_20MHZ: u64 = 5120 * 4;
@@ -297,12 +284,6 @@ fn whole_division(a: u64, b: u64) -> u64 {
     if a.is_multiple_of(b) { a / b } else { 0 }
 }
 
-/// A picosecond count as processor cycles at `clock_hz`, rounded up.
-fn cycles_at(ps: u64, clock_hz: u64) -> u64 {
-    let c = (u128::from(ps) * u128::from(clock_hz)).div_ceil(1_000_000_000_000);
-    u64::try_from(c).unwrap_or(u64::MAX)
-}
-
 fn words(bytes: u32) -> u32 {
     bytes.div_ceil(4)
 }
@@ -395,7 +376,7 @@ impl Node {
         if self.ps_per_cycle != 0 {
             return cycle.saturating_mul(self.ps_per_cycle);
         }
-        crate::network::cycle_ps(cycle, self.clock_hz)
+        cycle_ps(cycle, self.clock_hz)
     }
 
     /// The first cycle at or after `ps` picoseconds.

@@ -9,6 +9,7 @@
 //! thin wrapper the browser's Web Worker calls.
 
 pub mod asm;
+pub mod clock;
 pub mod cpu;
 pub mod error;
 pub mod isa;
@@ -17,6 +18,7 @@ pub mod network;
 pub mod session;
 pub mod topology;
 pub mod trace;
+pub mod words;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

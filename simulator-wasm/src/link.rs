@@ -13,6 +13,7 @@
 //! packet.
 
 use crate::isa::Chip;
+use crate::words::NOT_PROCESS;
 
 /// Bit periods of a data packet.
 pub const DATA_BITS: u64 = 11;
@@ -154,22 +155,22 @@ impl Link {
     /// An idle link.
     pub fn new() -> Link {
         Link {
-            out_wdesc: crate::cpu::NOT_PROCESS,
-            in_wdesc: crate::cpu::NOT_PROCESS,
-            alt_wdesc: crate::cpu::NOT_PROCESS,
+            out_wdesc: NOT_PROCESS,
+            in_wdesc: NOT_PROCESS,
+            alt_wdesc: NOT_PROCESS,
             ..Link::default()
         }
     }
 
     /// Whether an input waits for bytes (there is room for one).
     pub(crate) fn has_room(&self) -> bool {
-        self.in_wdesc != crate::cpu::NOT_PROCESS && self.in_remaining > 0
+        self.in_wdesc != NOT_PROCESS && self.in_remaining > 0
     }
 
     /// Whether anything is under way on the link: an output or input pending, a byte in flight.
     pub fn is_active(&self) -> bool {
-        self.out_wdesc != crate::cpu::NOT_PROCESS
-            || self.in_wdesc != crate::cpu::NOT_PROCESS
+        self.out_wdesc != NOT_PROCESS
+            || self.in_wdesc != NOT_PROCESS
             || self.awaiting_ack
             || self.arriving
     }

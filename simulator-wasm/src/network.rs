@@ -14,6 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use crate::clock::cycle_ps;
 use crate::cpu::{EventKind, Node};
 use crate::error::SimError;
 use crate::isa::{Chip, CycleTable};
@@ -621,10 +622,4 @@ impl Network {
 
 fn fraction(busy_ps: u64, period_ps: u64) -> f32 {
     (busy_ps as f64 / period_ps as f64).clamp(0.0, 1.0) as f32
-}
-
-/// Cycles at `clock_hz` as picoseconds, rounded down.
-pub fn cycle_ps(cycles: u64, clock_hz: u64) -> u64 {
-    let ps = u128::from(cycles) * 1_000_000_000_000 / u128::from(clock_hz.max(1));
-    u64::try_from(ps).unwrap_or(u64::MAX)
 }

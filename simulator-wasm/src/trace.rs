@@ -17,9 +17,10 @@ use shared::model::{
     ModelError, NodeId, ProcessId, Sample, Trace, TraceBuilder,
 };
 
+use crate::clock::cycle_ps;
 use crate::cpu::EventKind;
 use crate::link::{LINK_IN, LINK_OUT, link_channel};
-use crate::network::{Network, cycle_ps};
+use crate::network::Network;
 use crate::topology::End;
 
 /// Probe tag of the notes this conversion adds (unfinished sends).

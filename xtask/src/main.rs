@@ -15,6 +15,8 @@
 //! Playwright with its browser download turned off.
 
 mod load;
+#[cfg(test)]
+mod modgraph;
 mod site;
 mod tidy;
 

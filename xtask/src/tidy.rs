@@ -142,4 +142,143 @@ mod tests {
         }
         assert!(Path::new(&root().join("migrations/0001_runs.sql")).exists());
     }
+
+    #[test]
+    fn no_crate_has_an_import_cycle_between_its_modules() {
+        for root_file in [
+            "shared/src/lib.rs",
+            "server/src/lib.rs",
+            "frontend/src/main.rs",
+            "simulator-wasm/src/lib.rs",
+            "xtask/src/main.rs",
+        ] {
+            let graph = crate::modgraph::module_graph(&root().join(root_file));
+            assert!(graph.len() > 3, "{root_file}: {} modules read", graph.len());
+            assert_eq!(
+                crate::modgraph::find_cycle(&graph),
+                None,
+                "{root_file}: an import cycle"
+            );
+        }
+    }
+
+    /// Whether `literal`, a path joined to `base` (a crate folder for Rust, the file's folder
+    /// for scripts), leads outside the repository at `repo`. Only `..` and `.` are resolved:
+    /// the check is on the text, as a reader of the code would read it.
+    fn escapes(repo: &Path, base: &Path, literal: &str) -> bool {
+        let mut path: Vec<String> = base
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        for part in literal.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    path.pop();
+                }
+                other => path.push(other.to_owned()),
+            }
+        }
+        let repo: Vec<String> = repo
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        !path.starts_with(&repo)
+    }
+
+    /// Every test, bench, source and script file of the repository, with the folder its
+    /// relative paths start from.
+    fn code_files(dir: &Path, out: &mut Vec<(std::path::PathBuf, std::path::PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | "node_modules" | ".git" | "data") {
+                    code_files(&path, out);
+                }
+                continue;
+            }
+            let base = match path.extension().and_then(|e| e.to_str()) {
+                // Rust joins paths to CARGO_MANIFEST_DIR: the nearest folder with a manifest.
+                Some("rs") => path
+                    .ancestors()
+                    .find(|a| a.join("Cargo.toml").exists())
+                    .map(Path::to_path_buf),
+                // Scripts join paths to their own folder (`__dirname`, `import.meta.url`).
+                Some("ts" | "js" | "mjs") => path.parent().map(Path::to_path_buf),
+                _ => None,
+            };
+            if let Some(base) = base {
+                out.push((path, base));
+            }
+        }
+    }
+
+    #[test]
+    fn a_path_is_outside_when_its_dots_climb_above_the_repository() {
+        let repo = Path::new("/work/main");
+        let shared = Path::new("/work/main/shared");
+        assert!(escapes(repo, shared, "../../shared/traces"));
+        assert!(escapes(repo, shared, "/../../shared/traces/otf2/"));
+        assert!(!escapes(repo, shared, "tests/data/traces"));
+        assert!(!escapes(
+            repo,
+            Path::new("/work/main/server"),
+            "../shared/tests/data"
+        ));
+    }
+
+    #[test]
+    fn no_test_or_build_step_reads_a_path_outside_the_repository() {
+        let repo = root();
+        let mut files = Vec::new();
+        code_files(&repo, &mut files);
+        assert!(files.len() > 50, "{} files read", files.len());
+        let mut outside = Vec::new();
+        // Words that make a string on their line a path to read.
+        const READS: [&str; 10] = [
+            "join(",
+            "concat!",
+            "include_str!",
+            "include_bytes!",
+            "__dirname",
+            "import.meta",
+            "read",
+            "fs::",
+            "open(",
+            "resolve(",
+        ];
+        for (file, base) in &files {
+            if file.ends_with("xtask/src/tidy.rs") {
+                // The checker's own examples of paths that leave the repository.
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            for line in text.lines() {
+                if !READS.iter().any(|w| line.contains(w)) {
+                    continue;
+                }
+                // `include_str!` and `include_bytes!` are relative to the file, not the crate.
+                let base = if line.contains("include_str!") || line.contains("include_bytes!") {
+                    file.parent().unwrap_or(base)
+                } else {
+                    base.as_path()
+                };
+                for quote in ['"', '\'', '`'] {
+                    for literal in line.split(quote).skip(1).step_by(2) {
+                        if literal.contains("..")
+                            && !literal.contains(char::is_whitespace)
+                            && escapes(&repo, base, literal)
+                        {
+                            outside.push(format!("{}: {literal}", file.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(outside, Vec::<String>::new());
+    }
 }

@@ -27,7 +27,7 @@ const EXAMPLES: [Example; 3] = [
         source: || {
             format!(
                 "WIDTH = 4\n{}",
-                include_str!("../../../simulator-wasm/tests/data/meshwork.s")
+                include_str!("../../../simulator-wasm/programs/meshwork.s")
             )
         },
     },
@@ -36,7 +36,7 @@ const EXAMPLES: [Example; 3] = [
         topology: "single",
         until: "1s",
         source: || {
-            include_str!("../../../simulator-wasm/tests/data/comstime.s").replacen(
+            include_str!("../../../simulator-wasm/programs/comstime.s").replacen(
                 "N = 1000",
                 "N = 20000",
                 1,
@@ -47,7 +47,7 @@ const EXAMPLES: [Example; 3] = [
         name: "Hello through the iserver (a pipe of two)",
         topology: "pipe 2",
         until: "10ms",
-        source: || include_str!("../../../simulator-wasm/tests/data/hello-loaded.s").to_owned(),
+        source: || include_str!("../../../simulator-wasm/programs/hello-loaded.s").to_owned(),
     },
 ];
 

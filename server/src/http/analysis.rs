@@ -49,7 +49,7 @@ async fn analysis(
     if default && let Some(json) = db::get_analysis_json(&state.pool, &id).await? {
         return Ok(json_response(json));
     }
-    let workspace = super::workspace(&state, &id).await?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
         let prepared = workspace.prepared();
         let report = if default {
@@ -129,7 +129,7 @@ async fn part(
             PARTS.join(", ")
         )));
     }
-    let workspace = super::workspace(&state, &id).await?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
         workspace.with_dependent(|trace, prepared| {
             let selection = shared::view::selection::Selection::new(

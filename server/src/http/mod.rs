@@ -7,6 +7,7 @@ pub mod runs;
 pub mod uploads;
 pub mod viewport;
 pub mod views;
+pub mod workspace;
 
 use axum::Router;
 use axum::routing::get;
@@ -69,35 +70,4 @@ async fn health(
         status: "ok".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     }))
-}
-
-/// The run's workspace (its trace, its one analysis context and what is derived from it), from
-/// the cache or built from its stored model on a blocking thread, once however many requests
-/// ask at the same time.
-pub(crate) async fn workspace(
-    state: &crate::AppState,
-    id: &str,
-) -> Result<std::sync::Arc<crate::cache::RunWorkspace>, error::AppError> {
-    state
-        .workspaces
-        .get_or_build(id, || async {
-            let run = crate::db::get_run(&state.pool, id)
-                .await?
-                .ok_or_else(|| error::AppError::no_run(id))?;
-            let model_gz = crate::db::get_model_json_gz(&state.pool, id)
-                .await?
-                .ok_or_else(|| error::AppError::no_run(id))?;
-            let owned_id = id.to_owned();
-            tokio::task::spawn_blocking(move || {
-                let trace = crate::ingest::decode_model(&model_gz, &owned_id)?;
-                Ok(crate::cache::RunWorkspace::load(
-                    trace,
-                    run.summary.name,
-                    run.summary.format,
-                ))
-            })
-            .await
-            .map_err(|e| anyhow::anyhow!("building the run's workspace failed: {e}"))?
-        })
-        .await
 }

@@ -34,7 +34,7 @@ async fn outline(
     let run = crate::db::get_run(&state.pool, &id)
         .await?
         .ok_or_else(|| AppError::no_run(&id))?;
-    let workspace = super::workspace(&state, &id).await?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
     Ok((
         [(header::CACHE_CONTROL, IMMUTABLE.to_owned())],
         Json(shared::view::api::RunDetail {
@@ -62,7 +62,7 @@ async fn viewport(
     {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
-    let workspace = super::workspace(&state, &id).await?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
     // The index is built on the first query; it takes seconds on a large run.
     let view = tokio::task::spawn_blocking(move || workspace.prepared().index().query(&request))
         .await

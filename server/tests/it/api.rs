@@ -856,3 +856,56 @@ async fn a_deleted_run_is_gone_from_the_caches_too(pool: SqlitePool) {
     assert_eq!(server.get(&viewport).await.0, StatusCode::NOT_FOUND);
     assert_eq!(server.get(&summary).await.0, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn every_endpoint_of_a_run_reads_one_context_built_once() {
+    let server = TestServer::new(1 << 20).await;
+    let (status, body) = server.upload("t4", worked_example()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let run: CreatedRun = json(&body);
+    let id = &run.id;
+    let uris: Vec<String> = [
+        "analysis".to_owned(),
+        "analysis?what_if=transit%3D0".to_owned(),
+        "analysis?min_latency=1".to_owned(),
+        "outline".to_owned(),
+        "viewport?start=0&end=69&first_row=0&last_row=1&width_px=10".to_owned(),
+    ]
+    .into_iter()
+    .chain(
+        [
+            "summary",
+            "critical-path",
+            "wcpa",
+            "npt",
+            "statistics",
+            "matrix",
+            "wait-states",
+            "diagnostics",
+        ]
+        .iter()
+        .map(|part| format!("analysis/{part}?start=0&end=70")),
+    )
+    .map(|rest| format!("/api/runs/{id}/{rest}"))
+    .collect();
+    // All at once on a cold cache: concurrent first requests share one build.
+    let answers =
+        futures_util::future::join_all(uris.iter().map(|uri| server.get(uri.as_str()))).await;
+    for (uri, (status, body)) in uris.iter().zip(&answers) {
+        assert_eq!(
+            *status,
+            StatusCode::OK,
+            "{uri}: {}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    // And again, one after the other.
+    for uri in &uris {
+        assert_eq!(server.get(uri).await.0, StatusCode::OK, "{uri}");
+    }
+    assert_eq!(server.state.workspaces.builds(), 1);
+    let report: shared::report::Report = json(&answers[0].1);
+    assert_eq!(report.analysis.execution_time, 69);
+    let what_if: shared::report::Report = json(&answers[1].1);
+    assert_eq!(what_if.what_if.map(|w| w.execution_time), Some(53.0));
+}

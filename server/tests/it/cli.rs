@@ -325,3 +325,38 @@ fn simulate_runs_a_program_prints_its_output_and_writes_a_trace_others_can_read(
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("WIDTHxHEIGHT"));
 }
+
+#[test]
+fn analyze_shows_the_importers_notes_in_text_and_json() {
+    let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/tests/data/traces/chrome-trace/catapult-webview.json.gz");
+    let path = trace.to_str().expect("utf-8 path");
+    let out = tracescope(&["analyze", path, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .expect("a notes array")
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes.contains(&"34 flows have a start but no end (or the reverse) and draw no arrow"),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&"skipped 14 events: phase \"O\""),
+        "{notes:?}"
+    );
+    let text = tracescope(&["analyze", path]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("importer notes      34 flows have a start but no end"),
+        "{text}"
+    );
+    assert!(text.contains("skipped 14 events: phase \"O\""), "{text}");
+}

@@ -7,6 +7,7 @@ mod importers;
 mod invariants;
 mod native_format;
 mod pairing;
+mod rankings;
 mod selection;
 mod states;
 mod viewport;

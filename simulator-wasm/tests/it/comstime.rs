@@ -1,11 +1,11 @@
-//! COMSTIME in assembly (`tests/data/comstime.s`): per-iteration virtual time against the
+//! COMSTIME in assembly (`programs/comstime.s`): per-iteration virtual time against the
 //! 15,049 ns a real T800-20 takes (`pahihu/t4:examples/comstime`).
 
 use simulator_wasm::cpu::EventKind;
 
 use super::{boot, run};
 
-const SOURCE: &str = include_str!("../data/comstime.s");
+const SOURCE: &str = include_str!("../../programs/comstime.s");
 
 /// The virtual nanoseconds per COMSTIME iteration, and the instructions run.
 pub fn comstime_ns_per_iteration() -> (f64, u64) {

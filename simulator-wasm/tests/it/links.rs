@@ -76,7 +76,10 @@ fn slower_links_and_the_t414_are_slower() {
 
 /// Runs the mesh workload on `topology` (WIDTH wide) and returns the network.
 pub fn mesh_run(topology: &str, width: u32, tracing: bool) -> Network {
-    let source = format!("WIDTH = {width}\n{}", include_str!("../data/meshwork.s"));
+    let source = format!(
+        "WIDTH = {width}\n{}",
+        include_str!("../../programs/meshwork.s")
+    );
     let config = Config {
         tracing,
         ..Config::default()
@@ -178,7 +181,7 @@ fn the_pages_hello_example_prints_both_lines_and_exits() {
         topology: "pipe 2".to_owned(),
         ..Setup::default()
     };
-    let program = Program::Assembly(include_str!("../data/hello-loaded.s").to_owned());
+    let program = Program::Assembly(include_str!("../../programs/hello-loaded.s").to_owned());
     let mut session = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         session.finish().unwrap_or_else(|e| panic!("{e}")),
@@ -207,7 +210,7 @@ fn a_mesh_run_in_slices_gives_the_same_trace_as_one_run() {
         sample_ns: 50_000,
         ..Setup::default()
     };
-    let source = format!("WIDTH = 4\n{}", include_str!("../data/meshwork.s"));
+    let source = format!("WIDTH = 4\n{}", include_str!("../../programs/meshwork.s"));
     let program = Program::Assembly(source);
     let mut whole = Session::new(&program, &setup).unwrap_or_else(|e| panic!("{e}"));
     whole.finish().unwrap_or_else(|e| panic!("{e}"));

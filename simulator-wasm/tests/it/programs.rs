@@ -361,7 +361,7 @@ fn running_in_bursts_is_the_same_as_stepping_with_the_bookkeeping_before_each_in
     // `run` executes instructions back to back until the next timer, link action or
     // scheduling change; `step` checks everything before every instruction. The two must be
     // the same machine: same registers, cycles, memory and events.
-    let comstime = include_str!("../data/comstime.s").replacen("N = 1000", "N = 50", 1);
+    let comstime = include_str!("../../programs/comstime.s").replacen("N = 1000", "N = 50", 1);
     for source in [preempting_program(), timer_alt_program(), comstime] {
         let (mut bursts, _) = boot(&source);
         run(&mut bursts, 1_000_000);
