@@ -122,8 +122,89 @@ pub async fn upload_progress(key: &str) -> ApiResult<shared::view::api::UploadPr
     decode(res).await
 }
 
-/// Any JSON resource of the API (an analysis part, the run's report).
-pub async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> ApiResult<T> {
+/// The run's report with the default options (`tracescope analyze --json`'s object).
+pub async fn get_report(id: &str) -> ApiResult<shared::report::Report> {
+    get_json(&format!(
+        "/api/runs/{}/analysis",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
+/// The Gantt chart's level-of-detail answer for a window, rows and a width.
+pub async fn get_viewport(
+    id: &str,
+    request: &shared::view::viewport::ViewportRequest,
+) -> ApiResult<shared::view::viewport::Viewport> {
+    get_json(&format!(
+        "/api/runs/{}/viewport?start={}&end={}&first_row={}&last_row={}&width_px={}",
+        js_sys::encode_uri_component(id),
+        request.start,
+        request.end,
+        request.first_row,
+        request.last_row,
+        request.width_px
+    ))
+    .await
+}
+
+/// A selection of a run for the analysis parts: a window `[start, end)` in ticks and a process
+/// list such as `0,2-5` (empty: every process).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectionQuery {
+    /// The window's first tick.
+    pub start: u64,
+    /// The tick after the window.
+    pub end: u64,
+    /// Process numbers and ranges.
+    pub processes: String,
+    /// The most list items answered.
+    pub limit: usize,
+}
+
+/// One analysis part of a selection (`summary`, `matrix`, `wait-states`, …).
+async fn get_part<T: serde::de::DeserializeOwned>(
+    id: &str,
+    part: &str,
+    query: &SelectionQuery,
+) -> ApiResult<T> {
+    get_json(&format!(
+        "/api/runs/{}/analysis/{part}?start={}&end={}&processes={}&limit={}",
+        js_sys::encode_uri_component(id),
+        query.start,
+        query.end,
+        js_sys::encode_uri_component(&query.processes),
+        query.limit
+    ))
+    .await
+}
+
+/// The headline numbers and per-process times of a selection.
+pub async fn get_selection_summary(
+    id: &str,
+    query: &SelectionQuery,
+) -> ApiResult<shared::view::selection::SelectionSummary> {
+    get_part(id, "summary", query).await
+}
+
+/// The communication matrix of a selection.
+pub async fn get_matrix(
+    id: &str,
+    query: &SelectionQuery,
+) -> ApiResult<shared::view::selection::CommMatrix> {
+    get_part(id, "matrix", query).await
+}
+
+/// The wait states of a selection.
+pub async fn get_wait_states(
+    id: &str,
+    query: &SelectionQuery,
+) -> ApiResult<shared::view::selection::WaitsInSelection> {
+    get_part(id, "wait-states", query).await
+}
+
+/// Any JSON resource of the API, by its URL (built only in this module).
+async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> ApiResult<T> {
     let res = Request::get(url)
         .send()
         .await

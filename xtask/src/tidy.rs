@@ -281,4 +281,41 @@ mod tests {
         }
         assert_eq!(outside, Vec::<String>::new());
     }
+
+    /// The frontend's production sources (tests cut off at `#[cfg(test)]`), by path.
+    fn frontend_sources() -> Vec<(std::path::PathBuf, String)> {
+        let mut files = Vec::new();
+        code_files(&root().join("frontend/src"), &mut files);
+        files
+            .into_iter()
+            .filter_map(|(path, _)| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                let code = match text.find("#[cfg(test)]") {
+                    Some(at) => text[..at].to_owned(),
+                    None => text,
+                };
+                Some((path, code))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_frontend_reads_typed_answers_and_builds_urls_only_in_its_api_module() {
+        let sources = frontend_sources();
+        assert!(sources.len() > 10, "{} frontend files", sources.len());
+        for (path, code) in sources {
+            assert!(
+                !code.contains("serde_json::Value"),
+                "{} reads untyped JSON",
+                path.display()
+            );
+            if !path.ends_with("frontend/src/api.rs") {
+                assert!(
+                    !code.contains("\"/api/"),
+                    "{} builds an API URL; only frontend/src/api.rs does",
+                    path.display()
+                );
+            }
+        }
+    }
 }

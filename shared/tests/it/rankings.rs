@@ -171,3 +171,43 @@ fn a_real_trace_with_two_threads_of_one_name_keeps_a_row_for_each() {
     ids.dedup();
     assert_eq!(ids.len(), trace.processes.len());
 }
+
+/// Every vendored sample's report survives JSON both ways: the page reads it as a typed
+/// `Report`, so no number may be written as something it cannot read back (NaN, infinity).
+#[test]
+fn every_sample_report_reads_back_as_a_typed_report() {
+    use shared::report::{Report, ReportRequest, build};
+    for sample in [
+        "traces/chrome-trace/catapult-webview.json.gz",
+        "traces/chrome-trace/catapult-flow_simple.json",
+        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
+        "traces/paje/pajeng-simgrid-ms.trace",
+        "traces/paje/pajeng-starpu-native_sample.trace",
+        "traces/shiviz/simple-reliable-broadcast.log",
+        "t4-worked-example.json",
+        "master-workers-probes.json",
+        "otf2-pthreads.tar.gz",
+    ] {
+        let bytes = std::fs::read(crate::data_path(sample)).expect("vendored sample");
+        let imported = shared::formats::import(&bytes, None, sample).expect("imports");
+        let cx = Context::new(&imported.trace);
+        let report = build(
+            &cx,
+            &wait_states(&cx),
+            &ReportRequest {
+                file: sample,
+                format: imported.format,
+                notes: &imported.notes,
+                options: AnalysisOptions::default(),
+            },
+        );
+        let json = serde_json::to_string(&report).expect("serializes");
+        let back: Report = serde_json::from_str(&json)
+            .unwrap_or_else(|e| panic!("{sample}: {e} in {}", &json[..json.len().min(300)]));
+        assert_eq!(back.notes, imported.notes, "{sample}");
+        assert_eq!(
+            back.analysis.critical_path.length,
+            report.analysis.critical_path.length
+        );
+    }
+}

@@ -133,32 +133,26 @@ impl Paths {
         }
     }
 
-    /// Reads both paths from the run's analysis report.
-    fn from_report(trace: &Trace, report: &serde_json::Value) -> Result<Paths, String> {
-        let read = |key: &str| -> Result<Vec<Segment>, String> {
-            serde_json::from_value(report[key]["segments"].clone())
-                .map_err(|e| format!("the {key} could not be read: {e}"))
-        };
-        let critical = read("critical_path")?;
-        let wcpa = read("wcpa")?;
-        let phases = serde_json::from_value(report["wcpa"]["phases"].clone())
-            .map_err(|e| format!("the WCPA phases could not be read: {e}"))?;
-        Ok(Paths {
+    /// Both paths from the run's analysis report.
+    fn from_report(trace: &Trace, report: shared::report::Report) -> Paths {
+        let critical = report.analysis.critical_path;
+        let wcpa = report.analysis.wcpa;
+        Paths {
             critical: LoadedPath {
                 name: "Critical path",
-                bars: details::path_bars(trace, &critical, details::critical_color),
-                length: report["critical_path"]["length"].as_f64().unwrap_or(0.0),
-                segments: critical,
+                bars: details::path_bars(trace, &critical.segments, details::critical_color),
+                length: critical.length as f64,
+                segments: critical.segments,
                 phases: Vec::new(),
             },
             wcpa: LoadedPath {
                 name: "WCPA",
-                bars: details::path_bars(trace, &wcpa, details::phase_color),
-                length: report["wcpa"]["weight"].as_f64().unwrap_or(0.0),
-                segments: wcpa,
-                phases,
+                bars: details::path_bars(trace, &wcpa.segments, details::phase_color),
+                length: wcpa.weight,
+                segments: wcpa.segments,
+                phases: wcpa.phases,
             },
-        })
+        }
     }
 }
 
@@ -262,16 +256,7 @@ pub fn GanttChart(
                 let (remote, in_flight, id) =
                     (Rc::clone(&remote), Rc::clone(&in_flight), id.clone());
                 leptos::task::spawn_local(async move {
-                    let url = format!(
-                        "/api/runs/{}/viewport?start={}&end={}&first_row={}&last_row={}&width_px={}",
-                        js_sys::encode_uri_component(&id),
-                        request.start,
-                        request.end,
-                        request.first_row,
-                        request.last_row,
-                        request.width_px
-                    );
-                    let answer = api::get_json::<shared::view::viewport::Viewport>(&url).await;
+                    let answer = api::get_viewport(&id, &request).await;
                     in_flight.borrow_mut().remove(&key);
                     match answer {
                         Ok(view) => {
@@ -432,10 +417,9 @@ pub fn GanttChart(
             };
             let trace = Arc::clone(&trace);
             leptos::task::spawn_local(async move {
-                let url = format!("/api/runs/{}/analysis", js_sys::encode_uri_component(&id));
-                match api::get_json::<serde_json::Value>(&url)
+                match api::get_report(&id)
                     .await
-                    .and_then(|report| Paths::from_report(&trace, &report))
+                    .map(|report| Paths::from_report(&trace, report))
                 {
                     Ok(loaded) => paths.set(Some(Arc::new(loaded))),
                     Err(message) => path_error.set(Some(message)),
@@ -485,13 +469,13 @@ pub fn GanttChart(
             let processes: Vec<String> = ends.iter().map(|e| e.0.to_string()).collect();
             event_waits.set(None);
             leptos::task::spawn_local(async move {
-                let url = format!(
-                    "/api/runs/{}/analysis/wait-states?start={start}&end={}&processes={}&limit=1000",
-                    js_sys::encode_uri_component(&id),
-                    end.saturating_add(1),
-                    processes.join(",")
-                );
-                let waits = api::get_json::<shared::view::selection::WaitsInSelection>(&url)
+                let query = api::SelectionQuery {
+                    start,
+                    end: end.saturating_add(1),
+                    processes: processes.join(","),
+                    limit: 1000,
+                };
+                let waits = api::get_wait_states(&id, &query)
                     .await
                     .map(|w| w.wait_states);
                 event_waits.set(Some((event, waits)));
@@ -510,17 +494,17 @@ pub fn GanttChart(
             else {
                 return;
             };
-            let query = format!(
-                "start={}&end={}&processes={first}-{last}",
-                sel.start.max(0.0).floor() as u64,
-                (sel.end.max(0.0).ceil() as u64).max(sel.start.max(0.0).floor() as u64 + 1),
-            );
+            let start = sel.start.max(0.0).floor() as u64;
+            let query = api::SelectionQuery {
+                start,
+                end: (sel.end.max(0.0).ceil() as u64).max(start + 1),
+                processes: format!("{first}-{last}"),
+                limit: 1000,
+            };
             range_stats.set(None);
             leptos::task::spawn_local(async move {
-                let base = format!("/api/runs/{}/analysis", js_sys::encode_uri_component(&id));
-                let summary =
-                    api::get_json::<SelectionSummary>(&format!("{base}/summary?{query}")).await;
-                let matrix = api::get_json::<CommMatrix>(&format!("{base}/matrix?{query}")).await;
+                let summary = api::get_selection_summary(&id, &query).await;
+                let matrix = api::get_matrix(&id, &query).await;
                 range_stats.set(Some(summary.and_then(|summary| {
                     matrix.map(|matrix| RangeStats { summary, matrix })
                 })));
