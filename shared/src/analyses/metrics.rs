@@ -2,7 +2,7 @@
 //! critical path, weighted critical path (WCPA) with its phase table, Quartz normalized processor
 //! time, the parallelism profile, POP factors, bounds and diagnostics.
 //!
-//! The definitions follow `../shared/reference/analysis.md`, whose decisions D-a to D-f are
+//! The definitions follow `docs/analysis.md`, whose decisions D-a to D-f are
 //! binding; the comments name the decision each computation follows.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! The analyses against the hand-computed values of `../shared/reference/analysis.md` §10.
+//! The analyses against the hand-computed values of `docs/analysis.md` §10.
 //!
 //! Each test builds a tiny trace and checks named results of `analyze` (JSON pointers into the
 //! `tracescope analyze --json` object) against the reference's exact values.

@@ -1,5 +1,5 @@
 //! Causality, dependences, patterns, what-if, clocks and wait states against
-//! `../shared/reference/analysis.md` §10 (T10–T15, T20–T25, T24b, T27).
+//! `docs/analysis.md` §10 (T10–T15, T20–T25, T24b, T27).
 
 use proptest::prelude::*;
 use shared::analyses::causality::{Causality, HasseKind, hasse_edges, lamport_clocks, layers};
