@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-const ARCHIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/tests/data/traces/otf2/pipit-ping-pong-otf2/");
+const ARCHIVE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..", "/shared/tests/data/traces/otf2/pipit-ping-pong-otf2/");
 
 /// The sample archive's other files, read once.
 static FILES: LazyLock<BTreeMap<String, Vec<u8>>> = LazyLock::new(|| {

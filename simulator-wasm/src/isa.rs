@@ -2,7 +2,7 @@
 //! through `opr`, which chip has which, and what each costs in cycles.
 //!
 //! Cycle counts follow the datasheet table as transcribed in `pahihu/t4:Notebook.txt`
-//! (`../shared/reference/transputer.md` §2.2–2.3), on-chip RAM, one cycle more per prefix
+//! (the INMOS instruction-set tables), on-chip RAM, one cycle more per prefix
 //! byte. Where a count depends on the operands it is a [`Cost`] formula; the processor
 //! evaluates it with the operands it saw.
 

@@ -21,7 +21,7 @@ pub enum Profile {
 const TARGET: &str = "wasm32-unknown-unknown";
 
 /// The feature flags binaryen 132 needs for rustc's wasm output; `--all-features` produces a
-/// module that does not load (see ../shared/reference/build-notes.md §4.3).
+/// module that does not load (Debian's binaryen 108 breaks the module; binaryen 132 from npm does not).
 const WASM_OPT_FEATURES: &[&str] = &[
     "--enable-bulk-memory",
     "--enable-nontrapping-float-to-int",

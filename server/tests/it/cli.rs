@@ -183,8 +183,7 @@ fn convert_writes_every_output_format_and_each_reads_back() {
 
 #[test]
 fn analyze_reads_every_sample_format_and_can_force_one() {
-    let traces =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/data/traces");
+    let traces = crate::shared_data("traces");
     for (file, format) in [
         (
             "paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
@@ -328,8 +327,7 @@ fn simulate_runs_a_program_prints_its_output_and_writes_a_trace_others_can_read(
 
 #[test]
 fn analyze_shows_the_importers_notes_in_text_and_json() {
-    let trace = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tests/data/traces/chrome-trace/catapult-webview.json.gz");
+    let trace = crate::shared_data("traces/chrome-trace/catapult-webview.json.gz");
     let path = trace.to_str().expect("utf-8 path");
     let out = tracescope(&["analyze", path, "--json"]);
     assert!(

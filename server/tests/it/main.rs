@@ -9,6 +9,8 @@ use std::path::PathBuf;
 /// A shared test trace by name.
 pub fn shared_data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/tests/data")
+        .parent()
+        .expect("the workspace root")
+        .join("shared/tests/data")
         .join(name)
 }

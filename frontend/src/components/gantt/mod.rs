@@ -39,7 +39,8 @@ pub(crate) mod test_data {
     pub fn worked_example() -> shared::Trace {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tests/data/t4-worked-example.json"
+            "/..",
+            "/shared/tests/data/t4-worked-example.json"
         );
         let bytes = std::fs::read(path).expect("worked example");
         shared::formats::import(&bytes, None, "t4")
