@@ -162,6 +162,28 @@ pub struct SelectionQuery {
     pub limit: usize,
 }
 
+/// A process list for a [`SelectionQuery`]: ascending runs written as ranges (`0-5,8,10-12`).
+pub fn process_list(processes: &[u32]) -> String {
+    let mut sorted = processes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < sorted.len() {
+        let first = sorted[k];
+        while k + 1 < sorted.len() && sorted[k + 1] == sorted[k] + 1 {
+            k += 1;
+        }
+        parts.push(if sorted[k] == first {
+            first.to_string()
+        } else {
+            format!("{first}-{}", sorted[k])
+        });
+        k += 1;
+    }
+    parts.join(",")
+}
+
 /// One analysis part of a selection (`summary`, `matrix`, `wait-states`, …).
 async fn get_part<T: serde::de::DeserializeOwned>(
     id: &str,
@@ -210,4 +232,16 @@ async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> ApiResult<T> {
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;
     decode(res).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn process_lists_are_written_as_ranges() {
+        assert_eq!(
+            super::process_list(&[5, 0, 1, 2, 8, 10, 11, 12, 1]),
+            "0-2,5,8,10-12"
+        );
+        assert_eq!(super::process_list(&[]), "");
+    }
 }

@@ -4,6 +4,7 @@ mod api;
 mod app;
 mod components;
 mod pages;
+mod workspace;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

@@ -9,7 +9,7 @@ import {
   openWorkedExample,
 } from '../fixtures/pages';
 
-/** The Gantt chart's geometry (frontend/src/components/gantt/layout.rs `Geometry::new`). */
+/** The Gantt chart's geometry (frontend/src/components/gantt/scene/geometry.rs `Geometry::new`). */
 const LABEL_WIDTH = 140;
 const AXIS_HEIGHT = 30;
 const ROW_HEIGHT = 32;
@@ -158,8 +158,9 @@ test('processes sit under their boards, which fold; rows scroll; regions are nes
   for (const name of ['step', 'compute', 'MPI_Recv']) await expect(legend).toContainText(name);
   const scrollbar = page.getByTestId('gantt-scrollbar');
   await expect(scrollbar).toBeVisible();
+  // Rows scroll a whole row at a time: 200 px is six rows of 32 px.
   await scrollbar.evaluate((el) => (el.scrollTop = 200));
-  await expect(run.canvas).toHaveAttribute('data-scroll', '200');
+  await expect(run.canvas).toHaveAttribute('data-scroll', '192');
   const box = await run.canvas.boundingBox();
   if (!box) throw new Error('canvas has no box');
   // The wheel over the labels scrolls the rows back up.

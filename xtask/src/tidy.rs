@@ -322,4 +322,81 @@ mod tests {
             }
         }
     }
+
+    /// The production part of a source file: cut where its test module starts.
+    fn without_tests(text: &str) -> &str {
+        match text.find("#[cfg(test)]\nmod tests") {
+            Some(at) => &text[..at],
+            None => text,
+        }
+    }
+
+    /// Each function in `code` longer than `max` lines: its name and length. A function runs
+    /// from its `fn` line to the first line after it that closes at the same indentation
+    /// (rustfmt's layout).
+    fn long_functions(code: &str, max: usize) -> Vec<(String, usize)> {
+        let lines: Vec<&str> = code.lines().collect();
+        let mut long = Vec::new();
+        for (k, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            let signature = trimmed
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ")
+                .trim_start_matches("async ")
+                .trim_start_matches("const ");
+            let Some(rest) = signature.strip_prefix("fn ") else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let close = format!("{}}}", " ".repeat(indent));
+            if let Some(end) = lines[k + 1..].iter().position(|l| *l == close) {
+                let length = end + 2;
+                if length > max {
+                    long.push((name, length));
+                }
+            }
+        }
+        long
+    }
+
+    #[test]
+    fn the_function_length_check_counts_from_fn_to_its_closing_brace() {
+        let code = "fn short() {\n    1\n}\n\n    pub fn long(\n        a: u8,\n    ) {\n        a;\n        a;\n    }\n";
+        assert_eq!(long_functions(code, 3), [("long".to_owned(), 6)]);
+        assert!(long_functions(code, 6).is_empty());
+    }
+
+    #[test]
+    fn no_frontend_function_is_longer_than_150_lines() {
+        let mut files = Vec::new();
+        code_files(&root().join("frontend/src"), &mut files);
+        let mut long = Vec::new();
+        for (path, _) in files {
+            let text = std::fs::read_to_string(&path).expect("reads");
+            for (name, length) in long_functions(without_tests(&text), 150) {
+                long.push(format!("{}: {name} ({length} lines)", path.display()));
+            }
+        }
+        assert_eq!(long, Vec::<String>::new());
+    }
+
+    #[test]
+    fn only_the_time_scale_turns_ticks_into_pixels() {
+        // Its scale factor is private to `TimeScale`: every other module converts through its
+        // methods (time_to_px, tick_to_px, px_to_tick, span_to_px, px_to_span).
+        for (path, code) in frontend_sources() {
+            if path.ends_with("gantt/time_scale.rs") {
+                continue;
+            }
+            assert!(
+                !code.contains(".ticks_per_px()"),
+                "{} converts ticks to pixels itself; TimeScale does that",
+                path.display()
+            );
+        }
+    }
 }

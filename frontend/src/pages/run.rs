@@ -4,10 +4,15 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
-use shared::view::api::RunDetail;
+use shared::Trace;
+use shared::view::api::{RunDetail, RunInfo};
+use shared::view::state::ViewState;
 
 use crate::api;
 use crate::components::gantt::GanttChart;
+use crate::workspace::Workspace;
+use crate::workspace::data::RunData;
+use crate::workspace::store::Store;
 
 /// Runs with more events than this are drawn by the server's viewport API instead of being
 /// loaded into the browser (a million-event run opens in about 1.7 s in the browser; see the
@@ -17,8 +22,10 @@ pub const LARGE_RUN_EVENTS: u64 = 2_000_000;
 /// A run as the page holds it: the whole model, or (for a large run) its outline only.
 #[derive(Debug, Clone)]
 pub struct LoadedRun {
-    /// The run, with its model or its outline.
-    pub detail: Arc<RunDetail>,
+    /// The run's stored facts.
+    pub run: Arc<RunInfo>,
+    /// The run's model (its outline only, when `remote`).
+    pub trace: Arc<Trace>,
     /// Whether the model stays on the server (only the outline is here).
     pub remote: bool,
 }
@@ -35,13 +42,14 @@ fn server_detail_asked() -> bool {
 pub async fn load_run(id: &str) -> Result<LoadedRun, String> {
     let info = api::get_run_info(id).await?;
     let remote = info.summary.events > LARGE_RUN_EVENTS || server_detail_asked();
-    let detail = if remote {
+    let RunDetail { run, trace } = if remote {
         api::get_run_outline(id).await?
     } else {
         api::get_run(id).await?
     };
     Ok(LoadedRun {
-        detail: Arc::new(detail),
+        run: Arc::new(run),
+        trace: Arc::new(trace),
         remote,
     })
 }
@@ -59,7 +67,7 @@ pub fn RunPage() -> impl IntoView {
         {move || match run.get() {
             None => view! { <p>"Loading the run…"</p> }.into_any(),
             Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-            Some(Ok(loaded)) => view! { <RunView detail=loaded.detail remote=loaded.remote/> }.into_any(),
+            Some(Ok(loaded)) => view! { <RunView loaded=loaded/> }.into_any(),
         }}
     }
 }
@@ -82,25 +90,29 @@ pub fn ViewPage() -> impl IntoView {
             None => view! { <p>"Loading the shared view…"</p> }.into_any(),
             Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
             Some(Ok((loaded, state))) => {
-                let window = state.window.map(|w| (w.start, w.end));
-                view! { <RunView detail=loaded.detail remote=loaded.remote initial_window=window/> }.into_any()
+                view! { <RunView loaded=loaded state=Some(state)/> }.into_any()
             }
         }}
     }
 }
 
-/// The run's facts, its Gantt chart, and a button that shares the view shown.
+/// The run's facts, its workspace (shown as the Gantt chart), and a button that shares the
+/// whole workspace. With `state` (a permalink's), the workspace opens as it was shared.
 #[component]
 pub fn RunView(
-    detail: Arc<RunDetail>,
-    #[prop(default = false)] remote: bool,
-    #[prop(default = None)] initial_window: Option<(u64, u64)>,
+    loaded: LoadedRun,
+    #[prop(default = None)] state: Option<ViewState>,
 ) -> impl IntoView {
-    let remote_bounds = remote.then_some((
-        detail.run.summary.time.start.0,
-        detail.run.summary.time.end.0,
-    ));
-    let s = &detail.run.summary;
+    let LoadedRun { run, trace, remote } = loaded;
+    let s = &run.summary;
+    let bounds = (s.time.start.0, s.time.end.0);
+    let n_processes = u32::try_from(trace.processes.len()).unwrap_or(u32::MAX);
+    let workspace = match &state {
+        Some(state) => Workspace::from_view_state(state, bounds, n_processes),
+        None => Workspace::new(run.id.clone(), bounds, n_processes),
+    };
+    let store = Store::provide(workspace);
+    let data = RunData::new(Some(run.id.clone()));
     let facts = format!(
         "{} · {} nodes · {} processes · {} events · {} messages · {}",
         s.format.name(),
@@ -111,16 +123,9 @@ pub fn RunView(
         s.time.duration_text
     );
     let unmatched = s.unmatched_sends + s.unmatched_arrivals;
-    let trace = Arc::new(detail.trace.clone());
-    let window = RwSignal::new(None::<(u64, u64)>);
     let share_link = RwSignal::new(None::<Result<String, String>>);
-    let run_id = detail.run.id.clone();
     let share = move |_| {
-        let mut state = shared::view::state::ViewState::new(run_id.clone());
-        state.window = window
-            .get_untracked()
-            .filter(|(start, end)| start < end)
-            .map(|(start, end)| shared::view::state::Window { start, end });
+        let state = store.with_untracked(Workspace::to_view_state);
         leptos::task::spawn_local(async move {
             let link = api::create_view(&state).await.map(|created| {
                 let origin = web_sys::window()
@@ -131,30 +136,29 @@ pub fn RunView(
             share_link.set(Some(link));
         });
     };
+    // The workspace as a permalink would store it, for tests and tools to read back.
+    let state_json =
+        move || store.with(|ws| serde_json::to_string(&ws.to_view_state()).unwrap_or_default());
     view! {
-        <h1 data-testid="run-name">{s.name.clone()}</h1>
-        <p class="facts">{facts}</p>
-        {(unmatched > 0).then(|| view! {
-            <p class="warning">{format!("{unmatched} message events found no partner.")}</p>
-        })}
-        <div class="share">
-            <button on:click=share data-testid="share" title="Store this view and show a link to it">
-                "Share this view"
-            </button>
-            {move || match share_link.get() {
-                None => view! { <span></span> }.into_any(),
-                Some(Ok(link)) => view! {
-                    <a data-testid="share-link" href=link.clone()>{link.clone()}</a>
-                }.into_any(),
-                Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
-            }}
+        <div class="run-workspace" data-testid="workspace" data-state=state_json>
+            <h1 data-testid="run-name">{s.name.clone()}</h1>
+            <p class="facts">{facts}</p>
+            {(unmatched > 0).then(|| view! {
+                <p class="warning">{format!("{unmatched} message events found no partner.")}</p>
+            })}
+            <div class="share">
+                <button on:click=share data-testid="share" title="Store this view and show a link to it">
+                    "Share this view"
+                </button>
+                {move || match share_link.get() {
+                    None => view! { <span></span> }.into_any(),
+                    Some(Ok(link)) => view! {
+                        <a data-testid="share-link" href=link.clone()>{link.clone()}</a>
+                    }.into_any(),
+                    Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
+                }}
+            </div>
+            <GanttChart trace=trace run_id=Some(run.id.clone()) data=data remote=remote/>
         </div>
-        <GanttChart
-            trace=trace
-            run_id=Some(detail.run.id.clone())
-            initial_window=initial_window
-            window=window
-            remote_bounds=remote_bounds
-        />
     }
 }

@@ -121,155 +121,240 @@ fn stop(worker: StoredValue<Option<web_sys::Worker>, LocalStorage>) {
     });
 }
 
-/// The Simulator page.
-#[component]
-pub fn SimulatePage() -> impl IntoView {
-    let source = RwSignal::new((EXAMPLES[0].source)());
-    let topology = RwSignal::new(EXAMPLES[0].topology.to_owned());
-    let until = RwSignal::new(EXAMPLES[0].until.to_owned());
-    let chip = RwSignal::new("T800".to_owned());
-    let mhz = RwSignal::new("20".to_owned());
-    let link_mbit = RwSignal::new("20".to_owned());
-    let running = RwSignal::new(false);
-    let tracing = RwSignal::new(true);
-    let progress = RwSignal::new(None::<Progress>);
-    let status = RwSignal::new(None::<Result<String, String>>);
-    let output = RwSignal::new(String::new());
-    let worker = StoredValue::new_local(start_worker().ok());
-    on_cleanup(move || stop(worker));
-    let stored = RwSignal::new(None::<String>);
+/// The page's state: the form, the run's progress and outcome, the worker.
+#[derive(Clone, Copy)]
+struct Sim {
+    source: RwSignal<String>,
+    topology: RwSignal<String>,
+    until: RwSignal<String>,
+    chip: RwSignal<String>,
+    mhz: RwSignal<String>,
+    link_mbit: RwSignal<String>,
+    running: RwSignal<bool>,
+    tracing: RwSignal<bool>,
+    progress: RwSignal<Option<Progress>>,
+    status: RwSignal<Option<Result<String, String>>>,
+    output: RwSignal<String>,
+    stored: RwSignal<Option<String>>,
+    worker: StoredValue<Option<web_sys::Worker>, LocalStorage>,
+}
 
-    let pick = move |ev: leptos::ev::Event| {
-        let index: usize = event_target_value(&ev).parse().unwrap_or(0);
-        if let Some(example) = EXAMPLES.get(index) {
-            source.set((example.source)());
-            topology.set(example.topology.to_owned());
-            until.set(example.until.to_owned());
+impl Sim {
+    /// The first example, ready to run, with the worker starting.
+    fn new() -> Sim {
+        Sim {
+            source: RwSignal::new((EXAMPLES[0].source)()),
+            topology: RwSignal::new(EXAMPLES[0].topology.to_owned()),
+            until: RwSignal::new(EXAMPLES[0].until.to_owned()),
+            chip: RwSignal::new("T800".to_owned()),
+            mhz: RwSignal::new("20".to_owned()),
+            link_mbit: RwSignal::new("20".to_owned()),
+            running: RwSignal::new(false),
+            tracing: RwSignal::new(true),
+            progress: RwSignal::new(None),
+            status: RwSignal::new(None),
+            output: RwSignal::new(String::new()),
+            stored: RwSignal::new(None),
+            worker: StoredValue::new_local(start_worker().ok()),
         }
-    };
+    }
 
-    let run = move |_| {
-        let until_ns = match shared::model::time::parse_duration_ns(&until.get_untracked()) {
-            Ok(ns) => ns,
-            Err(message) => {
-                status.set(Some(Err(message)));
-                return;
-            }
+    /// Ends the run with an error.
+    fn fail(&self, message: String) {
+        self.running.set(false);
+        self.status.set(Some(Err(message)));
+    }
+
+    /// The run finished (`data` is the worker's "done" message): its output, and its trace
+    /// stored when one was recorded.
+    fn finished(&self, data: &wasm_bindgen::JsValue, name: String) {
+        let sim = *self;
+        let done = Progress {
+            fraction: 1.0,
+            virtual_ns: number(data, "virtualNs"),
+            instructions: number(data, "instructions"),
+            host_seconds: number(data, "hostSeconds"),
         };
-        let w = match worker
-            .with_value(Option::clone)
-            .map_or_else(start_worker, Ok)
-        {
-            Ok(w) => w,
-            Err(message) => {
-                status.set(Some(Err(message)));
-                return;
-            }
-        };
-        running.set(true);
-        output.set(String::new());
-        status.set(Some(Ok("Assembling and starting…".to_owned())));
-        progress.set(None);
-        stored.set(None);
-        let name = format!("simulation on {}", topology.get_untracked());
-        let trace_name = name.clone();
-        let on_message =
-            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                let data = ev.data();
-                match text(&data, "type").as_str() {
-                    "progress" => progress.set(Some(Progress {
-                        fraction: number(&data, "progress"),
-                        virtual_ns: number(&data, "virtualNs"),
-                        instructions: number(&data, "instructions"),
-                        host_seconds: number(&data, "hostSeconds"),
-                    })),
-                    "done" => {
-                        let done = Progress {
-                            fraction: 1.0,
-                            virtual_ns: number(&data, "virtualNs"),
-                            instructions: number(&data, "instructions"),
-                            host_seconds: number(&data, "hostSeconds"),
-                        };
-                        output.set(text(&data, "output"));
-                        status.set(Some(Ok(format!(
-                            "Finished ({}) on {} nodes: {}. Storing the trace…",
-                            text(&data, "outcome"),
-                            number(&data, "nodes"),
-                            done.text()
-                        ))));
-                        progress.set(Some(done));
-                        if !tracing.get_untracked() {
-                            running.set(false);
-                            status.set(Some(Ok(format!(
-                                "Finished ({}) on {} nodes (no trace recorded).",
-                                text(&data, "outcome"),
-                                number(&data, "nodes")
-                            ))));
-                            return;
-                        }
-                        let trace = text(&data, "trace");
-                        let name = name.clone();
-                        let finished = format!(
-                            "Finished ({}) on {} nodes.",
-                            text(&data, "outcome"),
-                            number(&data, "nodes")
-                        );
-                        spawn_local(async move {
-                            match api::upload_text(&name, trace).await {
-                                Ok(created) => {
-                                    running.set(false);
-                                    status
-                                        .set(Some(Ok(format!("{finished} The trace is stored."))));
-                                    stored.set(Some(created.id));
-                                }
-                                Err(message) => {
-                                    running.set(false);
-                                    status.set(Some(Err(message)));
-                                }
-                            }
-                        });
-                    }
-                    _ => {
-                        running.set(false);
-                        status.set(Some(Err(text(&data, "message"))));
-                        stop(worker);
-                    }
+        let outcome = format!(
+            "Finished ({}) on {} nodes",
+            text(data, "outcome"),
+            number(data, "nodes")
+        );
+        sim.output.set(text(data, "output"));
+        sim.status.set(Some(Ok(format!(
+            "{outcome}: {}. Storing the trace…",
+            done.text()
+        ))));
+        sim.progress.set(Some(done));
+        if !sim.tracing.get_untracked() {
+            sim.running.set(false);
+            sim.status
+                .set(Some(Ok(format!("{outcome} (no trace recorded)."))));
+            return;
+        }
+        let trace = text(data, "trace");
+        spawn_local(async move {
+            match api::upload_text(&name, trace).await {
+                Ok(created) => {
+                    sim.running.set(false);
+                    sim.status
+                        .set(Some(Ok(format!("{outcome}. The trace is stored."))));
+                    sim.stored.set(Some(created.id));
                 }
-            });
-        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        on_message.forget();
+                Err(message) => sim.fail(message),
+            }
+        });
+    }
+
+    /// What the worker says during a run named `name`.
+    fn on_message(self, name: String) -> Closure<dyn FnMut(web_sys::MessageEvent)> {
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+            let data = ev.data();
+            match text(&data, "type").as_str() {
+                "progress" => self.progress.set(Some(Progress {
+                    fraction: number(&data, "progress"),
+                    virtual_ns: number(&data, "virtualNs"),
+                    instructions: number(&data, "instructions"),
+                    host_seconds: number(&data, "hostSeconds"),
+                })),
+                "done" => self.finished(&data, name.clone()),
+                _ => {
+                    self.fail(text(&data, "message"));
+                    stop(self.worker);
+                }
+            }
+        })
+    }
+
+    /// The worker's start message: the program, the network and how long to run.
+    fn start_message(&self, until_ns: u64, name: String) -> js_sys::Object {
         let message = js_sys::Object::new();
         let set = |key: &str, value: wasm_bindgen::JsValue| {
             let _ = js_sys::Reflect::set(&message, &key.into(), &value);
         };
-        set("source", source.get_untracked().into());
-        set("topology", topology.get_untracked().into());
-        set("chip", chip.get_untracked().into());
-        set(
-            "mhz",
-            mhz.get_untracked().parse::<f64>().unwrap_or(20.0).into(),
-        );
-        set(
-            "linkMbit",
-            link_mbit
-                .get_untracked()
-                .parse::<f64>()
-                .unwrap_or(20.0)
-                .into(),
-        );
+        let number = |s: RwSignal<String>| s.get_untracked().parse::<f64>().unwrap_or(20.0);
+        set("source", self.source.get_untracked().into());
+        set("topology", self.topology.get_untracked().into());
+        set("chip", self.chip.get_untracked().into());
+        set("mhz", number(self.mhz).into());
+        set("linkMbit", number(self.link_mbit).into());
         set("untilNs", (until_ns as f64).into());
-        set("name", trace_name.into());
-        set("tracing", tracing.get_untracked().into());
-        if let Err(e) = w.post_message(&message) {
-            running.set(false);
-            status.set(Some(Err(format!(
-                "the worker did not take the program: {e:?}"
-            ))));
-            return;
-        }
-        worker.set_value(Some(w));
-    };
+        set("name", name.into());
+        set("tracing", self.tracing.get_untracked().into());
+        message
+    }
 
+    /// Assembles and runs the program in the worker.
+    fn run(self) {
+        let until_ns = match shared::model::time::parse_duration_ns(&self.until.get_untracked()) {
+            Ok(ns) => ns,
+            Err(message) => return self.status.set(Some(Err(message))),
+        };
+        let worker = self.worker.with_value(Option::clone);
+        let w = match worker.map_or_else(start_worker, Ok) {
+            Ok(w) => w,
+            Err(message) => return self.status.set(Some(Err(message))),
+        };
+        self.running.set(true);
+        self.output.set(String::new());
+        self.status
+            .set(Some(Ok("Assembling and starting…".to_owned())));
+        self.progress.set(None);
+        self.stored.set(None);
+        let name = format!("simulation on {}", self.topology.get_untracked());
+        let on_message = self.on_message(name.clone());
+        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        if let Err(e) = w.post_message(&self.start_message(until_ns, name)) {
+            return self.fail(format!("the worker did not take the program: {e:?}"));
+        }
+        self.worker.set_value(Some(w));
+    }
+}
+
+/// The form: example, network, chip, clock, links, run time, tracing, run and stop.
+fn controls(sim: Sim) -> impl IntoView {
+    let pick = move |ev: leptos::ev::Event| {
+        let index: usize = event_target_value(&ev).parse().unwrap_or(0);
+        if let Some(example) = EXAMPLES.get(index) {
+            sim.source.set((example.source)());
+            sim.topology.set(example.topology.to_owned());
+            sim.until.set(example.until.to_owned());
+        }
+    };
+    let Sim {
+        topology,
+        until,
+        chip,
+        mhz,
+        link_mbit,
+        running,
+        tracing,
+        status,
+        worker,
+        ..
+    } = sim;
+    view! {
+        <div class="sim-controls">
+            <label>"Example "
+                <select data-testid="sim-example" on:change=pick>
+                    {EXAMPLES
+                        .iter()
+                        .enumerate()
+                        .map(|(k, e)| view! { <option value=k.to_string()>{e.name}</option> })
+                        .collect_view()}
+                </select>
+            </label>
+            <label>"Network "
+                <input data-testid="sim-topology" prop:value=move || topology.get()
+                    on:input=move |ev| topology.set(event_target_value(&ev))/>
+            </label>
+            <label>"Chip "
+                <select on:change=move |ev| chip.set(event_target_value(&ev))>
+                    <option value="T800">"T800"</option>
+                    <option value="T414">"T414"</option>
+                </select>
+            </label>
+            <label>"MHz " <input class="narrow" prop:value=move || mhz.get()
+                on:input=move |ev| mhz.set(event_target_value(&ev))/></label>
+            <label>"Links Mbit/s "
+                <select on:change=move |ev| link_mbit.set(event_target_value(&ev))>
+                    <option value="20">"20"</option>
+                    <option value="10">"10"</option>
+                    <option value="5">"5"</option>
+                </select>
+            </label>
+            <label>"Run for " <input class="narrow" data-testid="sim-until" prop:value=move || until.get()
+                on:input=move |ev| until.set(event_target_value(&ev))/></label>
+            <label>
+                <input type="checkbox" data-testid="sim-tracing" prop:checked=move || tracing.get()
+                    on:change=move |ev| tracing.set(event_target_checked(&ev))/>
+                " record a trace"
+            </label>
+            <button data-testid="sim-run" on:click=move |_| sim.run() disabled=move || running.get()>"Run"</button>
+            <button data-testid="sim-stop" disabled=move || !running.get()
+                on:click=move |_| {
+                    stop(worker);
+                    running.set(false);
+                    status.set(Some(Ok("Stopped.".to_owned())));
+                }>"Stop"</button>
+        </div>
+    }
+}
+
+/// The Simulator page.
+#[component]
+pub fn SimulatePage() -> impl IntoView {
+    let sim = Sim::new();
+    on_cleanup(move || stop(sim.worker));
+    let Sim {
+        source,
+        progress,
+        status,
+        stored,
+        output,
+        ..
+    } = sim;
     view! {
         <section class="simulator">
             <h1>"Transputer simulator"</h1>
@@ -277,50 +362,7 @@ pub fn SimulatePage() -> impl IntoView {
                 "Assembly runs on every node of the network (A = the node's number, B = the number of nodes); \
                  node 0's link 0 is the host (iserver). Links are modelled packet by packet, time is virtual."
             </p>
-            <div class="sim-controls">
-                <label>"Example "
-                    <select data-testid="sim-example" on:change=pick>
-                        {EXAMPLES
-                            .iter()
-                            .enumerate()
-                            .map(|(k, e)| view! { <option value=k.to_string()>{e.name}</option> })
-                            .collect_view()}
-                    </select>
-                </label>
-                <label>"Network "
-                    <input data-testid="sim-topology" prop:value=move || topology.get()
-                        on:input=move |ev| topology.set(event_target_value(&ev))/>
-                </label>
-                <label>"Chip "
-                    <select on:change=move |ev| chip.set(event_target_value(&ev))>
-                        <option value="T800">"T800"</option>
-                        <option value="T414">"T414"</option>
-                    </select>
-                </label>
-                <label>"MHz " <input class="narrow" prop:value=move || mhz.get()
-                    on:input=move |ev| mhz.set(event_target_value(&ev))/></label>
-                <label>"Links Mbit/s "
-                    <select on:change=move |ev| link_mbit.set(event_target_value(&ev))>
-                        <option value="20">"20"</option>
-                        <option value="10">"10"</option>
-                        <option value="5">"5"</option>
-                    </select>
-                </label>
-                <label>"Run for " <input class="narrow" data-testid="sim-until" prop:value=move || until.get()
-                    on:input=move |ev| until.set(event_target_value(&ev))/></label>
-                <label>
-                    <input type="checkbox" data-testid="sim-tracing" prop:checked=move || tracing.get()
-                        on:change=move |ev| tracing.set(event_target_checked(&ev))/>
-                    " record a trace"
-                </label>
-                <button data-testid="sim-run" on:click=run disabled=move || running.get()>"Run"</button>
-                <button data-testid="sim-stop" disabled=move || !running.get()
-                    on:click=move |_| {
-                        stop(worker);
-                        running.set(false);
-                        status.set(Some(Ok("Stopped.".to_owned())));
-                    }>"Stop"</button>
-            </div>
+            {controls(sim)}
             <textarea data-testid="sim-source" class="sim-source" spellcheck="false"
                 prop:value=move || source.get()
                 on:input=move |ev| source.set(event_target_value(&ev))></textarea>

@@ -1,15 +1,23 @@
-//! View states: what a permalink restores (run, view kind, time window, rows, selection,
-//! overlays, filters).
+//! View states: what a permalink restores — the whole workspace of a run's views: the view
+//! shown, the time window, the rows (which processes, in which order, which nodes folded, how
+//! far scrolled), the selected and hovered event, the selected range, the overlays, the
+//! filters, the replay clock and the open panels.
 //!
 //! A state is stored as JSON with a `version`. Reading is lenient so that every link ever shared
 //! keeps opening: unknown fields are ignored, missing fields take their defaults, and older
-//! versions are upgraded to [`CURRENT_VERSION`] by [`parse`]. Version 1 is the first; when a
-//! later version changes a field's meaning, [`parse`] gains an upgrade step for the old one.
+//! versions are upgraded to [`CURRENT_VERSION`] by [`parse`].
+//!
+//! Versions:
+//! - 1: overlays and filters were free strings (`critical_path`, `region:solve`).
+//! - 2: overlays and filters are typed; the process set, folded nodes, hovered event, range,
+//!   replay clock and open panels are added. Version 1's overlay names read as the same
+//!   overlays, its `process:N` filters as the process set and its `region:N` filters as region
+//!   filters; strings that name nothing known are dropped.
 
 use serde::{Deserialize, Serialize};
 
 /// The version [`ViewState`] is written with.
-pub const CURRENT_VERSION: u32 = 1;
+pub const CURRENT_VERSION: u32 = 2;
 
 /// The largest stored state accepted, in bytes of JSON.
 pub const MAX_STATE_BYTES: usize = 16 * 1024;
@@ -40,7 +48,7 @@ pub struct Window {
     pub end: u64,
 }
 
-/// A range of process rows `[first, last]`.
+/// A range of display rows `[first, last]`: `first` is the row at the top of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rows {
     /// The first row shown.
@@ -49,7 +57,18 @@ pub struct Rows {
     pub last: u32,
 }
 
-/// What is selected: an event (by its index in the model) or a critical-path segment.
+/// Which path an overlay or a path segment belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PathName {
+    /// The critical path.
+    #[default]
+    CriticalPath,
+    /// The weighted critical path.
+    Wcpa,
+}
+
+/// What is selected: an event, a segment of a path, or a bar (a state or region bar).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Selection {
@@ -58,11 +77,70 @@ pub enum Selection {
         /// The event's index.
         index: u64,
     },
-    /// One segment of the critical path, by its position on the path.
+    /// One segment of a path, by its position on the path.
     PathSegment {
+        /// The path (version 1 had only the critical path).
+        #[serde(default)]
+        path: PathName,
         /// The segment's position.
         index: u64,
     },
+    /// What a process is doing at a tick: its state bar, or its region bar at a nesting depth.
+    Bar {
+        /// The process.
+        process: u32,
+        /// The tick.
+        tick: u64,
+        /// The region's nesting depth (0 is outermost); `None` is the state bar.
+        #[serde(default)]
+        depth: Option<u32>,
+    },
+}
+
+/// A selected range: a window of ticks over some processes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    /// The first tick.
+    pub start: u64,
+    /// The tick after the range.
+    pub end: u64,
+    /// The processes, ascending.
+    pub processes: Vec<u32>,
+}
+
+/// What is drawn over a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overlay {
+    /// The critical path.
+    CriticalPath,
+    /// The weighted critical path in its phases' colours.
+    Wcpa,
+    /// The wait states, where they were spent.
+    WaitStates,
+}
+
+/// What a view leaves out or plays down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Filter {
+    /// Only one region's bars in colour (the others grey).
+    Region {
+        /// The region's id.
+        id: u32,
+    },
+    /// No message arrows or bundles.
+    HideMessages,
+}
+
+/// A panel beside or over the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Panel {
+    /// The shortcuts.
+    Help,
+    /// The process picker.
+    Processes,
 }
 
 /// Everything a permalink restores.
@@ -78,18 +156,36 @@ pub struct ViewState {
     /// The time window; `None` shows the whole trace.
     #[serde(default)]
     pub window: Option<Window>,
-    /// The process rows; `None` shows all.
+    /// The rows in view; `None` is scrolled to the top.
     #[serde(default)]
     pub rows: Option<Rows>,
+    /// The processes shown, in row order; `None` shows all in the trace's order.
+    #[serde(default)]
+    pub processes: Option<Vec<u32>>,
+    /// The folded (collapsed) node groups, by their position among the groups.
+    #[serde(default)]
+    pub collapsed: Vec<u32>,
     /// The selection, if any.
     #[serde(default)]
     pub selection: Option<Selection>,
-    /// Overlays drawn on the view, e.g. `critical_path`, `wait_states`.
+    /// The event under the pointer, if any.
     #[serde(default)]
-    pub overlays: Vec<String>,
-    /// Filters, e.g. `process:3`, `region:solve`.
+    pub hovered: Option<u64>,
+    /// The selected range, if any.
     #[serde(default)]
-    pub filters: Vec<String>,
+    pub range: Option<Range>,
+    /// Overlays drawn on the view.
+    #[serde(default)]
+    pub overlays: Vec<Overlay>,
+    /// Filters.
+    #[serde(default)]
+    pub filters: Vec<Filter>,
+    /// The replay clock, in ticks, if set.
+    #[serde(default)]
+    pub replay: Option<u64>,
+    /// The open panels.
+    #[serde(default)]
+    pub panels: Vec<Panel>,
 }
 
 impl ViewState {
@@ -101,9 +197,15 @@ impl ViewState {
             kind: ViewKind::Gantt,
             window: None,
             rows: None,
+            processes: None,
+            collapsed: Vec::new(),
             selection: None,
+            hovered: None,
+            range: None,
             overlays: Vec::new(),
             filters: Vec::new(),
+            replay: None,
+            panels: Vec::new(),
         }
     }
 }
@@ -145,12 +247,52 @@ pub fn parse(json: &str) -> Result<ViewState, ViewError> {
     }
     let mut value = value;
     if let Some(object) = value.as_object_mut() {
+        if version == 1 {
+            upgrade_from_1(object);
+        }
         object.insert("version".to_owned(), CURRENT_VERSION.into());
     }
     let state: ViewState =
         serde_json::from_value(value).map_err(|e| ViewError::Invalid(e.to_string()))?;
     check(&state)?;
     Ok(state)
+}
+
+/// Version 1 → 2: overlay and filter strings become typed values (see the module's notes).
+fn upgrade_from_1(object: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    let strings = |value: Option<Value>| -> Vec<String> {
+        match value {
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let overlays: Vec<Value> = strings(object.remove("overlays"))
+        .into_iter()
+        .filter(|name| matches!(name.as_str(), "critical_path" | "wcpa" | "wait_states"))
+        .map(Value::String)
+        .collect();
+    object.insert("overlays".to_owned(), Value::Array(overlays));
+    let mut filters = Vec::new();
+    let mut processes = Vec::new();
+    for filter in strings(object.remove("filters")) {
+        match filter.split_once(':') {
+            Some(("process", n)) => processes.extend(n.trim().parse::<u32>().ok()),
+            Some(("region", n)) => {
+                if let Ok(id) = n.trim().parse::<u32>() {
+                    filters.push(serde_json::json!({"type": "region", "id": id}));
+                }
+            }
+            _ => {}
+        }
+    }
+    object.insert("filters".to_owned(), Value::Array(filters));
+    if !processes.is_empty() {
+        object.insert("processes".to_owned(), processes.into());
+    }
 }
 
 fn check(state: &ViewState) -> Result<(), ViewError> {
@@ -169,6 +311,20 @@ fn check(state: &ViewState) -> Result<(), ViewError> {
             "the first row must not follow the last",
         ));
     }
+    if state.range.as_ref().is_some_and(|r| r.start >= r.end) {
+        return Err(ViewError::Inconsistent(
+            "the range must end after it starts",
+        ));
+    }
+    if state
+        .processes
+        .as_ref()
+        .is_some_and(|p| p.is_empty() || p.len() > MAX_STATE_BYTES / 2)
+    {
+        return Err(ViewError::Inconsistent(
+            "the process set must name at least one process",
+        ));
+    }
     Ok(())
 }
 
@@ -182,8 +338,22 @@ mod tests {
         state.kind = ViewKind::Hasse;
         state.window = Some(Window { start: 10, end: 20 });
         state.rows = Some(Rows { first: 2, last: 5 });
-        state.selection = Some(Selection::PathSegment { index: 3 });
-        state.overlays = vec!["critical_path".to_owned()];
+        state.selection = Some(Selection::PathSegment {
+            path: PathName::Wcpa,
+            index: 3,
+        });
+        state.overlays = vec![Overlay::CriticalPath, Overlay::WaitStates];
+        state.processes = Some(vec![3, 1, 2]);
+        state.collapsed = vec![0];
+        state.hovered = Some(17);
+        state.range = Some(Range {
+            start: 4,
+            end: 9,
+            processes: vec![1, 2],
+        });
+        state.filters = vec![Filter::Region { id: 2 }, Filter::HideMessages];
+        state.replay = Some(12);
+        state.panels = vec![Panel::Processes];
         let json = serde_json::to_string(&state).expect("serializes");
         assert_eq!(parse(&json), Ok(state));
     }
@@ -204,6 +374,33 @@ mod tests {
     }
 
     #[test]
+    fn version_one_links_keep_their_meaning() {
+        let state = parse(
+            r#"{"version":1,"run":"abc","selection":{"type":"path_segment","index":4},
+                "overlays":["critical_path","sparkles"],
+                "filters":["region:2","process:5","process:1","colour:red"]}"#,
+        )
+        .expect("upgrades");
+        assert_eq!(state.version, CURRENT_VERSION);
+        // A version-1 path segment was on the critical path.
+        assert_eq!(
+            state.selection,
+            Some(Selection::PathSegment {
+                path: PathName::CriticalPath,
+                index: 4
+            })
+        );
+        assert_eq!(state.overlays, [Overlay::CriticalPath]);
+        assert_eq!(state.filters, [Filter::Region { id: 2 }]);
+        assert_eq!(state.processes, Some(vec![5, 1]));
+        // Version 2 refuses what version 1 tolerated only as a string.
+        assert!(matches!(
+            parse(r#"{"version":2,"run":"a","overlays":["sparkles"]}"#),
+            Err(ViewError::Invalid(_))
+        ));
+    }
+
+    #[test]
     fn bad_states_are_refused_with_the_reason() {
         assert_eq!(
             parse(r#"{"version":99,"run":"a"}"#),
@@ -221,6 +418,14 @@ mod tests {
         assert!(matches!(
             parse(r#"{"run":"a","kind":"sideways"}"#),
             Err(ViewError::Invalid(_))
+        ));
+        assert!(matches!(
+            parse(r#"{"version":2,"run":"a","range":{"start":3,"end":3,"processes":[]}}"#),
+            Err(ViewError::Inconsistent(_))
+        ));
+        assert!(matches!(
+            parse(r#"{"version":2,"run":"a","processes":[]}"#),
+            Err(ViewError::Inconsistent(_))
         ));
         let huge = format!(
             r#"{{"run":"a","filters":["{}"]}}"#,

@@ -9,7 +9,8 @@ use shared::graph::states::State;
 use shared::model::time::Duration;
 use shared::model::{EventKind, RegionRole};
 
-use super::layout::{PathBar, colors, name_color};
+use super::scene::draw::{bytes_text, colors, name_color};
+use super::scene::overlays::PathBar;
 
 /// The colour of a critical-path segment.
 pub fn critical_color(_: &Segment) -> &'static str {
@@ -65,16 +66,16 @@ pub fn path_bars(
     segments
         .iter()
         .map(|s| {
-            let to_row = s.process.index();
-            let from_row = match (s.kind, s.from_event) {
+            let to = s.process.index();
+            let from = match (s.kind, s.from_event) {
                 (SegmentKind::Transit, Some(from)) => {
-                    process.get(from.index()).map_or(to_row, |p| p.index())
+                    process.get(from.index()).map_or(to, |p| p.index())
                 }
-                _ => to_row,
+                _ => to,
             };
             PathBar {
-                from_row,
-                to_row,
+                from,
+                to,
                 start: s.start,
                 end: s.end,
                 color: color(s),
@@ -87,13 +88,13 @@ pub fn path_bars(
 /// share of the path (`total`: the path's length or weight).
 pub fn segment_lines(trace: &Trace, path_name: &str, s: &Segment, total: f64) -> Vec<String> {
     let bar = path_bars(trace, std::slice::from_ref(s), |_| "")[0];
-    let place = if bar.from_row == bar.to_row {
-        process_text(trace, bar.to_row)
+    let place = if bar.from == bar.to {
+        process_text(trace, bar.to)
     } else {
         format!(
             "{} → {}",
-            process_text(trace, bar.from_row),
-            process_text(trace, bar.to_row)
+            process_text(trace, bar.from),
+            process_text(trace, bar.to)
         )
     };
     let mut lines = vec![
@@ -210,12 +211,12 @@ pub fn event_lines(
         EventKind::MsgSend => lines.push(format!(
             "to {}, tag {tag}, {}",
             peer.unwrap_or_else(|| "?".to_owned()),
-            super::layout::bytes_text(size)
+            bytes_text(size)
         )),
         EventKind::MsgArr => lines.push(format!(
             "from {}, tag {tag}, {}",
             peer.unwrap_or_else(|| "?".to_owned()),
-            super::layout::bytes_text(size)
+            bytes_text(size)
         )),
         EventKind::RecvCall | EventKind::RecvPost => lines.push(match peer {
             Some(peer) => format!("from {peer}, tag {tag}"),
@@ -459,7 +460,7 @@ mod tests {
         ];
         let got: Vec<_> = bars
             .iter()
-            .map(|b| (b.from_row, b.to_row, b.start, b.end))
+            .map(|b| (b.from, b.to, b.start, b.end))
             .collect();
         assert_eq!(got, expected);
         let lines = segment_lines(&trace, "Critical path", &cp.segments[0], cp.length as f64);
@@ -507,7 +508,7 @@ mod tests {
     #[test]
     fn an_event_pop_up_names_its_partner_its_wait_and_its_share_of_the_path() {
         let trace = worked_example();
-        let model = super::super::layout::GanttModel::new(&trace);
+        let model = super::super::model::GanttModel::new(&trace);
         // Event 1 is A's send of m1 at 25; event 8 is its arrival at B at 33.
         assert_eq!(
             (model.partner_of(1), model.partner_of(8)),

@@ -1,8 +1,9 @@
 //! Keyboard navigation, as in Perfetto and Tracy: W/S zoom in and out at the cursor (or the
-//! middle), A/D pan, F fits the selection (or the whole trace), `?` shows every shortcut.
-//! Pure functions of the key and the scale, tested natively.
+//! middle), A/D pan, F fits the selection (or the whole trace), T sets the replay clock, `?`
+//! shows every shortcut. Pure functions from a key to a workspace command, tested natively.
 
-use super::time_scale::TimeScale;
+use crate::workspace::Command;
+use shared::view::state::Panel;
 
 /// What a key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +20,14 @@ pub enum KeyAction {
     Fit,
     /// Show or hide the help overlay.
     Help,
+    /// Set the replay clock at the cursor.
+    Replay,
     /// Close the overlay, the pop-up and the selection.
     Escape,
 }
 
 /// Each shortcut and what it does, for the help overlay.
-pub const SHORTCUTS: [(&str, &str); 11] = [
+pub const SHORTCUTS: [(&str, &str); 13] = [
     ("W / S", "zoom in / out at the cursor"),
     ("A / D", "move earlier / later"),
     ("Wheel", "zoom at the cursor"),
@@ -37,6 +40,8 @@ pub const SHORTCUTS: [(&str, &str); 11] = [
     ("F", "fit the selection, or the whole trace"),
     ("Click", "details of an event, a bar or a path segment"),
     ("Click a node's label", "collapse or expand its processes"),
+    ("T", "set the replay clock at the cursor"),
+    ("Shift + T", "clear the replay clock"),
     ("Esc", "close the pop-up, the help and the selection"),
     ("?", "show or hide this help"),
 ];
@@ -50,6 +55,7 @@ pub fn action(key: &str) -> Option<KeyAction> {
         "d" | "D" => Some(KeyAction::PanRight),
         "f" | "F" => Some(KeyAction::Fit),
         "?" => Some(KeyAction::Help),
+        "t" | "T" => Some(KeyAction::Replay),
         "Escape" => Some(KeyAction::Escape),
         _ => None,
     }
@@ -60,39 +66,55 @@ pub const ZOOM_STEP: f64 = 0.8;
 /// One key press's pan, as a share of the plot's width.
 pub const PAN_STEP: f64 = 0.2;
 
-/// The scale after a navigation key, zooming at `anchor_px` (the cursor, or the middle).
-/// Keys that do not navigate leave it as it is.
-pub fn navigate(scale: &TimeScale, action: KeyAction, anchor_px: f64, width_px: f64) -> TimeScale {
+/// The command of a key: `anchor` is where a zoom is centred (a share of the window from its
+/// left edge: the cursor, or the middle), `window_ticks` the window's width, `cursor_tick` the
+/// tick under the cursor (for the replay clock; `None` clears it).
+pub fn command(
+    action: KeyAction,
+    anchor: f64,
+    window_ticks: u64,
+    cursor_tick: Option<u64>,
+) -> Command {
+    let pan = (PAN_STEP * window_ticks as f64).round().max(1.0) as i64;
     match action {
-        KeyAction::ZoomIn => scale.zoomed(ZOOM_STEP, anchor_px),
-        KeyAction::ZoomOut => scale.zoomed(1.0 / ZOOM_STEP, anchor_px),
-        KeyAction::PanLeft => scale.panned(PAN_STEP * width_px),
-        KeyAction::PanRight => scale.panned(-PAN_STEP * width_px),
-        KeyAction::Fit | KeyAction::Help | KeyAction::Escape => *scale,
+        KeyAction::ZoomIn => Command::Zoom {
+            factor: ZOOM_STEP,
+            anchor,
+        },
+        KeyAction::ZoomOut => Command::Zoom {
+            factor: 1.0 / ZOOM_STEP,
+            anchor,
+        },
+        KeyAction::PanLeft => Command::Pan(-pan),
+        KeyAction::PanRight => Command::Pan(pan),
+        KeyAction::Fit => Command::Fit,
+        KeyAction::Help => Command::TogglePanel(Panel::Help),
+        KeyAction::Escape => Command::Escape,
+        KeyAction::Replay => Command::SetReplay(cursor_tick),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::model::time::Time;
 
     #[test]
     fn wasd_zoom_at_the_anchor_and_pan_by_a_fifth() {
-        let scale = TimeScale::fit(Time(0), Time(1000), 500.0);
-        let zoomed = navigate(&scale, KeyAction::ZoomIn, 250.0, 500.0);
-        let (a, b) = zoomed.window();
-        assert!(
-            (a - 100.0).abs() < 1e-9 && (b - 900.0).abs() < 1e-9,
-            "{a}..{b}"
+        use crate::workspace::{Workspace, apply};
+        let ws = Workspace::new("run", (0, 1000), 2);
+        let key = |ws: &Workspace, action| {
+            apply(ws, command(action, 0.5, ws.window.1 - ws.window.0, None))
+        };
+        let zoomed = key(&ws, KeyAction::ZoomIn);
+        assert_eq!(zoomed.window, (100, 900));
+        assert_eq!(key(&zoomed, KeyAction::ZoomOut).window, (0, 1000));
+        let right = key(&ws, KeyAction::PanRight);
+        assert_eq!(right.window, (200, 1200));
+        assert_eq!(key(&right, KeyAction::PanLeft).window, (0, 1000));
+        assert_eq!(
+            command(KeyAction::Replay, 0.5, 10, Some(7)),
+            Command::SetReplay(Some(7))
         );
-        let back = navigate(&zoomed, KeyAction::ZoomOut, 250.0, 500.0);
-        let (a, b) = back.window();
-        assert!(a.abs() < 1e-9 && (b - 1000.0).abs() < 1e-9, "{a}..{b}");
-        let right = navigate(&scale, KeyAction::PanRight, 0.0, 500.0);
-        assert!((right.window().0 - 200.0).abs() < 1e-9);
-        let left = navigate(&right, KeyAction::PanLeft, 0.0, 500.0);
-        assert!(left.window().0.abs() < 1e-9);
     }
 
     #[test]

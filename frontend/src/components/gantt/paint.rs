@@ -2,7 +2,7 @@
 
 use web_sys::CanvasRenderingContext2d;
 
-use super::layout::{DrawItem, Icon};
+use super::scene::draw::{DrawItem, Icon};
 
 /// Paints `items` on `ctx`, whose transform already maps CSS pixels to device pixels.
 pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[DrawItem]) {
@@ -69,6 +69,19 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.set_fill_style_str(color);
                 ctx.set_text_align(if *align_right { "right" } else { "left" });
                 let _ = ctx.fill_text(text, *x, *y);
+            }
+            DrawItem::Ring {
+                x,
+                y,
+                r,
+                color,
+                width,
+            } => {
+                ctx.set_stroke_style_str(color);
+                ctx.set_line_width(*width);
+                ctx.begin_path();
+                let _ = ctx.arc(*x, *y, *r, 0.0, std::f64::consts::TAU);
+                ctx.stroke();
             }
             DrawItem::Clip(rect) => {
                 if clipped {

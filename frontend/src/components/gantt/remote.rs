@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn a_missing_answer_is_wanted_once_and_then_served_from_the_grid() {
         let trace = super::super::test_data::worked_example();
-        let index = super::super::layout::GanttModel::new(&trace).index;
+        let index = super::super::model::GanttModel::new(&trace).index;
         let remote = RemoteViews::default();
         let request = ViewportRequest {
             start: 3,

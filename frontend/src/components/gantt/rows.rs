@@ -1,8 +1,8 @@
 //! The chart's rows: processes grouped by node, each group collapsible to one row.
 //!
-//! Groups are runs of consecutive processes on the same node, so the rows keep the trace's
-//! process order and any run of rows covers a contiguous range of processes (one viewport
-//! query). A trace with one process per node has no group rows at all.
+//! Groups are runs of consecutive processes on the same node. The rows show a chosen set of
+//! processes in a chosen order (all, in the trace's order, by default), with a node's header
+//! before each run of its processes. A trace with one process per node has no group rows.
 
 use shared::Trace;
 
@@ -21,11 +21,6 @@ impl Group {
     /// How many processes it holds.
     pub fn len(&self) -> usize {
         self.end - self.first
-    }
-
-    /// Whether it holds none (never, for groups built from a trace).
-    pub fn is_empty(&self) -> bool {
-        self.end == self.first
     }
 }
 
@@ -55,64 +50,103 @@ pub fn groups_of(trace: &Trace) -> Vec<Group> {
 /// One row of the chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
-    /// A group's header: its node; when collapsed, a summary of its processes.
+    /// A group's header: its node; when folded, a summary of its processes.
     Group(usize),
     /// A process.
     Process(usize),
 }
 
-/// At most this many of a collapsed group's processes are drawn as strips in its row.
+/// At most this many of a folded group's processes are drawn as strips in its row.
 pub const MAX_STRIPS: usize = 8;
 
-/// The rows shown, given which groups are collapsed.
+/// A process that is not shown has this row.
+const HIDDEN: u32 = u32::MAX;
+
+/// The rows shown: the processes shown, in their order, under their nodes' headers, some
+/// nodes folded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rows {
     /// The rows, top to bottom.
     pub rows: Vec<Row>,
-    /// Each process's row: its own, or its collapsed group's.
-    pub row_of_process: Vec<u32>,
-    /// Whether each group is collapsed.
+    /// The processes shown, in row order (a folded group's members included).
+    order: Vec<usize>,
+    /// Row `r` stands for `order[spans[r].0..spans[r].1]`: a process row for one, a folded
+    /// header for its members, an open header for none.
+    spans: Vec<(u32, u32)>,
+    /// Each process's row (its own, or its folded group's), or [`HIDDEN`].
+    row_of_process: Vec<u32>,
+    /// Whether each group is folded.
     pub collapsed: Vec<bool>,
 }
 
+/// The group of process `p` (groups are ascending runs of processes).
+fn group_of(groups: &[Group], p: usize) -> Option<usize> {
+    let g = groups.partition_point(|g| g.end <= p);
+    groups.get(g).filter(|g| g.first <= p).map(|_| g)
+}
+
 impl Rows {
-    /// The rows of `n_processes` processes in `groups`, with `collapsed[g]` groups folded
-    /// (missing entries are expanded).
-    pub fn new(n_processes: usize, groups: &[Group], collapsed: &[bool]) -> Rows {
-        let collapsed: Vec<bool> = (0..groups.len())
-            .map(|g| collapsed.get(g).copied().unwrap_or(false))
+    /// The rows of `n_processes` processes in `groups`: `shown` in its order (all, in the
+    /// trace's order, when `None`), a header before each run of shown processes of one node
+    /// (when there are groups), the groups in `collapsed` folded into their header.
+    pub fn new(
+        n_processes: usize,
+        groups: &[Group],
+        shown: Option<&[u32]>,
+        collapsed: &[u32],
+    ) -> Rows {
+        let folded: Vec<bool> = (0..groups.len())
+            .map(|g| collapsed.contains(&(g as u32)))
             .collect();
-        let mut rows = Vec::with_capacity(n_processes + groups.len());
-        let mut row_of_process = vec![0u32; n_processes];
-        if groups.is_empty() {
-            for (p, row) in row_of_process.iter_mut().enumerate() {
-                *row = p as u32;
-                rows.push(Row::Process(p));
+        let order: Vec<usize> = match shown {
+            Some(list) => list
+                .iter()
+                .map(|&p| p as usize)
+                .filter(|&p| p < n_processes)
+                .collect(),
+            None => (0..n_processes).collect(),
+        };
+        let mut rows = Vec::with_capacity(order.len() + groups.len());
+        let mut spans = Vec::with_capacity(rows.capacity());
+        let mut row_of_process = vec![HIDDEN; n_processes];
+        let mut current: Option<(usize, usize)> = None; // (group, header row)
+        for (k, &p) in order.iter().enumerate() {
+            if row_of_process[p] != HIDDEN {
+                continue;
             }
-        }
-        for (g, group) in groups.iter().enumerate() {
-            let header = rows.len() as u32;
-            rows.push(Row::Group(g));
-            let members = group.first.min(n_processes)..group.end.min(n_processes);
-            for (p, row) in members.clone().zip(&mut row_of_process[members]) {
-                if collapsed[g] {
-                    *row = header;
-                } else {
-                    *row = rows.len() as u32;
+            let k = k as u32;
+            let group = group_of(groups, p);
+            if let Some(g) = group
+                && current.map(|c| c.0) != Some(g)
+            {
+                current = Some((g, rows.len()));
+                rows.push(Row::Group(g));
+                spans.push((k, k));
+            }
+            match current.filter(|&(g, _)| Some(g) == group && folded[g]) {
+                Some((_, header)) => {
+                    row_of_process[p] = header as u32;
+                    spans[header].1 = k + 1;
+                }
+                None => {
+                    row_of_process[p] = rows.len() as u32;
                     rows.push(Row::Process(p));
+                    spans.push((k, k + 1));
                 }
             }
         }
         Rows {
             rows,
+            order,
+            spans,
             row_of_process,
-            collapsed,
+            collapsed: folded,
         }
     }
 
-    /// Every process in its own row, groups expanded.
+    /// Every process in its own row, groups open.
     pub fn expanded(n_processes: usize, groups: &[Group]) -> Rows {
-        Rows::new(n_processes, groups, &[])
+        Rows::new(n_processes, groups, None, &[])
     }
 
     /// How many rows there are.
@@ -120,60 +154,46 @@ impl Rows {
         self.rows.len()
     }
 
-    /// The row of process `p`.
-    pub fn row_of(&self, p: usize) -> usize {
-        self.row_of_process.get(p).map_or(0, |&r| r as usize)
+    /// The row of process `p`, if it is shown.
+    pub fn row_of(&self, p: usize) -> Option<usize> {
+        self.row_of_process
+            .get(p)
+            .filter(|&&r| r != HIDDEN)
+            .map(|&r| r as usize)
     }
 
-    /// The processes row `row` stands for: a process's own, a collapsed group's members (an
-    /// expanded group's header stands for none: its processes have their own rows).
-    pub fn processes(&self, row: usize, groups: &[Group]) -> Option<(usize, usize)> {
-        match *self.rows.get(row)? {
-            Row::Process(p) => Some((p, p)),
-            Row::Group(g) => {
-                let group = groups.get(g)?;
-                (*self.collapsed.get(g)? && !group.is_empty()).then(|| (group.first, group.end - 1))
-            }
-        }
+    /// The processes row `row` stands for: a process's own, a folded group's members (an open
+    /// group's header stands for none: its processes have their own rows).
+    pub fn processes(&self, row: usize) -> &[usize] {
+        self.spans
+            .get(row)
+            .and_then(|&(a, b)| self.order.get(a as usize..b as usize))
+            .unwrap_or(&[])
     }
 
-    /// The processes of rows `first..=last`, as one range (the rows keep process order).
-    pub fn process_range(
-        &self,
-        first: usize,
-        last: usize,
-        groups: &[Group],
-    ) -> Option<(usize, usize)> {
-        let lo = (first..=last).find_map(|r| self.processes(r, groups))?.0;
-        let hi = (first..=last)
-            .rev()
-            .find_map(|r| self.processes(r, groups))?
-            .1;
-        Some((lo, hi))
+    /// The processes of rows `first..=last`, ascending.
+    pub fn processes_in(&self, first: usize, last: usize) -> Vec<u32> {
+        let mut all: Vec<u32> = (first..=last)
+            .flat_map(|r| self.processes(r).iter().map(|&p| p as u32))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// The first and last rows of `processes`, when any is shown.
+    pub fn rows_of(&self, processes: &[u32]) -> Option<(usize, usize)> {
+        let rows = processes.iter().filter_map(|&p| self.row_of(p as usize));
+        let (lo, hi) = rows.fold((usize::MAX, 0), |(lo, hi), r| (lo.min(r), hi.max(r)));
+        (lo <= hi).then_some((lo, hi))
     }
 
     /// The processes drawn in row `row`: one for a process row, up to [`MAX_STRIPS`] evenly
-    /// spaced members for a collapsed group (each drawn as a strip), none for an expanded
-    /// group's header.
-    pub fn drawn(&self, row: usize, groups: &[Group]) -> Vec<usize> {
-        match self.processes(row, groups) {
-            None => Vec::new(),
-            Some((p, q)) if p == q => vec![p],
-            Some((first, last)) => {
-                let n = last - first + 1;
-                let step = n.div_ceil(MAX_STRIPS);
-                (first..=last).step_by(step).collect()
-            }
-        }
-    }
-
-    /// Collapses or expands group `g`.
-    pub fn toggled(&self, n_processes: usize, groups: &[Group], g: usize) -> Rows {
-        let mut collapsed = self.collapsed.clone();
-        if let Some(c) = collapsed.get_mut(g) {
-            *c = !*c;
-        }
-        Rows::new(n_processes, groups, &collapsed)
+    /// spaced members for a folded group (each drawn as a strip), none for an open header.
+    pub fn drawn(&self, row: usize) -> Vec<usize> {
+        let members = self.processes(row);
+        let step = members.len().div_ceil(MAX_STRIPS).max(1);
+        members.iter().copied().step_by(step).collect()
     }
 }
 
@@ -211,22 +231,41 @@ mod tests {
             rows.rows,
             [G(0), P(0), P(1), P(2), G(1), P(3), G(2), P(4), P(5)]
         );
-        assert_eq!(rows.row_of_process, [1, 2, 3, 5, 7, 8]);
-        assert_eq!(rows.processes(0, &g), None, "an open header is no process");
-        assert_eq!(rows.process_range(0, 5, &g), Some((0, 3)));
+        let row_of: Vec<Option<usize>> = (0..6).map(|p| rows.row_of(p)).collect();
+        assert_eq!(row_of, [1, 2, 3, 5, 7, 8].map(Some));
+        assert!(rows.processes(0).is_empty(), "an open header is no process");
+        assert_eq!(rows.processes_in(0, 5), [0, 1, 2, 3]);
     }
 
     #[test]
     fn a_collapsed_group_is_one_row_for_all_its_processes() {
         let g = groups();
-        let rows = Rows::expanded(6, &g).toggled(6, &g, 0);
+        let rows = Rows::new(6, &g, None, &[0]);
         use Row::{Group as G, Process as P};
         assert_eq!(rows.rows, [G(0), G(1), P(3), G(2), P(4), P(5)]);
-        assert_eq!(rows.row_of_process, [0, 0, 0, 2, 4, 5]);
-        assert_eq!(rows.processes(0, &g), Some((0, 2)));
-        assert_eq!(rows.drawn(0, &g), [0, 1, 2]);
-        assert_eq!(rows.process_range(0, 2, &g), Some((0, 3)));
-        assert_eq!(rows.toggled(6, &g, 0), Rows::expanded(6, &g));
+        let row_of: Vec<Option<usize>> = (0..6).map(|p| rows.row_of(p)).collect();
+        assert_eq!(row_of, [0, 0, 0, 2, 4, 5].map(Some));
+        assert_eq!(rows.processes(0), [0, 1, 2]);
+        assert_eq!(rows.drawn(0), [0, 1, 2]);
+        assert_eq!(rows.processes_in(0, 2), [0, 1, 2, 3]);
+        assert_eq!(rows.rows_of(&[3, 1]), Some((0, 2)));
+    }
+
+    #[test]
+    fn a_process_subset_keeps_its_order_under_its_nodes_headers() {
+        let g = groups();
+        // 4 (node c), then 1 and 0 (node a), then 5 (node c again): a header per run.
+        let rows = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[]);
+        use Row::{Group as G, Process as P};
+        assert_eq!(rows.rows, [G(2), P(4), G(0), P(1), P(0), G(2), P(5)]);
+        assert_eq!(rows.row_of(3), None, "process 3 is hidden");
+        assert_eq!(rows.row_of(0), Some(4));
+        // Folding node a folds only its run.
+        let folded = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[0]);
+        assert_eq!(folded.rows, [G(2), P(4), G(0), G(2), P(5)]);
+        assert_eq!(folded.processes(2), [1, 0]);
+        assert_eq!(folded.rows_of(&[0, 5]), Some((2, 4)));
+        assert_eq!(folded.rows_of(&[3]), None);
     }
 
     #[test]
@@ -236,9 +275,9 @@ mod tests {
             first: 0,
             end: 100,
         }];
-        let rows = Rows::new(100, &g, &[true]);
+        let rows = Rows::new(100, &g, None, &[0]);
         assert_eq!(rows.n_rows(), 1);
-        let drawn = rows.drawn(0, &g);
+        let drawn = rows.drawn(0);
         assert!(drawn.len() <= MAX_STRIPS && drawn.len() >= MAX_STRIPS - 1);
         assert_eq!(drawn.first(), Some(&0));
     }

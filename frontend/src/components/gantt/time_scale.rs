@@ -49,7 +49,7 @@ impl TimeScale {
     }
 
     /// Ticks per CSS pixel.
-    pub fn ticks_per_px(&self) -> f64 {
+    fn ticks_per_px(&self) -> f64 {
         self.ticks_per_px
     }
 
@@ -76,40 +76,20 @@ impl TimeScale {
         self.start_tick + x * self.ticks_per_px
     }
 
+    /// The width in pixels of a span of `ticks`.
+    pub fn span_to_px(&self, ticks: f64) -> f64 {
+        ticks / self.ticks_per_px
+    }
+
+    /// The span in (fractional) ticks of `px` pixels.
+    pub fn px_to_span(&self, px: f64) -> f64 {
+        px * self.ticks_per_px
+    }
+
     /// The trace time at an x position (rounded to the nearest tick), or `None` before tick 0.
     pub fn px_to_time(&self, x: f64) -> Option<Time> {
         let tick = self.px_to_tick(x).round();
         (tick >= 0.0 && tick <= u64::MAX as f64).then_some(Time(tick as u64))
-    }
-
-    /// Zooms by `factor` (> 1 zooms out) keeping the time under `anchor_px` where it is.
-    pub fn zoomed(&self, factor: f64, anchor_px: f64) -> TimeScale {
-        let anchor_tick = self.px_to_tick(anchor_px);
-        let factor = if factor.is_finite() && factor > 0.0 {
-            factor
-        } else {
-            1.0
-        };
-        let ticks_per_px = (self.ticks_per_px * factor).clamp(MIN_TICKS_PER_PX, MAX_TICKS_PER_PX);
-        TimeScale::new(
-            anchor_tick - anchor_px * ticks_per_px,
-            ticks_per_px,
-            self.width_px,
-        )
-    }
-
-    /// Moves the window so the content moves `dx_px` to the right.
-    pub fn panned(&self, dx_px: f64) -> TimeScale {
-        TimeScale::new(
-            self.start_tick - dx_px * self.ticks_per_px,
-            self.ticks_per_px,
-            self.width_px,
-        )
-    }
-
-    /// The same scale on a plot of another width (the left edge stays).
-    pub fn resized(&self, width_px: f64) -> TimeScale {
-        TimeScale::new(self.start_tick, self.ticks_per_px, width_px)
     }
 }
 
@@ -152,9 +132,7 @@ mod tests {
 
     #[test]
     fn time_to_px_and_back_round_trips() {
-        let scale = TimeScale::fit(Time(1_000), Time(1_000_000_000), 1234.0)
-            .zoomed(0.37, 400.0)
-            .panned(-55.5);
+        let scale = TimeScale::fit(Time(1_337), Time(370_000_000), 1234.0);
         for t in [1_000u64, 5_555, 123_456_789, 999_999_999] {
             let x = scale.time_to_px(Time(t));
             assert_eq!(scale.px_to_time(x), Some(Time(t)), "{t}");
@@ -162,21 +140,10 @@ mod tests {
     }
 
     #[test]
-    fn zoom_keeps_the_time_under_the_cursor() {
-        let scale = TimeScale::fit(Time(0), Time(69), 690.0);
-        let before = scale.px_to_tick(250.0);
-        for factor in [0.5, 0.1, 3.0] {
-            let zoomed = scale.zoomed(factor, 250.0);
-            assert!((zoomed.px_to_tick(250.0) - before).abs() < 1e-9);
-            assert!((zoomed.ticks_per_px() - scale.ticks_per_px() * factor).abs() < 1e-12);
-        }
-    }
-
-    #[test]
-    fn pan_moves_content_by_the_drag() {
-        let scale = TimeScale::fit(Time(0), Time(100), 100.0);
-        let panned = scale.panned(30.0);
-        assert!((panned.time_to_px(Time(50)) - 80.0).abs() < 1e-9);
+    fn spans_convert_both_ways_at_the_scale() {
+        let scale = TimeScale::fit(Time(100), Time(300), 400.0);
+        assert_eq!(scale.span_to_px(50.0), 100.0);
+        assert_eq!(scale.px_to_span(100.0), 50.0);
     }
 
     #[test]
@@ -184,8 +151,8 @@ mod tests {
         let scale = TimeScale::fit(Time(5), Time(5), 0.0);
         assert_eq!(scale.window(), (5.0, 6.0));
         assert!(scale.ticks_per_px() > 0.0);
-        let zoomed = scale.zoomed(f64::NAN, 0.0).zoomed(1e-30, 0.0);
-        assert!(zoomed.ticks_per_px() >= MIN_TICKS_PER_PX);
+        let tiny = TimeScale::fit(Time(0), Time(1), 1e30);
+        assert!(tiny.ticks_per_px() >= MIN_TICKS_PER_PX);
         assert_eq!(scale.px_to_time(-10.0), None);
     }
 

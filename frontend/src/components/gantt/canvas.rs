@@ -1,0 +1,256 @@
+//! The canvas and its frame loop: one paint per animation frame whatever changed, the
+//! vertical scrollbar that follows the workspace's scroll, and the viewport requests a frame
+//! of a server-drawn run wanted.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast as _;
+use web_sys::CanvasRenderingContext2d;
+
+use super::chart::Chart;
+use super::input;
+use super::paint;
+use super::panels;
+use super::remote::Views;
+use super::scene::context::Scene;
+use super::scene::selection::{Marks, RangeMark};
+use super::scene::{Overlays, layout};
+use crate::api;
+use crate::workspace::Command;
+use shared::view::state::Overlay;
+
+/// The page's clock in milliseconds (`performance.now()`).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Appends a frame's layout-and-paint time to `window.__tracescopeFrameTimes` when a
+/// measurement (the frame-time benchmark) has put an array there; otherwise does nothing.
+fn record_frame_time(ms: f64) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(times) = js_sys::Reflect::get(&window, &"__tracescopeFrameTimes".into()) else {
+        return;
+    };
+    if let Ok(times) = times.dyn_into::<js_sys::Array>() {
+        times.push(&ms.into());
+    }
+}
+
+/// What the workspace asks to draw over the bars, as the scene takes it.
+fn overlays(chart: &Chart) -> Overlays {
+    let rows = chart.rows.get_untracked();
+    let dragging = chart.local.dragging.get_untracked();
+    chart.store.with_untracked(|ws| {
+        let range = dragging.or_else(|| {
+            let range = ws.range.as_ref()?;
+            let (first_row, last_row) = rows.rows_of(&range.processes)?;
+            Some(RangeMark {
+                start: range.start as f64,
+                end: range.end as f64,
+                first_row,
+                last_row,
+            })
+        });
+        let index = |e: Option<u64>| e.and_then(|e| usize::try_from(e).ok());
+        Overlays {
+            path: chart.shown_path().map(|p| p.bars).unwrap_or_default(),
+            waits: if ws.has_overlay(Overlay::WaitStates) {
+                chart.waits.get_untracked().to_vec()
+            } else {
+                Vec::new()
+            },
+            marks: Marks {
+                range,
+                selected: index(ws.selected_event()),
+                hovered: index(ws.hovered),
+                replay: ws.replay,
+            },
+            region: ws.region_filter(),
+            hide_messages: ws.hides_messages(),
+        }
+    })
+}
+
+/// Paints one frame now.
+fn paint_now(chart: &Chart) {
+    let Some(canvas) = chart.canvas.get_untracked() else {
+        return;
+    };
+    let began = now_ms();
+    let g = chart.geometry();
+    let scale = chart.scale(&g);
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    canvas.set_width((g.width * dpr).round() as u32);
+    canvas.set_height((g.height * dpr).round() as u32);
+    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+        return;
+    };
+    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let rows = chart.rows.get_untracked();
+    let overlays = overlays(chart);
+    let draw = |views: &dyn Views| {
+        let scene = Scene::new(&chart.model, &rows, views, &scale, &g);
+        paint::paint(&ctx, g.width, g.height, &layout(&scene, &overlays));
+    };
+    match chart.remote {
+        Some(remote) => remote.with_value(|r| draw(r)),
+        None => draw(&chart.model.index),
+    }
+    fetch_wanted(chart);
+    record_frame_time(now_ms() - began);
+    chart.local.paint_count.update(|n| *n += 1);
+}
+
+/// Asks the server for the viewports the last frame wanted; each answer repaints.
+fn fetch_wanted(chart: &Chart) {
+    let (Some(remote), Some(id)) = (chart.remote, chart.run_id.clone()) else {
+        return;
+    };
+    let in_flight = chart.local.in_flight;
+    for request in remote.with_value(|r| r.take_wanted()) {
+        let key = (
+            request.start,
+            request.end,
+            request.first_row,
+            request.last_row,
+            request.width_px,
+        );
+        let mut fresh = false;
+        in_flight.update_value(|set| fresh = set.insert(key));
+        if !fresh {
+            continue;
+        }
+        let id = id.clone();
+        let (answers, error) = (chart.local.answers, chart.local.error);
+        leptos::task::spawn_local(async move {
+            let answer = api::get_viewport(&id, &request).await;
+            in_flight.update_value(|set| {
+                set.remove(&key);
+            });
+            match answer {
+                Ok(view) => {
+                    remote.with_value(|r| r.insert(&request, view));
+                    answers.update(|n| *n += 1);
+                }
+                Err(message) => error.set(Some(message)),
+            }
+        });
+    }
+}
+
+/// One paint per animation frame, whatever changed; a resize repaints too.
+pub fn schedule_paints(chart: &Chart) {
+    let resized = RwSignal::new(0u32);
+    Effect::new({
+        let chart = chart.clone();
+        move |_| {
+            chart.store.track();
+            chart.rows.track();
+            chart.paths.track();
+            chart.waits.track();
+            chart.local.answers.track();
+            chart.local.dragging.track();
+            resized.track();
+            if chart.canvas.get().is_none() || chart.local.frame_pending.get_value() {
+                return;
+            }
+            chart.local.frame_pending.set_value(true);
+            let chart = chart.clone();
+            request_animation_frame(move || {
+                chart.local.frame_pending.set_value(false);
+                paint_now(&chart);
+            });
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        resized.update(|n| *n += 1);
+    });
+    on_cleanup(move || resize.remove());
+}
+
+/// The canvas, its scrollbar, the pop-up and the help, with the attributes the tests read.
+pub fn stage(chart: &Chart) -> impl IntoView + use<> {
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let (store, rows, height) = (chart.store, chart.rows, chart.height);
+    let row_height = super::scene::geometry::Geometry::new(0.0, 0.0).row_height;
+    let max_top = {
+        let chart = chart.clone();
+        move || chart.max_top_row(rows.with(|r| r.n_rows()))
+    };
+    let scroll_px = {
+        let max_top = max_top.clone();
+        move || f64::from(store.with(|ws| ws.top_row).min(max_top())) * row_height
+    };
+    // The scrollbar follows the rows however they were scrolled (drag, wheel, a link).
+    Effect::new({
+        let scroll_px = scroll_px.clone();
+        move |_| {
+            let y = scroll_px();
+            if let Some(el) = scroller.get()
+                && (f64::from(el.scroll_top()) - y).abs() >= 1.0
+            {
+                el.set_scroll_top(y.round() as i32);
+            }
+        }
+    });
+    let paths = chart.paths;
+    let paint_count = chart.local.paint_count;
+    let path_segments = {
+        let chart = chart.clone();
+        move || {
+            store.track();
+            paths.track();
+            chart.shown_path().map(|p| p.bars.len().to_string())
+        }
+    };
+    let (max_top_style, max_top_height) = (max_top.clone(), max_top.clone());
+    view! {
+        <div class="gantt-stage">
+            <canvas
+                node_ref=chart.canvas
+                class="gantt-canvas"
+                style=format!("height: {height}px")
+                data-testid="gantt-canvas"
+                data-paint-count=move || paint_count.get().to_string()
+                data-rows=move || rows.with(|r| r.n_rows()).to_string()
+                data-scroll=move || scroll_px().round().to_string()
+                data-window=move || store.with(|ws| format!("{}-{}", ws.window.0, ws.window.1))
+                data-path-segments=path_segments
+                on:wheel=input::on_wheel(chart)
+                on:pointerdown=input::on_pointer_down(chart)
+                on:pointermove=input::on_pointer_move(chart)
+                on:pointerup=input::on_pointer_up(chart)
+                on:pointercancel=input::on_pointer_cancel(chart)
+                on:pointerleave=move |_| store.dispatch(Command::Hover(None))
+            ></canvas>
+            <div
+                node_ref=scroller
+                class="gantt-vscroll"
+                data-testid="gantt-scrollbar"
+                style=move || format!(
+                    "height: {height}px; visibility: {}",
+                    if max_top_style() > 0 { "visible" } else { "hidden" }
+                )
+                on:scroll=move |_| {
+                    if let Some(el) = scroller.get_untracked() {
+                        let row = (f64::from(el.scroll_top()) / row_height).round() as u32;
+                        store.dispatch(Command::ScrollTo(row.min(max_top())));
+                    }
+                }
+            >
+                <div style=move || {
+                    rows.track();
+                    format!("height: {}px", height + f64::from(max_top_height()) * row_height)
+                }></div>
+            </div>
+            {panels::popup(chart)}
+            {panels::help(chart)}
+        </div>
+    }
+}

@@ -1,0 +1,146 @@
+//! The chart's model of a trace, built once per run: row labels, node groups, region bars,
+//! the level-of-detail index, and each event's time, kind and partner.
+
+use shared::Trace;
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::graph::states::State;
+use shared::model::EventKind;
+use shared::model::time::{Clock, Time};
+use shared::view::viewport::ViewportIndex;
+
+use super::regions::RegionBars;
+use super::rows::{Group, Rows, groups_of};
+
+/// The partner of an event that has none.
+pub const NO_PARTNER: u32 = u32::MAX;
+
+/// What the chart shows, computed once per trace: row labels and the level-of-detail index
+/// (`shared::view::viewport`, the same code the server's viewport API runs), so a frame costs the
+/// pixels it draws, not the events in the trace.
+#[derive(Debug, Clone)]
+pub struct GanttModel {
+    /// One label per process: its name and node.
+    pub rows: Vec<String>,
+    /// Each process's name.
+    pub names: Vec<String>,
+    /// The processes grouped by node (none when each node holds one process).
+    pub groups: Vec<Group>,
+    /// Each process's regions, by nesting depth.
+    pub regions: RegionBars,
+    /// Each region's name.
+    pub region_names: Vec<String>,
+    /// State spans and messages, ready for any window.
+    pub index: ViewportIndex,
+    /// Events of row `r` are `row_events[r]..row_events[r + 1]`, in time order.
+    pub row_events: Vec<usize>,
+    /// Each event's time.
+    pub event_time: Vec<u64>,
+    /// Each event's kind.
+    pub event_kind: Vec<EventKind>,
+    /// Whether each event is a send or arrival that found no partner.
+    pub unmatched: Vec<bool>,
+    /// Each message event's partner (a send's arrival, an arrival's send), or [`NO_PARTNER`].
+    pub partner: Vec<u32>,
+    /// The first and last event times.
+    pub bounds: (Time, Time),
+    /// The trace's clock, for axis labels.
+    pub clock: Clock,
+}
+
+impl GanttModel {
+    /// Builds the chart's model of a trace.
+    pub fn new(trace: &Trace) -> GanttModel {
+        let rows = trace
+            .processes
+            .iter()
+            .map(|p| match trace.nodes.get(p.node.index()) {
+                Some(node) => format!("{} @ {}", p.name, node.name),
+                None => p.name.clone(),
+            })
+            .collect();
+        let pairing = pair_messages(trace);
+        let graph = ExecutionGraph::new(trace, &pairing);
+        let e = &trace.events;
+        let mut row_events = Vec::with_capacity(trace.processes.len() + 1);
+        for p in trace.process_ids() {
+            row_events.push(trace.process_events(p).start);
+        }
+        row_events.push(e.len());
+        let mut unmatched = vec![false; e.len()];
+        for v in pairing
+            .unmatched_sends
+            .iter()
+            .chain(&pairing.unmatched_arrivals)
+        {
+            if let Some(u) = unmatched.get_mut(v.index()) {
+                *u = true;
+            }
+        }
+        let mut partner = vec![NO_PARTNER; e.len()];
+        for m in &pairing.messages {
+            let (send, arrival) = (m.send.index(), m.arrival.index());
+            if let (Some(a), Some(b)) = (u32::try_from(arrival).ok(), u32::try_from(send).ok()) {
+                partner[send] = a;
+                partner[arrival] = b;
+            }
+        }
+        GanttModel {
+            rows,
+            names: trace.processes.iter().map(|p| p.name.clone()).collect(),
+            groups: groups_of(trace),
+            regions: RegionBars::new(trace),
+            region_names: trace.regions.iter().map(|r| r.name.clone()).collect(),
+            index: ViewportIndex::new(trace, &pairing, &graph),
+            row_events,
+            event_time: e.time().iter().map(|t| t.0).collect(),
+            event_kind: e.kind().to_vec(),
+            unmatched,
+            partner,
+            bounds: trace.time_bounds().unwrap_or_default(),
+            clock: trace.clock,
+        }
+    }
+
+    /// The partner of message event `event` (a send's arrival, an arrival's send).
+    pub fn partner_of(&self, event: usize) -> Option<usize> {
+        self.partner
+            .get(event)
+            .filter(|&&p| p != NO_PARTNER)
+            .map(|&p| p as usize)
+    }
+
+    /// The blocked span a receive call starts or an arrival ends, if any.
+    pub fn blocked_around(&self, event: usize) -> Option<(u64, u64)> {
+        let row = u32::try_from(self.row_of_event(event)?).ok()?;
+        let time = *self.event_time.get(event)?;
+        match self.event_kind.get(event)? {
+            EventKind::RecvCall | EventKind::RecvPost => match self.index.span_at(row, time)? {
+                (start, end, State::Blocked) if start == time => Some((start, end)),
+                _ => None,
+            },
+            EventKind::MsgArr => match self.index.span_at(row, time.checked_sub(1)?)? {
+                (start, end, State::Blocked) if end == time => Some((start, end)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The row (process) of event `event`.
+    pub fn row_of_event(&self, event: usize) -> Option<usize> {
+        let row = self.row_events.partition_point(|&start| start <= event);
+        (row >= 1 && event < self.event_time.len()).then(|| row - 1)
+    }
+
+    /// Every process in its own row.
+    pub fn expanded(&self) -> Rows {
+        Rows::expanded(self.rows.len(), &self.groups)
+    }
+
+    /// A scale that shows the whole trace across `plot_width` pixels.
+    #[cfg(test)]
+    pub fn fit(&self, plot_width: f64) -> super::time_scale::TimeScale {
+        super::time_scale::TimeScale::fit(self.bounds.0, self.bounds.1, plot_width)
+    }
+}

@@ -1,0 +1,468 @@
+//! What surrounds the canvas: the toolbar (fit, overlays, filters, the process picker), the
+//! pop-up of the selection, the help, the legends, the WCPA phase table and the selected
+//! range's statistics. Each reads the workspace and changes it only by commands.
+
+use leptos::prelude::*;
+use shared::view::state::{Filter, Overlay, Panel, PathName, Selection};
+
+use super::chart::{Chart, RangeStats};
+use super::details;
+use super::input;
+use super::keys;
+use super::scene::draw::{bytes_text, colors, name_color};
+use super::scene::icons;
+use crate::workspace::Command;
+
+/// The most processes the picker lists.
+const PICKER_PROCESSES: usize = 2_000;
+
+/// At most this many regions are named in the legend.
+const LEGEND_REGIONS: usize = 16;
+
+/// A toggle button of an overlay.
+fn overlay_button(
+    chart: &Chart,
+    overlay: Overlay,
+    label: &'static str,
+    testid: &'static str,
+    title: &'static str,
+) -> impl IntoView + use<> {
+    let store = chart.store;
+    let (remote, data, bounds) = (
+        chart.remote.is_some(),
+        chart.data,
+        store.with_untracked(|ws| ws.bounds),
+    );
+    view! {
+        <button
+            data-testid=testid
+            disabled=remote
+            title=title
+            aria-pressed=move || store.with(|ws| ws.has_overlay(overlay)).to_string()
+            on:click=move |_| {
+                match overlay {
+                    Overlay::WaitStates => data.load_waits(bounds),
+                    Overlay::CriticalPath | Overlay::Wcpa => data.load_report(),
+                }
+                store.dispatch(Command::ToggleOverlay(overlay));
+            }
+        >{label}</button>
+    }
+}
+
+/// The toolbar: fit, the overlays, the filters, the processes, the help, and the readouts.
+pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
+    let store = chart.store;
+    let (trace, error, cursor) = (chart.trace.clone(), chart.local.error, chart.local.cursor);
+    let n = chart.model.rows.len();
+    let shown = move || store.with(|ws| ws.processes.as_ref().map_or(n, Vec::len));
+    view! {
+        <div class="gantt-toolbar">
+            <button on:click=move |_| store.dispatch(Command::Fit) title="Fit the selected range, or the whole trace (F)">"Fit"</button>
+            {overlay_button(chart, Overlay::CriticalPath, "Critical path", "toggle-critical-path", "Highlight the critical path")}
+            {overlay_button(chart, Overlay::Wcpa, "WCPA", "toggle-wcpa", "Highlight the weighted critical path in its phases' colours")}
+            {overlay_button(chart, Overlay::WaitStates, "Wait states", "toggle-waits", "Mark where processes lost time waiting (Late Sender, Late Receiver, collectives)")}
+            {region_filter(chart)}
+            <button
+                data-testid="toggle-messages"
+                aria-pressed=move || store.with(|ws| !ws.hides_messages()).to_string()
+                title="Show or hide the message arrows"
+                on:click=move |_| store.dispatch(Command::ToggleFilter(Filter::HideMessages))
+            >"Messages"</button>
+            <button
+                data-testid="toggle-processes"
+                aria-pressed=move || store.with(|ws| ws.has_panel(Panel::Processes)).to_string()
+                title="Choose which processes have rows"
+                on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Processes))
+            >{move || format!("Processes ({}/{n})", shown())}</button>
+            <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
+            {chart.remote.is_some().then(|| view! {
+                <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
+                    "drawn by the server"
+                </span>
+            })}
+            <span class="readout" data-testid="window-readout">
+                {move || details::window_text(&trace, store.with(|ws| ws.window))}
+            </span>
+            <span class="readout" data-testid="cursor-readout">{move || cursor.get()}</span>
+            {move || error.get().map(|m| view! { <span class="error" role="alert">{m}</span> })}
+        </div>
+        {process_picker(chart)}
+    }
+}
+
+/// The region filter: all regions in colour, or one.
+fn region_filter(chart: &Chart) -> Option<impl IntoView + use<>> {
+    let names = chart.model.region_names.clone();
+    if names.is_empty() {
+        return None;
+    }
+    let store = chart.store;
+    let selected = move || {
+        store.with(|ws| {
+            ws.region_filter()
+                .map_or_else(String::new, |id| id.to_string())
+        })
+    };
+    Some(view! {
+        <label class="filter">
+            "Regions "
+            <select
+                data-testid="region-filter"
+                prop:value=selected
+                on:change=move |ev| {
+                    let id = event_target_value(&ev).parse::<u32>().ok();
+                    store.dispatch(Command::FilterRegion(id));
+                }
+            >
+                <option value="">"all"</option>
+                {names.into_iter().enumerate().map(|(id, name)| view! {
+                    <option value=id.to_string()>{name}</option>
+                }).collect_view()}
+            </select>
+        </label>
+    })
+}
+
+/// The process picker: a box per process (the first [`PICKER_PROCESSES`]), all or none.
+fn process_picker(chart: &Chart) -> impl IntoView + use<> {
+    let store = chart.store;
+    let labels: Vec<(u32, String)> = chart
+        .model
+        .rows
+        .iter()
+        .take(PICKER_PROCESSES)
+        .enumerate()
+        .map(|(p, label)| (p as u32, label.clone()))
+        .collect();
+    let more = chart.model.rows.len().saturating_sub(PICKER_PROCESSES);
+    move || {
+        store.with(|ws| ws.has_panel(Panel::Processes)).then(|| {
+            let boxes = labels
+                .iter()
+                .map(|(p, label)| {
+                    let p = *p;
+                    view! {
+                        <label class="process-choice">
+                            <input
+                                type="checkbox"
+                                data-process=p.to_string()
+                                prop:checked=move || store.with(|ws| ws.shows_process(p))
+                                on:change=move |_| store.dispatch(Command::ToggleProcess(p))
+                            />
+                            {label.clone()}
+                        </label>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="process-picker" data-testid="process-picker">
+                    <button on:click=move |_| store.dispatch(Command::ShowProcesses(None))>"Show all"</button>
+                    {(more > 0).then(|| view! { <span class="hint">{format!("(the first {PICKER_PROCESSES}; {more} more not listed)")}</span> })}
+                    <div class="process-list">{boxes}</div>
+                </div>
+            }
+        })
+    }
+}
+
+/// The help: every shortcut.
+pub fn help(chart: &Chart) -> impl IntoView + use<> {
+    let store = chart.store;
+    move || {
+        store.with(|ws| ws.has_panel(Panel::Help)).then(|| {
+            view! {
+                <div class="gantt-help" data-testid="help" role="dialog">
+                    <h2>"Shortcuts"</h2>
+                    <table>
+                        {keys::SHORTCUTS.iter().map(|(k, what)| view! {
+                            <tr><th>{*k}</th><td>{*what}</td></tr>
+                        }).collect_view()}
+                    </table>
+                </div>
+            }
+        })
+    }
+}
+
+/// Where the selection's pop-up points (canvas coordinates), if it is in view.
+fn popup_anchor(chart: &Chart, selection: Selection) -> Option<(f64, f64)> {
+    chart.with_scene(|s| match selection {
+        Selection::Event { index } => icons::position(s, index as usize),
+        Selection::PathSegment { path, index } => {
+            let paths = chart.paths.get_untracked()?;
+            let bar = paths.get(path).bars.get(index as usize).copied()?;
+            Some((s.x_of(bar.start / 2 + bar.end / 2), s.row_center(bar.to)?))
+        }
+        Selection::Bar { process, tick, .. } => {
+            Some((s.x_of(tick), s.row_center(process as usize)?))
+        }
+    })
+}
+
+/// The lines of a selected path segment or bar (`None` while there is nothing to say).
+fn selection_lines(chart: &Chart, selection: Selection) -> Option<Vec<String>> {
+    let (model, trace) = (&chart.model, &chart.trace);
+    match selection {
+        Selection::Event { .. } => None,
+        Selection::PathSegment { path, index } => {
+            let paths = chart.paths.get()?;
+            let p = paths.get(path);
+            let segment = p.segments.get(index as usize)?;
+            Some(details::segment_lines(trace, p.name, segment, p.length))
+        }
+        Selection::Bar {
+            process,
+            tick,
+            depth: Some(d),
+        } => {
+            let p = process as usize;
+            let bar = model.regions.at(p, d as usize, tick)?;
+            Some(details::region_lines(
+                trace,
+                p,
+                d as usize,
+                (bar.start, bar.end, bar.region),
+            ))
+        }
+        Selection::Bar {
+            process,
+            tick,
+            depth: None,
+        } => Some(details::span_lines(
+            trace,
+            process as usize,
+            model.index.span_at(process, tick)?,
+        )),
+    }
+}
+
+/// The selection's pop-up, next to what is selected; it follows it as the view moves and
+/// hides while it is out of view.
+pub fn popup(chart: &Chart) -> impl IntoView + use<> {
+    let chart = chart.clone();
+    let store = chart.store;
+    let selected = Memo::new(move |_| store.with(|ws| ws.selected));
+    move || {
+        let selection = selected.get()?;
+        let style = {
+            let chart = chart.clone();
+            move || {
+                store.track();
+                chart.rows.track();
+                match popup_anchor(&chart, selection) {
+                    Some((x, y)) => format!("left: {}px; top: {}px", x + 12.0, y + 12.0),
+                    None => "display: none".to_owned(),
+                }
+            }
+        };
+        let body = match selection {
+            Selection::Event { index } => event_popup(&chart, index as usize).into_any(),
+            _ => {
+                let chart = chart.clone();
+                (move || {
+                    selection_lines(&chart, selection)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|line| view! { <div>{line}</div> })
+                        .collect_view()
+                })
+                .into_any()
+            }
+        };
+        Some(view! {
+            <div class="gantt-popup" data-testid="popup" role="dialog" style=style>
+                <button class="close" on:click=move |_| store.dispatch(Command::Select(None)) aria-label="Close">"×"</button>
+                {body}
+            </div>
+        })
+    }
+}
+
+/// An event's pop-up: its facts and partner at once, its share of the paths and its wait
+/// states as they arrive from the server, and a button that shows its partner.
+fn event_popup(chart: &Chart, event: usize) -> impl IntoView + use<> {
+    let (trace, model) = (chart.trace.clone(), chart.model.clone());
+    let (paths, event_waits) = (chart.paths, chart.local.event_waits);
+    let partner = model.partner_of(event);
+    let lines = move || {
+        let mut lines = details::event_lines(&trace, event, partner, model.blocked_around(event));
+        if let Some(paths) = paths.get() {
+            for path in [&paths.critical, &paths.wcpa] {
+                lines.extend(details::event_path_lines(
+                    &trace,
+                    path.name,
+                    &path.segments,
+                    path.length,
+                    event,
+                ));
+            }
+        }
+        match event_waits.get() {
+            Some((e, Ok(waits))) if e == event => {
+                lines.extend(details::event_wait_lines(&trace, &waits, event));
+            }
+            Some((e, Err(message))) if e == event => {
+                lines.push(format!("wait states: {message}"));
+            }
+            _ => {}
+        }
+        lines
+            .into_iter()
+            .map(|line| view! { <div>{line}</div> })
+            .collect_view()
+    };
+    let chart = chart.clone();
+    view! {
+        <div data-testid="event-details" data-event=event.to_string()>{lines}</div>
+        {partner.map(|p| view! {
+            <button
+                class="link"
+                data-testid="go-to-partner"
+                on:click=move |ev| {
+                    ev.stop_propagation();
+                    input::show_event(&chart, p);
+                }
+            >"Go to partner"</button>
+        })}
+    }
+}
+
+/// The chart's legend: what each colour and mark means, then the regions' colours.
+pub fn legend(chart: &Chart) -> impl IntoView + use<> {
+    let swatch = |color: &'static str, class: &'static str, text: &'static str| {
+        view! { <span class=format!("swatch {class}") style=format!("background: {color}")></span>{text} }
+    };
+    view! {
+        <div class="gantt-legend">
+            {swatch(colors::COMPUTING, "", "computing")}
+            {swatch(colors::BLOCKED, "", "blocked in receive")}
+            {swatch(colors::MESSAGE, "arrow", "message")}
+            {swatch(colors::BUNDLE, "", "bundled messages")}
+            {swatch(colors::MORE, "more", "more here")}
+            {swatch(colors::PATH, "", "critical path")}
+            {swatch(colors::WAIT, "", "wait state")}
+            <span class="icons">"◀ send · ▷ receive call · ▶ arrival"</span>
+            {swatch(colors::FAULT, "", "no partner, or arrives before it is sent")}
+        </div>
+        {region_legend(&chart.model.region_names)}
+    }
+}
+
+/// The regions' colours (stable for a name across runs), when the trace has regions.
+fn region_legend(names: &[String]) -> Option<impl IntoView + use<>> {
+    if names.is_empty() {
+        return None;
+    }
+    let more = names.len().saturating_sub(LEGEND_REGIONS);
+    let shown: Vec<String> = names.iter().take(LEGEND_REGIONS).cloned().collect();
+    Some(view! {
+        <div class="gantt-legend regions" data-testid="region-legend">
+            "regions (bars under each row, outermost first):"
+            {shown.into_iter().map(|name| view! {
+                <span class="swatch" style=format!("background: {}", name_color(&name))></span>
+                <span>{name}</span>
+            }).collect_view()}
+            {(more > 0).then(|| format!("and {more} more"))}
+        </div>
+    })
+}
+
+/// The WCPA phase table, while the WCPA overlay is shown.
+pub fn wcpa_phases(chart: &Chart) -> impl IntoView + use<> {
+    let (store, paths) = (chart.store, chart.paths);
+    move || {
+        let on = store.with(|ws| ws.has_overlay(Overlay::Wcpa));
+        let paths = paths.get().filter(|_| on)?;
+        let phases = &paths.get(PathName::Wcpa).phases;
+        Some(view! {
+            <table class="run-table wcpa-phases" data-testid="wcpa-phases">
+                <tr><th>"WCPA phase"</th><th>"weight"</th><th>"share"</th></tr>
+                {phases.iter().map(|phase| view! {
+                    <tr>
+                        <td>
+                            <span class="swatch" style=format!("background: {}", name_color(&phase.name))></span>
+                            {phase.name.clone()}
+                        </td>
+                        <td>{format!("{:.2}", phase.weight)}</td>
+                        <td>{format!("{:.1} %", 100.0 * phase.share)}</td>
+                    </tr>
+                }).collect_view()}
+            </table>
+        })
+    }
+}
+
+/// The selected range's statistics, as they arrive.
+pub fn range_stats(chart: &Chart) -> impl IntoView + use<> {
+    let (trace, stats) = (chart.trace.clone(), chart.local.range_stats);
+    move || {
+        stats.get().map(|stats| match stats {
+            Err(message) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
+            Ok(stats) => range_stats_view(&trace, &stats).into_any(),
+        })
+    }
+}
+
+/// The selected range's statistics: counts, each process's busy and blocked shares, and the
+/// communication matrix.
+fn range_stats_view(trace: &shared::Trace, stats: &RangeStats) -> impl IntoView + use<> {
+    let s = &stats.summary;
+    let name = |p: shared::model::ProcessId| {
+        trace
+            .processes
+            .get(p.index())
+            .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
+    };
+    let head = format!(
+        "{} – {}: {} processes, {} events, {} messages sent ({}), {} received",
+        details::time_text(trace, s.start),
+        details::time_text(trace, s.end),
+        s.processes,
+        s.events,
+        s.messages_sent,
+        bytes_text(s.bytes_sent),
+        s.messages_received
+    );
+    let processes = s
+        .per_process
+        .iter()
+        .map(|p| {
+            view! {
+                <tr>
+                    <td>{p.name.clone()}</td>
+                    <td>{format!("{:.1} %", 100.0 * p.busy_share)}</td>
+                    <td>{format!("{:.1} %", 100.0 * p.blocked_share)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let m = &stats.matrix;
+    let cells = (0..m.count.len())
+        .map(|k| {
+            view! {
+                <tr>
+                    <td>{name(m.from[k])}</td>
+                    <td>{name(m.to[k])}</td>
+                    <td>{m.count[k]}</td>
+                    <td>{bytes_text(m.bytes[k])}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="range-stats" data-testid="range-stats" data-messages=s.messages_sent.to_string()>
+            <h2>"Selected range"</h2>
+            <p>{head}</p>
+            <table class="run-table">
+                <tr><th>"process"</th><th>"busy"</th><th>"blocked"</th></tr>
+                {processes}
+            </table>
+            <h3>"Messages sent in the range"</h3>
+            <table class="run-table" data-testid="range-matrix">
+                <tr><th>"from"</th><th>"to"</th><th>"messages"</th><th>"bytes"</th></tr>
+                {cells}
+            </table>
+        </section>
+    }
+}

@@ -1,0 +1,149 @@
+//! The display list: what a layer asks the painter to draw, and the chart's colours.
+
+/// Colours of the chart, as CSS colours.
+pub mod colors {
+    /// Computing bars.
+    pub const COMPUTING: &str = "#2e8b57";
+    /// Blocked (waiting in a receive) bars.
+    pub const BLOCKED: &str = "#e8a33d";
+    /// Message arrows.
+    pub const MESSAGE: &str = "#1f3a93";
+    /// Text.
+    pub const TEXT: &str = "#1d2330";
+    /// Grid lines and separators.
+    pub const GRID: &str = "#d8dce3";
+    /// The label column and axis background.
+    pub const PANEL: &str = "#f3f5f8";
+    /// The "more here" mark on pixels that summarise several spans.
+    pub const MORE: &str = "#1d2330";
+    /// Bundled messages.
+    pub const BUNDLE: &str = "rgba(31, 58, 147, 0.25)";
+    /// Events that found no partner, and messages that arrive before they are sent.
+    pub const FAULT: &str = "#c2185b";
+    /// Event icons.
+    pub const ICON: &str = "#1d2330";
+    /// The critical path overlay.
+    pub const PATH: &str = "#d62728";
+    /// A node's header row.
+    pub const GROUP: &str = "#eef1f6";
+    /// The selected range.
+    pub const SELECTION: &str = "rgba(31, 58, 147, 0.12)";
+    /// The selected range's edges.
+    pub const SELECTION_EDGE: &str = "#1f3a93";
+    /// Wait states (the wait-state overlay).
+    pub const WAIT: &str = "#7b2cbf";
+    /// The ring around the selected event.
+    pub const SELECTED: &str = "#000000";
+    /// The ring around the event under the pointer.
+    pub const HOVERED: &str = "#6b7280";
+    /// The replay clock's line.
+    pub const REPLAY: &str = "#0b7285";
+    /// Region bars a filter plays down.
+    pub const FILTERED: &str = "#e3e6eb";
+}
+
+/// One thing to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DrawItem {
+    /// A filled rectangle.
+    Rect {
+        x: f64,
+        y: f64,
+        w: f64,
+        h: f64,
+        color: &'static str,
+    },
+    /// A straight line.
+    Line {
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        color: &'static str,
+        width: f64,
+    },
+    /// A line with an arrow head at its end.
+    Arrow {
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        color: &'static str,
+    },
+    /// Text whose left edge (or right edge, when `align_right`) is at x, baseline-middle at y.
+    Text {
+        x: f64,
+        y: f64,
+        text: String,
+        color: &'static str,
+        align_right: bool,
+    },
+    /// Messages bundled together: a band from `[x1a, x1b]` at `y1` to `[x2a, x2b]` at `y2`.
+    Band {
+        x1a: f64,
+        x1b: f64,
+        y1: f64,
+        x2a: f64,
+        x2b: f64,
+        y2: f64,
+        color: &'static str,
+    },
+    /// An event's icon centred at `(x, y)`.
+    Icon {
+        x: f64,
+        y: f64,
+        icon: Icon,
+        color: &'static str,
+    },
+    /// A circle's outline centred at `(x, y)`.
+    Ring {
+        x: f64,
+        y: f64,
+        r: f64,
+        color: &'static str,
+        width: f64,
+    },
+    /// Restricts the following items to a rectangle (`None` lifts it).
+    Clip(Option<(f64, f64, f64, f64)>),
+}
+
+/// The event icons of the founding thesis's Gantt charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Icon {
+    /// A send: a filled triangle pointing left.
+    Send,
+    /// A receive call: an open triangle pointing right.
+    ReceiveCall,
+    /// A message's arrival: a filled triangle pointing right.
+    Arrival,
+    /// A user probe: a vertical mark.
+    Probe,
+}
+
+/// Colours for names (regions, phases), stable for a name across runs and sessions.
+pub const NAME_PALETTE: [&str; 10] = [
+    "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f",
+    "#1f77b4", "#2ca02c",
+];
+
+/// The colour of a name: FNV-1a of its bytes picks from [`NAME_PALETTE`].
+pub fn name_color(name: &str) -> &'static str {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    NAME_PALETTE[(hash % NAME_PALETTE.len() as u64) as usize]
+}
+
+/// Bytes for people: `812 B`, `12.5 kB`, `3.1 MB`.
+pub fn bytes_text(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b < 1e3 {
+        format!("{bytes} B")
+    } else if b < 1e6 {
+        format!("{:.1} kB", b / 1e3)
+    } else if b < 1e9 {
+        format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} GB", b / 1e9)
+    }
+}

@@ -1,0 +1,119 @@
+//! Analysis overlays: a path (critical path or WCPA) as thick bars and lines over the chart,
+//! and the wait states as marks along the top of the rows where the time was lost; and the
+//! path segment a click finds.
+
+use super::context::Scene;
+use super::draw::{DrawItem, colors};
+
+/// One segment of a path overlay: on one process (computation, blocked) or from the sender
+/// to the receiver (a message's transit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathBar {
+    /// The process it starts on.
+    pub from: usize,
+    /// The process it ends on.
+    pub to: usize,
+    /// Its first tick.
+    pub start: u64,
+    /// Its last tick.
+    pub end: u64,
+    /// Its colour (the path's, or its WCPA phase's).
+    pub color: &'static str,
+}
+
+/// One wait state: the ticks `[start, end)` a process lost waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitBar {
+    /// The process that waited.
+    pub process: usize,
+    /// When the wait began.
+    pub start: u64,
+    /// When it ended.
+    pub end: u64,
+}
+
+/// Whether `[start, end]` reaches into the window.
+fn in_window(scene: &Scene, start: u64, end: u64) -> bool {
+    let (window_start, window_end) = scene.scale.window();
+    (end as f64) >= window_start && (start as f64) <= window_end
+}
+
+/// The path's segments in the window whose processes are shown.
+pub fn draw_path(scene: &Scene, path: &[PathBar], items: &mut Vec<DrawItem>) {
+    for bar in path {
+        if !in_window(scene, bar.start, bar.end) {
+            continue;
+        }
+        let (Some(y1), Some(y2)) = (scene.row_center(bar.from), scene.row_center(bar.to)) else {
+            continue;
+        };
+        let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
+        if bar.from == bar.to {
+            items.push(DrawItem::Rect {
+                x: x1,
+                y: y1 - 2.5,
+                w: (x2 - x1).max(2.0),
+                h: 5.0,
+                color: bar.color,
+            });
+        } else {
+            items.push(DrawItem::Line {
+                x1,
+                y1,
+                x2,
+                y2,
+                color: bar.color,
+                width: 3.0,
+            });
+        }
+    }
+}
+
+/// The wait states in the window, as marks along the top of their processes' rows.
+pub fn draw_waits(scene: &Scene, waits: &[WaitBar], items: &mut Vec<DrawItem>) {
+    for w in waits {
+        if !in_window(scene, w.start, w.end) {
+            continue;
+        }
+        let Some(row) = scene.rows.row_of(w.process) else {
+            continue;
+        };
+        let (x1, x2) = (scene.x_of(w.start), scene.x_of(w.end));
+        items.push(DrawItem::Rect {
+            x: x1,
+            y: scene.g.row_top(row) + 1.0,
+            w: (x2 - x1).max(1.0),
+            h: 3.0,
+            color: colors::WAIT,
+        });
+    }
+}
+
+fn distance_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let length2 = dx * dx + dy * dy;
+    let t = if length2 == 0.0 {
+        0.0
+    } else {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / length2).clamp(0.0, 1.0)
+    };
+    let (cx, cy) = (a.0 + t * dx, a.1 + t * dy);
+    ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt()
+}
+
+/// The path segment under the point `(x, y)` (canvas coordinates), within a few pixels.
+pub fn path_hit(scene: &Scene, path: &[PathBar], x: f64, y: f64) -> Option<usize> {
+    const TOLERANCE_PX: f64 = 4.0;
+    let half = scene.g.row_height / 2.0;
+    path.iter().position(|bar| {
+        let (Some(y1), Some(y2)) = (scene.row_center(bar.from), scene.row_center(bar.to)) else {
+            return false;
+        };
+        let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
+        if bar.from == bar.to {
+            (y - y1).abs() <= half && x >= x1 - TOLERANCE_PX && x <= x2 + TOLERANCE_PX
+        } else {
+            distance_to_segment((x, y), (x1, y1), (x2, y2)) <= TOLERANCE_PX
+        }
+    })
+}

@@ -1,0 +1,67 @@
+//! The region layer: each process's regions as nested bars at the bottom of its row
+//! (outermost first) in their names' colours — all grey but one when a region filter is on —
+//! and the region bar a click finds.
+
+use super::super::regions::RegionBar;
+use super::super::rows::Row;
+use super::bars::REGION_PX;
+use super::context::Scene;
+use super::draw::{DrawItem, colors, name_color};
+
+/// The region bars of the process rows in view; with `only`, other regions are grey.
+pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
+    let model = scene.model;
+    let depths = model.regions.depths;
+    if depths == 0 {
+        return;
+    }
+    let window = scene.scale.window();
+    let tick_px = scene.scale.px_to_span(1.0);
+    for row in scene.visible_rows() {
+        let Some(&Row::Process(p)) = scene.rows.rows.get(row) else {
+            continue;
+        };
+        let bottom = scene.g.row_top(row) + scene.g.row_height - 1.0;
+        for depth in 0..depths {
+            let y = bottom - REGION_PX * (depths - depth) as f64;
+            for bar in model.regions.visible(p, depth, window, tick_px) {
+                let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
+                let color = match only {
+                    Some(id) if id != bar.region => colors::FILTERED,
+                    _ => model
+                        .region_names
+                        .get(bar.region as usize)
+                        .map_or(colors::GRID, |name| name_color(name)),
+                };
+                items.push(DrawItem::Rect {
+                    x: x1,
+                    y,
+                    w: (x2 - x1).max(1.0),
+                    h: REGION_PX - 0.5,
+                    color,
+                });
+            }
+        }
+    }
+}
+
+/// The region bar under `(x, y)` on display row `row` of process `process`: its depth and bar.
+pub fn hit(
+    scene: &Scene,
+    (row, process): (usize, usize),
+    (x, y): (f64, f64),
+) -> Option<(usize, RegionBar)> {
+    let depths = scene.model.regions.depths;
+    let bottom = scene.g.row_top(row) + scene.g.row_height - 1.0;
+    let from_bottom = bottom - y;
+    if depths == 0 || from_bottom < 0.0 || from_bottom >= REGION_PX * depths as f64 {
+        return None;
+    }
+    let depth = depths - 1 - (from_bottom / REGION_PX).floor() as usize;
+    let tick = scene.time_at(x)?;
+    scene
+        .model
+        .regions
+        .at(process, depth, tick)
+        .map(|bar| (depth, bar))
+}
