@@ -19,11 +19,14 @@ use shared::report::{Report, ReportRequest};
 use shared::view::viewport::ViewportIndex;
 use tokio::sync::OnceCell;
 
+/// A run's slot: its id and its value, built once.
+type Slot<T> = (String, Arc<OnceCell<Arc<T>>>);
+
 /// The `capacity` most recently used runs' `T`, by run id, each built once (single flight:
 /// concurrent requests for a run that is not cached yet wait for one build).
 pub struct RunCache<T> {
     capacity: usize,
-    entries: Mutex<VecDeque<(String, Arc<OnceCell<Arc<T>>>)>>,
+    entries: Mutex<VecDeque<Slot<T>>>,
     builds: AtomicU64,
 }
 

@@ -11,7 +11,20 @@ use shared::view::api::RunInfo;
 use sqlx::SqlitePool;
 
 use crate::db::{self, NewRun};
-use crate::http::error::AppError;
+
+/// Why an upload could not become a stored run.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The bytes are not a trace Tracescope can read.
+    #[error("the trace could not be read: {0}")]
+    InvalidTrace(#[from] shared::TraceError),
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Anything else (no randomness, a stored model that no longer reads, compression).
+    #[error("{0}")]
+    Internal(#[from] anyhow::Error),
+}
 
 /// What parsing an upload produces, ready to store.
 pub struct Prepared {
@@ -33,7 +46,7 @@ pub struct Stored {
     pub delete_token: String,
 }
 
-fn random_id(n_bytes: usize) -> Result<String, AppError> {
+fn random_id(n_bytes: usize) -> Result<String, IngestError> {
     let mut bytes = [0u8; 32];
     let bytes = &mut bytes[..n_bytes.min(32)];
     getrandom::fill(bytes).map_err(|e| anyhow::anyhow!("no randomness for an id: {e}"))?;
@@ -41,17 +54,17 @@ fn random_id(n_bytes: usize) -> Result<String, AppError> {
 }
 
 /// A new random run id: 128 bits as 22 base64url characters.
-pub fn new_run_id() -> Result<String, AppError> {
+pub fn new_run_id() -> Result<String, IngestError> {
     random_id(16)
 }
 
 /// A new random view id: 96 bits as 16 base64url characters.
-pub fn new_view_id() -> Result<String, AppError> {
+pub fn new_view_id() -> Result<String, IngestError> {
     random_id(12)
 }
 
 /// A new delete token: 256 bits as 43 base64url characters.
-fn new_delete_token() -> Result<String, AppError> {
+fn new_delete_token() -> Result<String, IngestError> {
     random_id(32)
 }
 
@@ -65,15 +78,6 @@ pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// A 404 for anything that cannot be a run id, before it reaches the database.
-pub fn check_run_id(id: &str) -> Result<(), AppError> {
-    if is_id(id, 22) {
-        Ok(())
-    } else {
-        Err(AppError::no_run(id))
-    }
 }
 
 /// Whether `id` has the shape of an id of `len` base64url characters.
@@ -95,7 +99,7 @@ pub fn prepare(
     body: &[u8],
     name: &str,
     format: Option<shared::formats::Format>,
-) -> Result<Prepared, AppError> {
+) -> Result<Prepared, IngestError> {
     prepare_with(body, name, format, &|_| {})
 }
 
@@ -105,7 +109,7 @@ pub fn prepare_with(
     name: &str,
     format: Option<shared::formats::Format>,
     phase: &dyn Fn(shared::view::api::UploadPhase),
-) -> Result<Prepared, AppError> {
+) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Parsing);
     let imported = shared::formats::import(body, format, name)?;
     phase(shared::view::api::UploadPhase::Analysing);
@@ -126,7 +130,7 @@ pub fn prepare_with(
 }
 
 /// Stores a prepared run in one transaction under a new id.
-pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, AppError> {
+pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, IngestError> {
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
     let created_ms = now_ms();
@@ -152,7 +156,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, AppE
 }
 
 /// Reads a stored model (gzip JSON) back into a trace. CPU-bound: call it on a blocking thread.
-pub fn decode_model(model_gz: &[u8], id: &str) -> Result<shared::Trace, AppError> {
+pub fn decode_model(model_gz: &[u8], id: &str) -> Result<shared::Trace, IngestError> {
     use std::io::Read as _;
     let mut json = Vec::new();
     flate2::read::GzDecoder::new(model_gz)

@@ -3,12 +3,11 @@
 //!
 //! This is the only crate that knows SQL. It calls `shared` for everything about traces.
 
-pub mod analyze;
 pub mod cache;
+pub mod cli;
 pub mod db;
 pub mod http;
 pub mod ingest;
-pub mod simulate;
 
 use std::path::PathBuf;
 

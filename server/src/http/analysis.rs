@@ -44,7 +44,7 @@ async fn analysis(
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<AnalysisParams>,
 ) -> Result<Response, AppError> {
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let default = params.min_latency.is_none() && params.what_if.is_none();
     if default && let Some(json) = db::get_analysis_json(&state.pool, &id).await? {
         return Ok(json_response(json));
@@ -122,7 +122,7 @@ async fn part(
     Path((id, part)): Path<(String, String)>,
     ApiQuery(params): ApiQuery<PartParams>,
 ) -> Result<Response, AppError> {
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     if !PARTS.contains(&part.as_str()) {
         return Err(AppError::NotFound(format!(
             "there is no analysis part {part:?}; the parts are {}",

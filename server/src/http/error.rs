@@ -38,6 +38,26 @@ pub enum AppError {
     Internal(#[from] anyhow::Error),
 }
 
+impl From<crate::ingest::IngestError> for AppError {
+    fn from(e: crate::ingest::IngestError) -> AppError {
+        use crate::ingest::IngestError;
+        match e {
+            IngestError::InvalidTrace(e) => AppError::InvalidTrace(e),
+            IngestError::Database(e) => AppError::Sqlx(e),
+            IngestError::Internal(e) => AppError::Internal(e),
+        }
+    }
+}
+
+/// A 404 for anything that cannot be a run id, before it reaches the database.
+pub fn check_run_id(id: &str) -> Result<(), AppError> {
+    if crate::ingest::is_id(id, 22) {
+        Ok(())
+    } else {
+        Err(AppError::no_run(id))
+    }
+}
+
 impl AppError {
     /// The 404 for a run that does not exist.
     pub fn no_run(id: &str) -> AppError {

@@ -194,7 +194,7 @@ async fn delete_run(
     headers: HeaderMap,
 ) -> Result<StatusCode, AppError> {
     let not_found = || AppError::no_run(&id);
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let token = headers
         .get(DELETE_TOKEN_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -224,7 +224,7 @@ async fn get_run_info(
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
     let not_found = || AppError::no_run(&id);
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
     Ok(([(header::CACHE_CONTROL, IMMUTABLE)], Json(run)))
 }
@@ -237,7 +237,7 @@ async fn get_run(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let not_found = || AppError::no_run(&id);
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let etag = format!("\"{id}\"");
     if headers
         .get(header::IF_NONE_MATCH)

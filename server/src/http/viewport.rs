@@ -16,7 +16,7 @@ use shared::view::viewport::ViewportRequest;
 
 use super::error::{ApiQuery, AppError};
 use super::runs::IMMUTABLE;
-use crate::{AppState, ingest};
+use crate::AppState;
 
 /// The routes under `/api/runs/{id}/viewport`.
 pub fn router() -> axum::Router<AppState> {
@@ -30,7 +30,7 @@ async fn outline(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, AppError> {
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let run = crate::db::get_run(&state.pool, &id)
         .await?
         .ok_or_else(|| AppError::no_run(&id))?;
@@ -51,7 +51,7 @@ async fn viewport(
     ApiQuery(request): ApiQuery<ViewportRequest>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    ingest::check_run_id(&id)?;
+    super::error::check_run_id(&id)?;
     let etag = format!(
         "\"{id}-{}-{}-{}-{}-{}\"",
         request.start, request.end, request.first_row, request.last_row, request.width_px

@@ -34,7 +34,7 @@ async fn create_view(
     body: String,
 ) -> Result<(StatusCode, Json<CreatedView>), AppError> {
     let view_state = view::parse(&body).map_err(invalid)?;
-    ingest::check_run_id(&view_state.run)?;
+    super::error::check_run_id(&view_state.run)?;
     if db::get_run(&state.pool, &view_state.run).await?.is_none() {
         return Err(AppError::no_run(&view_state.run));
     }

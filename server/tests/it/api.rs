@@ -384,7 +384,9 @@ async fn a_permalink_restores_the_view_state_and_opens_the_app() {
         window: Some(shared::view::state::Window { start: 3, end: 17 }),
         rows: Some(shared::view::state::Rows { first: 0, last: 1 }),
         selection: Some(shared::view::state::Selection::Event { index: 4 }),
-        overlays: vec!["critical_path".to_owned()],
+        overlays: vec![shared::view::state::Overlay::CriticalPath],
+        processes: Some(vec![1, 0]),
+        filters: vec![shared::view::state::Filter::HideMessages],
         ..shared::view::state::ViewState::new(run.id.clone())
     };
     let body = serde_json::to_vec(&state).expect("serializes");

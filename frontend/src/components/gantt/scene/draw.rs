@@ -31,7 +31,7 @@ pub mod colors {
     /// The selected range's edges.
     pub const SELECTION_EDGE: &str = "#1f3a93";
     /// Wait states (the wait-state overlay).
-    pub const WAIT: &str = "#7b2cbf";
+    pub const WAIT: &str = "#ff4fd8";
     /// The ring around the selected event.
     pub const SELECTED: &str = "#000000";
     /// The ring around the event under the pointer.

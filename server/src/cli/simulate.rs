@@ -8,7 +8,7 @@ use shared::formats::Format;
 use simulator_wasm::network::Outcome;
 use simulator_wasm::session::{Program, Session, Setup};
 
-use crate::analyze;
+use super::analyze;
 use shared::report::Report;
 
 /// What `tracescope simulate --json` prints.
@@ -138,4 +138,116 @@ pub fn simulate(
         analysis,
     };
     Ok((report, trace))
+}
+
+/// What `tracescope simulate` is asked for.
+pub struct SimulateArgs {
+    /// The program: assembly, or a boot file.
+    pub program: std::path::PathBuf,
+    /// The network.
+    pub topology: String,
+    /// The chip's name.
+    pub chip: String,
+    /// The processor clock in MHz.
+    pub mhz: u32,
+    /// The links' speed in Mbit/s.
+    pub link_mbit: u32,
+    /// Each node's memory.
+    pub memory_kb: u32,
+    /// Off-chip memory wait states.
+    pub wait_states: u32,
+    /// How long to run, in virtual time.
+    pub until: String,
+    /// How often progress is sampled.
+    pub sample: String,
+    /// The program's command line (for the iserver).
+    pub command_line: String,
+    /// Where to write the trace.
+    pub trace: Option<std::path::PathBuf>,
+    /// The trace's format.
+    pub to: super::files::OutputFormat,
+    /// Whether to analyse the trace.
+    pub analyze: bool,
+    /// Whether to print JSON.
+    pub json: bool,
+}
+
+/// Runs the simulation and prints what it did (and its analysis).
+pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
+    use super::files::encode;
+    use anyhow::Context as _;
+    let SimulateArgs {
+        program,
+        topology,
+        chip,
+        mhz,
+        link_mbit,
+        memory_kb,
+        wait_states,
+        until,
+        sample,
+        command_line,
+        trace,
+        to,
+        analyze,
+        json,
+    } = args;
+    use simulator_wasm::session::{Setup, chip as chip_named, parse_duration_ns};
+    let bytes =
+        std::fs::read(&program).with_context(|| format!("reading {}", program.display()))?;
+    let file = program.display().to_string();
+    let code = program_of(&file, bytes);
+    let setup = Setup {
+        topology,
+        chip: chip_named(&chip)?,
+        mhz,
+        link_mbit,
+        memory_kb,
+        wait_states,
+        until_ns: parse_duration_ns(&until)?,
+        sample_ns: parse_duration_ns(&sample)?,
+        command_line,
+        keys: Vec::new(),
+        tracing: true,
+    };
+    let (mut report, simulated) = simulate(&file, &code, &setup, analyze)?;
+    if let Some(path) = &trace {
+        let out = encode(&simulated, to)?;
+        std::fs::write(path, &out).with_context(|| format!("writing {}", path.display()))?;
+        report.trace_file = Some(path.display().to_string());
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.output);
+        eprintln!(
+            "{}: {} on {} ({} × {} at {} MHz, links {} Mbit/s): {} at {} ns of virtual \
+                     time{}; {} instructions in {:.3} s ({:.1} M/s); {} events, {} messages{}",
+            report.program,
+            report.kind,
+            report.topology,
+            report.nodes,
+            report.chip,
+            report.mhz,
+            report.link_mbit,
+            report.outcome,
+            report.virtual_ns,
+            report
+                .exit_status
+                .map_or_else(String::new, |s| format!(" (status {s})")),
+            report.instructions,
+            report.host_seconds,
+            report.instructions_per_second / 1e6,
+            report.events,
+            report.messages,
+            report
+                .trace_file
+                .as_ref()
+                .map_or_else(String::new, |p| format!("; trace written to {p}")),
+        );
+        if let Some(analysis) = &report.analysis {
+            print!("{}", super::analyze::render_text(analysis));
+        }
+    }
+    Ok(())
 }

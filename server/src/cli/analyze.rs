@@ -273,3 +273,29 @@ pub fn render_text(report: &Report) -> String {
     }
     out
 }
+
+/// `tracescope analyze`: reads `file` and prints its report (text, or JSON with `json`).
+pub fn command(
+    file: &std::path::Path,
+    json: bool,
+    min_latency: u64,
+    what_if: Option<String>,
+    format: Option<shared::formats::Format>,
+) -> anyhow::Result<()> {
+    let imported = super::files::read_trace(file, format)?;
+    let options = shared::analyses::metrics::AnalysisOptions {
+        validation: shared::analyses::validate::ValidationOptions { min_latency },
+    };
+    let request = Request {
+        options,
+        what_if,
+        format,
+    };
+    let report = analyze_imported(&imported, &file.display().to_string(), &request)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render_text(&report));
+    }
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! The `tracescope` binary's commands, one module each: `serve` the app, `import`, `analyze`
+//! and `convert` traces, `simulate` a transputer network. `files` holds what they share
+//! (reading and writing traces).
+
+pub mod analyze;
+pub mod convert;
+pub mod files;
+pub mod import;
+pub mod serve;
+pub mod simulate;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::DEFAULT_MAX_UPLOAD_BYTES;
+
+/// The command line.
+#[derive(Parser)]
+#[command(
+    name = "tracescope",
+    version,
+    about = "See why a message-passing parallel program is slow."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The commands.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Serve the web app and its API on an embedded SQLite database.
+    Serve {
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// The SQLite database file, created and migrated at start.
+        #[arg(long, default_value = "data/tracescope.db")]
+        db: PathBuf,
+        /// The folder of the built site (made by `cargo xtask build-site`).
+        #[arg(long, default_value = "target/site")]
+        site: PathBuf,
+        /// The largest upload accepted, in bytes.
+        #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
+        max_upload_bytes: usize,
+    },
+    /// Read a trace and report on it.
+    Analyze {
+        /// The trace file.
+        file: PathBuf,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The clock condition's minimum message latency, in ticks.
+        #[arg(long, default_value_t = 0)]
+        min_latency: u64,
+        /// A what-if scenario, e.g. `transit=0` (an ideal network), `transit*0.5`,
+        /// `latency=1,bandwidth=200`, `edge=EVENT:duration=5`, `region=NAME*0.5`.
+        #[arg(long)]
+        what_if: Option<String>,
+        /// Read the file as this format instead of detecting it.
+        #[arg(long, value_parser = files::parse_format)]
+        format: Option<shared::formats::Format>,
+    },
+    /// Store a trace as a run in the database, as an upload does.
+    Import {
+        /// The trace file (an OTF2 archive as a .tar or .tar.gz).
+        file: PathBuf,
+        /// The SQLite database file, created and migrated if missing.
+        #[arg(long, default_value = "data/tracescope.db")]
+        db: PathBuf,
+        /// The run's name (default: the trace's own title, else the file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Read the file as this format instead of detecting it.
+        #[arg(long, value_parser = files::parse_format)]
+        format: Option<shared::formats::Format>,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace to another format.
+    Convert {
+        /// The trace to read (any supported format, gzip allowed).
+        input: PathBuf,
+        /// The format to write.
+        #[arg(long, value_enum)]
+        to: files::OutputFormat,
+        /// The file to write.
+        output: PathBuf,
+        /// Read the input as this format instead of detecting it.
+        #[arg(long, value_parser = files::parse_format)]
+        format: Option<shared::formats::Format>,
+    },
+    /// Run a program on an emulated transputer network: print what it writes through the
+    /// host, and write or analyse its trace.
+    Simulate {
+        /// An assembly program (`.s`, `.asm`: loaded into every node, which starts with A = its
+        /// number and B = the number of nodes) or a boot file (streamed into the root's link 0).
+        program: PathBuf,
+        /// The network: single, pipe N, ring N, mesh WxH, torus WxH, cylinder WxH,
+        /// hypercube D, tree N, or `nodes N: A.L-B.L, …`.
+        #[arg(long, default_value = "single")]
+        topology: String,
+        /// The chip: T414 or T800.
+        #[arg(long, default_value = "T800")]
+        chip: String,
+        /// Processor clock in MHz.
+        #[arg(long, default_value_t = 20)]
+        mhz: u32,
+        /// Link speed in Mbit/s: 5, 10 or 20.
+        #[arg(long, default_value_t = 20)]
+        link_mbit: u32,
+        /// Memory of each node in KB.
+        #[arg(long, default_value_t = 64)]
+        memory_kb: u32,
+        /// External memory wait states.
+        #[arg(long, default_value_t = 0)]
+        wait_states: u32,
+        /// Stop at this virtual time (`500us`, `10ms`, `1s`).
+        #[arg(long, default_value = "1s")]
+        until: String,
+        /// The utilization sampling interval (`100us`).
+        #[arg(long, default_value = "100us")]
+        sample: String,
+        /// What the host answers when the program asks for its command line.
+        #[arg(long, default_value = "")]
+        command_line: String,
+        /// Write the trace to this file.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// The trace file's format.
+        #[arg(long, value_enum, default_value = "native")]
+        to: files::OutputFormat,
+        /// Analyse the trace (as `tracescope analyze` does) and print the report.
+        #[arg(long)]
+        analyze: bool,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve {
+            addr,
+            db,
+            site,
+            max_upload_bytes,
+        } => serve::command(addr, db, site, max_upload_bytes),
+        Command::Import {
+            file,
+            db,
+            name,
+            format,
+            json,
+        } => import::command(&file, &db, name, format, json),
+        Command::Convert {
+            input,
+            to,
+            output,
+            format,
+        } => convert::command(&input, to, &output, format),
+        Command::Simulate {
+            program,
+            topology,
+            chip,
+            mhz,
+            link_mbit,
+            memory_kb,
+            wait_states,
+            until,
+            sample,
+            command_line,
+            trace,
+            to,
+            analyze,
+            json,
+        } => simulate::command(simulate::SimulateArgs {
+            program,
+            topology,
+            chip,
+            mhz,
+            link_mbit,
+            memory_kb,
+            wait_states,
+            until,
+            sample,
+            command_line,
+            trace,
+            to,
+            analyze,
+            json,
+        }),
+        Command::Analyze {
+            file,
+            json,
+            min_latency,
+            what_if,
+            format,
+        } => analyze::command(&file, json, min_latency, what_if, format),
+    }
+}

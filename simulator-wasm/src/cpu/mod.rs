@@ -1,0 +1,451 @@
+//! One transputer: registers, memory, the two-priority scheduler, timers, internal channels and
+//! ALT, executing one instruction at a time in virtual time counted in cycles.
+//!
+//! Decode ([`Node::fetch`]: prefixes into an operand) and execute ([`Node::execute`]) are
+//! separate; costs come from the chip's [`CycleTable`]. Nothing here reads the host clock.
+//!
+//! The node's state and its run loop are here; its behaviour is split by concern:
+//! [`events`] (what is recorded for the trace), [`memory`] (memory, the workspace and the
+//! evaluation stack), [`scheduler`] (run queues, timers, timeslicing, the error flag),
+//! [`links`] (the link engines, booting from a link, channel communication) and [`execute`]
+//! (decode and execute, operations by group, costs).
+//!
+//! Simplifications, each a documented choice rather than an accident:
+//! - The timer queues are kept beside memory (sorted by time), not linked through `W[-4]`.
+//! - A low-priority process interrupted by a high-priority one is saved in the node, not in the
+//!   interrupt save area of memory.
+//! - A timer input (`tin`, a timer guard) completes when the clock has reached the time
+//!   (`clock - time >= 0` in 32-bit wrapping arithmetic).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::clock::{cycle_ps, cycles_at};
+use crate::error::SimError;
+use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
+use crate::link::{Action, LINK_IN, Link, LinkTiming, Packet, PacketKind, link_channel};
+use crate::words::*;
+
+pub mod events;
+mod execute;
+mod links;
+mod memory;
+mod scheduler;
+
+pub use self::events::{Event, EventKind, EventLog};
+
+/// The timeslice period in processor cycles at 20 MHz: 5120 periods of the 5 MHz input clock.
+pub const TIMESLICE_CYCLES_AT_20MHZ: u64 = 5120 * 4;
+
+/// Workspace slots below `Wptr`, in words.
+const W_IPTR: i32 = -1;
+const W_LINK: i32 = -2;
+const W_POINTER: i32 = -3;
+const W_TLINK: i32 = -4;
+const W_TIME: i32 = -5;
+
+/// Why [`Node::step`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// An instruction ran.
+    Ran,
+    /// No process can run and no timer is pending: the node waits for the outside world (or
+    /// is deadlocked).
+    Idle,
+}
+
+/// A low-priority process interrupted by a high-priority one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Interrupted {
+    wptr: u32,
+    iptr: u32,
+    a: u32,
+    b: u32,
+    c: u32,
+    slices_at: u64,
+}
+
+/// One transputer node.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The chip's costs.
+    pub table: CycleTable,
+    memory: Vec<u8>,
+    /// The instruction pointer.
+    pub iptr: u32,
+    /// The workspace pointer of the running process.
+    pub wptr: u32,
+    /// The running process's priority: 0 high, 1 low.
+    pub pri: u32,
+    /// The evaluation stack.
+    pub a: u32,
+    /// The evaluation stack.
+    pub b: u32,
+    /// The evaluation stack.
+    pub c: u32,
+    /// The operand register.
+    pub oreg: u32,
+    /// The error flag.
+    pub error: bool,
+    /// Whether setting the error flag halts the node.
+    pub halt_on_error: bool,
+    /// Front of the run queue of each priority.
+    pub fptr: [u32; 2],
+    /// Back of the run queue of each priority.
+    pub bptr: [u32; 2],
+    /// Processes waiting on a timer, per priority: (time, workspace descriptor), by time.
+    timers: [Vec<(u32, u32)>; 2],
+    /// Whether a process is running (else the node idles).
+    running: bool,
+    interrupted: Option<Interrupted>,
+    /// A high-priority process became ready while a low-priority one ran.
+    preempt: bool,
+    /// The timeslice count when the running low-priority process was scheduled.
+    slices_at: u64,
+    /// Cycles since the node started: its virtual time.
+    pub cycles: u64,
+    /// Processor cycles a second (fixed at construction: time conversions are cached from it).
+    pub(crate) clock_hz: u64,
+    timer_base: [u32; 2],
+    /// Instructions executed (prefixes included).
+    pub instructions: u64,
+    /// Whether events are recorded.
+    pub tracing: bool,
+    /// The recorded events, in order.
+    pub events: EventLog,
+    /// The four links' engines.
+    pub links: [Link; 4],
+    /// The links' speed and delays.
+    pub link_timing: LinkTiming,
+    /// Link engine reactions to come: (picoseconds, link, action).
+    actions: BinaryHeap<Reverse<(u64, u8, Action)>>,
+    /// The cycle of the earliest pending action (`u64::MAX` when none).
+    next_action_cycle: u64,
+    /// Packets put on the node's outgoing wires, for the network to deliver.
+    pub outbox: Vec<Packet>,
+    /// Waiting to boot from a link: the boot code's length once known, and bytes loaded.
+    booting: Option<(Option<u32>, u32)>,
+    /// Cycles spent with no process running.
+    pub idle_cycles: u64,
+    /// Probe texts, read when the probe ran; a probe event's `channel` indexes them.
+    pub probe_texts: Vec<String>,
+    /// Picoseconds and nanoseconds a cycle when they are whole numbers (0 when not): time
+    /// conversions on the hot path then need no 128-bit division, which WebAssembly does in
+    /// software.
+    ps_per_cycle: u64,
+    ns_per_cycle: u64,
+    /// Stop [`Node::run_until`] as soon as a packet is put on a wire.
+    pub stop_on_emit: bool,
+    /// Instructions run back to back, with no bookkeeping between them, while the node's
+    /// time is below this cycle: its next link action or timer, or the caller's limit. Set to
+    /// 0 by whatever needs the bookkeeping sooner (a process descheduled, a high-priority
+    /// process ready, a timer waiter added, a link action or packet made).
+    horizon: u64,
+    /// `move2dinit`'s rows, destination stride and source stride.
+    move2d: (u32, u32, u32),
+}
+
+/// `a / b` when `b` divides `a`, else 0.
+fn whole_division(a: u64, b: u64) -> u64 {
+    if a.is_multiple_of(b) { a / b } else { 0 }
+}
+
+impl Node {
+    /// A node of `chip` at `clock_hz` with `memory_bytes` of memory from `MinInt`, no process
+    /// running.
+    pub fn new(chip: Chip, clock_hz: u64, memory_bytes: u32) -> Node {
+        Node {
+            table: CycleTable::new(chip, 0),
+            memory: vec![0; memory_bytes.max(chip.on_chip_bytes()) as usize],
+            iptr: 0,
+            wptr: 0,
+            pri: 1,
+            a: 0,
+            b: 0,
+            c: 0,
+            oreg: 0,
+            error: false,
+            halt_on_error: false,
+            fptr: [NOT_PROCESS; 2],
+            bptr: [NOT_PROCESS; 2],
+            timers: [Vec::new(), Vec::new()],
+            running: false,
+            interrupted: None,
+            preempt: false,
+            slices_at: 0,
+            cycles: 0,
+            clock_hz: clock_hz.max(1),
+            timer_base: [0; 2],
+            instructions: 0,
+            tracing: true,
+            events: EventLog::default(),
+            links: [Link::new(), Link::new(), Link::new(), Link::new()],
+            link_timing: LinkTiming::new(chip, 20),
+            actions: BinaryHeap::new(),
+            next_action_cycle: u64::MAX,
+            outbox: Vec::new(),
+            booting: None,
+            idle_cycles: 0,
+            probe_texts: Vec::new(),
+            ps_per_cycle: whole_division(1_000_000_000_000, clock_hz.max(1)),
+            ns_per_cycle: whole_division(1_000_000_000, clock_hz.max(1)),
+            stop_on_emit: false,
+            horizon: 0,
+            move2d: (0, 0, 0),
+        }
+    }
+
+    /// Records the running process's start (the first process of a loaded node).
+    pub fn record_start(&mut self) {
+        let me = self.wdesc();
+        self.record(EventKind::Start, me, 0, 0, 0);
+    }
+
+    /// Whether a process is running (not only ready or waiting).
+    pub fn is_running(&self) -> bool {
+        self.running
+    }
+
+    /// Whether the node still waits for its boot code.
+    pub fn is_booting(&self) -> bool {
+        self.booting.is_some()
+    }
+
+    /// The node's time in picoseconds.
+    pub fn picoseconds(&self) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return self.cycles.saturating_mul(self.ps_per_cycle);
+        }
+        let ps = u128::from(self.cycles) * 1_000_000_000_000 / u128::from(self.clock_hz);
+        u64::try_from(ps).unwrap_or(u64::MAX)
+    }
+
+    /// Cycle `cycle` in picoseconds, rounded down.
+    pub fn picoseconds_at(&self, cycle: u64) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return cycle.saturating_mul(self.ps_per_cycle);
+        }
+        cycle_ps(cycle, self.clock_hz)
+    }
+
+    /// The first cycle at or after `ps` picoseconds.
+    pub fn cycle_at(&self, ps: u64) -> u64 {
+        if self.ps_per_cycle != 0 {
+            return ps.div_ceil(self.ps_per_cycle);
+        }
+        cycles_at(ps, self.clock_hz)
+    }
+
+    /// Processor cycles a second.
+    pub fn clock_hz(&self) -> u64 {
+        self.clock_hz
+    }
+
+    /// The memory size in bytes.
+    pub fn memory_size(&self) -> u32 {
+        self.memory.len() as u32
+    }
+
+    /// The node's time in nanoseconds.
+    pub fn nanoseconds(&self) -> u64 {
+        if self.ns_per_cycle != 0 {
+            return self.cycles.saturating_mul(self.ns_per_cycle);
+        }
+        let ns = u128::from(self.cycles) * 1_000_000_000 / u128::from(self.clock_hz);
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+
+    fn record(&mut self, kind: EventKind, process: u32, channel: u32, bytes: u32, other: u32) {
+        if self.tracing {
+            self.events.push(Event {
+                cycle: self.cycles,
+                kind,
+                process,
+                channel,
+                bytes,
+                other,
+            });
+        }
+    }
+
+    /// Runs one instruction (a prefix byte counts as one), or advances time to the next timer
+    /// when no process can run.
+    pub fn step(&mut self) -> Result<Status, SimError> {
+        if !self.prepare()? {
+            return Ok(self.idle_until(u64::MAX));
+        }
+        self.instruction()?;
+        Ok(Status::Ran)
+    }
+
+    /// Runs until the node's time reaches `limit` cycles: instructions, link actions and
+    /// timers in time order, idling forward when no process can run.
+    pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
+        while self.cycles < limit {
+            if self.stop_on_emit && !self.outbox.is_empty() {
+                return Ok(());
+            }
+            if !self.prepare()? {
+                if self.idle_until(limit) == Status::Idle {
+                    self.idle_cycles += limit - self.cycles;
+                    self.cycles = limit;
+                }
+                continue;
+            }
+            self.burst(limit, u64::MAX)?;
+        }
+        if self.next_action_cycle <= self.cycles {
+            self.apply_actions()?;
+        }
+        Ok(())
+    }
+
+    /// Runs at most `budget` instructions, until no process can run and no timer or link
+    /// action is pending; more is a [`SimError::Budget`] error (a test's guard against a
+    /// program that never ends).
+    pub fn run(&mut self, budget: u64) -> Result<(), SimError> {
+        let stop = self.instructions.saturating_add(budget);
+        loop {
+            if !self.prepare()? {
+                if self.idle_until(u64::MAX) == Status::Idle {
+                    return Ok(());
+                }
+                continue;
+            }
+            self.burst(u64::MAX, stop)?;
+            if self.instructions >= stop {
+                return Err(SimError::Budget { budget });
+            }
+        }
+    }
+
+    /// The earliest cycle at which the node has something to do: now when a process runs,
+    /// else its next timer or link action (`None` when it waits for the outside world).
+    pub fn next_activity(&self) -> Option<u64> {
+        if self.running || self.fptr[0] != NOT_PROCESS || self.fptr[1] != NOT_PROCESS {
+            return Some(self.cycles);
+        }
+        self.next_event()
+    }
+
+    /// The cycle of the next timer wake-up or link action, whichever comes first.
+    fn next_event(&self) -> Option<u64> {
+        let action = (self.next_action_cycle != u64::MAX).then_some(self.next_action_cycle);
+        match (self.next_timer_cycle(), action) {
+            (Some(t), Some(a)) => Some(t.min(a)),
+            (t, a) => t.or(a),
+        }
+    }
+
+    /// The bookkeeping between instructions: link actions and timers whose time has come,
+    /// preemption of a low-priority process, scheduling. Whether a process runs.
+    #[inline]
+    fn prepare(&mut self) -> Result<bool, SimError> {
+        let nothing_due = self.running
+            && !self.preempt
+            && self.next_action_cycle > self.cycles
+            && self.timers[0].is_empty()
+            && self.timers[1].is_empty();
+        if nothing_due {
+            return Ok(true);
+        }
+        self.catch_up()
+    }
+
+    /// [`Node::prepare`] when something may be due.
+    fn catch_up(&mut self) -> Result<bool, SimError> {
+        if self.next_action_cycle <= self.cycles {
+            self.apply_actions()?;
+        }
+        self.wake_timers()?;
+        if self.preempt && self.running && self.pri == 1 {
+            self.preempt = false;
+            self.interrupted = Some(Interrupted {
+                wptr: self.wptr,
+                iptr: self.iptr,
+                a: self.a,
+                b: self.b,
+                c: self.c,
+                slices_at: self.slices_at,
+            });
+            self.running = false;
+            self.schedule()?;
+        }
+        if !self.running {
+            self.schedule()?;
+        }
+        Ok(self.running)
+    }
+
+    /// With no process to run: time moves on to the next timer or link action (at most to
+    /// `limit`), or the node waits for the outside world ([`Status::Idle`]).
+    fn idle_until(&mut self, limit: u64) -> Status {
+        match self.next_event() {
+            Some(cycle) => {
+                let to = cycle.min(limit).max(self.cycles);
+                self.idle_cycles += to - self.cycles;
+                self.cycles = to;
+                Status::Ran
+            }
+            None => Status::Idle,
+        }
+    }
+
+    /// Runs instructions back to back until the node's time reaches `limit`, its next link
+    /// action or timer, or something needs the bookkeeping (see `horizon`), or
+    /// `self.instructions` reaches `stop`. Runs at least one.
+    fn burst(&mut self, limit: u64, stop: u64) -> Result<(), SimError> {
+        self.horizon = limit.min(self.next_action_cycle);
+        if let Some(timer) = self.next_timer_cycle() {
+            self.horizon = self.horizon.min(timer);
+        }
+        loop {
+            self.instruction()?;
+            if self.cycles >= self.horizon || self.instructions >= stop {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Fetches and executes the byte at `Iptr`.
+    #[inline(always)]
+    fn instruction(&mut self) -> Result<(), SimError> {
+        let iptr = self.iptr;
+        let byte = self.read_byte(iptr)?;
+        if iptr & 3 == 0 {
+            // Instructions are fetched a word (four bytes) at a time.
+            self.wait(iptr);
+        }
+        self.iptr = iptr.wrapping_add(1);
+        self.instructions += 1;
+        self.execute(byte >> 4, u32::from(byte & 0xF))
+    }
+
+    /// The registers and queues, for a failing test's message.
+    pub fn dump(&self) -> String {
+        format!(
+            "Iptr {:#010x} Wptr {:#010x} pri {} A {:#x} B {:#x} C {:#x} Oreg {:#x} error {} \
+             Fptr {:#x}/{:#x} Bptr {:#x}/{:#x} cycles {} instructions {} running {}",
+            self.iptr,
+            self.wptr,
+            self.pri,
+            self.a,
+            self.b,
+            self.c,
+            self.oreg,
+            self.error,
+            self.fptr[0],
+            self.fptr[1],
+            self.bptr[0],
+            self.bptr[1],
+            self.cycles,
+            self.instructions,
+            self.running
+        )
+    }
+
+    /// The mnemonic of direct function `function`.
+    pub fn direct_name(function: u8) -> &'static str {
+        DIRECT[usize::from(function & 0xF)]
+    }
+}

@@ -1,0 +1,201 @@
+//! The iserver host on the root's link 0: a link endpoint like a node. It streams a boot file,
+//! then answers SP requests (write, puts, flush, exit, command line, keys, version).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::error::SimError;
+use crate::link::{Action, LinkTiming, PacketKind};
+
+/// The iserver on the root's link 0.
+#[derive(Debug, Clone)]
+pub struct Host {
+    pub(crate) timing: LinkTiming,
+    pub(crate) pending: VecDeque<u8>,
+    pub(crate) request: Vec<u8>,
+    pub(crate) awaiting_ack: bool,
+    pub(crate) arriving: bool,
+    pub(crate) wire_free_ps: u64,
+    pub(crate) actions: BinaryHeap<Reverse<(u64, Action)>>,
+    pub(crate) outbox: Vec<(u64, PacketKind)>,
+    pub(crate) command_line: String,
+    pub(crate) keys: VecDeque<u8>,
+    /// What the program wrote to the screen (standard output and error).
+    pub output: Vec<u8>,
+    /// The status the program exited with.
+    pub exit: Option<i32>,
+    /// When each byte from the root arrived (its stop bit), picoseconds.
+    pub received_at: Vec<u64>,
+    /// When each byte to the root was sent (its start bit), picoseconds.
+    pub sent_at: Vec<u64>,
+    /// Picoseconds the host's wire carried packets.
+    pub busy_out_ps: u64,
+}
+
+/// SP protocol tags (the iserver's, as `pahihu/t4:server.h` lists them).
+mod sp {
+    pub const WRITE: u8 = 13;
+    pub const PUTS: u8 = 15;
+    pub const FLUSH: u8 = 16;
+    pub const GETKEY: u8 = 30;
+    pub const POLLKEY: u8 = 31;
+    pub const EXIT: u8 = 35;
+    pub const COMMANDLINE: u8 = 40;
+    pub const VERSION: u8 = 42;
+    pub const OK: u8 = 0;
+    pub const NOT_IMPLEMENTED: u8 = 1;
+    pub const ERROR: u8 = 128;
+    /// `EXIT` with this status means success.
+    pub const SUCCESS: i32 = 999_999_999;
+}
+
+impl Host {
+    /// A host that first streams `boot` (may be empty) and answers SP requests, giving
+    /// `command_line` and the keys `keys` when asked.
+    pub fn new(timing: LinkTiming, boot: &[u8], command_line: &str, keys: &[u8]) -> Host {
+        Host {
+            timing,
+            pending: boot.iter().copied().collect(),
+            request: Vec::new(),
+            awaiting_ack: false,
+            arriving: false,
+            wire_free_ps: 0,
+            actions: BinaryHeap::new(),
+            outbox: Vec::new(),
+            command_line: command_line.to_owned(),
+            keys: keys.iter().copied().collect(),
+            output: Vec::new(),
+            exit: None,
+            received_at: Vec::new(),
+            sent_at: Vec::new(),
+            busy_out_ps: 0,
+        }
+    }
+
+    fn schedule(&mut self, at: u64, action: Action) {
+        self.actions.push(Reverse((at, action)));
+    }
+
+    pub(crate) fn receive(&mut self, kind: PacketKind, at: u64) {
+        match kind {
+            PacketKind::Data(byte) => {
+                self.schedule(at, Action::DataStart);
+                self.schedule(at + self.timing.ack_delay_ps, Action::AckDue);
+                self.schedule(at + self.timing.data_ps(), Action::ByteEnd(byte));
+            }
+            PacketKind::Ack => self.schedule(at + self.timing.resume_delay_ps, Action::AckSeen),
+        }
+    }
+
+    pub(crate) fn next_action(&self) -> Option<u64> {
+        self.actions.peek().map(|Reverse((at, ..))| *at)
+    }
+
+    fn pump(&mut self, at: u64) {
+        if self.awaiting_ack || self.exit.is_some() {
+            return;
+        }
+        if let Some(byte) = self.pending.pop_front() {
+            let start = at.max(self.wire_free_ps);
+            self.wire_free_ps = start + self.timing.data_ps();
+            self.busy_out_ps += self.timing.data_ps();
+            self.awaiting_ack = true;
+            self.sent_at.push(start);
+            self.outbox.push((start, PacketKind::Data(byte)));
+        }
+    }
+
+    pub(crate) fn run_until(&mut self, start: u64, end: u64) -> Result<(), SimError> {
+        self.pump(start);
+        while let Some(&Reverse((at, action))) = self.actions.peek() {
+            if at > end {
+                break;
+            }
+            self.actions.pop();
+            match action {
+                Action::DataStart => self.arriving = true,
+                Action::AckDue => {
+                    let s = at.max(self.wire_free_ps);
+                    self.wire_free_ps = s + self.timing.ack_ps();
+                    self.busy_out_ps += self.timing.ack_ps();
+                    self.outbox.push((s, PacketKind::Ack));
+                }
+                Action::ByteEnd(byte) => {
+                    self.arriving = false;
+                    self.received_at.push(at);
+                    self.request.push(byte);
+                    self.serve()?;
+                    self.pump(at);
+                }
+                Action::AckSeen => {
+                    self.awaiting_ack = false;
+                    self.pump(at);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers the request in the buffer once it is whole.
+    fn serve(&mut self) -> Result<(), SimError> {
+        if self.request.len() < 2 {
+            return Ok(());
+        }
+        let length = usize::from(u16::from_le_bytes([self.request[0], self.request[1]]));
+        if !(6..=510).contains(&length) || length % 2 == 1 {
+            return Err(SimError::Network {
+                message: format!(
+                    "host: an SP request of {length} bytes (expected an even length from 6 to \
+                     510, after the 2-byte length)"
+                ),
+            });
+        }
+        if self.request.len() < length + 2 {
+            return Ok(());
+        }
+        let frame: Vec<u8> = self.request.drain(..length + 2).collect();
+        let body = &frame[2..];
+        let u16_at = |k: usize| usize::from(u16::from_le_bytes([body[k], body[k + 1]]));
+        let i32_at =
+            |k: usize| i32::from_le_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]]);
+        let mut reply = vec![sp::OK];
+        match body[0] {
+            sp::WRITE | sp::PUTS => {
+                let count = u16_at(5).min(body.len().saturating_sub(7));
+                self.output.extend_from_slice(&body[7..7 + count]);
+                if body[0] == sp::PUTS {
+                    self.output.push(b'\n');
+                } else {
+                    reply.extend_from_slice(&(count as u16).to_le_bytes());
+                }
+            }
+            sp::FLUSH => {}
+            sp::GETKEY | sp::POLLKEY => match self.keys.pop_front() {
+                Some(key) => reply.push(key),
+                None => reply[0] = sp::ERROR,
+            },
+            sp::EXIT => {
+                let status = i32_at(1);
+                self.exit = Some(match status {
+                    sp::SUCCESS => 0,
+                    s if s == -sp::SUCCESS => 1,
+                    s => s,
+                });
+            }
+            sp::COMMANDLINE => {
+                let text = self.command_line.as_bytes();
+                let n = text.len().min(500);
+                reply.extend_from_slice(&(n as u16).to_le_bytes());
+                reply.extend_from_slice(&text[..n]);
+            }
+            sp::VERSION => reply.extend_from_slice(&[10, 7, 4, 2]),
+            _ => reply[0] = sp::NOT_IMPLEMENTED,
+        }
+        while reply.len() < 6 || reply.len() % 2 == 1 {
+            reply.push(0);
+        }
+        self.pending
+            .extend((reply.len() as u16).to_le_bytes().iter().chain(&reply));
+        Ok(())
+    }
+}
