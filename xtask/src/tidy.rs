@@ -57,9 +57,10 @@ mod tests {
             crates_depending_on("wasm-bindgen"),
             ["frontend", "simulator-wasm"]
         );
-        let core = root().join("simulator-wasm/src");
-        for entry in std::fs::read_dir(&core).expect("simulator-wasm/src") {
-            let path = entry.expect("entry").path();
+        let mut files = Vec::new();
+        code_files(&root().join("simulator-wasm/src"), &mut files);
+        assert!(files.len() > 10, "{} emulator files", files.len());
+        for (path, _) in files {
             if path.file_name().is_some_and(|n| n == "wasm.rs") {
                 continue;
             }
