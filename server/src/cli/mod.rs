@@ -96,51 +96,7 @@ pub enum Command {
     },
     /// Run a program on an emulated transputer network: print what it writes through the
     /// host, and write or analyse its trace.
-    Simulate {
-        /// An assembly program (`.s`, `.asm`: loaded into every node, which starts with A = its
-        /// number and B = the number of nodes) or a boot file (streamed into the root's link 0).
-        program: PathBuf,
-        /// The network: single, pipe N, ring N, mesh WxH, torus WxH, cylinder WxH,
-        /// hypercube D, tree N, or `nodes N: A.L-B.L, …`.
-        #[arg(long, default_value = "single")]
-        topology: String,
-        /// The chip: T414 or T800.
-        #[arg(long, default_value = "T800")]
-        chip: String,
-        /// Processor clock in MHz.
-        #[arg(long, default_value_t = 20)]
-        mhz: u32,
-        /// Link speed in Mbit/s: 5, 10 or 20.
-        #[arg(long, default_value_t = 20)]
-        link_mbit: u32,
-        /// Memory of each node in KB.
-        #[arg(long, default_value_t = 64)]
-        memory_kb: u32,
-        /// External memory wait states.
-        #[arg(long, default_value_t = 0)]
-        wait_states: u32,
-        /// Stop at this virtual time (`500us`, `10ms`, `1s`).
-        #[arg(long, default_value = "1s")]
-        until: String,
-        /// The utilization sampling interval (`100us`).
-        #[arg(long, default_value = "100us")]
-        sample: String,
-        /// What the host answers when the program asks for its command line.
-        #[arg(long, default_value = "")]
-        command_line: String,
-        /// Write the trace to this file.
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// The trace file's format.
-        #[arg(long, value_enum, default_value = "native")]
-        to: files::OutputFormat,
-        /// Analyse the trace (as `tracescope analyze` does) and print the report.
-        #[arg(long)]
-        analyze: bool,
-        /// Print one JSON object with named fields instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Runs a command line.
@@ -165,37 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             format,
         } => convert::command(&input, to, &output, format),
-        Command::Simulate {
-            program,
-            topology,
-            chip,
-            mhz,
-            link_mbit,
-            memory_kb,
-            wait_states,
-            until,
-            sample,
-            command_line,
-            trace,
-            to,
-            analyze,
-            json,
-        } => simulate::command(simulate::SimulateArgs {
-            program,
-            topology,
-            chip,
-            mhz,
-            link_mbit,
-            memory_kb,
-            wait_states,
-            until,
-            sample,
-            command_line,
-            trace,
-            to,
-            analyze,
-            json,
-        }),
+        Command::Simulate(args) => simulate::command(args),
         Command::Analyze {
             file,
             json,

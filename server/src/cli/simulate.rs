@@ -140,35 +140,51 @@ pub fn simulate(
     Ok((report, trace))
 }
 
-/// What `tracescope simulate` is asked for.
+/// What `tracescope simulate` is asked for (its command-line arguments).
+#[derive(clap::Args)]
 pub struct SimulateArgs {
-    /// The program: assembly, or a boot file.
+    /// An assembly program (`.s`, `.asm`: loaded into every node, which starts with A = its
+    /// number and B = the number of nodes) or a boot file (streamed into the root's link 0).
     pub program: std::path::PathBuf,
-    /// The network.
+    /// The network: single, pipe N, ring N, mesh WxH, torus WxH, cylinder WxH,
+    /// hypercube D, tree N, or `nodes N: A.L-B.L, …`.
+    #[arg(long, default_value = "single")]
     pub topology: String,
-    /// The chip's name.
+    /// The chip: T414 or T800.
+    #[arg(long, default_value = "T800")]
     pub chip: String,
-    /// The processor clock in MHz.
+    /// Processor clock in MHz.
+    #[arg(long, default_value_t = 20)]
     pub mhz: u32,
-    /// The links' speed in Mbit/s.
+    /// Link speed in Mbit/s: 5, 10 or 20.
+    #[arg(long, default_value_t = 20)]
     pub link_mbit: u32,
-    /// Each node's memory.
+    /// Memory of each node in KB.
+    #[arg(long, default_value_t = 64)]
     pub memory_kb: u32,
-    /// Off-chip memory wait states.
+    /// External memory wait states.
+    #[arg(long, default_value_t = 0)]
     pub wait_states: u32,
-    /// How long to run, in virtual time.
+    /// Stop at this virtual time (`500us`, `10ms`, `1s`).
+    #[arg(long, default_value = "1s")]
     pub until: String,
-    /// How often progress is sampled.
+    /// The utilization sampling interval (`100us`).
+    #[arg(long, default_value = "100us")]
     pub sample: String,
-    /// The program's command line (for the iserver).
+    /// What the host answers when the program asks for its command line.
+    #[arg(long, default_value = "")]
     pub command_line: String,
-    /// Where to write the trace.
+    /// Write the trace to this file.
+    #[arg(long)]
     pub trace: Option<std::path::PathBuf>,
-    /// The trace's format.
+    /// The trace file's format.
+    #[arg(long, value_enum, default_value = "native")]
     pub to: super::files::OutputFormat,
-    /// Whether to analyse the trace.
+    /// Analyse the trace (as `tracescope analyze` does) and print the report.
+    #[arg(long)]
     pub analyze: bool,
-    /// Whether to print JSON.
+    /// Print one JSON object with named fields instead of text.
+    #[arg(long)]
     pub json: bool,
 }
 
