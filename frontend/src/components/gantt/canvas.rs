@@ -83,8 +83,17 @@ fn paint_now(chart: &Chart) {
     let g = chart.geometry();
     let scale = chart.scale(&g);
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    canvas.set_width((g.width * dpr).round() as u32);
-    canvas.set_height((g.height * dpr).round() as u32);
+    // Resizing a canvas reallocates and clears its bitmap: only when its size changed.
+    let (w, h) = (
+        (g.width * dpr).round() as u32,
+        (g.height * dpr).round() as u32,
+    );
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
     let Ok(Some(ctx)) = canvas.get_context("2d") else {
         return;
     };

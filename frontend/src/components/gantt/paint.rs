@@ -4,33 +4,70 @@ use web_sys::CanvasRenderingContext2d;
 
 use super::scene::draw::{DrawItem, Icon};
 
+/// The fill colour last set on the context, so that a run of same-coloured rectangles sets it
+/// once (each call into the canvas costs a crossing out of wasm).
+struct Fill<'a> {
+    ctx: &'a CanvasRenderingContext2d,
+    current: &'a str,
+}
+
+impl<'a> Fill<'a> {
+    fn set(&mut self, color: &'a str) {
+        if self.current != color {
+            self.ctx.set_fill_style_str(color);
+            self.current = color;
+        }
+    }
+
+    /// Someone else set the fill colour.
+    fn forget(&mut self) {
+        self.current = "";
+    }
+}
+
 /// Paints `items` on `ctx`, whose transform already maps CSS pixels to device pixels.
 pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[DrawItem]) {
-    ctx.clear_rect(0.0, 0.0, width, height);
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, width, height);
     ctx.set_font("12px system-ui, sans-serif");
     ctx.set_text_baseline("middle");
+    let mut fill = Fill {
+        ctx,
+        current: "#ffffff",
+    };
     let mut clipped = false;
-    for item in items {
+    let mut k = 0;
+    while k < items.len() {
+        let item = &items[k];
+        k += 1;
         match item {
             DrawItem::Rect { x, y, w, h, color } => {
-                ctx.set_fill_style_str(color);
+                fill.set(color);
                 ctx.fill_rect(*x, *y, *w, *h);
             }
-            DrawItem::Line {
-                x1,
-                y1,
-                x2,
-                y2,
-                color,
-                width,
-            } => {
+            DrawItem::Line { color, width, .. } => {
+                // A run of lines of one colour and width is one path.
                 ctx.set_stroke_style_str(color);
                 ctx.set_line_width(*width);
                 ctx.begin_path();
-                ctx.move_to(*x1, *y1);
-                ctx.line_to(*x2, *y2);
+                let mut line = item;
+                loop {
+                    if let DrawItem::Line { x1, y1, x2, y2, .. } = line {
+                        ctx.move_to(*x1, *y1);
+                        ctx.line_to(*x2, *y2);
+                    }
+                    match items.get(k) {
+                        Some(
+                            next @ DrawItem::Line {
+                                color: c, width: w, ..
+                            },
+                        ) if c == color && w == width => {
+                            line = next;
+                            k += 1;
+                        }
+                        _ => break,
+                    }
+                }
                 ctx.stroke();
             }
             DrawItem::Arrow {
@@ -39,7 +76,10 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 x2,
                 y2,
                 color,
-            } => arrow(ctx, (*x1, *y1), (*x2, *y2), color),
+            } => {
+                fill.forget();
+                arrow(ctx, (*x1, *y1), (*x2, *y2), color);
+            }
             DrawItem::Band {
                 x1a,
                 x1b,
@@ -49,7 +89,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 y2,
                 color,
             } => {
-                ctx.set_fill_style_str(color);
+                fill.set(color);
                 ctx.begin_path();
                 ctx.move_to(*x1a, *y1);
                 ctx.line_to(*x1b, *y1);
@@ -58,7 +98,10 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.close_path();
                 ctx.fill();
             }
-            DrawItem::Icon { x, y, icon, color } => event_icon(ctx, (*x, *y), *icon, color),
+            DrawItem::Icon { x, y, icon, color } => {
+                fill.forget();
+                event_icon(ctx, (*x, *y), *icon, color);
+            }
             DrawItem::Text {
                 x,
                 y,
@@ -66,7 +109,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 color,
                 align_right,
             } => {
-                ctx.set_fill_style_str(color);
+                fill.set(color);
                 ctx.set_text_align(if *align_right { "right" } else { "left" });
                 let _ = ctx.fill_text(text, *x, *y);
             }
@@ -84,6 +127,8 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 ctx.stroke();
             }
             DrawItem::Clip(rect) => {
+                // Restoring the context restores its fill colour too.
+                fill.forget();
                 if clipped {
                     ctx.restore();
                     clipped = false;
