@@ -5,7 +5,8 @@
 //! "TSCB" version:u16 (little-endian) postcard(Trace)
 //! ```
 //! Postcard encodes integers as varints, so the struct-of-arrays model packs tightly; a model
-//! that decodes is checked for the same invariants a builder guarantees.
+//! that decodes is checked for the same invariants a builder guarantees. Version 2 added the
+//! counters at the end of the model; a version 1 file reads as a model without counters.
 
 use crate::model::Trace;
 use crate::model::error::TraceError;
@@ -14,8 +15,8 @@ use crate::model::error::TraceError;
 pub const FORMAT_NAME: &str = "tracescope-binary";
 /// The file's first bytes.
 pub const MAGIC: &[u8; 4] = b"TSCB";
-/// The version this code writes and reads.
-pub const VERSION: u16 = 1;
+/// The version this code writes (and reads, with version 1).
+pub const VERSION: u16 = 2;
 
 /// Writes a trace.
 pub fn write(trace: &Trace) -> Vec<u8> {
@@ -50,15 +51,23 @@ pub fn parse(input: &[u8]) -> Result<Trace, TraceError> {
             ));
         }
     };
-    if version != VERSION {
-        return Err(TraceError::at_offset(
-            FORMAT_NAME,
-            input,
-            4,
-            format!("unsupported version {version} (this build reads version {VERSION})"),
-        ));
-    }
-    let (trace, rest) = postcard::take_from_bytes::<Trace>(&input[6..]).map_err(|e| {
+    let body: std::borrow::Cow<'_, [u8]> = match version {
+        VERSION => input[6..].into(),
+        // Version 1 ended before the counters: an empty list (a zero length) completes it.
+        1 => [&input[6..], &[0u8][..]].concat().into(),
+        _ => {
+            return Err(TraceError::at_offset(
+                FORMAT_NAME,
+                input,
+                4,
+                format!(
+                    "unsupported version {version} (this build reads versions 1 and {VERSION})"
+                ),
+            ));
+        }
+    };
+    let appended = body.len() - (input.len() - 6);
+    let (trace, rest) = postcard::take_from_bytes::<Trace>(&body).map_err(|e| {
         TraceError::at_offset(
             FORMAT_NAME,
             input,
@@ -66,15 +75,15 @@ pub fn parse(input: &[u8]) -> Result<Trace, TraceError> {
             format!("expected an encoded model: {e}"),
         )
     })?;
-    if !rest.is_empty() {
-        let at = input.len() - rest.len();
+    if rest.len() > appended {
+        let at = input.len() + appended - rest.len();
         return Err(TraceError::at_offset(
             FORMAT_NAME,
             input,
             at,
             format!(
                 "expected the end of the file, found {} more bytes",
-                rest.len()
+                rest.len() - appended
             ),
         ));
     }

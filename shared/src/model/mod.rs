@@ -5,9 +5,14 @@
 //! Every id is a small integer newtype, and no event owns a heap allocation
 //! (probe texts are interned once in [`Trace::strings`]).
 
+pub mod counter;
 pub mod error;
+mod ids;
 pub mod synthetic;
 pub mod time;
+
+pub use counter::{Counter, CounterKind};
+pub use ids::{EventIdx, LinkId, NodeId, ProcessId, RegionId, StrId};
 
 use std::num::NonZeroU32;
 use std::ops::Range;
@@ -15,47 +20,6 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::model::time::{Clock, Time};
-
-macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(pub u32);
-
-        impl $name {
-            /// The id as an index into the model's vectors.
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    };
-}
-
-id_type!(
-    /// A processor of the machine (a transputer, an MPI host).
-    NodeId
-);
-id_type!(
-    /// A process (an MPI rank, a transputer process), placed on one node.
-    ProcessId
-);
-id_type!(
-    /// An event's index in the trace's event arrays.
-    EventIdx
-);
-id_type!(
-    /// An interned string in [`Trace::strings`].
-    StrId
-);
-id_type!(
-    /// A named code region (an activity or a phase) in [`Trace::regions`].
-    RegionId
-);
-id_type!(
-    /// A point-to-point link between two nodes in [`Trace::links`].
-    LinkId
-);
 
 /// What happened at an event: the founding thesis's five events plus user probes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -397,6 +361,9 @@ pub struct Trace {
     pub cpu_samples: Vec<CpuSample>,
     /// Measured utilization of links, by link, direction and then time.
     pub link_samples: Vec<LinkSample>,
+    /// Sampled series (hardware counters, metrics, variables), by process.
+    #[serde(default)]
+    pub counters: Vec<Counter>,
 }
 
 /// The serialized shape of a [`Trace`], checked before it becomes one.
@@ -412,6 +379,8 @@ struct UncheckedTrace {
     links: Vec<Link>,
     cpu_samples: Vec<CpuSample>,
     link_samples: Vec<LinkSample>,
+    #[serde(default)]
+    counters: Vec<Counter>,
 }
 
 impl TryFrom<UncheckedTrace> for Trace {
@@ -429,6 +398,7 @@ impl TryFrom<UncheckedTrace> for Trace {
             links: t.links,
             cpu_samples: t.cpu_samples,
             link_samples: t.link_samples,
+            counters: t.counters,
         };
         trace.check_consistency()?;
         Ok(trace)
@@ -467,6 +437,7 @@ impl Trace {
             links: self.links.clone(),
             cpu_samples: Vec::new(),
             link_samples: Vec::new(),
+            counters: Vec::new(),
         }
     }
 
@@ -515,6 +486,12 @@ impl Trace {
             + vec(&self.links)
             + vec(&self.cpu_samples)
             + vec(&self.link_samples)
+            + vec(&self.counters)
+            + self
+                .counters
+                .iter()
+                .map(|c| c.name.capacity() + c.unit.capacity() + vec(&c.times) + vec(&c.values))
+                .sum::<usize>()
     }
 
     /// An interned string.
@@ -600,6 +577,9 @@ impl Trace {
         {
             return Err("a link or sample names a node or link that does not exist".to_owned());
         }
+        if let Some(problem) = self.counters.iter().find_map(|c| c.problem(n_procs)) {
+            return Err(problem);
+        }
         Ok(())
     }
 }
@@ -654,6 +634,9 @@ pub enum ModelError {
     /// A sample whose period ends before it starts, or whose utilization is outside [0, 1].
     #[error("a sample needs start ≤ end and a utilization from 0 to 1")]
     BadSample,
+    /// A counter whose times and values differ in number or whose values are not finite.
+    #[error("{0}")]
+    BadCounter(String),
     /// The trace has more events than the model's 32-bit indices address.
     #[error("the trace has more than {max} events", max = u32::MAX)]
     TooManyEvents,
@@ -673,6 +656,7 @@ pub struct TraceBuilder {
     links: Vec<Link>,
     cpu_samples: Vec<CpuSample>,
     link_samples: Vec<LinkSample>,
+    counters: Vec<Counter>,
 }
 
 impl TraceBuilder {
@@ -745,6 +729,22 @@ impl TraceBuilder {
         }
         check_sample(&sample.sample)?;
         self.link_samples.push(sample);
+        Ok(())
+    }
+
+    /// Adds a sampled series of a declared process; its samples are put in time order.
+    pub fn add_counter(&mut self, mut counter: Counter) -> Result<(), ModelError> {
+        if counter.process.index() >= self.processes.len() {
+            return Err(ModelError::UnknownProcess {
+                process: counter.process.0,
+                n_processes: self.processes.len(),
+            });
+        }
+        counter.sort();
+        if let Some(problem) = counter.problem(self.processes.len()) {
+            return Err(ModelError::BadCounter(problem));
+        }
+        self.counters.push(counter);
         Ok(())
     }
 
@@ -860,6 +860,7 @@ impl TraceBuilder {
             link_samples: sorted(self.link_samples, |s| {
                 (s.link, s.direction as u8, s.sample.start, s.sample.end)
             }),
+            counters: self.counters,
         }
     }
 }

@@ -465,6 +465,40 @@ fn native_binary_round_trips_and_is_compact() {
     assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
 }
 
+#[test]
+fn binary_version_1_reads_as_a_model_without_counters() {
+    use shared::model::{Counter, CounterKind, ProcessId, time::Time};
+    let mut trace = shared::model::synthetic::ring(4, 400);
+    let v2 = shared::formats::binary::write(&trace);
+    // Version 1 is version 2 without the counters' (empty) list at the end.
+    assert_eq!(v2.last(), Some(&0));
+    let mut v1 = v2[..v2.len() - 1].to_vec();
+    v1[4..6].copy_from_slice(&1u16.to_le_bytes());
+    assert_eq!(import(&v1, None, "x").expect("reads v1").trace, trace);
+    let mut extra = v1.clone();
+    extra.extend_from_slice(&[0, 0]);
+    let err = import(&extra, None, "x").expect_err("trailing bytes");
+    assert!(
+        err.message.contains("found 1 more bytes"),
+        "{}",
+        err.message
+    );
+    // Counters survive a round trip.
+    let mut counter = Counter::new("PAPI_TOT_CYC", "#", ProcessId(1), CounterKind::Accumulated);
+    counter.times = vec![Time(5), Time(9)];
+    counter.values = vec![10.0, 250.5];
+    trace.counters.push(counter);
+    let back = import(&shared::formats::binary::write(&trace), None, "x").expect("reads");
+    assert_eq!(back.trace, trace);
+    // A counter that names a process the trace does not have is refused.
+    trace.counters[0].process = ProcessId(99);
+    let err = import(&shared::formats::binary::write(&trace), None, "x").expect_err("bad");
+    assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
+    let json = serde_json::to_string(&trace).expect("serializes");
+    let err = serde_json::from_str::<shared::Trace>(&json).expect_err("bad");
+    assert!(err.to_string().contains("process 99"), "{err}");
+}
+
 /// Every file of a vendored OTF2 archive directory, by relative path.
 fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use shared::view::state::{Range, Selection};
 use wasm_bindgen::JsCast as _;
 
+use super::axis;
 use super::chart::Chart;
-use super::details;
 use super::keys::{self, KeyAction};
 use super::rows::Row;
 use super::scene::geometry::{Geometry, row_at};
@@ -99,12 +99,20 @@ pub fn on_pointer_move(chart: &Chart) -> impl Fn(web_sys::PointerEvent) + use<> 
         let (x, y) = canvas_xy(&chart, &ev);
         let g = chart.geometry();
         chart.local.cursor_x.set_value(Some(x - g.label_width));
-        let tick = chart.scale(&g).px_to_time(x - g.label_width);
+        let scale = chart.scale(&g);
+        let tick = scale.px_to_time(x - g.label_width);
+        // As precise as a pixel: the cursor cannot point finer.
+        let clock = chart.trace.clock;
+        let labeller = axis::Labeller::new(
+            clock,
+            scale.window().1,
+            axis::step_ticks(&scale, clock, 1.0),
+        );
         chart
             .local
             .cursor
-            .set(tick.map(|t| match chart.trace.clock.ticks_per_second {
-                Some(_) => format!("cursor at {}", details::time_text(&chart.trace, t.0)),
+            .set(tick.map(|t| match clock.ticks_per_second {
+                Some(_) => format!("cursor at {}", labeller.label(t.0 as f64)),
                 None => format!("cursor at tick {}", t.0),
             }));
         let Some((x0, y0, selecting)) = chart.local.press.get_value() else {

@@ -9,6 +9,7 @@
 //! ([`scene`]), the painter ([`paint`]), the frame loop ([`canvas`]), the input handlers
 //! ([`input`]), the panels around the canvas ([`panels`]) and what they load ([`loaders`]).
 
+pub mod axis;
 pub mod canvas;
 pub mod chart;
 pub mod details;

@@ -49,6 +49,7 @@ impl TimeScale {
     }
 
     /// Ticks per CSS pixel.
+    #[cfg(test)]
     fn ticks_per_px(&self) -> f64 {
         self.ticks_per_px
     }
@@ -101,23 +102,6 @@ fn sanitize_width(width_px: f64) -> f64 {
     }
 }
 
-/// A "nice" axis step (1, 2 or 5 times a power of ten, at least one tick) whose pixel spacing is
-/// at least `min_px`.
-pub fn axis_step(scale: &TimeScale, min_px: f64) -> u64 {
-    let raw = (min_px * scale.ticks_per_px()).max(1.0);
-    let mut power = 1u64;
-    while (power as f64) * 10.0 <= raw && power < u64::MAX / 10 {
-        power *= 10;
-    }
-    for mult in [1, 2, 5, 10] {
-        let step = power.saturating_mul(mult);
-        if step as f64 >= raw {
-            return step;
-        }
-    }
-    power.saturating_mul(10)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,15 +138,5 @@ mod tests {
         let tiny = TimeScale::fit(Time(0), Time(1), 1e30);
         assert!(tiny.ticks_per_px() >= MIN_TICKS_PER_PX);
         assert_eq!(scale.px_to_time(-10.0), None);
-    }
-
-    #[test]
-    fn axis_steps_are_nice_and_wide_enough() {
-        let scale = TimeScale::fit(Time(0), Time(69), 690.0);
-        assert_eq!(axis_step(&scale, 80.0), 10);
-        let scale = TimeScale::fit(Time(0), Time(16_000), 800.0);
-        assert_eq!(axis_step(&scale, 80.0), 2_000);
-        let scale = TimeScale::fit(Time(0), Time(3), 900.0);
-        assert_eq!(axis_step(&scale, 80.0), 1);
     }
 }

@@ -1,8 +1,8 @@
 //! The chart's frame: row backgrounds and grid lines under the bars, the label column and
 //! the time axis over them.
 
+use super::super::axis;
 use super::super::rows::Row;
-use super::super::time_scale::axis_step;
 use super::context::Scene;
 use super::draw::{DrawItem, colors};
 
@@ -81,7 +81,7 @@ pub fn labels(scene: &Scene, items: &mut Vec<DrawItem>) {
     items.push(DrawItem::Clip(None));
 }
 
-/// The time axis: "nice" steps at least 90 px apart, labelled in the clock's units.
+/// The time axis: steps round in the trace's unit, each label inside the plot.
 pub fn axis(scene: &Scene, items: &mut Vec<DrawItem>) {
     let (g, model, scale) = (scene.g, scene.model, scene.scale);
     items.push(DrawItem::Rect {
@@ -100,14 +100,14 @@ pub fn axis(scene: &Scene, items: &mut Vec<DrawItem>) {
         width: 1.0,
     });
     let unit = if model.clock.ticks_per_second.is_some() {
-        ""
+        "time"
     } else {
-        "ticks"
+        "time (ticks)"
     };
     items.push(DrawItem::Text {
         x: 8.0,
         y: g.axis_height / 2.0,
-        text: format!("time {unit}"),
+        text: unit.to_owned(),
         color: colors::TEXT,
         align_right: false,
     });
@@ -117,12 +117,9 @@ pub fn axis(scene: &Scene, items: &mut Vec<DrawItem>) {
         g.plot_width(),
         g.axis_height,
     ))));
-    let (window_start, window_end) = scale.window();
-    let step = axis_step(scale, 90.0);
-    let first = (window_start.max(0.0) / step as f64).ceil() as u64;
-    let mut tick = first.saturating_mul(step);
-    while (tick as f64) <= window_end {
-        let x = scene.x_of(tick);
+    let ticks = axis::ticks(scale, model.clock);
+    for tick in &ticks {
+        let x = scene.x_at(tick.tick);
         items.push(DrawItem::Line {
             x1: x,
             y1: g.axis_height - 6.0,
@@ -131,23 +128,15 @@ pub fn axis(scene: &Scene, items: &mut Vec<DrawItem>) {
             color: colors::TEXT,
             width: 1.0,
         });
-        let text = match model.clock.ticks_per_second {
-            Some(_) => model
-                .clock
-                .format_duration(shared::model::time::Duration(tick)),
-            None => tick.to_string(),
-        };
+    }
+    for tick in ticks {
         items.push(DrawItem::Text {
-            x: x + 3.0,
+            x: g.label_width + tick.label_x,
             y: g.axis_height / 2.0 - 2.0,
-            text,
+            text: tick.label,
             color: colors::TEXT,
             align_right: false,
         });
-        let Some(next) = tick.checked_add(step) else {
-            break;
-        };
-        tick = next;
     }
     items.push(DrawItem::Clip(None));
 }
