@@ -4,7 +4,8 @@
 //! slices become enter/leave of regions named after them; instant events (`i`, `I`, `R`)
 //! become probes; flows become messages — v1 `s`/`t`/`f` events keyed by (cat, name, id), and
 //! v2 `bind_id` with `flow_out`/`flow_in` on slices. Timestamps are µs; ticks are ns.
-//! Dangling flows, counters and other phases are skipped and counted in the notes.
+//! `C` counter events are counters of their thread (one series per numeric arg). Dangling flows
+//! and other phases are skipped and counted in the notes.
 //!
 //! Export writes a trace Perfetto and chrome://tracing open: state spans as `X` slices,
 //! messages as flow arrows, and every model event as an instant of category `tracescope` whose
@@ -22,7 +23,8 @@ use crate::graph::states::{State, state_spans};
 use crate::model::error::TraceError;
 use crate::model::time::{Clock, Time};
 use crate::model::{
-    EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder,
+    Counter, CounterKind, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace,
+    TraceBuilder,
 };
 
 /// The format's name.
@@ -98,6 +100,8 @@ struct ModelParts {
     links: Vec<crate::model::Link>,
     cpu_samples: Vec<crate::model::CpuSample>,
     link_samples: Vec<crate::model::LinkSample>,
+    #[serde(default)]
+    counters: Vec<Counter>,
 }
 
 #[derive(Deserialize)]
@@ -160,6 +164,9 @@ struct Reader<'a> {
     model_events: usize,
     skipped: HashMap<String, usize>,
     seq: usize,
+    /// Counter series by (thread, series name), in the order first seen.
+    counters: Vec<Counter>,
+    counter_ids: HashMap<(usize, String), usize>,
 }
 
 fn offset_of(input: &[u8], raw: &RawValue) -> usize {
@@ -402,7 +409,69 @@ impl<'a> Reader<'a> {
                     stage,
                 });
             }
+            "C" => {
+                let t = time(self)?;
+                self.counter(thread, name, t, ev.args, offset)?;
+            }
             other => *self.skipped.entry(format!("phase {other:?}")).or_default() += 1,
+        }
+        Ok(())
+    }
+
+    /// A counter event: each numeric arg is a sample of the series `name` (one arg) or
+    /// `name key` (several).
+    fn counter(
+        &mut self,
+        thread: usize,
+        name: &str,
+        time: u64,
+        args: Option<&RawValue>,
+        offset: usize,
+    ) -> Result<(), TraceError> {
+        let values: serde_json::Map<String, serde_json::Value> = match args {
+            Some(a) => serde_json::from_str(a.get()).map_err(|e| {
+                error(
+                    self.input,
+                    offset,
+                    format!("expected counter args as an object of numbers: {e}"),
+                )
+            })?,
+            None => serde_json::Map::new(),
+        };
+        let single = values.len() == 1;
+        for (key, value) in values {
+            let number = match &value {
+                serde_json::Value::Number(n) => n.as_f64(),
+                serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            };
+            let Some(number) = number.filter(|v| v.is_finite()) else {
+                *self
+                    .skipped
+                    .entry("counter values that are not numbers".to_owned())
+                    .or_default() += 1;
+                continue;
+            };
+            let series = if single {
+                name.to_owned()
+            } else {
+                format!("{name} {key}")
+            };
+            let next = self.counters.len();
+            let k = *self
+                .counter_ids
+                .entry((thread, series.clone()))
+                .or_insert(next);
+            if k == next {
+                self.counters.push(Counter::new(
+                    series,
+                    "",
+                    ProcessId(thread as u32),
+                    CounterKind::Gauge,
+                ));
+            }
+            self.counters[k].times.push(Time(time));
+            self.counters[k].values.push(number);
         }
         Ok(())
     }
@@ -500,6 +569,8 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
         model_events: 0,
         skipped: HashMap::new(),
         seq: 0,
+        counters: Vec::new(),
+        counter_ids: HashMap::new(),
     };
     for raw in &events {
         reader.event(raw)?;
@@ -539,6 +610,15 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                 .add_link_sample(sample)
                 .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
         }
+    }
+    let exported = parts
+        .as_ref()
+        .map(|p| p.counters.clone())
+        .unwrap_or_default();
+    for counter in reader.counters.into_iter().chain(exported) {
+        builder
+            .add_counter(counter)
+            .map_err(|e| error(input, 0, e.to_string()))?;
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
     let keep_recorded_order = reader.model_events > 0;
@@ -591,6 +671,7 @@ pub fn write(trace: &Trace) -> String {
         links: trace.links.clone(),
         cpu_samples: trace.cpu_samples.clone(),
         link_samples: trace.link_samples.clone(),
+        counters: trace.counters.clone(),
     };
     out.push_str(
         "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"tracescope\",\"tracescope\":",

@@ -18,7 +18,9 @@
 //! `MpiRecv` is a receive call at the enter of its `MPI_Recv` region plus the arrival;
 //! `MpiIrecvRequest`/`MpiIrecv` are a non-blocking post and its completion; thread
 //! create/begin and end/wait become messages. Timestamps are ticks after the clock's global
-//! offset; metrics and other records are skipped and counted.
+//! offset. `Metric` records become counters of their location's process (one series per metric
+//! member, accumulating or not by the member's mode, scaled by its base and exponent); other
+//! records are skipped and counted.
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU32;
@@ -26,7 +28,8 @@ use std::num::NonZeroU32;
 use crate::model::error::TraceError;
 use crate::model::time::{Clock, Time};
 use crate::model::{
-    EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder,
+    Counter, CounterKind, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace,
+    TraceBuilder,
 };
 
 /// The format's name.
@@ -184,6 +187,20 @@ struct Definitions {
     groups: HashMap<u32, (u8, u8, Vec<u64>)>,
     /// Comm: group.
     comms: HashMap<u32, u32>,
+    /// Metric member: what one value of a metric record measures.
+    metric_members: HashMap<u32, MetricMember>,
+    /// Metric class or instance: its members, in the order its records list values.
+    metrics: HashMap<u32, Vec<u32>>,
+}
+
+/// A metric member definition: name, unit, whether it accumulates, and its scale.
+#[derive(Debug, Clone)]
+struct MetricMember {
+    name: String,
+    unit: String,
+    kind: CounterKind,
+    /// 10^exponent or 2^exponent, by the member's base.
+    scale: f64,
 }
 
 fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
@@ -267,6 +284,56 @@ fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
                     (0, 0)
                 };
                 d.groups.insert(id, (kind, paradigm, members));
+            }
+            // MetricMember: name, description, type, mode, value type, base, exponent, unit.
+            19 => {
+                let id = buf.u32("metric member id")?;
+                let name = buf.u32("metric member name")?;
+                let _description = buf.u32("metric member description")?;
+                let _type = buf.u8("metric type")?;
+                let mode = buf.u8("metric mode")?;
+                let _value_type = buf.u8("metric value type")?;
+                let base = buf.u8("metric base")?;
+                // An int64 compressed like an uint64.
+                let exponent = buf.u64("metric exponent")? as i64;
+                let unit = buf.u32("metric unit")?;
+                let exponent = exponent.clamp(-300, 300) as i32;
+                d.metric_members.insert(
+                    id,
+                    MetricMember {
+                        name: d.strings.get(&name).cloned().unwrap_or_default(),
+                        unit: d.strings.get(&unit).cloned().unwrap_or_default(),
+                        // The low nibble is the value's kind: 0 accumulated, 1 absolute,
+                        // 2 relative; the high nibble its timing.
+                        kind: if mode & 0x0f == 0 {
+                            CounterKind::Accumulated
+                        } else {
+                            CounterKind::Gauge
+                        },
+                        scale: if base == 0 {
+                            2f64.powi(exponent)
+                        } else {
+                            10f64.powi(exponent)
+                        },
+                    },
+                );
+            }
+            // MetricClass: its members.
+            20 => {
+                let id = buf.u32("metric class id")?;
+                let n = buf.u8("number of metrics")?;
+                let mut members = Vec::with_capacity(usize::from(n));
+                for _ in 0..n {
+                    members.push(buf.u32("metric member")?);
+                }
+                d.metrics.insert(id, members);
+            }
+            // MetricInstance: a class recorded for a scope; its values are the class's members.
+            21 => {
+                let id = buf.u32("metric instance id")?;
+                let class = buf.u32("metric class")?;
+                let members = d.metrics.get(&class).cloned().unwrap_or_default();
+                d.metrics.insert(id, members);
             }
             22 => {
                 let id = buf.u32("comm id")?;
@@ -362,6 +429,7 @@ fn corrected(time: u64, offsets: &[(u64, i64)]) -> u64 {
 
 /// Mapping type numbers (OTF2_MappingType).
 const MAP_REGION: u8 = 3;
+const MAP_METRIC: u8 = 5;
 const MAP_COMM: u8 = 6;
 
 /// "Singleton" records, whose only field is a compressed integer, carry no length; every other
@@ -389,6 +457,8 @@ struct LocationEvents {
     collectives: Vec<(usize, u32, u32)>,
     /// Receive calls to insert after a record (an `MPI_Recv`'s enter), in record order.
     calls: Vec<(usize, EventRecord)>,
+    /// The location's metric series, by metric member.
+    counters: BTreeMap<u32, Counter>,
 }
 
 impl LocationEvents {
@@ -480,6 +550,7 @@ impl Context<'_> {
             threads: Vec::new(),
             collectives: Vec::new(),
             calls: Vec::new(),
+            counters: BTreeMap::new(),
         };
         // Open regions: (region, role, index of the enter record).
         let mut stack: Vec<(RegionId, RegionRole, usize)> = Vec::new();
@@ -611,7 +682,47 @@ impl Context<'_> {
                     out.threads.push((out.records.len(), key, source));
                     out.records.push(plain(kind));
                 }
-                31 => *self.skipped.entry("Metric records".to_owned()).or_default() += 1,
+                // Metric: metric, number of values, then (type, value) for each.
+                31 => {
+                    let defs = self.defs;
+                    let metric = map(MAP_METRIC, buf.u32("metric")?.into()) as u32;
+                    let n = buf.u8("number of metric values")?;
+                    let members = defs.metrics.get(&metric);
+                    for k in 0..usize::from(n) {
+                        let value = match buf.u8("a metric value type")? {
+                            // UINT64 and INT64 are compressed; DOUBLE is 8 bytes.
+                            4 => buf.u64("a metric value")? as f64,
+                            8 => buf.u64("a metric value")? as i64 as f64,
+                            10 => f64::from_bits(buf.u64_full("a metric value")?),
+                            other => {
+                                *self
+                                    .skipped
+                                    .entry(format!("metric values of type {other}"))
+                                    .or_default() += 1;
+                                break;
+                            }
+                        };
+                        let Some(def) = members
+                            .and_then(|m| m.get(k))
+                            .and_then(|id| Some((*id, defs.metric_members.get(id)?)))
+                        else {
+                            *self
+                                .skipped
+                                .entry("metric values without a definition".to_owned())
+                                .or_default() += 1;
+                            continue;
+                        };
+                        if !value.is_finite() {
+                            continue;
+                        }
+                        let (id, member) = def;
+                        let series = out.counters.entry(id).or_insert_with(|| {
+                            Counter::new(&member.name, &member.unit, process, member.kind)
+                        });
+                        series.times.push(at);
+                        series.values.push(value * member.scale);
+                    }
+                }
                 _ => *self.skipped.entry(format!("record type {t}")).or_default() += 1,
             }
             if buf.pos > end {
@@ -815,6 +926,11 @@ pub fn parse_archive(
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }
     for loc in per_location {
+        for counter in loc.counters.into_values() {
+            cx.builder
+                .add_counter(counter)
+                .map_err(|e| missing(e.to_string()))?;
+        }
         for r in loc.records {
             // A send or arrival whose peer could not be resolved is left out, not guessed.
             if r.kind.has_peer() && r.peer.is_none() {

@@ -11,7 +11,7 @@
 //!   start container to the end container.
 //! - Variables: a variable `X_used` with a sibling `X` on the same container (SimGrid's
 //!   `power_used`/`power`) becomes utilization samples `X_used / X` of the container's node;
-//!   other variables are skipped.
+//!   every variable is also a counter of its container (the value it holds from each change).
 //! - Dates are seconds; ticks are nanoseconds.
 
 use std::collections::HashMap;
@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use crate::model::error::TraceError;
 use crate::model::time::{Clock, Time};
 use crate::model::{
-    CpuSample, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Sample, Trace,
-    TraceBuilder,
+    Counter, CounterKind, CpuSample, EventKind, EventRecord, NodeId, ProcessId, RegionId,
+    RegionRole, Sample, Trace, TraceBuilder,
 };
 
 /// The format's name.
@@ -67,9 +67,24 @@ struct Definition {
     fields: Vec<String>,
 }
 
+#[derive(Clone, Copy)]
 struct Container {
     process: ProcessId,
     node: NodeId,
+}
+
+/// The containers, found by alias or by name: an alias wins (SimGrid names its links `1`, `2`…,
+/// the aliases of its hosts).
+#[derive(Default)]
+struct Containers {
+    by_alias: HashMap<String, Container>,
+    by_name: HashMap<String, Container>,
+}
+
+impl Containers {
+    fn get(&self, key: &str) -> Option<&Container> {
+        self.by_alias.get(key).or_else(|| self.by_name.get(key))
+    }
 }
 
 /// Reads a Pajé trace.
@@ -79,7 +94,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     let mut definitions: HashMap<String, Definition> = HashMap::new();
     let mut defining: Option<(String, Definition)> = None;
     let mut builder = TraceBuilder::new(fallback_name, Clock::NANOSECONDS);
-    let mut containers: HashMap<String, Container> = HashMap::new();
+    let mut containers = Containers::default();
     let mut values: HashMap<String, String> = HashMap::new();
     let mut regions: HashMap<String, RegionId> = HashMap::new();
     let mut type_names: HashMap<String, String> = HashMap::new();
@@ -233,9 +248,9 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                     .map_err(|e| error(input, line_offset, e.to_string()))?;
                 let container = Container { process, node };
                 if let Some(alias) = get("Alias") {
-                    containers.insert(alias.to_owned(), Container { process, node });
+                    containers.by_alias.insert(alias.to_owned(), container);
                 }
-                containers.insert(name, container);
+                containers.by_name.insert(name, container);
                 records.push((
                     t,
                     0,
@@ -452,6 +467,37 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             samples += 1;
         }
     }
+    // Every variable is also a counter of its container: the value it holds from each change.
+    let mut series: Vec<Counter> = Vec::new();
+    let mut series_of: HashMap<(&str, &str), usize> = HashMap::new();
+    for (container, type_name, start, end, value) in &variable_history {
+        let Some(c) = containers.get(container) else {
+            continue;
+        };
+        let k = *series_of
+            .entry((container.as_str(), type_name.as_str()))
+            .or_insert_with(|| {
+                series.push(Counter::new(
+                    type_name.clone(),
+                    "",
+                    c.process,
+                    CounterKind::Gauge,
+                ));
+                series.len() - 1
+            });
+        let counter = &mut series[k];
+        counter.times.push(Time(*start));
+        counter.values.push(*value);
+        // The held value ends where the next change starts, or at the end of the trace.
+        counter.times.push(Time(*end));
+        counter.values.push(*value);
+    }
+    let n_counters = series.len();
+    for counter in series {
+        builder
+            .add_counter(counter)
+            .map_err(|e| error(input, 0, e.to_string()))?;
+    }
     records.sort_by_key(|&(t, order, seq, ref r)| (r.process, t, order, seq));
     builder.reserve_events(records.len());
     for (_, _, _, r) in records {
@@ -468,7 +514,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
         notes.push(format!("{unmatched_links} link ends found no partner"));
     }
     notes.push(format!(
-        "{samples} utilization samples from X_used/X variables"
+        "{samples} utilization samples from X_used/X variables, {n_counters} variables as counters"
     ));
     Ok((builder.build(), notes))
 }

@@ -71,6 +71,47 @@ fn chrome_webview_gzip_imports() {
     );
 }
 
+/// Counter events as the Trace Event Format documents them (`"ph": "C"`, one series per arg).
+#[test]
+fn chrome_counter_events_become_counters_and_round_trip() {
+    let text = r#"[
+        {"name": "ctr", "ph": "C", "ts": 0, "pid": 1, "args": {"cats": 0, "dogs": 7}},
+        {"name": "heap", "ph": "C", "ts": 5, "pid": 1, "args": {"value": "12.5"}},
+        {"name": "ctr", "ph": "C", "ts": 10, "pid": 1, "args": {"cats": 10, "dogs": 4}},
+        {"name": "work", "ph": "X", "ts": 0, "dur": 20, "pid": 1, "tid": 1},
+        {"name": "bad", "ph": "C", "ts": 12, "pid": 1, "args": {"x": "many"}}
+    ]"#;
+    let imported = import(text.as_bytes(), None, "counters").expect("imports");
+    let trace = imported.trace;
+    let series: Vec<(&str, Vec<u64>, Vec<f64>)> = trace
+        .counters
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.times.iter().map(|t| t.0).collect(),
+                c.values.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        series,
+        [
+            ("ctr cats", vec![0, 10_000], vec![0.0, 10.0]),
+            ("ctr dogs", vec![0, 10_000], vec![7.0, 4.0]),
+            ("heap", vec![5_000], vec![12.5]),
+        ]
+    );
+    assert!(
+        imported.notes.iter().any(|n| n.contains("not numbers")),
+        "{:?}",
+        imported.notes
+    );
+    let back =
+        import(shared::formats::chrome::write(&trace).as_bytes(), None, "x").expect("re-imports");
+    assert_eq!(back.trace.counters, trace.counters);
+}
+
 #[test]
 fn chrome_export_round_trips_the_model() {
     for name in ["t4-worked-example.json", "master-workers-probes.json"] {
@@ -331,6 +372,42 @@ fn paje_simgrid_imports_links_and_utilization() {
         "{:?}",
         imported.trace.nodes
     );
+    // Every variable is a counter of its container too: the hosts' power in use among them.
+    let trace = &imported.trace;
+    let power_used: Vec<&shared::model::Counter> = trace
+        .counters
+        .iter()
+        .filter(|c| c.name == "power_used")
+        .collect();
+    assert!(
+        !power_used.is_empty(),
+        "{:?}",
+        trace.counters.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let node_of = |c: &shared::model::Counter| {
+        let p = &trace.processes[c.process.index()];
+        trace.nodes[p.node.index()].name.clone()
+    };
+    let tremblay = power_used
+        .iter()
+        .find(|c| node_of(c) == "Tremblay (HOST)")
+        .unwrap_or_else(|| {
+            panic!(
+                "{:?}",
+                power_used.iter().map(|c| node_of(c)).collect::<Vec<_>>()
+            )
+        });
+    assert!(tremblay.values.iter().any(|&v| v > 0.0));
+    // Variables name their container by alias: a host's power goes to the host, not to the
+    // link whose name is the same number.
+    assert!(
+        trace
+            .cpu_samples
+            .iter()
+            .any(|s| trace.nodes[s.node.index()].name == "Tremblay (HOST)"),
+        "Tremblay's power in use"
+    );
+    assert_eq!(tremblay.times.last().map(|t| t.0), Some(4_485_137_000));
 }
 
 /// Counts by `paje_counts.py`: containers=13 events=6643 messages=0 span_ns=40704498590000.
@@ -579,6 +656,53 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
             import(&gz.finish().expect("finishes"), None, "upload.tgz").expect("imports a tar.gz");
         assert_eq!(from_tgz.trace.events, imported.trace.events);
     }
+}
+
+/// The PAPI archive's `Metric` records (Score-P with `SCOREP_METRIC_PAPI=PAPI_TOT_CYC,
+/// PAPI_L2_TCM,PAPI_BR_MSP`): one accumulating series per counter and location. The first values
+/// of location 0 are decoded by hand from `traces/0.evt` (record 31 at byte 46: metric 0, three
+/// UINT64 values 0x018222, 0x088f, 0x01a5).
+#[test]
+fn otf2_papi_metrics_become_counters() {
+    use shared::model::CounterKind;
+    let files = otf2_files("pipit-ping-pong-otf2-papi");
+    let trace = shared::formats::import_files(&files, "papi")
+        .expect("imports")
+        .trace;
+    let names: Vec<(&str, u32)> = trace
+        .counters
+        .iter()
+        .map(|c| (c.name.as_str(), c.process.0))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("PAPI_TOT_CYC", 0),
+            ("PAPI_L2_TCM", 0),
+            ("PAPI_BR_MSP", 0),
+            ("PAPI_TOT_CYC", 1),
+            ("PAPI_L2_TCM", 1),
+            ("PAPI_BR_MSP", 1)
+        ]
+    );
+    let first: Vec<f64> = trace.counters[..3].iter().map(|c| c.values[0]).collect();
+    assert_eq!(first, [98_850.0, 2_191.0, 421.0]);
+    assert_eq!(trace.counters[0].values[1], 122_765.0);
+    for c in &trace.counters {
+        assert_eq!(c.kind, CounterKind::Accumulated);
+        assert_eq!(c.times.len(), c.values.len());
+        assert!(
+            c.values.windows(2).all(|w| w[0] <= w[1]),
+            "{} accumulates",
+            c.name
+        );
+    }
+    // 42 metric records in traces/0.evt.
+    assert_eq!(trace.counters[0].times.len(), 42);
+    // The archive without metrics has no counters.
+    let plain =
+        shared::formats::import_files(&otf2_files("pipit-ping-pong-otf2"), "x").expect("imports");
+    assert!(plain.trace.counters.is_empty());
 }
 
 #[test]
