@@ -104,7 +104,7 @@ test('clicking a critical-path or WCPA segment opens its details', async ({ page
   await expect(page.getByTestId('wcpa-phases')).toContainText('100.0 %');
   await page.mouse.click(p.x, p.y);
   await expect(popup).toContainText('WCPA: computation of A on T800 #0');
-  await expect(popup).toContainText('weight 30, 29.7 % of the path');
+  await expect(popup).toContainText('weight 30 ticks, 29.7 % of the path');
 });
 
 test("clicking an event opens its details, and its partner's with one more click", async ({ page }) => {
@@ -117,7 +117,7 @@ test("clicking an event opens its details, and its partner's with one more click
   await expect(details).toContainText('to B, tag 1, 800 B');
   await expect(details).toContainText('partner: arrival on B at 33 (in transit 8 ticks)');
   // From the server's analysis: m1's transit is on the critical path (8 of 69 ticks).
-  await expect(details).toContainText('Critical path: message transit starts here (25 – 33, weight 8, 11.6 % of the path)');
+  await expect(details).toContainText('Critical path: message transit starts here (25 – 33, weight 8 ticks, 11.6 % of the path)');
   await expect(details).toContainText('causes a Late Sender of 5 ticks at the arrival on B on T800 #1 at 33');
   await page.getByTestId('go-to-partner').click();
   await expect(details).toContainText('Arrival on B on T800 #1');

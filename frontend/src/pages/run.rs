@@ -109,7 +109,13 @@ pub fn RunView(
     let n_processes = u32::try_from(trace.processes.len()).unwrap_or(u32::MAX);
     let workspace = match &state {
         Some(state) => Workspace::from_view_state(state, bounds, n_processes),
-        None => Workspace::new(run.id.clone(), bounds, n_processes),
+        None => {
+            let mut ws = Workspace::new(run.id.clone(), bounds, n_processes);
+            let groups = crate::components::gantt::rows::groups_of(&trace);
+            ws.collapsed =
+                crate::components::gantt::rows::folded_by_default(trace.processes.len(), &groups);
+            ws
+        }
     };
     let store = Store::provide(workspace);
     let data = RunData::new(Some(run.id.clone()));

@@ -77,6 +77,8 @@ pub enum Command {
     ToggleProcess(u32),
     /// Folds or unfolds a node group.
     ToggleGroup(u32),
+    /// Folds exactly these node groups (an empty list unfolds all).
+    SetCollapsed(Vec<u32>),
     /// Selects an event, a path segment or a bar (or nothing).
     Select(Option<Selection>),
     /// The event under the pointer (or none).
@@ -308,6 +310,10 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
         }
         Command::ToggleProcess(_) => {}
         Command::ToggleGroup(g) => toggle(&mut next.collapsed, g),
+        Command::SetCollapsed(groups) => {
+            next.collapsed = sorted(groups);
+            next.top_row = 0;
+        }
         Command::Select(selection) => next.selected = selection,
         Command::Hover(event) => next.hovered = event,
         Command::SelectRange(range) => {
@@ -495,6 +501,26 @@ mod tests {
         assert!(w.hides_messages());
         let w = apply(&w, Command::FilterRegion(None));
         assert_eq!(w.filters, [Filter::HideMessages]);
+    }
+
+    #[test]
+    fn groups_fold_all_at_once_and_unfold_all() {
+        let w = run(
+            &ws(),
+            [
+                Command::ScrollTo(2),
+                Command::SetCollapsed(vec![3, 1, 3, 0]),
+            ],
+        );
+        assert_eq!(w.collapsed, [0, 1, 3]);
+        assert_eq!(w.top_row, 0, "folding moves rows: back to the top");
+        let w = apply(&w, Command::ToggleGroup(1));
+        assert_eq!(w.collapsed, [0, 3]);
+        assert!(
+            apply(&w, Command::SetCollapsed(Vec::new()))
+                .collapsed
+                .is_empty()
+        );
     }
 
     #[test]

@@ -286,7 +286,7 @@ mod tests {
         let scale = TimeScale::fit(Time(0), Time(1_000_000), 1000.0);
         let ns = Clock::NANOSECONDS;
         let ticks = ticks(&scale, ns);
-        let last = ticks.last().unwrap();
+        let last = ticks.last().expect("a last tick");
         assert_eq!(last.label, "1.0 ms");
         assert!(last.label_x + label_px(&last.label) <= 1000.0);
         for pair in ticks.windows(2) {

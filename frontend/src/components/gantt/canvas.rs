@@ -209,7 +209,7 @@ pub fn stage(chart: &Chart) -> impl IntoView + use<> {
         }
     });
     let paths = chart.paths;
-    let paint_count = chart.local.paint_count;
+    let (paint_count, label) = (chart.local.paint_count, chart.local.label);
     let path_segments = {
         let chart = chart.clone();
         move || {
@@ -231,6 +231,7 @@ pub fn stage(chart: &Chart) -> impl IntoView + use<> {
                 data-scroll=move || scroll_px().round().to_string()
                 data-window=move || store.with(|ws| format!("{}-{}", ws.window.0, ws.window.1))
                 data-path-segments=path_segments
+                title=move || label.get()
                 on:wheel=input::on_wheel(chart)
                 on:pointerdown=input::on_pointer_down(chart)
                 on:pointermove=input::on_pointer_move(chart)

@@ -115,6 +115,8 @@ pub struct Local {
     pub cursor: RwSignal<Option<String>>,
     /// The cursor's x in the plot.
     pub cursor_x: StoredValue<Option<f64>>,
+    /// The whole label of the row under the pointer, over the label column.
+    pub label: RwSignal<Option<String>>,
     /// The pointer's press: where, and whether it selects (Shift) or pans.
     pub press: StoredValue<Option<(f64, f64, bool)>>,
     /// The pointer's last position while pressed.
@@ -139,6 +141,7 @@ impl Default for Local {
             dragging: RwSignal::new(None),
             cursor: RwSignal::new(None),
             cursor_x: StoredValue::new(Default::default()),
+            label: RwSignal::new(None),
             press: StoredValue::new(Default::default()),
             last: StoredValue::new(Default::default()),
             rest: StoredValue::new(Default::default()),
@@ -204,6 +207,7 @@ impl Chart {
                         &model.groups,
                         ws.processes.as_deref(),
                         &ws.collapsed,
+                        &model.tracks,
                     ))
                 })
             })
@@ -271,6 +275,8 @@ impl Chart {
             .get_untracked()
             .map_or(0.0, |c| f64::from(c.client_width()));
         let mut g = Geometry::new(width, self.height);
+        // Room for the labels, but never more than a third of the canvas.
+        g.label_width = self.model.label_px.min((width / 3.0).max(g.label_width));
         let n_rows = self.rows.with_untracked(|r| r.n_rows());
         let top = self
             .store

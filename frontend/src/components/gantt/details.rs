@@ -9,7 +9,8 @@ use shared::graph::states::State;
 use shared::model::time::Duration;
 use shared::model::{EventKind, RegionRole};
 
-use super::scene::draw::{bytes_text, colors, name_color};
+use super::palette::name_color;
+use super::scene::draw::{bytes_text, colors};
 use super::scene::overlays::PathBar;
 
 /// The colour of a critical-path segment.
@@ -106,14 +107,10 @@ pub fn segment_lines(trace: &Trace, path_name: &str, s: &Segment, total: f64) ->
             duration_text(trace, s.end.saturating_sub(s.start))
         ),
     ];
-    let share = if total > 0.0 {
-        100.0 * s.weight / total
-    } else {
-        0.0
-    };
     lines.push(format!(
-        "weight {}, {share:.1} % of the path",
-        weight_text(s.weight)
+        "weight {}, {} of the path",
+        weight_text(trace, s.weight),
+        share_text(s.weight, total)
     ));
     if let Some(region) = &s.region {
         lines.push(format!("region {region}"));
@@ -124,12 +121,44 @@ pub fn segment_lines(trace: &Trace, path_name: &str, s: &Segment, total: f64) ->
     lines
 }
 
-/// A weight without needless decimals: `25`, `7.5`, `0.333`.
-fn weight_text(w: f64) -> String {
+/// A number of ticks without needless decimals: `25`, `7.5`, `0.333`.
+fn ticks_text(w: f64) -> String {
     if w.fract() == 0.0 && w.abs() < 1e15 {
         format!("{}", w as i64)
     } else {
         format!("{w:.3}")
+    }
+}
+
+/// A path weight (weighted ticks) with its unit: `25 ticks`, or `4.36 µs (9134 ticks)` on a
+/// clocked trace.
+pub fn weight_text(trace: &Trace, w: f64) -> String {
+    match trace.clock.ticks_per_second {
+        Some(tps) if tps > 0 => format!(
+            "{} ({} ticks)",
+            shared::model::time::format_seconds(w / tps as f64),
+            ticks_text(w)
+        ),
+        _ => format!("{} ticks", ticks_text(w)),
+    }
+}
+
+/// A share of a total as a percentage that never reads 0 for a part that is not nothing:
+/// `36.2 %`, `0.04 %`, `< 0.01 %`.
+pub fn share_text(part: f64, total: f64) -> String {
+    let share = if total > 0.0 {
+        100.0 * part / total
+    } else {
+        0.0
+    };
+    if share <= 0.0 {
+        "0 %".to_owned()
+    } else if share < 0.01 {
+        "< 0.01 %".to_owned()
+    } else if share < 0.1 {
+        format!("{share:.2} %")
+    } else {
+        format!("{share:.1} %")
     }
 }
 
@@ -311,18 +340,14 @@ pub fn event_path_lines(
             if !(ends || starts) {
                 return None;
             }
-            let share = if total > 0.0 {
-                100.0 * s.weight / total
-            } else {
-                0.0
-            };
             Some(format!(
-                "{path_name}: {} {} here ({} – {}, weight {}, {share:.1} % of the path)",
+                "{path_name}: {} {} here ({} – {}, weight {}, {} of the path)",
                 kind_text(s.kind),
                 if ends { "ends" } else { "starts" },
                 time_text(trace, s.start),
                 time_text(trace, s.end),
-                weight_text(s.weight)
+                weight_text(trace, s.weight),
+                share_text(s.weight, total)
             ))
         })
         .collect()
@@ -353,7 +378,7 @@ pub fn event_wait_lines(trace: &Trace, waits: &[WaitState], event: usize) -> Vec
                 Some(_) => trace
                     .clock
                     .format_duration(Duration(w.time.round().max(0.0) as u64)),
-                None => format!("{} ticks", weight_text(w.time)),
+                None => format!("{} ticks", ticks_text(w.time)),
             };
             if w.event.index() == event {
                 Some(format!(
@@ -539,8 +564,8 @@ mod tests {
         assert_eq!(
             event_path_lines(&trace, "Critical path", &cp.segments, cp.length as f64, 1),
             [
-                "Critical path: computation ends here (0 – 25, weight 25, 36.2 % of the path)",
-                "Critical path: message transit starts here (25 – 33, weight 8, 11.6 % of the path)"
+                "Critical path: computation ends here (0 – 25, weight 25 ticks, 36.2 % of the path)",
+                "Critical path: message transit starts here (25 – 33, weight 8 ticks, 11.6 % of the path)"
             ]
         );
         // T13: B waited 5 ticks for m1 (receive call at 20, send at 25).
@@ -554,5 +579,17 @@ mod tests {
             event_wait_lines(&trace, &waits, 1),
             ["causes a Late Sender of 5 ticks at the arrival on B on T800 #1 at 33"]
         );
+    }
+
+    #[test]
+    fn weights_and_shares_carry_their_units() {
+        let mut trace = worked_example();
+        assert_eq!(weight_text(&trace, 25.0), "25 ticks");
+        trace.clock.ticks_per_second = Some(2_000_000_000);
+        assert_eq!(weight_text(&trace, 9134.0), "4.567 µs (9134 ticks)");
+        assert_eq!(share_text(25.0, 69.0), "36.2 %");
+        assert_eq!(share_text(3.0, 10_000.0), "0.03 %");
+        assert_eq!(share_text(1.0, 1e9), "< 0.01 %");
+        assert_eq!(share_text(0.0, 10.0), "0 %");
     }
 }

@@ -13,7 +13,7 @@ use super::keys::{self, KeyAction};
 use super::rows::Row;
 use super::scene::geometry::{Geometry, row_at};
 use super::scene::selection::RangeMark;
-use super::scene::{bars, icons, overlays, regions};
+use super::scene::{bars, frame, icons, overlays, regions};
 use crate::workspace::Command;
 
 /// Pixels the pointer may move and still click.
@@ -99,6 +99,18 @@ pub fn on_pointer_move(chart: &Chart) -> impl Fn(web_sys::PointerEvent) + use<> 
         let (x, y) = canvas_xy(&chart, &ev);
         let g = chart.geometry();
         chart.local.cursor_x.set_value(Some(x - g.label_width));
+        // Over the label column, the whole label of the row (labels may be cut).
+        let label = (x < g.label_width)
+            .then(|| {
+                chart.with_scene(|scene| {
+                    let row = row_at(scene.g, scene.rows.n_rows(), y)?;
+                    frame::row_label(scene, row)
+                })
+            })
+            .flatten();
+        if chart.local.label.with_untracked(|l| *l != label) {
+            chart.local.label.set(label);
+        }
         let scale = chart.scale(&g);
         let tick = scale.px_to_time(x - g.label_width);
         // As precise as a pixel: the cursor cannot point finer.
@@ -156,7 +168,7 @@ fn event_under(chart: &Chart, x: f64, y: f64) -> Option<usize> {
         let row = row_at(scene.g, scene.rows.n_rows(), y)?;
         match scene.rows.rows.get(row)? {
             Row::Process(p) => icons::hit(scene, *p, x),
-            Row::Group(_) => None,
+            Row::Group(_) | Row::Counter(_) => None,
         }
     })
 }

@@ -12,12 +12,15 @@
 pub mod axis;
 pub mod canvas;
 pub mod chart;
+pub mod counters;
 pub mod details;
+pub mod find;
 pub mod input;
 pub mod keys;
 pub mod loaders;
 pub mod model;
 pub mod paint;
+pub mod palette;
 pub mod panels;
 pub mod regions;
 pub mod remote;
@@ -61,6 +64,7 @@ pub fn GanttChart(
     let chart = Chart::new(trace, run_id, data, remote, Store::expect());
     canvas::schedule_paints(&chart);
     loaders::follow_the_workspace(&chart);
+    find::follow_overlays(&chart);
     input::listen_to_keys(&chart);
     view! {
         <div class="gantt">

@@ -9,6 +9,7 @@ use shared::model::EventKind;
 use shared::model::time::{Clock, Time};
 use shared::view::viewport::ViewportIndex;
 
+use super::counters::CounterTrack;
 use super::regions::RegionBars;
 use super::rows::{Group, Rows, groups_of};
 
@@ -30,6 +31,8 @@ pub struct GanttModel {
     pub regions: RegionBars,
     /// Each region's name.
     pub region_names: Vec<String>,
+    /// Each region's colour, no two alike (`palette::assign`).
+    pub region_colors: Vec<&'static str>,
     /// State spans and messages, ready for any window.
     pub index: ViewportIndex,
     /// Events of row `r` are `row_events[r]..row_events[r + 1]`, in time order.
@@ -46,12 +49,38 @@ pub struct GanttModel {
     pub bounds: (Time, Time),
     /// The trace's clock, for axis labels.
     pub clock: Clock,
+    /// The width the row labels want, in CSS pixels (the longest label, within limits).
+    pub label_px: f64,
+    /// The counter tracks.
+    pub counters: Vec<CounterTrack>,
+    /// The tracks under each process.
+    pub tracks: Vec<Vec<u32>>,
+}
+
+/// The narrowest and widest label column.
+pub const LABEL_PX: (f64, f64) = (140.0, 320.0);
+
+/// The label column's width for these labels: the longest one's estimated width plus room for
+/// indentation and a fold mark, within [`LABEL_PX`].
+fn label_px(rows: &[String], groups: &[Group], counters: &[CounterTrack]) -> f64 {
+    let longest = rows
+        .iter()
+        .map(|r| r.chars().count())
+        .chain(groups.iter().map(|g| g.name.chars().count() + 8))
+        .chain(
+            counters
+                .iter()
+                .map(|c| c.name.chars().count() + c.unit.chars().count() + 10),
+        )
+        .max()
+        .unwrap_or(0);
+    (longest as f64 * super::axis::CHAR_PX + 24.0).clamp(LABEL_PX.0, LABEL_PX.1)
 }
 
 impl GanttModel {
     /// Builds the chart's model of a trace.
     pub fn new(trace: &Trace) -> GanttModel {
-        let rows = trace
+        let rows: Vec<String> = trace
             .processes
             .iter()
             .map(|p| match trace.nodes.get(p.node.index()) {
@@ -85,12 +114,18 @@ impl GanttModel {
                 partner[arrival] = b;
             }
         }
+        let counters = CounterTrack::all(trace);
+        let region_names: Vec<String> = trace.regions.iter().map(|r| r.name.clone()).collect();
+        let groups = groups_of(trace);
+        let label_px = label_px(&rows, &groups, &counters);
         GanttModel {
+            label_px,
             rows,
             names: trace.processes.iter().map(|p| p.name.clone()).collect(),
-            groups: groups_of(trace),
+            groups,
             regions: RegionBars::new(trace),
-            region_names: trace.regions.iter().map(|r| r.name.clone()).collect(),
+            region_colors: super::palette::assign(&region_names),
+            region_names,
             index: ViewportIndex::new(trace, &pairing, &graph),
             row_events,
             event_time: e.time().iter().map(|t| t.0).collect(),
@@ -99,6 +134,8 @@ impl GanttModel {
             partner,
             bounds: trace.time_bounds().unwrap_or_default(),
             clock: trace.clock,
+            tracks: CounterTrack::by_process(&counters, trace.processes.len()),
+            counters,
         }
     }
 
@@ -133,9 +170,9 @@ impl GanttModel {
         (row >= 1 && event < self.event_time.len()).then(|| row - 1)
     }
 
-    /// Every process in its own row.
+    /// Every process in its own row, its counter tracks under it.
     pub fn expanded(&self) -> Rows {
-        Rows::expanded(self.rows.len(), &self.groups)
+        Rows::new(self.rows.len(), &self.groups, None, &[], &self.tracks)
     }
 
     /// A scale that shows the whole trace across `plot_width` pixels.

@@ -2,6 +2,8 @@
 //! pop-up of the selection, the help, the legends, the WCPA phase table and the selected
 //! range's statistics. Each reads the workspace and changes it only by commands.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use shared::view::state::{Filter, Overlay, Panel, PathName, Selection};
 
@@ -9,7 +11,8 @@ use super::chart::{Chart, RangeStats};
 use super::details;
 use super::input;
 use super::keys;
-use super::scene::draw::{bytes_text, colors, name_color};
+use super::palette::name_color;
+use super::scene::draw::{bytes_text, colors};
 use super::scene::icons;
 use crate::workspace::Command;
 
@@ -17,7 +20,7 @@ use crate::workspace::Command;
 const PICKER_PROCESSES: usize = 2_000;
 
 /// At most this many regions are named in the legend.
-const LEGEND_REGIONS: usize = 16;
+const LEGEND_REGIONS: usize = 40;
 
 /// A toggle button of an overlay.
 fn overlay_button(
@@ -75,12 +78,14 @@ pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
                 title="Choose which processes have rows"
                 on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Processes))
             >{move || format!("Processes ({}/{n})", shown())}</button>
+            {fold_buttons(chart)}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
                 <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
                     "drawn by the server"
                 </span>
             })}
+            {analysis_progress(chart)}
             <span class="readout" data-testid="window-readout">
                 {move || details::window_text(&trace, store.with(|ws| ws.window))}
             </span>
@@ -89,6 +94,61 @@ pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
         </div>
         {process_picker(chart)}
     }
+}
+
+/// What the overlays switched on are waiting for, while the server computes it.
+fn analysis_progress(chart: &Chart) -> impl IntoView + use<> {
+    let (store, data) = (chart.store, chart.data);
+    move || {
+        let (path, waits) = store.with(|ws| {
+            (
+                ws.has_overlay(Overlay::CriticalPath) || ws.has_overlay(Overlay::Wcpa),
+                ws.has_overlay(Overlay::WaitStates),
+            )
+        });
+        let waiting_for = if path && data.report.with(Option::is_none) {
+            Some("Computing the execution graph and its paths…")
+        } else if waits && data.waits.with(Option::is_none) {
+            Some("Finding the wait states…")
+        } else {
+            None
+        };
+        waiting_for.map(|text| {
+            view! {
+                <span class="readout busy" role="status" data-testid="analysis-progress">
+                    <progress></progress>
+                    {text}
+                </span>
+            }
+        })
+    }
+}
+
+/// "Fold all" and "Unfold all", when processes are grouped by node.
+fn fold_buttons(chart: &Chart) -> Option<impl IntoView + use<>> {
+    let n_groups = chart.model.groups.len() as u32;
+    if n_groups == 0 {
+        return None;
+    }
+    let store = chart.store;
+    let all_folded = move || store.with(|ws| ws.collapsed.len() as u32 >= n_groups);
+    let none_folded = move || store.with(|ws| ws.collapsed.is_empty());
+    Some(view! {
+        <span class="fold-buttons">
+            <button
+                data-testid="fold-all"
+                disabled=all_folded
+                title="Fold every node into one row"
+                on:click=move |_| store.dispatch(Command::SetCollapsed((0..n_groups).collect()))
+            >"Fold all nodes"</button>
+            <button
+                data-testid="unfold-all"
+                disabled=none_folded
+                title="Give every process its own row"
+                on:click=move |_| store.dispatch(Command::SetCollapsed(Vec::new()))
+            >"Unfold all"</button>
+        </span>
+    })
 }
 
 /// The region filter: all regions in colour, or one.
@@ -328,10 +388,21 @@ fn event_popup(chart: &Chart, event: usize) -> impl IntoView + use<> {
     }
 }
 
-/// The chart's legend: what each colour and mark means, then the regions' colours.
+/// The chart's legend: what each colour and mark means, then the colours of the regions in
+/// view.
 pub fn legend(chart: &Chart) -> impl IntoView + use<> {
     let swatch = |color: &'static str, class: &'static str, text: &'static str| {
-        view! { <span class=format!("swatch {class}") style=format!("background: {color}")></span>{text} }
+        let style = if class == "outline" {
+            format!("border: 2px solid {color}")
+        } else {
+            format!("background: {color}")
+        };
+        view! {
+            <span class="legend-item">
+                <span class=format!("swatch {class}") style=style></span>
+                {text}
+            </span>
+        }
     };
     view! {
         <div class="gantt-legend">
@@ -340,52 +411,108 @@ pub fn legend(chart: &Chart) -> impl IntoView + use<> {
             {swatch(colors::MESSAGE, "arrow", "message")}
             {swatch(colors::BUNDLE, "", "bundled messages")}
             {swatch(colors::MORE, "more", "more here")}
-            {swatch(colors::PATH, "", "critical path")}
-            {swatch(colors::WAIT, "", "wait state")}
-            <span class="icons">"◀ send · ▷ receive call · ▶ arrival"</span>
+            {swatch(colors::PATH, "outline", "critical path")}
+            {swatch(colors::WAIT, "outline", "wait state")}
+            <span class="legend-item icons">"◀ send · ▷ receive call · ▶ arrival"</span>
             {swatch(colors::FAULT, "", "no partner, or arrives before it is sent")}
         </div>
-        {region_legend(&chart.model.region_names)}
+        {region_legend(chart)}
     }
 }
 
-/// The regions' colours (stable for a name across runs), when the trace has regions.
-fn region_legend(names: &[String]) -> Option<impl IntoView + use<>> {
-    if names.is_empty() {
+/// The regions drawn in the window and rows in view, in the order they first appear.
+fn regions_in_view(chart: &Chart) -> Vec<u32> {
+    let model = &chart.model;
+    if model.regions.depths == 0 {
+        return Vec::new();
+    }
+    chart.with_scene(|scene| {
+        let window = scene.scale.window();
+        let tick_px = scene.scale.px_to_span(1.0);
+        let mut seen = vec![false; model.region_names.len()];
+        let mut out = Vec::new();
+        for row in scene.visible_rows() {
+            for p in scene.rows.drawn(row) {
+                for depth in 0..model.regions.depths {
+                    for bar in model.regions.visible(p, depth, window, tick_px) {
+                        if let Some(s) = seen.get_mut(bar.region as usize)
+                            && !*s
+                        {
+                            *s = true;
+                            out.push(bar.region);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    })
+}
+
+/// The colours of the regions in view (when the trace has regions): one entry each, wrapping.
+fn region_legend(chart: &Chart) -> Option<impl IntoView + use<>> {
+    if chart.model.region_names.is_empty() {
         return None;
     }
-    let more = names.len().saturating_sub(LEGEND_REGIONS);
-    let shown: Vec<String> = names.iter().take(LEGEND_REGIONS).cloned().collect();
-    Some(view! {
-        <div class="gantt-legend regions" data-testid="region-legend">
-            "regions (bars under each row, outermost first):"
-            {shown.into_iter().map(|name| view! {
-                <span class="swatch" style=format!("background: {}", name_color(&name))></span>
-                <span>{name}</span>
-            }).collect_view()}
-            {(more > 0).then(|| format!("and {more} more"))}
-        </div>
+    let in_view = {
+        let chart = chart.clone();
+        let (store, rows, painted) = (chart.store, chart.rows, chart.local.paint_count);
+        Memo::new(move |_| {
+            store.track();
+            rows.track();
+            painted.track();
+            regions_in_view(&chart)
+        })
+    };
+    let model = Arc::clone(&chart.model);
+    Some(move || {
+        let ids = in_view.get();
+        let more = ids.len().saturating_sub(LEGEND_REGIONS);
+        let entries: Vec<(String, &'static str)> = ids
+            .iter()
+            .take(LEGEND_REGIONS)
+            .filter_map(|&r| {
+                let name = model.region_names.get(r as usize)?.clone();
+                Some((name, *model.region_colors.get(r as usize)?))
+            })
+            .collect();
+        view! {
+            <div class="gantt-legend regions" data-testid="region-legend">
+                <span class="legend-title">"regions in view (bars under each row, outermost first):"</span>
+                {entries.into_iter().map(|(name, color)| {
+                    let title = name.clone();
+                    view! {
+                        <span class="legend-item" data-color=color title=title>
+                            <span class="swatch" style=format!("background: {color}")></span>
+                            {name}
+                        </span>
+                    }
+                }).collect_view()}
+                {(more > 0).then(|| view! { <span class="legend-item">{format!("and {more} more")}</span> })}
+                {ids.is_empty().then(|| view! { <span class="legend-item">"none"</span> })}
+            </div>
+        }
     })
 }
 
 /// The WCPA phase table, while the WCPA overlay is shown.
 pub fn wcpa_phases(chart: &Chart) -> impl IntoView + use<> {
-    let (store, paths) = (chart.store, chart.paths);
+    let (store, paths, trace) = (chart.store, chart.paths, chart.trace.clone());
     move || {
         let on = store.with(|ws| ws.has_overlay(Overlay::Wcpa));
         let paths = paths.get().filter(|_| on)?;
         let phases = &paths.get(PathName::Wcpa).phases;
         Some(view! {
             <table class="run-table wcpa-phases" data-testid="wcpa-phases">
-                <tr><th>"WCPA phase"</th><th>"weight"</th><th>"share"</th></tr>
+                <tr><th>"WCPA phase"</th><th>"weight (weighted time)"</th><th>"share"</th></tr>
                 {phases.iter().map(|phase| view! {
                     <tr>
                         <td>
                             <span class="swatch" style=format!("background: {}", name_color(&phase.name))></span>
-                            {phase.name.clone()}
+                            {if phase.name == "(none)" { "(outside any phase)".to_owned() } else { phase.name.clone() }}
                         </td>
-                        <td>{format!("{:.2}", phase.weight)}</td>
-                        <td>{format!("{:.1} %", 100.0 * phase.share)}</td>
+                        <td>{details::weight_text(&trace, phase.weight)}</td>
+                        <td>{details::share_text(phase.share, 1.0)}</td>
                     </tr>
                 }).collect_view()}
             </table>

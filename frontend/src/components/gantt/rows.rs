@@ -47,6 +47,19 @@ pub fn groups_of(trace: &Trace) -> Vec<Group> {
     groups
 }
 
+/// Above this many rows (what the canvas shows at once), a run with node groups opens folded.
+pub const FOLD_ABOVE_ROWS: usize = 20;
+
+/// The groups a run opens with folded: all of them when its rows would not fit on the canvas
+/// unfolded (a 64-node mesh opens as 64 node rows, not a wall of processes), else none.
+pub fn folded_by_default(n_processes: usize, groups: &[Group]) -> Vec<u32> {
+    let unfolded = Rows::expanded(n_processes, groups).n_rows();
+    if groups.is_empty() || unfolded <= FOLD_ABOVE_ROWS {
+        return Vec::new();
+    }
+    (0..groups.len() as u32).collect()
+}
+
 /// One row of the chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
@@ -54,6 +67,8 @@ pub enum Row {
     Group(usize),
     /// A process.
     Process(usize),
+    /// A counter track (an index into the model's counters), under its process's row.
+    Counter(usize),
 }
 
 /// At most this many of a folded group's processes are drawn as strips in its row.
@@ -88,12 +103,14 @@ fn group_of(groups: &[Group], p: usize) -> Option<usize> {
 impl Rows {
     /// The rows of `n_processes` processes in `groups`: `shown` in its order (all, in the
     /// trace's order, when `None`), a header before each run of shown processes of one node
-    /// (when there are groups), the groups in `collapsed` folded into their header.
+    /// (when there are groups), the groups in `collapsed` folded into their header, and under
+    /// each unfolded process the counter tracks `tracks[p]` lists.
     pub fn new(
         n_processes: usize,
         groups: &[Group],
         shown: Option<&[u32]>,
         collapsed: &[u32],
+        tracks: &[Vec<u32>],
     ) -> Rows {
         let folded: Vec<bool> = (0..groups.len())
             .map(|g| collapsed.contains(&(g as u32)))
@@ -132,6 +149,10 @@ impl Rows {
                     row_of_process[p] = rows.len() as u32;
                     rows.push(Row::Process(p));
                     spans.push((k, k + 1));
+                    for &c in tracks.get(p).map_or(&[][..], Vec::as_slice) {
+                        rows.push(Row::Counter(c as usize));
+                        spans.push((k + 1, k + 1));
+                    }
                 }
             }
         }
@@ -146,7 +167,7 @@ impl Rows {
 
     /// Every process in its own row, groups open.
     pub fn expanded(n_processes: usize, groups: &[Group]) -> Rows {
-        Rows::new(n_processes, groups, None, &[])
+        Rows::new(n_processes, groups, None, &[], &[])
     }
 
     /// How many rows there are.
@@ -240,7 +261,7 @@ mod tests {
     #[test]
     fn a_collapsed_group_is_one_row_for_all_its_processes() {
         let g = groups();
-        let rows = Rows::new(6, &g, None, &[0]);
+        let rows = Rows::new(6, &g, None, &[0], &[]);
         use Row::{Group as G, Process as P};
         assert_eq!(rows.rows, [G(0), G(1), P(3), G(2), P(4), P(5)]);
         let row_of: Vec<Option<usize>> = (0..6).map(|p| rows.row_of(p)).collect();
@@ -255,13 +276,13 @@ mod tests {
     fn a_process_subset_keeps_its_order_under_its_nodes_headers() {
         let g = groups();
         // 4 (node c), then 1 and 0 (node a), then 5 (node c again): a header per run.
-        let rows = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[]);
+        let rows = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[], &[]);
         use Row::{Group as G, Process as P};
         assert_eq!(rows.rows, [G(2), P(4), G(0), P(1), P(0), G(2), P(5)]);
         assert_eq!(rows.row_of(3), None, "process 3 is hidden");
         assert_eq!(rows.row_of(0), Some(4));
         // Folding node a folds only its run.
-        let folded = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[0]);
+        let folded = Rows::new(6, &g, Some(&[4, 1, 0, 5]), &[0], &[]);
         assert_eq!(folded.rows, [G(2), P(4), G(0), G(2), P(5)]);
         assert_eq!(folded.processes(2), [1, 0]);
         assert_eq!(folded.rows_of(&[0, 5]), Some((2, 4)));
@@ -275,7 +296,7 @@ mod tests {
             first: 0,
             end: 100,
         }];
-        let rows = Rows::new(100, &g, None, &[0]);
+        let rows = Rows::new(100, &g, None, &[0], &[]);
         assert_eq!(rows.n_rows(), 1);
         let drawn = rows.drawn(0);
         assert!(drawn.len() <= MAX_STRIPS && drawn.len() >= MAX_STRIPS - 1);
@@ -290,5 +311,59 @@ mod tests {
         let g = groups_of(&trace);
         assert_eq!(g.len(), 3);
         assert!(g.iter().all(|g| g.len() == 4));
+    }
+
+    #[test]
+    fn many_nodes_open_folded_and_few_open_unfolded() {
+        let group = |k: usize, per: usize| Group {
+            name: format!("node {k}"),
+            first: k * per,
+            end: (k + 1) * per,
+        };
+        // 64 nodes of 3 processes: 256 rows unfolded, so every node folds (64 rows).
+        let mesh: Vec<Group> = (0..64).map(|k| group(k, 3)).collect();
+        let folded = folded_by_default(192, &mesh);
+        assert_eq!(folded.len(), 64);
+        assert_eq!(Rows::new(192, &mesh, None, &folded, &[]).n_rows(), 64);
+        // Two boards of four: ten rows fit, nothing folds.
+        let boards: Vec<Group> = (0..2).map(|k| group(k, 4)).collect();
+        assert!(folded_by_default(8, &boards).is_empty());
+        // No groups, nothing to fold.
+        assert!(folded_by_default(500, &[]).is_empty());
+    }
+
+    #[test]
+    fn counter_tracks_sit_under_their_unfolded_process() {
+        let g = groups();
+        // Process 1 has counters 0 and 1, process 4 has counter 2.
+        let tracks = vec![vec![], vec![0, 1], vec![], vec![], vec![2], vec![]];
+        let rows = Rows::new(6, &g, None, &[], &tracks);
+        use Row::{Counter as C, Group as G, Process as P};
+        assert_eq!(
+            rows.rows,
+            [
+                G(0),
+                P(0),
+                P(1),
+                C(0),
+                C(1),
+                P(2),
+                G(1),
+                P(3),
+                G(2),
+                P(4),
+                C(2),
+                P(5)
+            ]
+        );
+        assert_eq!(rows.row_of(2), Some(5));
+        assert!(
+            rows.processes(3).is_empty(),
+            "a track draws no process bars"
+        );
+        assert_eq!(rows.processes_in(2, 5), [1, 2]);
+        // Folded with its node, a process's tracks go too.
+        let folded = Rows::new(6, &g, None, &[0], &tracks);
+        assert_eq!(folded.rows, [G(0), G(1), P(3), G(2), P(4), C(2), P(5)]);
     }
 }

@@ -40,6 +40,10 @@ pub mod colors {
     pub const REPLAY: &str = "#0b7285";
     /// Region bars a filter plays down.
     pub const FILTERED: &str = "#e3e6eb";
+    /// A counter track's area.
+    pub const COUNTER: &str = "#9fb8d8";
+    /// The span of values a busy pixel of a counter track holds.
+    pub const COUNTER_RANGE: &str = "#4a6fa0";
 }
 
 /// One thing to draw.
@@ -118,20 +122,6 @@ pub enum Icon {
     Arrival,
     /// A user probe: a vertical mark.
     Probe,
-}
-
-/// Colours for names (regions, phases), stable for a name across runs and sessions.
-pub const NAME_PALETTE: [&str; 10] = [
-    "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f",
-    "#1f77b4", "#2ca02c",
-];
-
-/// The colour of a name: FNV-1a of its bytes picks from [`NAME_PALETTE`].
-pub fn name_color(name: &str) -> &'static str {
-    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    NAME_PALETTE[(hash % NAME_PALETTE.len() as u64) as usize]
 }
 
 /// Bytes for people: `812 B`, `12.5 kB`, `3.1 MB`.

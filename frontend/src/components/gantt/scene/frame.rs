@@ -53,6 +53,11 @@ pub fn labels(scene: &Scene, items: &mut Vec<DrawItem>) {
         let text = match rows.rows.get(row) {
             Some(&Row::Process(p)) if model.groups.is_empty() => model.rows[p].clone(),
             Some(&Row::Process(p)) => format!("    {}", model.names[p]),
+            Some(&Row::Counter(c)) => match model.counters.get(c) {
+                Some(track) if track.unit.is_empty() => format!("      ↳ {}", track.name),
+                Some(track) => format!("      ↳ {} ({})", track.name, track.unit),
+                None => continue,
+            },
             Some(&Row::Group(gi)) => {
                 let group = &model.groups[gi];
                 let folded = rows.collapsed.get(gi) == Some(&true);
@@ -73,12 +78,37 @@ pub fn labels(scene: &Scene, items: &mut Vec<DrawItem>) {
         items.push(DrawItem::Text {
             x: 8.0,
             y: g.row_top(row) + g.row_height / 2.0,
-            text,
+            text: fit_label(text, g.label_width - 14.0),
             color: colors::TEXT,
             align_right: false,
         });
     }
     items.push(DrawItem::Clip(None));
+}
+
+/// A label cut to `width_px` with an ellipsis (the whole label shows on hover).
+pub fn fit_label(text: String, width_px: f64) -> String {
+    let max = (width_px / axis::CHAR_PX).floor().max(2.0) as usize;
+    if text.chars().count() <= max {
+        return text;
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The whole label of row `row`, as the label column writes it before cutting.
+pub fn row_label(scene: &Scene, row: usize) -> Option<String> {
+    let (model, rows) = (scene.model, scene.rows);
+    Some(match rows.rows.get(row)? {
+        Row::Process(p) => model.rows.get(*p)?.clone(),
+        Row::Counter(c) => {
+            let track = model.counters.get(*c)?;
+            let process = model.rows.get(track.process)?;
+            format!("{} ({}) of {process}", track.name, track.unit)
+        }
+        Row::Group(g) => model.groups.get(*g)?.name.clone(),
+    })
 }
 
 /// The time axis: steps round in the trace's unit, each label inside the plot.

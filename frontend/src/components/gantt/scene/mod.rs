@@ -11,6 +11,7 @@
 pub mod arrows;
 pub mod bars;
 pub mod context;
+pub mod counters;
 pub mod draw;
 pub mod frame;
 pub mod geometry;
@@ -49,6 +50,7 @@ pub fn layout(scene: &Scene, overlays: &Overlays) -> Vec<DrawItem> {
         arrows::draw(scene, &mut items);
     }
     regions::draw(scene, overlays.region, &mut items);
+    counters::draw(scene, &mut items);
     icons::draw(scene, &mut items);
     overlays::draw_waits(scene, &overlays.waits, &mut items);
     overlays::draw_path(scene, &overlays.path, &mut items);
@@ -62,10 +64,11 @@ pub fn layout(scene: &Scene, overlays: &Overlays) -> Vec<DrawItem> {
 #[cfg(test)]
 mod tests {
     use super::super::model::GanttModel;
+    use super::super::palette::name_color;
     use super::super::rows::Rows;
     use super::super::test_data::worked_example;
     use super::bars::REGION_PX;
-    use super::draw::{Icon, bytes_text, colors, name_color};
+    use super::draw::{Icon, bytes_text, colors};
     use super::geometry::{Geometry, row_at};
     use super::*;
 
@@ -249,7 +252,7 @@ mod tests {
     fn a_collapsed_node_is_one_row_of_strips_and_its_messages_end_there() {
         let trace = shared::model::synthetic::ring_on_nodes(12, 4, 2_400);
         let model = GanttModel::new(&trace);
-        let rows = Rows::new(12, &model.groups, None, &[0]);
+        let rows = Rows::new(12, &model.groups, None, &[0], &[]);
         // Node 0's four ranks share row 0; node 1's header is row 1, its ranks rows 2–5.
         let row_of: Vec<Option<usize>> = (0..5).map(|p| rows.row_of(p)).collect();
         assert_eq!(row_of, [0, 0, 0, 0, 2].map(Some));
@@ -419,11 +422,28 @@ mod tests {
             ..Overlays::default()
         };
         let items = frame(&model, &model.expanded(), &scale, &g, &overlays);
+        // Each computation on the path is outlined above and below (its bar shows between);
+        // a message's transit is one line between the rows.
+        let horizontal: Vec<(f64, f64, f64)> = items
+            .iter()
+            .filter_map(|item| match item {
+                DrawItem::Line {
+                    x1,
+                    y1,
+                    x2,
+                    y2,
+                    color,
+                    ..
+                } if *color == colors::PATH && y1 == y2 => Some((*x1, *x2, *y1)),
+                _ => None,
+            })
+            .collect();
         assert_eq!(
-            rects(&items, colors::PATH).len(),
-            2,
-            "two computations on the path"
+            horizontal.len(),
+            4,
+            "two computations on the path: {horizontal:?}"
         );
+        assert!(rects(&items, colors::PATH).is_empty(), "no solid blocks");
     }
 
     #[test]

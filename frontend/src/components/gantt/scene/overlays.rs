@@ -1,4 +1,5 @@
-//! Analysis overlays: a path (critical path or WCPA) as thick bars and lines over the chart,
+//! Analysis overlays: a path (critical path or WCPA) as outlines around the bars it runs along
+//! and lines between processes,
 //! and the wait states as marks along the top of the rows where the time was lost; and the
 //! path segment a click finds.
 
@@ -32,6 +33,9 @@ pub struct WaitBar {
     pub end: u64,
 }
 
+/// Half the height of a path segment's outline on its process.
+const PATH_HALF: f64 = 5.0;
+
 /// Whether `[start, end]` reaches into the window.
 fn in_window(scene: &Scene, start: u64, end: u64) -> bool {
     let (window_start, window_end) = scene.scale.window();
@@ -48,12 +52,24 @@ pub fn draw_path(scene: &Scene, path: &[PathBar], items: &mut Vec<DrawItem>) {
             continue;
         };
         let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
-        if bar.from == bar.to {
+        if bar.from == bar.to && x2 - x1 >= 3.0 {
+            // An outline around the state bar, which stays readable inside it.
+            for y in [y1 - PATH_HALF, y1 + PATH_HALF] {
+                items.push(DrawItem::Line {
+                    x1,
+                    y1: y,
+                    x2,
+                    y2: y,
+                    color: bar.color,
+                    width: 2.0,
+                });
+            }
+        } else if bar.from == bar.to {
             items.push(DrawItem::Rect {
                 x: x1,
-                y: y1 - 2.5,
+                y: y1 - PATH_HALF,
                 w: (x2 - x1).max(2.0),
-                h: 5.0,
+                h: 2.0 * PATH_HALF,
                 color: bar.color,
             });
         } else {
@@ -63,7 +79,7 @@ pub fn draw_path(scene: &Scene, path: &[PathBar], items: &mut Vec<DrawItem>) {
                 x2,
                 y2,
                 color: bar.color,
-                width: 3.0,
+                width: 2.0,
             });
         }
     }

@@ -6,7 +6,7 @@ use super::super::regions::RegionBar;
 use super::super::rows::Row;
 use super::bars::REGION_PX;
 use super::context::Scene;
-use super::draw::{DrawItem, colors, name_color};
+use super::draw::{DrawItem, colors};
 
 /// The region bars of the process rows in view; with `only`, other regions are grey.
 pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
@@ -29,9 +29,10 @@ pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
                 let color = match only {
                     Some(id) if id != bar.region => colors::FILTERED,
                     _ => model
-                        .region_names
+                        .region_colors
                         .get(bar.region as usize)
-                        .map_or(colors::GRID, |name| name_color(name)),
+                        .copied()
+                        .unwrap_or(colors::GRID),
                 };
                 items.push(DrawItem::Rect {
                     x: x1,
