@@ -20,13 +20,49 @@ async fn decode<T: serde::de::DeserializeOwned>(res: Response) -> ApiResult<T> {
     }
 }
 
-/// The stored runs, newest first.
-pub async fn list_runs() -> ApiResult<RunList> {
-    let res = Request::get("/api/runs")
+/// The stored runs whose names hold `search` (all when empty), newest first.
+pub async fn list_runs(search: String) -> ApiResult<RunList> {
+    let url = if search.trim().is_empty() {
+        "/api/runs".to_owned()
+    } else {
+        format!(
+            "/api/runs?q={}",
+            js_sys::encode_uri_component(search.trim())
+        )
+    };
+    get_json(&url).await
+}
+
+/// Deletes a run with the token its upload answered.
+pub async fn delete_run(id: &str, token: &str) -> ApiResult<()> {
+    let url = format!("/api/runs/{}", js_sys::encode_uri_component(id));
+    let res = Request::delete(&url)
+        .header("x-delete-token", token)
         .send()
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;
-    decode(res).await
+    if res.ok() {
+        return Ok(());
+    }
+    let status = res.status();
+    match res.json::<ApiError>().await {
+        Ok(error) => Err(error.message),
+        Err(_) => Err(format!("the server answered {status}")),
+    }
+}
+
+/// A file of the site (a sample trace's), as bytes.
+pub async fn fetch_bytes(path: &str) -> ApiResult<Vec<u8>> {
+    let res = Request::get(path)
+        .send()
+        .await
+        .map_err(|e| format!("the server is unreachable: {e}"))?;
+    if !res.ok() {
+        return Err(format!("{path}: the server answered {}", res.status()));
+    }
+    res.binary()
+        .await
+        .map_err(|e| format!("{path} could not be read: {e}"))
 }
 
 /// One run with its model.
@@ -57,16 +93,38 @@ pub async fn get_run_outline(id: &str) -> ApiResult<RunDetail> {
     .await
 }
 
-/// Uploads a trace file; the server detects its format and reports progress under `key`.
-pub async fn upload_run(file: web_sys::File, key: &str) -> ApiResult<CreatedRun> {
+/// What an upload sends: a picked file as it is, or bytes made in the page (an archive).
+pub enum Upload {
+    /// A file from the picker or a drop.
+    File(web_sys::File),
+    /// Bytes under a name.
+    Bytes(String, Vec<u8>),
+}
+
+impl Upload {
+    /// The name the run gets.
+    pub fn name(&self) -> String {
+        match self {
+            Upload::File(file) => file.name(),
+            Upload::Bytes(name, _) => name.clone(),
+        }
+    }
+}
+
+/// Uploads a trace; the server detects its format and reports progress under `key`.
+pub async fn upload_run(upload: Upload, key: &str) -> ApiResult<CreatedRun> {
     let url = format!(
         "/api/runs?name={}&upload={}",
-        js_sys::encode_uri_component(&file.name()),
+        js_sys::encode_uri_component(&upload.name()),
         js_sys::encode_uri_component(key)
     );
+    let body: wasm_bindgen::JsValue = match upload {
+        Upload::File(file) => file.into(),
+        Upload::Bytes(_, bytes) => js_sys::Uint8Array::from(bytes.as_slice()).into(),
+    };
     let req = Request::post(&url)
         .header("content-type", "application/octet-stream")
-        .body(file)
+        .body(body)
         .map_err(|e| format!("the upload could not be prepared: {e}"))?;
     let res = req
         .send()

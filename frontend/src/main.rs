@@ -4,6 +4,8 @@ mod api;
 mod app;
 mod components;
 mod pages;
+mod samples;
+mod upload;
 mod workspace;
 
 fn main() {

@@ -99,10 +99,37 @@ pub fn build(root: &Path, profile: Profile) -> anyhow::Result<PathBuf> {
                 .with_context(|| format!("copying {}", path.display()))?;
         }
     }
+    copy_samples(root, &site.join("samples"))?;
     report_size(&bg)?;
     report_size(&pkg.join("frontend.js"))?;
     report_size(&sim_bg)?;
     Ok(site)
+}
+
+/// The vendored traces the home page offers as samples (`frontend/src/samples.rs`), with
+/// their `SOURCES.md`: `shared/tests/data/traces/` and the two model examples.
+fn copy_samples(root: &Path, out: &Path) -> anyhow::Result<()> {
+    let data = root.join("shared/tests/data");
+    copy_tree(&data.join("traces"), &out.join("traces"))?;
+    for file in ["t4-worked-example.json", "master-workers-probes.json"] {
+        std::fs::copy(data.join(file), out.join(file))
+            .with_context(|| format!("copying {file}"))?;
+    }
+    Ok(())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let path = entry?.path();
+        let target = to.join(path.file_name().context("file name")?);
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).with_context(|| format!("copying {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Binds `wasm` for the browser (ES modules) into `out`.

@@ -1,80 +1,212 @@
-//! `/`: upload a trace (file picker or drag and drop) and list the stored runs.
+//! `/`: get a trace in — pick files or a folder, drop them, or open a sample in one click — and
+//! find, open or delete the stored runs.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
 use shared::view::api::RunInfo;
 
-use crate::api;
+use crate::api::{self, Upload};
+use crate::samples::{SAMPLES, Sample};
+use crate::upload;
+
+/// What the page says about the upload under way: a message (or an error) and a bar from 0 to 1.
+#[derive(Clone, Copy)]
+struct Status {
+    text: RwSignal<Option<Result<String, String>>>,
+    bar: RwSignal<Option<f64>>,
+}
+
+impl Status {
+    fn say(&self, text: impl Into<String>) {
+        self.text.set(Some(Ok(text.into())));
+    }
+
+    fn fail(&self, text: impl Into<String>) {
+        self.bar.set(None);
+        self.text.set(Some(Err(text.into())));
+    }
+}
+
+/// Uploads `upload` with progress in `status`, keeps the run's delete token in this browser,
+/// and opens the run.
+fn send(upload: Upload, status: Status, navigate: impl Fn(&str) + 'static) {
+    let name = upload.name();
+    status.say(format!("Uploading {name}…"));
+    status.bar.set(Some(0.0));
+    let key = upload_key();
+    // Poll the server's progress for this upload until the upload answers.
+    let done = RwSignal::new(false);
+    let poll = {
+        let key = key.clone();
+        move || {
+            let (key, name) = (key.clone(), name.clone());
+            spawn_local(async move {
+                if let Ok(progress) = api::upload_progress(&key).await
+                    && !done.get_untracked()
+                {
+                    status.say(progress_text(&name, &progress));
+                    status.bar.set(progress_fraction(&progress));
+                }
+            });
+        }
+    };
+    let interval = set_interval_with_handle(poll, std::time::Duration::from_millis(250)).ok();
+    spawn_local(async move {
+        let result = api::upload_run(upload, &key).await;
+        done.set(true);
+        status.bar.set(None);
+        if let Some(interval) = interval {
+            interval.clear();
+        }
+        match result {
+            Ok(created) => {
+                tokens::keep(&created.id, &created.delete_token);
+                navigate(&format!("/runs/{}", created.id));
+            }
+            Err(message) => status.fail(message),
+        }
+    });
+}
+
+/// A picked file's path: its place in a picked folder, else its name.
+fn relative_path(file: &web_sys::File) -> String {
+    js_sys::Reflect::get(file, &"webkitRelativePath".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
+/// A file's bytes.
+async fn read(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| format!("{} could not be read", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Uploads what was picked or dropped: one file as it is; several (a folder, a `.prv` with its
+/// `.pcf` and `.row`) packed into one archive here first.
+fn take_files(files: Vec<web_sys::File>, status: Status, navigate: impl Fn(&str) + 'static) {
+    match files.as_slice() {
+        [] => {}
+        [one] if relative_path(one) == one.name() => {
+            send(Upload::File(one.clone()), status, navigate)
+        }
+        _ => {
+            let paths: Vec<String> = files.iter().map(relative_path).collect();
+            if let Some(problem) = upload::problem(&paths) {
+                status.fail(problem);
+                return;
+            }
+            status.say(format!("Packing {} files…", files.len()));
+            spawn_local(async move {
+                let mut packed = Vec::with_capacity(files.len());
+                for (file, path) in files.iter().zip(&paths) {
+                    match read(file).await {
+                        Ok(bytes) => packed.push((path.clone(), bytes)),
+                        Err(message) => return status.fail(message),
+                    }
+                }
+                match upload::pack(&packed) {
+                    Ok(tar) => send(
+                        Upload::Bytes(upload::archive_name(&paths), tar),
+                        status,
+                        navigate,
+                    ),
+                    Err(message) => status.fail(message),
+                }
+            });
+        }
+    }
+}
+
+/// Fetches a sample's files from the site and uploads them (packed, when several).
+fn open_sample(sample: Sample, status: Status, navigate: impl Fn(&str) + 'static) {
+    status.say(format!("Fetching {}…", sample.title));
+    spawn_local(async move {
+        let mut files = Vec::with_capacity(sample.files.len());
+        for path in sample.files {
+            match api::fetch_bytes(&format!("/samples/{path}")).await {
+                Ok(bytes) => files.push(bytes),
+                Err(message) => return status.fail(message),
+            }
+        }
+        let name = crate::samples::upload_name(&sample);
+        let bytes = if files.len() == 1 {
+            files.pop().unwrap_or_default()
+        } else {
+            let paths = crate::samples::archive_paths(sample.files);
+            match upload::pack(&paths.into_iter().zip(files).collect::<Vec<_>>()) {
+                Ok(tar) => tar,
+                Err(message) => return status.fail(message),
+            }
+        };
+        send(Upload::Bytes(name, bytes), status, navigate);
+    });
+}
+
+fn file_list(list: Option<web_sys::FileList>) -> Vec<web_sys::File> {
+    let Some(list) = list else {
+        return Vec::new();
+    };
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
 
 /// The home page.
 #[component]
 pub fn HomePage() -> impl IntoView {
-    let runs = LocalResource::new(api::list_runs);
-    let (status, set_status) = signal(None::<Result<String, String>>);
-    let (dragging, set_dragging) = signal(false);
-    // The upload's progress bar, from 0 to 1, while one is under way.
-    let bar = RwSignal::new(None::<f64>);
-    let navigate = use_navigate();
-
-    let upload = move |file: web_sys::File| {
-        let navigate = navigate.clone();
-        let name = file.name();
-        set_status.set(Some(Ok(format!("Uploading {name}…"))));
-        bar.set(Some(0.0));
-        let key = upload_key();
-        // Poll the server's progress for this upload until the upload answers.
-        let done = RwSignal::new(false);
-        let poll = {
-            let key = key.clone();
-            move || {
-                let key = key.clone();
-                let name = name.clone();
-                spawn_local(async move {
-                    if let Ok(progress) = api::upload_progress(&key).await
-                        && !done.get_untracked()
-                    {
-                        set_status.set(Some(Ok(progress_text(&name, &progress))));
-                        bar.set(progress_fraction(&progress));
-                    }
-                });
-            }
-        };
-        let interval = set_interval_with_handle(poll, std::time::Duration::from_millis(250)).ok();
-        spawn_local(async move {
-            let result = api::upload_run(file, &key).await;
-            done.set(true);
-            bar.set(None);
-            if let Some(interval) = interval {
-                interval.clear();
-            }
-            match result {
-                Ok(created) => navigate(&format!("/runs/{}", created.id), Default::default()),
-                Err(message) => set_status.set(Some(Err(message))),
-            }
-        });
+    let status = Status {
+        text: RwSignal::new(None),
+        bar: RwSignal::new(None),
     };
-    let on_change = {
-        let upload = upload.clone();
+    let navigate = use_navigate();
+    let go = move |path: &str| navigate(path, Default::default());
+    view! {
+        <section class="home-intro">
+            <h1>"See why a parallel program is slow"</h1>
+            <p>
+                "Open a trace of a message-passing program to see its processes on a time line with their messages, "
+                "its critical path and where it waited — or "
+                <a href="/simulate">"run a workload on an emulated transputer network"</a>
+                " right in this page."
+            </p>
+        </section>
+        <div class="home-grid">
+            <UploadPanel status=status go=go.clone()/>
+            <SamplesPanel status=status go=go/>
+        </div>
+        <RunsPanel/>
+    }
+}
+
+/// The drop zone, the pickers and the upload's progress.
+#[component]
+fn UploadPanel(status: Status, go: impl Fn(&str) + Clone + 'static) -> impl IntoView {
+    let (dragging, set_dragging) = signal(false);
+    // A folder picker: `webkitdirectory`, which the view macro does not know.
+    let folder = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder.get() {
+            let _ = input.set_attribute("webkitdirectory", "");
+        }
+    });
+    let on_pick = {
+        let go = go.clone();
         move |ev: leptos::ev::Event| {
             let input: web_sys::HtmlInputElement = event_target(&ev);
-            if let Some(file) = input.files().and_then(|files| files.get(0)) {
-                upload(file);
-            }
+            take_files(file_list(input.files()), status, go.clone());
+            // The same files picked again upload again.
+            input.set_value("");
         }
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         set_dragging.set(false);
-        if let Some(file) = ev
-            .data_transfer()
-            .and_then(|dt| dt.files())
-            .and_then(|files| files.get(0))
-        {
-            upload(file);
-        }
+        let files = file_list(ev.data_transfer().and_then(|dt| dt.files()));
+        take_files(files, status, go.clone());
     };
-
     view! {
         <section
             class="dropzone"
@@ -86,13 +218,19 @@ pub fn HomePage() -> impl IntoView {
             on:dragleave=move |_| set_dragging.set(false)
             on:drop=on_drop
         >
-            <h1>"Upload a trace"</h1>
-            <p>"Drop a trace file here, or pick one."</p>
-            <label class="file-button">
-                "Choose a trace file"
-                <input type="file" data-testid="trace-file" on:change=on_change/>
-            </label>
-            {move || bar.get().map(|fraction| view! {
+            <h2>"Open a trace"</h2>
+            <p>"Drop trace files here, or pick them. An OTF2 archive is a folder: pick the folder, or its files together. A Paraver trace is its .prv with its .pcf and .row."</p>
+            <div class="pickers">
+                <label class="file-button">
+                    "Choose trace files"
+                    <input type="file" multiple data-testid="trace-file" on:change=on_pick.clone()/>
+                </label>
+                <label class="file-button secondary">
+                    "Choose a folder"
+                    <input type="file" node_ref=folder data-testid="trace-folder" on:change=on_pick/>
+                </label>
+            </div>
+            {move || status.bar.get().map(|fraction| view! {
                 <progress
                     class="upload-progress"
                     data-testid="upload-progress"
@@ -100,20 +238,148 @@ pub fn HomePage() -> impl IntoView {
                     value=fraction.to_string()
                 ></progress>
             })}
-            {move || status.get().map(|s| match s {
+            {move || status.text.get().map(|s| match s {
                 Ok(text) => view! { <p class="status" role="status">{text}</p> }.into_any(),
                 Err(text) => view! { <p class="error" role="alert">{text}</p> }.into_any(),
             })}
+            <FormatsList/>
         </section>
+    }
+}
+
+/// The sample traces, one click each.
+#[component]
+fn SamplesPanel(status: Status, go: impl Fn(&str) + Clone + 'static) -> impl IntoView {
+    view! {
+        <section class="samples">
+            <h2>"Or open a sample"</h2>
+            <ul class="sample-list">
+                {SAMPLES.into_iter().map(|sample| {
+                    let go = go.clone();
+                    view! {
+                        <li>
+                            <button
+                                class="link"
+                                data-testid=format!("sample-{}", sample.id)
+                                on:click=move |_| open_sample(sample, status, go.clone())
+                            >{sample.title}</button>
+                            <span class="format-tag">{sample.format}</span>
+                            <span class="about">{sample.about}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            <p class="about">
+                "Written by real tools; where each comes from and its licence: "
+                <a href="/samples/traces/SOURCES.md">"SOURCES.md"</a>
+                ". Transputer demos run in the "<a href="/simulate">"Simulator"</a>"."
+            </p>
+        </section>
+    }
+}
+
+/// The formats read, and what each needs.
+#[component]
+fn FormatsList() -> impl IntoView {
+    const FORMATS: [(&str, &str); 8] = [
+        (
+            "OTF2",
+            "Score-P and other OTF2 writers: the archive folder (traces.otf2, traces.def, traces/), or a .tar/.tar.gz of it",
+        ),
+        (
+            "Chrome JSON",
+            "Chrome, Perfetto and Catapult trace events: .json or .json.gz",
+        ),
+        (
+            "Paraver",
+            "Extrae/MPItrace: the .prv, with its .pcf (names) and .row (labels) picked together",
+        ),
+        ("ShiViz", "GoVector and ShiViz logs with vector clocks"),
+        (
+            "Pajé",
+            "PajeNG, SimGrid, StarPU, ViTE: the .trace text file",
+        ),
+        ("Tmon", "the transputer monitor's records (Jiang 1990)"),
+        (
+            "Tracescope",
+            "this tool's JSON or binary model (convert --to native)",
+        ),
+        ("gzip", "any of the above gzip-compressed"),
+    ];
+    view! {
+        <details class="formats" data-testid="formats">
+            <summary>"Formats read: OTF2, Chrome JSON, Paraver, ShiViz, Pajé, Tmon, Tracescope — what each needs"</summary>
+            <table class="run-table">
+                {FORMATS.into_iter().map(|(name, needs)| view! {
+                    <tr><th>{name}</th><td>{needs}</td></tr>
+                }).collect_view()}
+            </table>
+        </details>
+    }
+}
+
+/// The stored runs: a search box and the list, with Delete for the runs this browser uploaded.
+#[component]
+fn RunsPanel() -> impl IntoView {
+    let search = RwSignal::new(String::new());
+    let refresh = RwSignal::new(0u32);
+    let runs = LocalResource::new(move || {
+        refresh.track();
+        api::list_runs(search.get())
+    });
+    let error = RwSignal::new(None::<String>);
+    view! {
         <section class="runs">
-            <h2>"Stored runs"</h2>
+            <div class="runs-head">
+                <h2>"Stored runs"</h2>
+                <input
+                    type="search"
+                    placeholder="Search by name"
+                    data-testid="run-search"
+                    prop:value=move || search.get()
+                    on:input=move |ev| search.set(event_target_value(&ev))
+                />
+            </div>
+            {move || error.get().map(|m| view! { <p class="error" role="alert">{m}</p> })}
             {move || match runs.get() {
                 None => view! { <p>"Loading…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error" role="alert">{message}</p> }.into_any(),
-                Some(Ok(list)) if list.runs.is_empty() => view! { <p>"No runs yet."</p> }.into_any(),
-                Some(Ok(list)) => view! { <RunTable runs=list.runs/> }.into_any(),
+                Some(Ok(list)) if list.runs.is_empty() => view! {
+                    <p>{if search.get_untracked().is_empty() { "No runs yet." } else { "No run matches." }}</p>
+                }.into_any(),
+                Some(Ok(list)) => view! { <RunTable runs=list.runs refresh=refresh error=error/> }.into_any(),
             }}
         </section>
+    }
+}
+
+/// The delete tokens of the runs this browser uploaded, in its local storage.
+mod tokens {
+    fn storage() -> Option<web_sys::Storage> {
+        web_sys::window()?.local_storage().ok()?
+    }
+
+    fn key(id: &str) -> String {
+        format!("tracescope.delete-token.{id}")
+    }
+
+    /// Keeps a run's delete token.
+    pub fn keep(id: &str, token: &str) {
+        if let Some(s) = storage() {
+            let _ = s.set_item(&key(id), token);
+        }
+    }
+
+    /// A run's delete token, if this browser uploaded it.
+    pub fn get(id: &str) -> Option<String> {
+        storage()?.get_item(&key(id)).ok()?
+    }
+
+    /// Forgets a deleted run's token.
+    pub fn forget(id: &str) {
+        if let Some(s) = storage() {
+            let _ = s.remove_item(&key(id));
+        }
     }
 }
 
@@ -167,15 +433,42 @@ pub fn progress_fraction(progress: &shared::view::api::UploadProgress) -> Option
 
 /// The runs list as a table.
 #[component]
-fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
+fn RunTable(
+    runs: Vec<RunInfo>,
+    refresh: RwSignal<u32>,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let delete = move |id: String, name: String| {
+        let confirmed = web_sys::window()
+            .and_then(|w| {
+                w.confirm_with_message(&format!("Delete the run {name}?"))
+                    .ok()
+            })
+            .unwrap_or(false);
+        let Some(token) = tokens::get(&id).filter(|_| confirmed) else {
+            return;
+        };
+        spawn_local(async move {
+            match api::delete_run(&id, &token).await {
+                Ok(()) => {
+                    tokens::forget(&id);
+                    error.set(None);
+                    refresh.update(|n| *n += 1);
+                }
+                Err(message) => error.set(Some(message)),
+            }
+        });
+    };
     view! {
-        <table class="run-table">
+        <table class="run-table" data-testid="run-table">
             <thead>
-                <tr><th>"Name"</th><th>"Format"</th><th>"Processes"</th><th>"Events"</th><th>"Messages"</th><th>"Span"</th></tr>
+                <tr><th>"Name"</th><th>"Format"</th><th>"Processes"</th><th>"Events"</th><th>"Messages"</th><th>"Span"</th><th></th></tr>
             </thead>
             <tbody>
                 {runs.into_iter().map(|run| {
                     let s = run.summary;
+                    let (id, name) = (run.id.clone(), s.name.clone());
+                    let mine = tokens::get(&run.id).is_some();
                     view! {
                         <tr>
                             <td><a href=format!("/runs/{}", run.id)>{s.name}</a></td>
@@ -184,6 +477,14 @@ fn RunTable(runs: Vec<RunInfo>) -> impl IntoView {
                             <td>{s.events}</td>
                             <td>{s.messages}</td>
                             <td>{s.time.duration_text}</td>
+                            <td>{mine.then(|| view! {
+                                <button
+                                    class="link danger"
+                                    data-testid="delete-run"
+                                    title="Delete this run (you uploaded it from this browser)"
+                                    on:click=move |_| delete(id.clone(), name.clone())
+                                >"Delete"</button>
+                            })}</td>
                         </tr>
                     }
                 }).collect_view()}

@@ -184,11 +184,12 @@ fn place(scale: &TimeScale, step: f64, labeller: &Labeller) -> Vec<AxisTick> {
         let x = scale.tick_to_px(tick);
         let label = labeller.label(tick);
         let w = label_px(&label);
-        // Right of the tick; at the right edge, left of it when that covers no neighbour.
+        // Right of the tick; at the right edge, left of it when that keeps well clear of its
+        // neighbour (a label close to the one before would read as one).
         let label_x = if x + GAP_PX / 2.0 + w <= width {
             Some(x + GAP_PX / 2.0)
         } else {
-            Some(x - GAP_PX / 2.0 - w).filter(|&lx| lx >= free_from && lx >= 0.0)
+            Some(x - GAP_PX / 2.0 - w).filter(|&lx| lx >= free_from + 3.0 * GAP_PX && lx >= 0.0)
         };
         if let Some(label_x) = label_x.filter(|&lx| lx >= free_from) {
             free_from = label_x + w + GAP_PX;
@@ -282,17 +283,28 @@ mod tests {
 
     #[test]
     fn the_last_label_moves_left_of_its_tick_or_goes() {
-        // A tick at the right edge: its label ends at the edge instead of being cut.
-        let scale = TimeScale::fit(Time(0), Time(1_000_000), 1000.0);
         let ns = Clock::NANOSECONDS;
+        // A tick at the right edge with room before it: its label ends at the edge.
+        let scale = TimeScale::fit(Time(0), Time(1_000_000), 400.0);
+        let roomy = ticks(&scale, ns);
+        assert_eq!(labels(&roomy), ["0.0 ms", "0.5 ms", "1.0 ms"]);
+        let last = roomy.last().expect("a last tick");
+        assert_eq!(last.label_x + label_px(&last.label), 400.0 - GAP_PX / 2.0);
+        // Without room (it would touch 0.9 ms's label), the last label goes.
+        let scale = TimeScale::fit(Time(0), Time(1_000_000), 1000.0);
         let ticks = ticks(&scale, ns);
         let last = ticks.last().expect("a last tick");
-        assert_eq!(last.label, "1.0 ms");
-        assert!(last.label_x + label_px(&last.label) <= 1000.0);
+        assert_eq!(last.label, "0.9 ms");
         for pair in ticks.windows(2) {
             assert!(
                 pair[0].label_x + label_px(&pair[0].label) < pair[1].label_x,
                 "{pair:?}"
+            );
+        }
+        for t in &ticks {
+            assert!(
+                t.label_x >= 0.0 && t.label_x + label_px(&t.label) <= 1000.0,
+                "{t:?}"
             );
         }
     }

@@ -113,7 +113,27 @@ fn paint_now(chart: &Chart) {
     }
     fetch_wanted(chart);
     record_frame_time(now_ms() - began);
+    publish_axis(chart, &canvas, &g, &scale);
     chart.local.paint_count.update(|n| *n += 1);
+}
+
+/// Writes the axis's labels and where they start (canvas CSS pixels) into `data-axis`, for
+/// tests and tools to read what the canvas shows; only when they changed.
+fn publish_axis(
+    chart: &Chart,
+    canvas: &web_sys::HtmlCanvasElement,
+    g: &super::scene::geometry::Geometry,
+    scale: &super::time_scale::TimeScale,
+) {
+    let labels: Vec<(String, f64)> = super::axis::ticks(scale, chart.model.clock)
+        .into_iter()
+        .map(|t| (t.label, (g.label_width + t.label_x).round()))
+        .collect();
+    let text = serde_json::to_string(&labels).unwrap_or_default();
+    if canvas.get_attribute("data-axis").as_deref() != Some(text.as_str()) {
+        let _ = canvas.set_attribute("data-axis", &text);
+        let _ = canvas.set_attribute("data-plot-left", &g.label_width.to_string());
+    }
 }
 
 /// Asks the server for the viewports the last frame wanted; each answer repaints.

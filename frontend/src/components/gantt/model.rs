@@ -57,6 +57,18 @@ pub struct GanttModel {
     pub tracks: Vec<Vec<u32>>,
 }
 
+/// A process's label: its name at its node, without saying twice what the two names share
+/// (OTF2 writes `MPI Rank 0 · Master thread` on `MPI Rank 0 @ quartz10`).
+fn row_label(process: &str, node: &str) -> String {
+    let group = process.split(" · ").next().unwrap_or(process);
+    let node = node
+        .strip_prefix(group)
+        .and_then(|rest| rest.strip_prefix(" @ "))
+        .filter(|_| group != process)
+        .unwrap_or(node);
+    format!("{process} @ {node}")
+}
+
 /// The narrowest and widest label column.
 pub const LABEL_PX: (f64, f64) = (140.0, 320.0);
 
@@ -84,7 +96,7 @@ impl GanttModel {
             .processes
             .iter()
             .map(|p| match trace.nodes.get(p.node.index()) {
-                Some(node) => format!("{} @ {}", p.name, node.name),
+                Some(node) => row_label(&p.name, &node.name),
                 None => p.name.clone(),
             })
             .collect();
@@ -179,5 +191,20 @@ impl GanttModel {
     #[cfg(test)]
     pub fn fit(&self, plot_width: f64) -> super::time_scale::TimeScale {
         super::time_scale::TimeScale::fit(self.bounds.0, self.bounds.1, plot_width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_label;
+
+    #[test]
+    fn row_labels_say_the_node_once() {
+        assert_eq!(
+            row_label("MPI Rank 0 · Master thread", "MPI Rank 0 @ quartz10"),
+            "MPI Rank 0 · Master thread @ quartz10"
+        );
+        assert_eq!(row_label("worker", "T800 #3"), "worker @ T800 #3");
+        assert_eq!(row_label("rank", "rank @ x"), "rank @ rank @ x");
     }
 }

@@ -1,5 +1,6 @@
 //! Messages: single messages as arrows from send to arrival, bundles (messages too dense to
-//! draw one by one) as bands labelled with their count and bytes. A message that arrives
+//! draw one by one) as bands labelled with their count and bytes where a label fits without
+//! covering another. A message that arrives
 //! before it is sent is flagged; one inside a folded node (from its row to itself) is left
 //! out, as is one whose other end is not shown.
 
@@ -21,8 +22,32 @@ fn drawn(scene: &Scene, from: u32, to: u32) -> Option<(f64, f64)> {
     ))
 }
 
+/// Where labels went this frame, so that no two overprint: boxes (left, top, right, bottom).
+#[derive(Default)]
+struct Placed(Vec<(f64, f64, f64, f64)>);
+
+impl Placed {
+    /// Takes the box of a label of `text` centred at `(x, y)` if it is inside `(left, right)`
+    /// and clear of every label placed before; its left edge when it is.
+    fn take(&mut self, text: &str, (x, y): (f64, f64), (left, right): (f64, f64)) -> Option<f64> {
+        let w = super::super::axis::label_px(text);
+        let b = (x - w / 2.0, y - 8.0, x + w / 2.0, y + 8.0);
+        let inside = b.0 >= left && b.2 <= right;
+        let clear = self
+            .0
+            .iter()
+            .all(|p| b.2 + 4.0 <= p.0 || p.2 + 4.0 <= b.0 || b.3 <= p.1 || p.3 <= b.1);
+        (inside && clear).then(|| {
+            self.0.push(b);
+            b.0
+        })
+    }
+}
+
 /// The messages and bundles of every viewport answer.
 pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
+    let mut placed = Placed::default();
+    let plot = (scene.g.label_width, scene.g.width);
     for (k, (_, view)) in scene.answers.iter().enumerate() {
         let x_of = scene.viewport_x(view);
         let m = &view.messages;
@@ -66,17 +91,50 @@ pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
                 y2,
                 color: colors::BUNDLE,
             });
-            // Label a bundle when it has room: its count and bytes, never silently dropped.
+            // Label a bundle with its count and bytes when the label has room: inside the
+            // plot and over no other label (the band's pop-up has the numbers either way).
             let mid = ((x1a + x1b + x2a + x2b) / 4.0, (y1 + y2) / 2.0);
             if x1b - x1a >= 40.0 || (y2 - y1).abs() >= 2.0 * scene.g.row_height {
-                items.push(DrawItem::Text {
-                    x: mid.0,
-                    y: mid.1,
-                    text: format!("{} msgs, {}", b.count[i], bytes_text(b.bytes[i])),
-                    color: colors::TEXT,
-                    align_right: false,
-                });
+                let text = format!("{} msgs, {}", b.count[i], bytes_text(b.bytes[i]));
+                if let Some(x) = placed.take(&text, mid, plot) {
+                    items.push(DrawItem::Text {
+                        x,
+                        y: mid.1,
+                        text,
+                        color: colors::TEXT,
+                        align_right: false,
+                    });
+                }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Placed;
+
+    #[test]
+    fn labels_never_overprint_or_leave_the_plot() {
+        let mut placed = Placed::default();
+        let plot = (140.0, 1000.0);
+        assert!(
+            placed
+                .take("20001 msgs, 1.2 MB", (500.0, 100.0), plot)
+                .is_some()
+        );
+        // The same place, and a place overlapping it: dropped.
+        assert!(
+            placed
+                .take("20001 msgs, 1.2 MB", (500.0, 100.0), plot)
+                .is_none()
+        );
+        assert!(placed.take("9 msgs, 72 B", (540.0, 106.0), plot).is_none());
+        // A row below, or far to the right: placed.
+        assert!(placed.take("9 msgs, 72 B", (540.0, 130.0), plot).is_some());
+        assert!(placed.take("9 msgs, 72 B", (800.0, 100.0), plot).is_some());
+        // Cut by the plot's edges: dropped.
+        assert!(placed.take("9 msgs, 72 B", (990.0, 300.0), plot).is_none());
+        assert!(placed.take("9 msgs, 72 B", (150.0, 300.0), plot).is_none());
     }
 }

@@ -1,8 +1,7 @@
 //! The counter layer: each counter track in view as an area under its step values (the
-//! greatest value per pixel), with the least-to-greatest span of a busy pixel darker, and its
-//! scale's top value in the corner.
+//! greatest value per pixel), with the least-to-greatest span of a busy pixel darker; the
+//! label column names its scale's top.
 
-use super::super::counters::value_text;
 use super::super::rows::Row;
 use super::context::Scene;
 use super::draw::{DrawItem, colors};
@@ -47,12 +46,5 @@ pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
                 });
             }
         }
-        items.push(DrawItem::Text {
-            x: scene.g.width - 4.0,
-            y: top + 5.0,
-            text: format!("max {}{}", value_text(track.range.1), track.unit),
-            color: colors::TEXT,
-            align_right: true,
-        });
     }
 }

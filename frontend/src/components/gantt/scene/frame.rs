@@ -2,6 +2,7 @@
 //! the time axis over them.
 
 use super::super::axis;
+use super::super::counters::value_text;
 use super::super::rows::Row;
 use super::context::Scene;
 use super::draw::{DrawItem, colors};
@@ -54,8 +55,12 @@ pub fn labels(scene: &Scene, items: &mut Vec<DrawItem>) {
             Some(&Row::Process(p)) if model.groups.is_empty() => model.rows[p].clone(),
             Some(&Row::Process(p)) => format!("    {}", model.names[p]),
             Some(&Row::Counter(c)) => match model.counters.get(c) {
-                Some(track) if track.unit.is_empty() => format!("      ↳ {}", track.name),
-                Some(track) => format!("      ↳ {} ({})", track.name, track.unit),
+                Some(track) => format!(
+                    "      ↳ {} ≤ {}{}",
+                    track.name,
+                    value_text(track.range.1),
+                    track.unit
+                ),
                 None => continue,
             },
             Some(&Row::Group(gi)) => {
@@ -105,7 +110,12 @@ pub fn row_label(scene: &Scene, row: usize) -> Option<String> {
         Row::Counter(c) => {
             let track = model.counters.get(*c)?;
             let process = model.rows.get(track.process)?;
-            format!("{} ({}) of {process}", track.name, track.unit)
+            format!(
+                "{} of {process}: up to {}{} (drawn from 0 to that)",
+                track.name,
+                value_text(track.range.1),
+                track.unit
+            )
         }
         Row::Group(g) => model.groups.get(*g)?.name.clone(),
     })

@@ -1,0 +1,126 @@
+//! Getting several files in as one: an OTF2 archive directory, or a Paraver `.prv` with its
+//! `.pcf` and `.row`, packed into one tar in the browser (the server reads a tar of either),
+//! and the name the run gets from them.
+
+/// Files whose names say they belong together when picked one by one.
+const COMPANIONS: [&str; 3] = ["prv", "pcf", "row"];
+
+/// The tar of `files` (path inside the archive, bytes), in the order given.
+pub fn pack(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in files {
+        let mut header = tar::Header::new_ustar();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder
+            .append_data(&mut header, path, bytes.as_slice())
+            .map_err(|e| format!("{path} could not be packed: {e}"))?;
+    }
+    builder
+        .into_inner()
+        .map_err(|e| format!("the archive could not be finished: {e}"))
+}
+
+/// The name of a run made of these paths: the folder they share (an OTF2 directory), else the
+/// stem of a Paraver trace, else the first file's stem; with `.tar`.
+pub fn archive_name(paths: &[String]) -> String {
+    let folder = paths
+        .first()
+        .and_then(|p| p.split_once('/'))
+        .map(|(dir, _)| dir.to_owned())
+        .filter(|dir| paths.iter().all(|p| p.starts_with(&format!("{dir}/"))));
+    let stem = |p: &String| {
+        let file = p.rsplit('/').next().unwrap_or(p);
+        file.rsplit_once('.').map_or(file, |(s, _)| s).to_owned()
+    };
+    let name = folder
+        .or_else(|| paths.iter().find(|p| p.ends_with(".prv")).map(stem))
+        .or_else(|| paths.first().map(stem))
+        .unwrap_or_else(|| "upload".to_owned());
+    format!("{name}.tar")
+}
+
+/// Why these files do not make one trace, if they do not: several unrelated traces picked
+/// together (other than an archive directory or a Paraver trace and its companions).
+pub fn problem(paths: &[String]) -> Option<String> {
+    let in_folder = paths.iter().all(|p| p.contains('/'));
+    let companions = paths.iter().all(|p| {
+        p.rsplit_once('.')
+            .is_some_and(|(_, ext)| COMPANIONS.contains(&ext.to_ascii_lowercase().as_str()))
+    });
+    (!(in_folder || companions || paths.len() <= 1)).then(|| {
+        format!(
+            "{} files were picked: pick one trace file, an OTF2 archive folder, or a Paraver .prv with its .pcf and .row",
+            paths.len()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packed_folder_reads_back_file_for_file() {
+        let files = vec![
+            ("run/traces.otf2".to_owned(), b"anchor".to_vec()),
+            ("run/traces/0.evt".to_owned(), vec![0u8; 1000]),
+        ];
+        let tar = pack(&files).expect("packs");
+        let back = shared::formats::otf2::tar_files(&tar).expect("reads");
+        assert_eq!(back.len(), 2);
+        assert_eq!(back["run/traces.otf2"], b"anchor");
+        assert_eq!(back["run/traces/0.evt"].len(), 1000);
+    }
+
+    #[test]
+    fn the_vendored_paraver_trace_and_its_labels_import_as_one() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/tests/data/traces/paraver/paraver-kernel-qsort_beo3/"
+        );
+        let files: Vec<(String, Vec<u8>)> = ["qsort_beo3.prv", "qsort_beo3.pcf"]
+            .iter()
+            .map(|f| {
+                (
+                    (*f).to_owned(),
+                    std::fs::read(format!("{dir}{f}")).expect("vendored"),
+                )
+            })
+            .collect();
+        let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
+        assert_eq!(problem(&paths), None);
+        assert_eq!(archive_name(&paths), "qsort_beo3.tar");
+        let imported =
+            shared::formats::import(&pack(&files).expect("packs"), None, "x").expect("imports");
+        // The .pcf names the event types: no bare "type 50000003" regions.
+        assert!(
+            imported
+                .trace
+                .regions
+                .iter()
+                .all(|r| !r.name.starts_with("type ")),
+            "{:?}",
+            imported
+                .trace
+                .regions
+                .iter()
+                .map(|r| &r.name)
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn names_and_problems_of_selections() {
+        let folder = vec![
+            "ping-pong/traces.otf2".to_owned(),
+            "ping-pong/traces/0.evt".to_owned(),
+        ];
+        assert_eq!(archive_name(&folder), "ping-pong.tar");
+        assert_eq!(problem(&folder), None);
+        let unrelated = vec!["a.json".to_owned(), "b.otf2".to_owned()];
+        assert!(problem(&unrelated).is_some_and(|p| p.contains("2 files")));
+        assert_eq!(problem(&["one.json".to_owned()]), None);
+    }
+}
