@@ -11,6 +11,7 @@ self.onmessage = async (event) => {
   try {
     await ready;
     const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs, tracing);
+    self.postMessage({ type: "assembled", nodes: sim.nodes() });
     const hostSeconds = runInSlices(sim, (seconds) =>
       self.postMessage({
         type: "progress",
@@ -20,6 +21,7 @@ self.onmessage = async (event) => {
         hostSeconds: seconds,
       }),
     );
+    if (tracing) self.postMessage({ type: "writing", virtualNs: sim.nanoseconds() });
     self.postMessage({
       type: "done",
       outcome: sim.outcome(),

@@ -11,11 +11,13 @@ test('the Simulator runs a program in a Web Worker and opens its trace in the Ga
   await expect(page.getByTestId('sim-output')).toHaveText('hello from T800 #0\nnode 1 sent a word\n');
   await expect(page.getByTestId('sim-readout')).toContainText('100 %');
   await expect(page.getByTestId('sim-status')).toContainText('Finished (exited 0) on 2 nodes');
+  // The run is over: Stop cannot throw away the trace being stored.
+  await expect(page.getByTestId('sim-stop')).toBeDisabled();
   await page.getByTestId('sim-open').click();
   await page.waitForURL(RUN_URL);
   const run = new RunPage(page);
   await run.waitForPaint();
-  await expect(run.heading).toContainText('simulation on pipe 2');
+  await expect(run.heading).toHaveText('hello on pipe 2');
 });
 
 test('a mesh run shows its progress and a bad program shows the assembler line', async ({ page }) => {
@@ -26,11 +28,15 @@ test('a mesh run shows its progress and a bad program shows the assembler line',
   await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 16 nodes', {
     timeout: 20_000,
   });
+  // An idle network stops before the time it was given, and the page says so.
+  await expect(page.getByTestId('sim-status')).toContainText('early: it had 100 ms');
   await expect(page.getByTestId('sim-readout')).toContainText('M instructions/s');
   console.log(`mesh 4x4 in wasm: ${await page.getByTestId('sim-readout').textContent()}`);
   await page.getByTestId('sim-source').fill('ldc 1\n  bogus 3\n');
   await page.getByTestId('sim-run').click();
   await expect(page.getByTestId('sim-error')).toContainText('line 2');
+  // The editor numbers its lines and marks the one the error names.
+  await expect(page.getByTestId('sim-gutter').locator('[data-bad=true]')).toHaveText('2');
 });
 
 test('a long run can be stopped, and the next run starts afresh', async ({ page }) => {
@@ -48,7 +54,7 @@ test('a long run can be stopped, and the next run starts afresh', async ({ page 
   await expect(page.getByTestId('sim-stop')).toBeDisabled();
   await page.getByTestId('sim-source').fill(source);
   await page.getByTestId('sim-run').click();
-  await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 1 nodes', {
+  await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 1 node', {
     timeout: 20_000,
   });
 });

@@ -131,6 +131,9 @@ pub struct Network {
     next_sample_ps: u64,
     last_busy: Vec<(u64, [u64; 4])>,
     host_busy: u64,
+    /// The loaded program's code labels by address, ascending (empty for a boot file): what
+    /// names a process after the code it starts at.
+    pub labels: Vec<(u32, String)>,
 }
 
 impl Network {
@@ -163,6 +166,7 @@ impl Network {
             samples: Vec::new(),
             next_sample_ps: config.sample_ps.max(1),
             host_busy: 0,
+            labels: Vec::new(),
         }
     }
 
@@ -179,6 +183,35 @@ impl Network {
     /// The link timing of the network.
     pub fn link_timing(&self) -> LinkTiming {
         LinkTiming::new(self.config.chip, self.config.link_mbit)
+    }
+
+    /// The label of the code at `address`: the label there, else the nearest one before it
+    /// with the distance (`child+12`); `None` before the first label or without labels.
+    pub fn label_of(&self, address: u32) -> Option<String> {
+        let k = self.labels.partition_point(|(a, _)| *a <= address);
+        let (at, name) = self.labels.get(k.checked_sub(1)?)?;
+        Some(if *at == address {
+            name.clone()
+        } else {
+            format!("{name}+{}", address - at)
+        })
+    }
+
+    /// Loads an assembled program into every node (as [`Network::load_all`]) and keeps its code
+    /// labels to name processes by.
+    pub fn load_program(&mut self, program: &crate::asm::Program) -> Result<(), SimError> {
+        self.load_all(&program.code)?;
+        // Code labels: the symbols inside the code (constants lie elsewhere, as a rule).
+        let code = program.origin..program.origin.wrapping_add(program.code.len() as u32);
+        let mut labels: Vec<(u32, String)> = program
+            .symbols
+            .iter()
+            .filter(|(_, at)| code.contains(at))
+            .map(|(name, &at)| (at, name.clone()))
+            .collect();
+        labels.sort();
+        self.labels = labels;
+        Ok(())
     }
 
     /// Loads `code` (assembled for `MemStart`) into every node and starts it there, with the

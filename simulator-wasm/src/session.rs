@@ -106,8 +106,8 @@ impl Session {
         let boot: &[u8] = match program {
             Program::Assembly(source) => {
                 let table = CycleTable::new(setup.chip, setup.wait_states);
-                let code = assemble(source, &table, setup.chip.mem_start())?.code;
-                network.load_all(&code)?;
+                let program = assemble(source, &table, setup.chip.mem_start())?;
+                network.load_program(&program)?;
                 &[]
             }
             Program::BootFile(bytes) => {

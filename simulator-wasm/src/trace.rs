@@ -1,7 +1,8 @@
 //! A network's recorded events as a `shared` trace: nodes and their links, one process per
 //! workspace, messages paired as the hardware paired them, probes, and utilization samples.
 //!
-//! Ticks are nanoseconds. A process is a node's workspace descriptor (`Wptr | priority`);
+//! Ticks are nanoseconds. A process is a node's workspace descriptor (`Wptr | priority`),
+//! named after the code label it starts at (or its first probe's text, or its workspace);
 //! a workspace used again by a later process is the same row, as its events never overlap. A
 //! message on an internal channel pairs the send with the arrival that names both parties; a
 //! message over a link pairs the k-th output on a wire's sending end with the k-th input
@@ -70,16 +71,32 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
         links.insert(End { node: 0, link: 0 }, (id, Direction::AToB));
     }
 
-    // Processes, in order of first appearance on each node.
+    // Processes, in order of first appearance on each node, named by role: the code label
+    // they start at, else their first probe's text, else their workspace.
     let mut processes: HashMap<(usize, u32), ProcessId> = HashMap::new();
     for (i, node) in network.nodes.iter().enumerate() {
+        let mut first_probe: HashMap<u32, &str> = HashMap::new();
+        for e in node.events.iter().filter(|e| e.kind == EventKind::Probe) {
+            if let Some(text) = node.probe_texts.get(e.channel as usize)
+                && !text.is_empty()
+            {
+                first_probe.entry(e.process).or_insert(text);
+            }
+        }
         for e in &node.events {
             let wdesc = e.process;
             if let std::collections::hash_map::Entry::Vacant(slot) = processes.entry((i, wdesc)) {
-                let pri = if wdesc & 1 == 0 { "hi" } else { "lo" };
-                let id =
-                    b.add_process(format!("#{i} ws {:#010x} {pri}", wdesc & !3), node_ids[i])?;
-                slot.insert(id);
+                let high = wdesc & 1 == 0;
+                let role = (e.kind == EventKind::Start && e.channel != 0)
+                    .then(|| network.label_of(e.channel))
+                    .flatten()
+                    .or_else(|| first_probe.get(&wdesc).map(|t| (*t).to_owned()));
+                let name = match role {
+                    Some(role) if high => format!("{role} (high priority)"),
+                    Some(role) => role,
+                    None => format!("ws {:#010x} {}", wdesc & !3, if high { "hi" } else { "lo" }),
+                };
+                slot.insert(b.add_process(name, node_ids[i])?);
             }
         }
     }

@@ -11,9 +11,10 @@ use wasm_bindgen::prelude::Closure;
 
 use crate::api;
 
-/// A ready-made program: its name, topology and source.
+/// A ready-made program: its name, the program's own short name, topology and source.
 struct Example {
     name: &'static str,
+    program: &'static str,
     topology: &'static str,
     until: &'static str,
     source: fn() -> String,
@@ -22,6 +23,7 @@ struct Example {
 const EXAMPLES: [Example; 3] = [
     Example {
         name: "Mesh 4×4: compute and pass words east",
+        program: "meshwork",
         topology: "mesh 4x4",
         until: "100ms",
         source: || {
@@ -33,6 +35,7 @@ const EXAMPLES: [Example; 3] = [
     },
     Example {
         name: "COMSTIME on one T800 (20,000 iterations)",
+        program: "COMSTIME",
         topology: "single",
         until: "1s",
         source: || {
@@ -45,6 +48,7 @@ const EXAMPLES: [Example; 3] = [
     },
     Example {
         name: "Hello through the iserver (a pipe of two)",
+        program: "hello",
         topology: "pipe 2",
         until: "10ms",
         source: || include_str!("../../../simulator-wasm/programs/hello-loaded.s").to_owned(),
@@ -63,19 +67,59 @@ struct Progress {
 impl Progress {
     fn text(&self) -> String {
         let rate = if self.host_seconds > 0.0 {
-            self.instructions / self.host_seconds / 1e6
+            self.instructions / self.host_seconds
         } else {
             0.0
         };
         format!(
-            "{:.0} % · virtual time {} · {} instructions · {:.1} M instructions/s",
+            "{:.0} % · virtual time {} · {} · {}",
             self.fraction * 100.0,
-            shared::model::time::Clock::NANOSECONDS
-                .format_duration(shared::model::time::Duration(self.virtual_ns as u64)),
-            group(self.instructions as u64),
-            rate
+            virtual_time(self.virtual_ns),
+            plural(self.instructions as u64, "instruction"),
+            rate_text(rate)
         )
     }
+}
+
+/// Virtual nanoseconds for people: `5.714 ms`.
+fn virtual_time(ns: f64) -> String {
+    shared::model::time::Clock::NANOSECONDS
+        .format_duration(shared::model::time::Duration(ns.max(0.0) as u64))
+}
+
+/// `1 node`, `64 nodes`, `1,234 instructions`.
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{} {what}s", group(n))
+    }
+}
+
+/// Instructions a second, in the unit that suits them.
+fn rate_text(per_second: f64) -> String {
+    if per_second >= 1e5 {
+        format!("{:.1} M instructions/s", per_second / 1e6)
+    } else if per_second >= 100.0 {
+        format!("{:.1} k instructions/s", per_second / 1e3)
+    } else {
+        format!("{per_second:.0} instructions/s")
+    }
+}
+
+/// How a finished run ended: its outcome, on how many nodes, and when in virtual time, saying
+/// so when it ended before the time it was given.
+fn outcome_text(outcome: &str, nodes: u64, virtual_ns: f64, until_ns: f64) -> String {
+    let early = if until_ns > 0.0 && virtual_ns < until_ns * 0.999 {
+        format!(", early: it had {}", virtual_time(until_ns))
+    } else {
+        String::new()
+    };
+    format!(
+        "Finished ({outcome}) on {} at {} of virtual time{early}",
+        plural(nodes, "node"),
+        virtual_time(virtual_ns)
+    )
 }
 
 /// `1234567` as `1,234,567`.
@@ -131,6 +175,10 @@ struct Sim {
     mhz: RwSignal<String>,
     link_mbit: RwSignal<String>,
     running: RwSignal<bool>,
+    /// The finished run's trace is on its way to the server (Stop no longer applies).
+    storing: RwSignal<bool>,
+    /// The picked example's index (its program names the run).
+    example: RwSignal<usize>,
     tracing: RwSignal<bool>,
     progress: RwSignal<Option<Progress>>,
     status: RwSignal<Option<Result<String, String>>>,
@@ -150,6 +198,8 @@ impl Sim {
             mhz: RwSignal::new("20".to_owned()),
             link_mbit: RwSignal::new("20".to_owned()),
             running: RwSignal::new(false),
+            storing: RwSignal::new(false),
+            example: RwSignal::new(0),
             tracing: RwSignal::new(true),
             progress: RwSignal::new(None),
             status: RwSignal::new(None),
@@ -166,8 +216,9 @@ impl Sim {
     }
 
     /// The run finished (`data` is the worker's "done" message): its output, and its trace
-    /// stored when one was recorded.
-    fn finished(&self, data: &wasm_bindgen::JsValue, name: String) {
+    /// stored when one was recorded. The run is over: Stop no longer applies, and storing the
+    /// trace goes on to the end.
+    fn finished(&self, data: &wasm_bindgen::JsValue, name: String, until_ns: u64) {
         let sim = *self;
         let done = Progress {
             fraction: 1.0,
@@ -175,28 +226,31 @@ impl Sim {
             instructions: number(data, "instructions"),
             host_seconds: number(data, "hostSeconds"),
         };
-        let outcome = format!(
-            "Finished ({}) on {} nodes",
-            text(data, "outcome"),
-            number(data, "nodes")
+        let outcome = outcome_text(
+            &text(data, "outcome"),
+            number(data, "nodes") as u64,
+            done.virtual_ns,
+            until_ns as f64,
         );
         sim.output.set(text(data, "output"));
-        sim.status.set(Some(Ok(format!(
-            "{outcome}: {}. Storing the trace…",
-            done.text()
-        ))));
         sim.progress.set(Some(done));
+        sim.running.set(false);
         if !sim.tracing.get_untracked() {
-            sim.running.set(false);
             sim.status
                 .set(Some(Ok(format!("{outcome} (no trace recorded)."))));
             return;
         }
         let trace = text(data, "trace");
+        sim.storing.set(true);
+        sim.status.set(Some(Ok(format!(
+            "{outcome}. Storing the trace ({:.1} MB)…",
+            trace.len() as f64 / 1e6
+        ))));
         spawn_local(async move {
-            match api::upload_text(&name, trace).await {
+            let stored = api::upload_text(&name, trace).await;
+            sim.storing.set(false);
+            match stored {
                 Ok(created) => {
-                    sim.running.set(false);
                     sim.status
                         .set(Some(Ok(format!("{outcome}. The trace is stored."))));
                     sim.stored.set(Some(created.id));
@@ -206,18 +260,26 @@ impl Sim {
         });
     }
 
-    /// What the worker says during a run named `name`.
-    fn on_message(self, name: String) -> Closure<dyn FnMut(web_sys::MessageEvent)> {
+    /// What the worker says during a run named `name` given `until_ns` of virtual time.
+    fn on_message(self, name: String, until_ns: u64) -> Closure<dyn FnMut(web_sys::MessageEvent)> {
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let data = ev.data();
             match text(&data, "type").as_str() {
+                "assembled" => self.status.set(Some(Ok(format!(
+                    "Running on {}…",
+                    plural(number(&data, "nodes") as u64, "node")
+                )))),
                 "progress" => self.progress.set(Some(Progress {
                     fraction: number(&data, "progress"),
                     virtual_ns: number(&data, "virtualNs"),
                     instructions: number(&data, "instructions"),
                     host_seconds: number(&data, "hostSeconds"),
                 })),
-                "done" => self.finished(&data, name.clone()),
+                "writing" => self.status.set(Some(Ok(format!(
+                    "Stopped at {} of virtual time; writing the trace…",
+                    virtual_time(number(&data, "virtualNs"))
+                )))),
+                "done" => self.finished(&data, name.clone(), until_ns),
                 _ => {
                     self.fail(text(&data, "message"));
                     stop(self.worker);
@@ -244,6 +306,18 @@ impl Sim {
         message
     }
 
+    /// The run's name: the program (its example's, marked when edited) and the network.
+    fn run_name(&self) -> String {
+        let example = &EXAMPLES[self.example.get_untracked().min(EXAMPLES.len() - 1)];
+        let edited = self.source.with_untracked(|s| *s != (example.source)());
+        format!(
+            "{}{} on {}",
+            example.program,
+            if edited { " (edited)" } else { "" },
+            self.topology.get_untracked().trim()
+        )
+    }
+
     /// Assembles and runs the program in the worker.
     fn run(self) {
         let until_ns = match shared::model::time::parse_duration_ns(&self.until.get_untracked()) {
@@ -257,12 +331,11 @@ impl Sim {
         };
         self.running.set(true);
         self.output.set(String::new());
-        self.status
-            .set(Some(Ok("Assembling and starting…".to_owned())));
+        self.status.set(Some(Ok("Assembling…".to_owned())));
         self.progress.set(None);
         self.stored.set(None);
-        let name = format!("simulation on {}", self.topology.get_untracked());
-        let on_message = self.on_message(name.clone());
+        let name = self.run_name();
+        let on_message = self.on_message(name.clone(), until_ns);
         w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         if let Err(e) = w.post_message(&self.start_message(until_ns, name)) {
@@ -277,6 +350,7 @@ fn controls(sim: Sim) -> impl IntoView {
     let pick = move |ev: leptos::ev::Event| {
         let index: usize = event_target_value(&ev).parse().unwrap_or(0);
         if let Some(example) = EXAMPLES.get(index) {
+            sim.example.set(index);
             sim.source.set((example.source)());
             sim.topology.set(example.topology.to_owned());
             sim.until.set(example.until.to_owned());
@@ -289,6 +363,7 @@ fn controls(sim: Sim) -> impl IntoView {
         mhz,
         link_mbit,
         running,
+        storing,
         tracing,
         status,
         worker,
@@ -331,13 +406,61 @@ fn controls(sim: Sim) -> impl IntoView {
                     on:change=move |ev| tracing.set(event_target_checked(&ev))/>
                 " record a trace"
             </label>
-            <button data-testid="sim-run" on:click=move |_| sim.run() disabled=move || running.get()>"Run"</button>
+            <button data-testid="sim-run" on:click=move |_| sim.run()
+                disabled=move || running.get() || storing.get()>"Run"</button>
             <button data-testid="sim-stop" disabled=move || !running.get()
                 on:click=move |_| {
                     stop(worker);
                     running.set(false);
                     status.set(Some(Ok("Stopped.".to_owned())));
                 }>"Stop"</button>
+        </div>
+    }
+}
+
+/// The line an assembler error names (`… line 12 …`), if any.
+fn error_line(message: &str) -> Option<usize> {
+    let at = message.find("line ")? + 5;
+    let digits: String = message[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The source editor: the program with line numbers beside it, the line an assembler error
+/// names marked.
+fn editor(sim: Sim) -> impl IntoView {
+    let (source, status) = (sim.source, sim.status);
+    let gutter = NodeRef::<leptos::html::Div>::new();
+    let bad_line = Memo::new(move |_| {
+        status.with(|s| match s {
+            Some(Err(message)) => error_line(message),
+            _ => None,
+        })
+    });
+    let n_lines = Memo::new(move |_| source.with(|s| s.lines().count().max(1)));
+    view! {
+        <div class="sim-editor">
+            <div class="sim-gutter" node_ref=gutter aria-hidden="true" data-testid="sim-gutter">
+                {move || {
+                    let bad = bad_line.get();
+                    (1..=n_lines.get())
+                        .map(|k| view! {
+                            <div class:bad=bad == Some(k) data-bad=(bad == Some(k)).then_some("true")>{k}</div>
+                        })
+                        .collect_view()
+                }}
+            </div>
+            <textarea data-testid="sim-source" class="sim-source" spellcheck="false" wrap="off"
+                prop:value=move || source.get()
+                on:input=move |ev| source.set(event_target_value(&ev))
+                on:scroll=move |ev| {
+                    let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+                    if let Some(g) = gutter.get_untracked() {
+                        g.set_scroll_top(area.scroll_top());
+                    }
+                }></textarea>
         </div>
     }
 }
@@ -363,9 +486,7 @@ pub fn SimulatePage() -> impl IntoView {
                  node 0's link 0 is the host (iserver). Links are modelled packet by packet, time is virtual."
             </p>
             {controls(sim)}
-            <textarea data-testid="sim-source" class="sim-source" spellcheck="false"
-                prop:value=move || source.get()
-                on:input=move |ev| source.set(event_target_value(&ev))></textarea>
+            {editor(sim)}
             {move || progress.get().map(|p| view! {
                 <div class="sim-progress">
                     <progress data-testid="sim-progress" max="1" value=p.fraction.to_string()></progress>
@@ -393,6 +514,21 @@ mod tests {
     #[test]
     fn readouts_read_as_people_write_them() {
         assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(error_line("line 2: unknown instruction `bogus`"), Some(2));
+        assert_eq!(error_line("the worker stopped"), None);
+        assert_eq!(plural(1, "node"), "1 node");
+        assert_eq!(plural(64, "node"), "64 nodes");
+        assert_eq!(rate_text(16.04e6), "16.0 M instructions/s");
+        assert_eq!(rate_text(42_000.0), "42.0 k instructions/s");
+        assert_eq!(rate_text(0.0), "0 instructions/s");
+        assert_eq!(
+            outcome_text("idle", 64, 5_714_225.0, 100e6),
+            "Finished (idle) on 64 nodes at 5.714 ms of virtual time, early: it had 100 ms"
+        );
+        assert_eq!(
+            outcome_text("exited 0", 1, 2e6, 2e6),
+            "Finished (exited 0) on 1 node at 2 ms of virtual time"
+        );
         let p = Progress {
             fraction: 0.5,
             virtual_ns: 2_000_000.0,

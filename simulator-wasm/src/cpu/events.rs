@@ -26,7 +26,8 @@ pub struct Event {
     pub kind: EventKind,
     /// The process (its workspace descriptor: `Wptr | priority`).
     pub process: u32,
-    /// The channel word's address (for a probe, the text's address).
+    /// The channel word's address (for a probe, the text's index; for a start, the address of
+    /// the code the process starts at, 0 when unknown).
     pub channel: u32,
     /// Bytes moved (for a probe, the text's length).
     pub bytes: u32,

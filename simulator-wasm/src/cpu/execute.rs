@@ -487,13 +487,19 @@ impl Node {
                 self.pop();
                 self.pop();
                 let (child, parent) = (w | self.pri, self.wdesc());
-                self.record(EventKind::Start, child, 0, 0, parent);
+                self.record(EventKind::Start, child, start, 0, parent);
                 self.enqueue(child)?;
             }
             Op::Runp => {
                 self.pop();
                 let parent = self.wdesc();
-                self.record(EventKind::Start, a, 0, 0, parent);
+                // Its code: the Iptr saved in its workspace (unknown if unreadable).
+                let start = if self.tracing {
+                    self.read_word(self.ws(a & !3, W_IPTR)).unwrap_or(0)
+                } else {
+                    0
+                };
+                self.record(EventKind::Start, a, start, 0, parent);
                 self.enqueue(a)?;
             }
             Op::Endp => {

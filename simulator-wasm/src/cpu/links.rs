@@ -212,7 +212,7 @@ impl Node {
         self.running = true;
         self.slices_at = self.slices();
         let me = self.wdesc();
-        self.record(EventKind::Start, me, 0, 0, 0);
+        self.record(EventKind::Start, me, start, 0, 0);
         // The boot code arrived as a message: its length byte and the code.
         self.record(
             EventKind::Arrival,

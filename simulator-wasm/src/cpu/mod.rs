@@ -198,7 +198,7 @@ impl Node {
     /// Records the running process's start (the first process of a loaded node).
     pub fn record_start(&mut self) {
         let me = self.wdesc();
-        self.record(EventKind::Start, me, 0, 0, 0);
+        self.record(EventKind::Start, me, self.iptr, 0, 0);
     }
 
     /// Whether a process is running (not only ready or waiting).

@@ -92,11 +92,30 @@ pub fn mesh_run(topology: &str, width: u32, tracing: bool) -> Network {
     .unwrap_or_else(|e| panic!("{e}"));
     let topology = Topology::parse(topology).unwrap_or_else(|e| panic!("{e}"));
     let mut net = Network::new(topology, config);
-    net.load_all(&program.code)
-        .unwrap_or_else(|e| panic!("{e}"));
+    net.load_program(&program).unwrap_or_else(|e| panic!("{e}"));
     let outcome = net.run(u64::MAX).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(outcome, Outcome::Idle);
     net
+}
+
+/// Processes are named by the code label they start at: meshwork's main code (`start`), the
+/// child each node with an eastern neighbour starts (`sender`, two on a 2×2 mesh) and the
+/// code after the join (`done`), not by workspace addresses.
+#[test]
+fn processes_are_named_after_the_code_they_start_at() {
+    let trace = to_trace(&mesh_run("mesh 2x2", 2, true), "mesh").unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names.iter().filter(|n| **n == "start").count(),
+        4,
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| **n == "sender").count(),
+        2,
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.starts_with("ws ")), "{names:?}");
 }
 
 #[test]
