@@ -96,11 +96,11 @@ test('clicking a critical-path or WCPA segment opens its details', async ({ page
   await expect(popup).toBeHidden();
 
   // WCPA (T4b): the same route, A's first computation weighs 30 of 101; the worked example has
-  // no phases, so its phase table is one row, "(none)", 100 %.
+  // no phases, so its phase table is one row, "(outside any phase)", 100 %.
   await page.getByTestId('toggle-wcpa').click();
   await expect(page.getByTestId('toggle-critical-path')).toHaveAttribute('aria-pressed', 'false');
   await expect(run.canvas).toHaveAttribute('data-path-segments', '7');
-  await expect(page.getByTestId('wcpa-phases')).toContainText('(none)');
+  await expect(page.getByTestId('wcpa-phases')).toContainText('(outside any phase)');
   await expect(page.getByTestId('wcpa-phases')).toContainText('100.0 %');
   await page.mouse.click(p.x, p.y);
   await expect(popup).toContainText('WCPA: computation of A on T800 #0');

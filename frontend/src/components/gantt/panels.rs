@@ -79,6 +79,7 @@ pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
                 on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Processes))
             >{move || format!("Processes ({}/{n})", shown())}</button>
             {fold_buttons(chart)}
+            {row_filter(chart)}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
                 <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
@@ -121,6 +122,47 @@ fn analysis_progress(chart: &Chart) -> impl IntoView + use<> {
                 </span>
             }
         })
+    }
+}
+
+/// The processes whose labels hold `text` (any case), in the trace's order; all when `text` is
+/// blank.
+pub fn matching_rows(labels: &[String], text: &str) -> Option<Vec<u32>> {
+    let text = text.trim().to_lowercase();
+    (!text.is_empty()).then(|| {
+        labels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.to_lowercase().contains(&text))
+            .map(|(p, _)| p as u32)
+            .collect()
+    })
+}
+
+/// A box that keeps the rows whose process or node names hold what is typed.
+fn row_filter(chart: &Chart) -> impl IntoView + use<> {
+    let (store, model) = (chart.store, Arc::clone(&chart.model));
+    let typed = RwSignal::new(String::new());
+    let none = RwSignal::new(false);
+    view! {
+        <span class="filter">
+            <input
+                type="search"
+                class="row-filter"
+                placeholder="Filter rows by name"
+                data-testid="row-filter"
+                prop:value=move || typed.get()
+                on:input=move |ev| {
+                    let text = event_target_value(&ev);
+                    let rows = matching_rows(&model.rows, &text);
+                    none.set(rows.as_ref().is_some_and(Vec::is_empty));
+                    typed.set(text);
+                    // No match shows every row (a view of no row is none), and says so.
+                    store.dispatch(Command::ShowProcesses(rows.filter(|r| !r.is_empty())));
+                }
+            />
+            {move || none.get().then(|| view! { <span class="readout">"no row matches"</span> })}
+        </span>
     }
 }
 
@@ -591,5 +633,22 @@ fn range_stats_view(trace: &shared::Trace, stats: &RangeStats) -> impl IntoView 
                 {cells}
             </table>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matching_rows;
+
+    #[test]
+    fn the_row_filter_matches_names_in_any_case() {
+        let labels: Vec<String> = ["start @ T800 #0", "sender @ T800 #0", "iserver @ host"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(matching_rows(&labels, "SEND"), Some(vec![1]));
+        assert_eq!(matching_rows(&labels, "t800"), Some(vec![0, 1]));
+        assert_eq!(matching_rows(&labels, "  "), None);
+        assert_eq!(matching_rows(&labels, "nothing"), Some(vec![]));
     }
 }

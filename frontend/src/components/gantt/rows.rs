@@ -49,12 +49,15 @@ pub fn groups_of(trace: &Trace) -> Vec<Group> {
 
 /// Above this many rows (what the canvas shows at once), a run with node groups opens folded.
 pub const FOLD_ABOVE_ROWS: usize = 20;
+/// ... when it has at least this many nodes (folded, fewer would say too little).
+pub const FOLD_FROM_GROUPS: usize = 8;
 
 /// The groups a run opens with folded: all of them when its rows would not fit on the canvas
-/// unfolded (a 64-node mesh opens as 64 node rows, not a wall of processes), else none.
+/// unfolded and there are enough nodes for one row each to tell a story (a 64-node mesh opens
+/// as 64 node rows, not a wall of processes; two boards open unfolded), else none.
 pub fn folded_by_default(n_processes: usize, groups: &[Group]) -> Vec<u32> {
     let unfolded = Rows::expanded(n_processes, groups).n_rows();
-    if groups.is_empty() || unfolded <= FOLD_ABOVE_ROWS {
+    if groups.len() < FOLD_FROM_GROUPS || unfolded <= FOLD_ABOVE_ROWS {
         return Vec::new();
     }
     (0..groups.len() as u32).collect()
@@ -325,9 +328,12 @@ mod tests {
         let folded = folded_by_default(192, &mesh);
         assert_eq!(folded.len(), 64);
         assert_eq!(Rows::new(192, &mesh, None, &folded, &[]).n_rows(), 64);
-        // Two boards of four: ten rows fit, nothing folds.
+        // Two boards of four: ten rows fit, nothing folds; two boards of twelve do not fit,
+        // but two rows would hide every process: nothing folds either.
         let boards: Vec<Group> = (0..2).map(|k| group(k, 4)).collect();
         assert!(folded_by_default(8, &boards).is_empty());
+        let boards: Vec<Group> = (0..2).map(|k| group(k, 12)).collect();
+        assert!(folded_by_default(24, &boards).is_empty());
         // No groups, nothing to fold.
         assert!(folded_by_default(500, &[]).is_empty());
     }
