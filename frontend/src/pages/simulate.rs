@@ -471,7 +471,6 @@ pub fn SimulatePage() -> impl IntoView {
     let sim = Sim::new();
     on_cleanup(move || stop(sim.worker));
     let Sim {
-        source,
         progress,
         status,
         stored,

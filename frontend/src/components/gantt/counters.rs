@@ -66,6 +66,11 @@ impl CounterTrack {
             .collect()
     }
 
+    /// The track's row label: its name and the top of its scale, e.g. `PAPI_TOT_CYC ≤ 3.3 G/s`.
+    pub fn label(&self) -> String {
+        format!("{} ≤ {}{}", self.name, value_text(self.range.1), self.unit)
+    }
+
     /// The tracks under each of `n_processes` processes (track indices).
     pub fn by_process(tracks: &[CounterTrack], n_processes: usize) -> Vec<Vec<u32>> {
         let mut out = vec![Vec::new(); n_processes];
@@ -103,8 +108,12 @@ impl CounterTrack {
             }
             let v = self.values[i];
             match out.last_mut() {
-                // Within the pixel column the last entry starts in: widen it.
-                Some(last) if ((a - from) / px).floor() <= ((last.0 - from) / px).floor() => {
+                // A step narrower than a pixel, in the pixel column the last entry starts in:
+                // widen that entry (a wider step is drawn on its own).
+                Some(last)
+                    if b - a < px
+                        && ((a - from) / px).floor() <= ((last.0 - from) / px).floor() =>
+                {
                     last.1 = last.1.max(b);
                     last.2 = last.2.min(v);
                     last.3 = last.3.max(v);
@@ -213,6 +222,17 @@ mod tests {
         let cols = track.columns((0.0, 99.0), 10.0);
         assert_eq!(cols.len(), 10);
         assert!(cols.iter().all(|c| c.2 == 0.0 && c.3 == 9.0), "{cols:?}");
+        // A step wider than a pixel is never folded into the column before it.
+        let wide = CounterTrack {
+            times: vec![0, 1, 1, 50],
+            values: vec![1.0, 1.0, 5.0, 5.0],
+            ..track.clone()
+        };
+        let cols = wide.columns((0.0, 50.0), 1.0);
+        assert!(
+            cols.iter().all(|c| c.1 - c.0 < 1.5 || c.2 == c.3),
+            "{cols:?}"
+        );
         // A window starting inside a step draws it from the window's edge.
         let cols = track.columns((5.5, 7.0), 0.1);
         assert_eq!(cols[0].0, 5.5);

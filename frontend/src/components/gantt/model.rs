@@ -60,6 +60,10 @@ pub struct GanttModel {
 /// A process's label: its name at its node, without saying twice what the two names share
 /// (OTF2 writes `MPI Rank 0 · Master thread` on `MPI Rank 0 @ quartz10`).
 fn row_label(process: &str, node: &str) -> String {
+    // A node named after its one process (Pajé's `Tremblay (HOST)` for `Tremblay`) says both.
+    if node.starts_with(process) {
+        return node.to_owned();
+    }
     let group = process.split(" · ").next().unwrap_or(process);
     let node = node
         .strip_prefix(group)
@@ -129,7 +133,17 @@ impl GanttModel {
         let counters = CounterTrack::all(trace);
         let region_names: Vec<String> = trace.regions.iter().map(|r| r.name.clone()).collect();
         let groups = groups_of(trace);
-        let label_px = label_px(&rows, &groups, &counters);
+        // Under node headers a process row shows its name alone, indented.
+        let shown: Vec<String> = if groups.is_empty() {
+            rows.clone()
+        } else {
+            trace
+                .processes
+                .iter()
+                .map(|p| format!("    {}", p.name))
+                .collect()
+        };
+        let label_px = label_px(&shown, &groups, &counters);
         GanttModel {
             label_px,
             rows,
@@ -205,6 +219,7 @@ mod tests {
             "MPI Rank 0 · Master thread @ quartz10"
         );
         assert_eq!(row_label("worker", "T800 #3"), "worker @ T800 #3");
-        assert_eq!(row_label("rank", "rank @ x"), "rank @ rank @ x");
+        assert_eq!(row_label("Tremblay", "Tremblay (HOST)"), "Tremblay (HOST)");
+        assert_eq!(row_label("rank", "node 0"), "rank @ node 0");
     }
 }

@@ -55,12 +55,7 @@ pub fn labels(scene: &Scene, items: &mut Vec<DrawItem>) {
             Some(&Row::Process(p)) if model.groups.is_empty() => model.rows[p].clone(),
             Some(&Row::Process(p)) => format!("    {}", model.names[p]),
             Some(&Row::Counter(c)) => match model.counters.get(c) {
-                Some(track) => format!(
-                    "      ↳ {} ≤ {}{}",
-                    track.name,
-                    value_text(track.range.1),
-                    track.unit
-                ),
+                Some(track) => format!("      ↳ {}", track.label()),
                 None => continue,
             },
             Some(&Row::Group(gi)) => {
