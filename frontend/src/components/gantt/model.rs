@@ -83,11 +83,7 @@ fn label_px(rows: &[String], groups: &[Group], counters: &[CounterTrack]) -> f64
         .iter()
         .map(|r| r.chars().count())
         .chain(groups.iter().map(|g| g.name.chars().count() + 8))
-        .chain(
-            counters
-                .iter()
-                .map(|c| c.name.chars().count() + c.unit.chars().count() + 10),
-        )
+        .chain(counters.iter().map(|c| c.label().chars().count() + 8))
         .max()
         .unwrap_or(0);
     (longest as f64 * super::axis::CHAR_PX + 24.0).clamp(LABEL_PX.0, LABEL_PX.1)
