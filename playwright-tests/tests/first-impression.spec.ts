@@ -122,10 +122,15 @@ test('runs can be found by name and deleted by the browser that uploaded them', 
   await page.goto('/');
   await page.getByTestId('run-search').fill('RpcClientServer');
   const rows = page.getByTestId('run-table').locator('tbody tr');
-  await expect(rows.first()).toContainText('RpcClientServer');
+  // Wait for the filtered list: every row matches (other tests' runs are stored too).
+  await expect
+    .poll(async () => (await rows.allTextContents()).every((t) => t.includes('RpcClientServer')))
+    .toBe(true);
   const before = await rows.count();
+  // Only the run this browser uploaded offers Delete.
+  await expect(page.getByTestId('delete-run')).toHaveCount(1);
   page.once('dialog', (dialog) => dialog.accept());
-  await rows.first().getByTestId('delete-run').click();
+  await page.getByTestId('delete-run').click();
   await expect(rows).toHaveCount(before - 1);
   await page.getByTestId('run-search').fill('no run has this name');
   await expect(page.getByText('No run matches.')).toBeVisible();

@@ -45,28 +45,54 @@ pub fn read_trace(
         None
     };
     if let Some(dir) = archive_dir {
-        let mut files = std::collections::BTreeMap::new();
-        let mut pending = vec![dir.clone()];
-        while let Some(d) = pending.pop() {
-            for entry in
-                std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?
-            {
-                let p = entry?.path();
-                if p.is_dir() {
-                    pending.push(p);
-                } else if let Ok(relative) = p.strip_prefix(&dir) {
-                    let key = relative.to_string_lossy().replace('\\', "/");
-                    files.insert(
-                        key,
-                        std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?,
-                    );
-                }
-            }
-        }
-        return Ok(shared::formats::import_files(&files, &name)?);
+        let (files, skipped) = archive_files(&dir)?;
+        let mut imported = shared::formats::import_files(&files, &name)?;
+        imported.notes.extend(skipped);
+        return Ok(imported);
     }
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(shared::formats::import(&bytes, format, &name)?)
+}
+
+/// The regular files of an archive folder and its subfolders, by path inside it, and a note
+/// for each entry left unread: a symbolic link (it may lead out of the folder, or to a device)
+/// or anything that is not a regular file (a FIFO would block the read, a device never end).
+fn archive_files(
+    dir: &std::path::Path,
+) -> anyhow::Result<(std::collections::BTreeMap<String, Vec<u8>>, Vec<String>)> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut skipped = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let entry = entry?;
+            let p = entry.path();
+            // The entry's own type: a symbolic link is not followed.
+            let kind = entry
+                .file_type()
+                .with_context(|| format!("reading {}", p.display()))?;
+            if kind.is_dir() {
+                pending.push(p);
+            } else if kind.is_file() {
+                let key = p
+                    .strip_prefix(dir)
+                    .unwrap_or(&p)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let bytes =
+                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+                files.insert(key, bytes);
+            } else {
+                let what = if kind.is_symlink() {
+                    "a symbolic link"
+                } else {
+                    "not a regular file"
+                };
+                skipped.push(format!("{} was not read: it is {what}", p.display()));
+            }
+        }
+    }
+    Ok((files, skipped))
 }
 
 /// `trace` in the format `to`.

@@ -103,6 +103,52 @@ impl IntoResponse for AppError {
     }
 }
 
+/// Answers every API failure in the one error shape: a rejection axum or tower-http wrote as
+/// plain text (a body that is not UTF-8 or too large, a method the route does not have, a
+/// missing content type) becomes `{code, message}` with the same status and its text.
+pub async fn as_json(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::UNPROCESSABLE_ENTITY => "invalid_request",
+        s if s.is_server_error() => "internal",
+        _ => "bad_request",
+    };
+    // The rejection's own text is short; anything longer is cut.
+    let text = axum::body::to_bytes(response.into_body(), 4096)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let message = match (status, text.is_empty()) {
+        (StatusCode::METHOD_NOT_ALLOWED, _) => {
+            "this API route does not take that method".to_owned()
+        }
+        (_, true) => status
+            .canonical_reason()
+            .unwrap_or("the request was refused")
+            .to_owned(),
+        (_, false) => text,
+    };
+    let body = ApiError {
+        code: code.to_owned(),
+        message,
+        trace_error: None,
+    };
+    (status, Json(body)).into_response()
+}
+
 /// `Query<T>` whose rejection is answered in the one error shape, not as plain text.
 pub struct ApiQuery<T>(pub T);
 

@@ -10,9 +10,11 @@ pub mod views;
 pub mod workspace;
 
 use axum::Router;
+use axum::http::{HeaderName, HeaderValue, header};
 use axum::routing::get;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::AppState;
@@ -33,14 +35,36 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             deadline,
-        ));
-    Router::new()
+        ))
+        .layer(axum::middleware::map_response(error::as_json));
+    let mut app = Router::new()
         .nest("/api", api)
         .fallback_service(site)
-        .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .layer(CompressionLayer::new());
+    for (name, value) in SECURITY_HEADERS {
+        app = app.layer(SetResponseHeaderLayer::if_not_present(
+            name,
+            HeaderValue::from_static(value),
+        ));
+    }
+    app.layer(TraceLayer::new_for_http()).with_state(state)
 }
+
+/// What every response says about how a browser may use it. The policy allows what the app
+/// needs and nothing more: its own scripts, styles (Leptos writes `style` attributes) and
+/// module worker, WebAssembly compilation, requests to its own origin; no framing, no plugins,
+/// no other origins. Run and region names come from uploaded files: they are text, never code.
+pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
+    (
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+    (header::REFERRER_POLICY, "same-origin"),
+];
 
 /// Cancels an API request past its deadline (uploads have their own, longer one).
 async fn deadline(

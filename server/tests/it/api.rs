@@ -911,3 +911,103 @@ async fn every_endpoint_of_a_run_reads_one_context_built_once() {
     let what_if: shared::report::Report = json(&answers[1].1);
     assert_eq!(what_if.what_if.map(|w| w.execution_time), Some(53.0));
 }
+
+/// Every rejection under `/api/` is answered in the one error shape, whoever wrote it: a body
+/// that is not UTF-8, a body over the limit, a method the route does not have.
+#[tokio::test]
+async fn every_api_rejection_is_answered_in_the_one_error_shape() {
+    let server = TestServer::new(1 << 20).await;
+    let post_view = |body: Vec<u8>| {
+        Request::post("/api/views")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body))
+            .expect("request")
+    };
+    let cases = [
+        (
+            post_view(vec![0xff, 0xfe, b'{']),
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+        ),
+        (
+            post_view(vec![b' '; 3 << 20]),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+        ),
+        (
+            Request::delete("/api/health")
+                .body(Body::empty())
+                .expect("request"),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+        ),
+        (
+            Request::get("/api/no/such/route")
+                .body(Body::empty())
+                .expect("request"),
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+    ];
+    for (req, status, code) in cases {
+        let what = format!("{} {}", req.method(), req.uri());
+        let (got, body) = server.send(req).await;
+        assert_eq!(got, status, "{what}");
+        let error: ApiError = serde_json::from_slice(&body).unwrap_or_else(|e| {
+            panic!(
+                "{what}: not the error shape ({e}): {:?}",
+                String::from_utf8_lossy(&body)
+            )
+        });
+        assert_eq!(error.code, code, "{what}");
+        assert!(!error.message.is_empty(), "{what}");
+    }
+}
+
+/// Every response, the app page and the API alike, carries the security headers: a strict
+/// Content-Security-Policy (no other origins, no framing), nosniff, DENY, same-origin referrers.
+#[tokio::test]
+async fn every_response_carries_the_security_headers() {
+    let server = TestServer::new(1 << 20).await;
+    for uri in ["/", "/runs/abc", "/api/health", "/api/no/such/route"] {
+        let res = server
+            .app()
+            .oneshot(Request::get(uri).body(Body::empty()).expect("request"))
+            .await
+            .expect("infallible service");
+        let h = res.headers();
+        let csp = h
+            .get(header::CONTENT_SECURITY_POLICY)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_else(|| panic!("{uri}: no Content-Security-Policy"));
+        for directive in [
+            "default-src 'self'",
+            "script-src 'self' 'wasm-unsafe-eval'",
+            "frame-ancestors 'none'",
+            "object-src 'none'",
+        ] {
+            assert!(csp.contains(directive), "{uri}: {csp}");
+        }
+        // No script evaluation beyond compiling WebAssembly, and no wildcard source.
+        assert!(
+            !csp.split([' ', ';'])
+                .any(|t| t == "'unsafe-eval'" || t == "*"),
+            "{uri}: {csp}"
+        );
+        assert_eq!(
+            h.get(header::X_CONTENT_TYPE_OPTIONS).map(|v| v.as_bytes()),
+            Some(&b"nosniff"[..]),
+            "{uri}"
+        );
+        assert_eq!(
+            h.get(header::X_FRAME_OPTIONS).map(|v| v.as_bytes()),
+            Some(&b"DENY"[..]),
+            "{uri}"
+        );
+        assert_eq!(
+            h.get(header::REFERRER_POLICY).map(|v| v.as_bytes()),
+            Some(&b"same-origin"[..]),
+            "{uri}"
+        );
+    }
+}

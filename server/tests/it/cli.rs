@@ -358,3 +358,65 @@ fn analyze_shows_the_importers_notes_in_text_and_json() {
     );
     assert!(text.contains("skipped 14 events: phase \"O\""), "{text}");
 }
+
+/// An OTF2 folder given on the command line is read as its regular files only: a FIFO (which
+/// would block the read forever) and a symbolic link to `/dev/zero` (which would never end)
+/// are left unread, each with a note, and the archive imports as it does without them.
+#[cfg(unix)]
+#[test]
+fn an_otf2_folder_is_read_as_its_regular_files_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let archive = dir.path().join("ping-pong");
+    let source = shared_data("traces/otf2/pipit-ping-pong-otf2");
+    std::fs::create_dir_all(archive.join("traces")).expect("folders");
+    for file in [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/0.evt",
+        "traces/1.def",
+        "traces/1.evt",
+    ] {
+        std::fs::copy(source.join(file), archive.join(file)).expect("copies");
+    }
+    let fifo = archive.join("traces/pipe.evt");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", archive.join("traces/zero.def")).expect("symlink");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
+        .args(["analyze", archive.to_str().expect("utf-8 path"), "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tracescope starts");
+    // Reading the FIFO or /dev/zero would never return: give it 60 s, far more than it needs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("waits").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("tracescope analyze hung on a FIFO or a device in the archive folder");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["events"], 136);
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("pipe.evt was not read: it is not a regular file"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("zero.def was not read: it is a symbolic link"),
+        "{notes}"
+    );
+}
