@@ -54,12 +54,13 @@ pub fn read_trace(
     Ok(shared::formats::import(&bytes, format, &name)?)
 }
 
+/// An archive's files by path inside it.
+type ArchiveFiles = std::collections::BTreeMap<String, Vec<u8>>;
+
 /// The regular files of an archive folder and its subfolders, by path inside it, and a note
 /// for each entry left unread: a symbolic link (it may lead out of the folder, or to a device)
 /// or anything that is not a regular file (a FIFO would block the read, a device never end).
-fn archive_files(
-    dir: &std::path::Path,
-) -> anyhow::Result<(std::collections::BTreeMap<String, Vec<u8>>, Vec<String>)> {
+fn archive_files(dir: &std::path::Path) -> anyhow::Result<(ArchiveFiles, Vec<String>)> {
     let mut files = std::collections::BTreeMap::new();
     let mut skipped = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
