@@ -345,7 +345,14 @@ pub fn parse(
             .entry(name.clone())
             .or_insert_with(|| builder.add_region(name, role))
     };
-    // Per process: (time, order, sequence, record); order puts leaves before enters.
+    // Per process: (time, order, sequence, record). At one tick: arrivals (completing the
+    // receives before), then leaves, enters, sends and receive calls, then arrivals of those
+    // calls.
+    const ARRIVAL: u8 = 0;
+    const LEAVE: u8 = 1;
+    const ENTER: u8 = 2;
+    const CALL: u8 = 3;
+    const AFTER_CALL: u8 = 4;
     let mut pending: Vec<Vec<(u64, u8, usize, EventRecord)>> = vec![Vec::new(); threads.len()];
     let mut lifetime: Vec<Option<(u64, u64)>> = vec![None; threads.len()];
     let mut open: HashMap<(ProcessId, u64), RegionId> = HashMap::new();
@@ -397,8 +404,8 @@ pub fn parse(
                     enter.region = Some(r);
                     let mut leave = enter;
                     leave.kind = EventKind::Leave;
-                    push(&mut pending, p, begin, 1, enter);
-                    push(&mut pending, p, end, 0, leave);
+                    push(&mut pending, p, begin, ENTER, enter);
+                    push(&mut pending, p, end, LEAVE, leave);
                 }
             }
             "2" => {
@@ -430,7 +437,7 @@ pub fn parse(
                             Some(r) => {
                                 let mut leave = EventRecord::plain(p, Time(time), EventKind::Leave);
                                 leave.region = Some(r);
-                                push(&mut pending, p, time, 0, leave);
+                                push(&mut pending, p, time, LEAVE, leave);
                             }
                             None => *skipped.entry("ends of nothing open").or_default() += 1,
                         }
@@ -457,11 +464,11 @@ pub fn parse(
                     if let Some(previous) = open.insert((p, event_type), r) {
                         let mut leave = EventRecord::plain(p, Time(time), EventKind::Leave);
                         leave.region = Some(previous);
-                        push(&mut pending, p, time, 0, leave);
+                        push(&mut pending, p, time, LEAVE, leave);
                     }
                     let mut enter = EventRecord::plain(p, Time(time), EventKind::Enter);
                     enter.region = Some(r);
-                    push(&mut pending, p, time, 1, enter);
+                    push(&mut pending, p, time, ENTER, enter);
                 }
             }
             "3" => {
@@ -481,13 +488,23 @@ pub fn parse(
                 send.size = size;
                 let mut call = EventRecord::plain(receiver, Time(lrecv), EventKind::RecvCall);
                 call.tag = tag;
-                let mut arrival = EventRecord::plain(receiver, Time(precv), EventKind::MsgArr);
+                // The receive completes when the data is there and the receive was called: a
+                // message that arrived before the call is taken at the call.
+                let completed = precv.max(lrecv);
+                let mut arrival = EventRecord::plain(receiver, Time(completed), EventKind::MsgArr);
                 arrival.peer = Some(sender);
                 arrival.tag = tag;
                 arrival.size = size;
-                push(&mut pending, sender, psend, 2, send);
-                push(&mut pending, receiver, lrecv, 2, call);
-                push(&mut pending, receiver, precv, 3, arrival);
+                push(&mut pending, sender, psend, CALL, send);
+                push(&mut pending, receiver, lrecv, CALL, call);
+                // An arrival completes the receive before the regions that waited for it are
+                // left at the same tick; after its own call when both fall on one tick.
+                let order = if completed == lrecv {
+                    AFTER_CALL
+                } else {
+                    ARRIVAL
+                };
+                push(&mut pending, receiver, completed, order, arrival);
             }
             "4" => {
                 *skipped

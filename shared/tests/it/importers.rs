@@ -194,10 +194,56 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
         .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::ClockViolation)
         .count();
     assert_eq!(violations, 2);
+    // Every one of the 33 messages is matched: none of its receive calls is reported as never
+    // completed (the waiting state's leave used to come between the call and its arrival).
+    let never = |a: &shared::analyses::metrics::Analysis| {
+        a.diagnostics
+            .iter()
+            .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::ReceiveNeverCompleted)
+            .count()
+    };
+    assert_eq!(never(&analysis), 0);
     // Without the .pcf the same events arrive, named by number.
     let plain = import(&prv, None, "qsort").expect("imports");
     assert_eq!(plain.format, Format::Paraver);
     assert_eq!(counts(&plain.trace), (4, 795, 33, 260_199));
+}
+
+/// Two tasks, one message each way, written as MPItrace writes them: a waiting state that ends
+/// when the message arrives (the same tick as the physical receive), and a message whose data
+/// arrived before its receive was called. No receive is reported as never completed, and the
+/// early message is taken when its receive is called.
+#[test]
+fn paraver_receives_complete_at_their_arrival() {
+    let prv = b"#Paraver (01/01/01 at 00:00):100_us:1(2):1:2(1:1,1:1),0\n\
+1:1:1:1:1:0:10:1\n\
+1:2:1:2:1:0:10:1\n\
+1:2:1:2:1:10:40:3\n\
+1:1:1:1:1:10:100:1\n\
+1:2:1:2:1:40:100:1\n\
+3:1:1:1:1:5:5:2:1:2:1:10:40:8:1\n\
+3:2:1:2:1:50:50:1:1:1:1:70:60:8:2\n";
+    let imported = import(prv, None, "two").expect("imports");
+    let trace = &imported.trace;
+    assert_eq!(counts(trace).2, 2, "two messages");
+    let analysis = shared::analyses::metrics::analyze(
+        trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
+    let never: Vec<&str> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::ReceiveNeverCompleted)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(never.is_empty(), "{never:?}");
+    // The second message's data came at 60, its receive was called at 70: taken at 70.
+    let mut arrivals: Vec<u64> = (0..trace.events.len())
+        .filter(|&i| trace.events.kind()[i] == shared::model::EventKind::MsgArr)
+        .map(|i| trace.events.time()[i].0)
+        .collect();
+    arrivals.sort_unstable();
+    assert_eq!(arrivals, [40, 70]);
 }
 
 #[test]
