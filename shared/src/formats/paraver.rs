@@ -353,6 +353,8 @@ pub fn parse(
     const ENTER: u8 = 2;
     const CALL: u8 = 3;
     const AFTER_CALL: u8 = 4;
+    // A process's exit is the last thing at its tick.
+    const EXIT: u8 = 5;
     let mut pending: Vec<Vec<(u64, u8, usize, EventRecord)>> = vec![Vec::new(); threads.len()];
     let mut lifetime: Vec<Option<(u64, u64)>> = vec![None; threads.len()];
     let mut open: HashMap<(ProcessId, u64), RegionId> = HashMap::new();
@@ -524,6 +526,10 @@ pub fn parse(
     for (i, span) in lifetime.iter().enumerate() {
         if let Some((begin, end)) = *span {
             let p = ProcessId(i as u32);
+            // The process lives from its first state to its last state or record, whichever
+            // is later (an event type may close after the last state ends).
+            let last = pending[i].iter().map(|r| r.0).max().unwrap_or(end);
+            let end = end.max(last);
             push(
                 &mut pending,
                 p,
@@ -535,7 +541,7 @@ pub fn parse(
                 &mut pending,
                 p,
                 end,
-                4,
+                EXIT,
                 EventRecord::plain(p, Time(end), EventKind::ProcExit),
             );
         }
