@@ -152,16 +152,34 @@ impl<'a> Buf<'a> {
         loop {
             // A chunk ends with an end-of-chunk or end-of-file marker: running out of data
             // first means the file was cut short.
+            let at = self.pos;
             match self.u8("a record or an end-of-chunk marker (the file is truncated)")? {
                 0 => {
-                    // End of chunk: the next chunk starts at the next chunk boundary.
+                    // End of chunk: the next chunk starts at the next chunk boundary. The last
+                    // chunk ends with the end-of-file marker, never with this one.
                     let size = self.chunk_size.max(1);
-                    let next = (self.pos - 1) / size * size + size;
+                    let next = at / size * size + size;
                     if next >= self.data.len() {
-                        return Ok(None);
+                        return Err(self.error(
+                            at,
+                            "expected a record or the end-of-file marker, found an end-of-chunk \
+                             marker with no chunk after it (the file is damaged or cut short)",
+                        ));
                     }
                     self.pos = next;
                     self.chunk_header()?;
+                }
+                // The end-of-file marker closes the file: one byte may follow it, nothing more.
+                // Found earlier, it is a damaged record's byte read as a marker.
+                1 | 2 if self.data.len() - self.pos > 1 => {
+                    return Err(self.error(
+                        at,
+                        format!(
+                            "expected a record, found an end-of-file marker with {} bytes after \
+                             it (a record's length or contents are damaged)",
+                            self.data.len() - self.pos
+                        ),
+                    ));
                 }
                 1 | 2 => return Ok(None),
                 t => return Ok(Some(t)),

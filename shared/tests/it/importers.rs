@@ -760,6 +760,27 @@ fn otf2_papi_metrics_become_counters() {
     assert!(plain.trace.counters.is_empty());
 }
 
+/// A record whose length byte is damaged misaligns the reader, which used to take a stray byte
+/// for the end-of-file or end-of-chunk marker and stop there without a word (69 or 71 of 136
+/// events). An end marker anywhere but at the file's end is now an error naming the file.
+#[test]
+fn otf2_a_damaged_record_length_is_an_error_not_a_short_trace() {
+    let clean = otf2_files("pipit-ping-pong-otf2");
+    // Byte 38 and byte 64 of traces/0.evt are record lengths (of its 2nd and 4th records).
+    for (at, delta) in [(38usize, -1i16), (64, 1), (64, -1)] {
+        let mut files = clean.clone();
+        let evt = files.get_mut("traces/0.evt").expect("event file");
+        evt[at] = (i16::from(evt[at]) + delta).rem_euclid(256) as u8;
+        match shared::formats::import_files(&files, "x") {
+            Err(err) => assert!(err.message.starts_with("traces/0.evt"), "{err}"),
+            Ok(imported) => panic!(
+                "byte {at} {delta:+}: read as {} events without an error",
+                imported.trace.events.len()
+            ),
+        }
+    }
+}
+
 #[test]
 fn otf2_problems_name_the_file_and_offset() {
     let mut files = otf2_files("pipit-ping-pong-otf2");
