@@ -154,6 +154,18 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
         ));
     }
     let doc: Document = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
+    if doc.ticks_per_second == Some(0) {
+        let at = input
+            .windows(18)
+            .position(|w| w == b"\"ticks_per_second\"")
+            .unwrap_or(0);
+        return Err(TraceError::at_offset(
+            FORMAT_NAME,
+            input,
+            at,
+            "expected ticks_per_second of 1 or more (leave it out for a trace without a time unit), found 0",
+        ));
+    }
     let name = doc.name.unwrap_or_else(|| fallback_name.to_owned());
     let mut builder = TraceBuilder::new(
         name,

@@ -580,6 +580,9 @@ impl Trace {
         if let Some(problem) = self.counters.iter().find_map(|c| c.problem(n_procs)) {
             return Err(problem);
         }
+        if self.clock.ticks_per_second == Some(0) {
+            return Err("the clock has 0 ticks per second".to_owned());
+        }
         Ok(())
     }
 }

@@ -45,6 +45,7 @@ impl Clock {
     /// The duration in seconds, when the clock has a unit.
     pub fn seconds(self, duration: Duration) -> Option<f64> {
         self.ticks_per_second
+            .filter(|&tps| tps > 0)
             .map(|tps| duration.0 as f64 / tps as f64)
     }
 

@@ -597,6 +597,24 @@ fn native_binary_round_trips_and_is_compact() {
     assert_eq!((err.format.as_str(), err.offset), ("tracescope-binary", 6));
 }
 
+/// A clock of 0 ticks a second is refused where it is written (it used to print "NaN s"), and
+/// a model that somehow holds one prints durations in ticks.
+#[test]
+fn a_zero_tick_rate_is_an_error_not_nan() {
+    let text = br#"{"format": "tracescope", "version": 1, "ticks_per_second": 0,
+        "nodes": [{"name": "n"}], "processes": [{"name": "p", "node": 0}], "events": []}"#;
+    let err = import(text, None, "zero").expect_err("refused");
+    assert!(err.message.contains("ticks_per_second"), "{err}");
+    assert_eq!(err.offset, 39, "the field's own offset");
+    let clock = shared::model::time::Clock {
+        ticks_per_second: Some(0),
+    };
+    assert_eq!(
+        clock.format_duration(shared::model::time::Duration(5)),
+        "5 ticks"
+    );
+}
+
 #[test]
 fn binary_version_1_reads_as_a_model_without_counters() {
     use shared::model::{Counter, CounterKind, ProcessId, time::Time};
