@@ -563,6 +563,44 @@ fn npt(cx: &Context<'_>) -> Npt {
     npt_in(cx, (0, u64::MAX), &|_| true)
 }
 
+/// The regions open in one process, for inclusive times without walking the region stack per
+/// edge: a region's time is what the process computed between the outermost enter of it and
+/// its leave (a recursive region counts once).
+struct OpenRegions {
+    count: Vec<u32>,
+    entered_at: Vec<f64>,
+}
+
+impl OpenRegions {
+    fn new(n_regions: usize) -> OpenRegions {
+        OpenRegions {
+            count: vec![0; n_regions],
+            entered_at: vec![0.0; n_regions],
+        }
+    }
+
+    /// `r` is entered when the process has computed `now`.
+    fn enter(&mut self, r: RegionId, now: f64) {
+        if let Some(count) = self.count.get_mut(r.index()) {
+            if *count == 0 {
+                self.entered_at[r.index()] = now;
+            }
+            *count += 1;
+        }
+    }
+
+    /// `r` is left at `now`: the outermost leave adds its time to `inclusive`.
+    fn close(&mut self, r: RegionId, now: f64, inclusive: &mut HashMap<RegionId, f64>) {
+        if let Some(count) = self.count.get_mut(r.index()) {
+            *count = count.saturating_sub(1);
+            let time = now - self.entered_at[r.index()];
+            if *count == 0 && time > 0.0 {
+                *inclusive.entry(r).or_default() += time;
+            }
+        }
+    }
+}
+
 /// Normalized processor time (decision D-b) of the processes `keep` accepts, over the window
 /// `[from, to)` only: each computation is clipped to the window. Shares are of this total.
 pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
@@ -573,6 +611,7 @@ pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId)
     let mut exclusive: HashMap<RegionId, f64> = HashMap::new();
     let mut by_phase: HashMap<Option<u32>, f64> = HashMap::new();
     let mut stack: Vec<RegionId> = Vec::new();
+    let mut open = OpenRegions::new(trace.regions.len());
     let mut total = 0.0;
     for process in trace.process_ids() {
         if !keep(process) {
@@ -592,13 +631,6 @@ pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId)
                 };
                 if value > 0.0 {
                     process_total += value;
-                    let mut seen: Vec<RegionId> = Vec::with_capacity(stack.len());
-                    for &r in &stack {
-                        if !seen.contains(&r) {
-                            seen.push(r);
-                            *inclusive.entry(r).or_default() += value;
-                        }
-                    }
                     if let Some(&top) = stack.last() {
                         *exclusive.entry(top).or_default() += value;
                     }
@@ -607,15 +639,25 @@ pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId)
                 }
             }
             match (e.kind()[v.index()], e.region()[v.index()]) {
-                (EventKind::Enter, Some(r)) => stack.push(r),
+                (EventKind::Enter, Some(r)) => {
+                    open.enter(r, process_total);
+                    stack.push(r);
+                }
                 (EventKind::Leave, Some(r)) => {
-                    if let Some(pos) = stack.iter().rposition(|&open| open == r) {
-                        stack.truncate(pos);
+                    if let Some(pos) = stack.iter().rposition(|&o| o == r) {
+                        // The leave closes its region and any left open inside it.
+                        for closed in stack.drain(pos..).rev() {
+                            open.close(closed, process_total, &mut inclusive);
+                        }
                     }
                 }
                 _ => {}
             }
             prev = Some(v);
+        }
+        // Regions never left end with the process.
+        for left_open in stack.drain(..).rev() {
+            open.close(left_open, process_total, &mut inclusive);
         }
         total += process_total;
         by_process.insert(process, process_total);

@@ -36,18 +36,40 @@ impl Attribution {
                 phases.len() as u32 - 1
             })
         };
-        let mut stack: Vec<RegionId> = Vec::new();
+        // Each phase region's phase id, found once (not per event).
+        let mut region_phase: Vec<Option<Option<u32>>> = vec![None; trace.regions.len()];
+        // The open regions, each with the innermost phase open at or below it: the phase of an
+        // event is then the top's, whatever the depth (no walk down the stack per event).
+        let mut stack: Vec<(RegionId, Option<u32>)> = Vec::new();
         for process in trace.process_ids() {
             stack.clear();
             let mut probe_phase = None;
             for v in graph.program(process) {
                 let i = v.index();
                 match (e.kind()[i], e.region()[i]) {
-                    (EventKind::Enter, Some(r)) => stack.push(r),
+                    (EventKind::Enter, Some(r)) => {
+                        let own = match region_phase.get_mut(r.index()) {
+                            Some(Some(known)) => *known,
+                            Some(slot) => {
+                                let id = trace
+                                    .regions
+                                    .get(r.index())
+                                    .filter(|region| region.role == RegionRole::Phase)
+                                    .map(|region| {
+                                        phase_id(region.name.clone(), &mut attribution.phases)
+                                    });
+                                *slot = Some(id);
+                                id
+                            }
+                            None => None,
+                        };
+                        let below = stack.last().and_then(|top| top.1);
+                        stack.push((r, own.or(below)));
+                    }
                     // A leave closes the innermost open instance of its region; a leave
                     // without an enter changes nothing (validation reports it).
                     (EventKind::Leave, Some(r)) => {
-                        if let Some(pos) = stack.iter().rposition(|&open| open == r) {
+                        if let Some(pos) = stack.iter().rposition(|&(open, _)| open == r) {
                             stack.truncate(pos);
                         }
                     }
@@ -60,18 +82,9 @@ impl Attribution {
                     }
                     _ => {}
                 }
-                attribution.region[i] = stack.last().copied();
-                let phase_region = stack.iter().rev().find(|r| {
-                    trace
-                        .regions
-                        .get(r.index())
-                        .is_some_and(|region| region.role == RegionRole::Phase)
-                });
-                attribution.phase[i] = match phase_region.and_then(|r| trace.regions.get(r.index()))
-                {
-                    Some(region) => Some(phase_id(region.name.clone(), &mut attribution.phases)),
-                    None => probe_phase,
-                };
+                let top = stack.last();
+                attribution.region[i] = top.map(|t| t.0);
+                attribution.phase[i] = top.and_then(|t| t.1).or(probe_phase);
             }
         }
         attribution

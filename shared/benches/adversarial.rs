@@ -1,0 +1,55 @@
+//! Adversarial shapes (issue 17): the whole analysis on traces built to find superlinear paths,
+//! each at five doublings of its size, so that the time ratio between neighbours shows the
+//! growth (2 for linear, 4 for quadratic).
+//!
+//! - `deep_nesting`: one process enters n regions, then leaves them (depth n).
+//! - `same_tick_nesting`: the same, every event at one tick.
+//!
+//! Run with `cargo bench -p shared --bench adversarial`.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use shared::analyses::metrics::{AnalysisOptions, analyze};
+use shared::model::time::{Clock, Time};
+use shared::model::{EventKind, EventRecord, RegionRole, Trace, TraceBuilder};
+
+/// One process that enters `depth` regions and leaves them, a tick apart (or all at tick 0).
+fn nested(depth: u32, same_tick: bool) -> Trace {
+    let mut b = TraceBuilder::new("nested", Clock::NANOSECONDS);
+    let node = b.add_node("n");
+    let p = b.add_process("p", node).expect("declared node");
+    let r = b.add_region("r", RegionRole::Activity);
+    let time = |k: u32| Time(if same_tick { 0 } else { u64::from(k) });
+    let mut push = |k: u32, kind: EventKind| {
+        let mut e = EventRecord::plain(p, time(k), kind);
+        e.region = Some(r);
+        b.push(e).expect("valid event");
+    };
+    for k in 0..depth {
+        push(k, EventKind::Enter);
+    }
+    for k in 0..depth {
+        push(depth + k, EventKind::Leave);
+    }
+    b.build()
+}
+
+fn shapes(c: &mut Criterion) {
+    let mut group = common::group(c, "adversarial");
+    for (name, same_tick) in [("deep_nesting", false), ("same_tick_nesting", true)] {
+        for depth in [12_500u32, 25_000, 50_000, 100_000, 200_000] {
+            let trace = nested(depth, same_tick);
+            group.throughput(Throughput::Elements(trace.events.len() as u64));
+            group.bench_with_input(BenchmarkId::new(name, depth), &trace, |b, trace| {
+                b.iter(|| black_box(analyze(trace, AnalysisOptions::default())));
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, shapes);
+criterion_main!(benches);
