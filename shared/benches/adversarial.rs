@@ -4,6 +4,8 @@
 //!
 //! - `deep_nesting`: one process enters n regions, then leaves them (depth n).
 //! - `same_tick_nesting`: the same, every event at one tick.
+//! - `shiviz_dense_clocks`: a GoVector log of h hosts passing a token round a ring four times,
+//!   so that every clock holds every host (4h events, 4h² clock entries), imported.
 //!
 //! Run with `cargo bench -p shared --bench adversarial`.
 
@@ -37,6 +39,31 @@ fn nested(depth: u32, same_tick: bool) -> Trace {
     b.build()
 }
 
+/// A GoVector log: `hosts` hosts pass a token round a ring `rounds` times; each event merges
+/// the clock of the previous host's last event, so clocks fill up with every host.
+pub fn dense_govector(hosts: usize, rounds: usize) -> String {
+    let mut clocks: Vec<Vec<u64>> = vec![vec![0; hosts]; hosts];
+    let mut out = String::new();
+    for _ in 0..rounds {
+        for i in 0..hosts {
+            let from = clocks[(i + hosts - 1) % hosts].clone();
+            let mine = &mut clocks[i];
+            for (m, f) in mine.iter_mut().zip(&from) {
+                *m = (*m).max(*f);
+            }
+            mine[i] += 1;
+            let entries: Vec<String> = mine
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(h, c)| format!("\"h{h}\":{c}"))
+                .collect();
+            out.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
+        }
+    }
+    out
+}
+
 fn shapes(c: &mut Criterion) {
     let mut group = common::group(c, "adversarial");
     for (name, same_tick) in [("deep_nesting", false), ("same_tick_nesting", true)] {
@@ -47,6 +74,17 @@ fn shapes(c: &mut Criterion) {
                 b.iter(|| black_box(analyze(trace, AnalysisOptions::default())));
             });
         }
+    }
+    for hosts in [32usize, 64, 128, 256, 512] {
+        let log = dense_govector(hosts, 4);
+        group.throughput(Throughput::Bytes(log.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("shiviz_dense_clocks", hosts),
+            &log,
+            |b, log| {
+                b.iter(|| black_box(shared::formats::import(log.as_bytes(), None, "dense")));
+            },
+        );
     }
     group.finish();
 }

@@ -9,7 +9,9 @@
 //!
 //! Messages come from the clocks as ShiViz derives them: for each event, every other host whose
 //! entry increased since the host's previous event names a parent, the event on that host with
-//! that counter; parents implied by another parent's clock are dropped. Each parent → child is a
+//! that counter; parents implied by another parent's clock are dropped (found in decreasing
+//! clock sum against the entrywise maximum of the kept ones: linear in the clock entries, not
+//! quadratic in the hosts). Clocks are sorted (host id, counter) arrays. Each parent → child is a
 //! message. An event becomes its arrivals, a probe with its text, then its sends; times are
 //! Lamport clocks (the logs have no common physical time).
 
@@ -46,11 +48,43 @@ pub fn looks_like(text: &[u8]) -> bool {
 }
 
 struct Parsed {
-    host: usize,
-    clock: BTreeMap<String, u64>,
+    /// The host, as a name id.
+    host: u32,
+    /// The vector clock: (name id, counter), sorted by name id.
+    clock: Vec<(u32, u64)>,
     text: String,
     offset: usize,
 }
+
+/// Every name a log mentions (its hosts and the keys of its clocks), each with an id.
+#[derive(Default)]
+struct Names {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+}
+
+/// A counter in a sorted clock (0 when the clock has no entry for `host`).
+fn entry(clock: &[(u32, u64)], host: u32) -> u64 {
+    clock
+        .binary_search_by_key(&host, |e| e.0)
+        .map_or(0, |k| clock[k].1)
+}
+
+/// What the expression found: events, names, the hosts in order of their first event, and
+/// how many non-empty lines the matches cover.
+type Matches = (Vec<Parsed>, Names, Vec<u32>, usize);
 
 /// Reads a ShiViz log with `pattern`, or the file's own or a default layout when `None`.
 pub fn parse(
@@ -77,7 +111,7 @@ pub fn parse(
         Some(p) => vec![p],
         None => vec![AKKA_REGEX, GOVECTOR_REGEX],
     };
-    let mut best: Option<(Vec<Parsed>, Vec<String>, usize)> = None;
+    let mut best: Option<Matches> = None;
     for candidate in &candidates {
         let regex = regex::Regex::new(&format!("(?m)^(?:{})$", from_javascript(candidate)))
             .map_err(|e| {
@@ -96,12 +130,12 @@ pub fn parse(
                 ));
             }
         }
-        let (events, hosts, covered) = matches(input, body, body_start, &regex)?;
-        if best.as_ref().is_none_or(|b| events.len() > b.0.len()) {
-            best = Some((events, hosts, covered));
+        let found = matches(input, body, body_start, &regex)?;
+        if best.as_ref().is_none_or(|b| found.0.len() > b.0.len()) {
+            best = Some(found);
         }
     }
-    let Some((events, hosts, covered)) = best.filter(|b| !b.0.is_empty()) else {
+    let Some(found) = best.filter(|b| !b.0.is_empty()) else {
         return Err(error(
             input,
             body_start,
@@ -112,8 +146,8 @@ pub fn parse(
         .lines()
         .filter(|l| !l.trim().is_empty())
         .count()
-        .saturating_sub(covered);
-    build(input, events, hosts, unmatched, fallback_name)
+        .saturating_sub(found.3);
+    build(input, found, unmatched, fallback_name)
 }
 
 /// A JavaScript expression in Rust's syntax: braces that are not a quantifier `{n}`, `{n,}` or
@@ -171,34 +205,39 @@ pub fn from_javascript(pattern: &str) -> String {
     out
 }
 
-/// Every match of the expression: parsed events, host names, and how many non-empty lines the
-/// matches cover.
+/// Every match of the expression.
 fn matches(
     input: &[u8],
     body: &str,
     base: usize,
     regex: &regex::Regex,
-) -> Result<(Vec<Parsed>, Vec<String>, usize), TraceError> {
-    let mut hosts: Vec<String> = Vec::new();
-    let mut host_ids: HashMap<String, usize> = HashMap::new();
+) -> Result<Matches, TraceError> {
+    let mut names = Names::default();
+    let mut hosts: Vec<u32> = Vec::new();
+    let mut is_host: Vec<bool> = Vec::new();
     let mut events = Vec::new();
     let mut covered = 0;
     for caps in regex.captures_iter(body) {
         let whole = caps.get(0).map_or(0..0, |m| m.range());
         let offset = base + whole.start;
-        let host = caps.name("host").map_or("", |m| m.as_str()).to_owned();
+        let host = caps.name("host").map_or("", |m| m.as_str());
         let clock_text = caps.name("clock").map_or("", |m| m.as_str());
-        let clock: BTreeMap<String, u64> = serde_json::from_str(clock_text).map_err(|e| {
-            error(
-                input,
-                base + caps.name("clock").map_or(whole.start, |m| m.start()),
-                format!("expected a JSON vector clock {{\"host\": counter, …}}: {e}"),
-            )
-        })?;
-        let id = *host_ids.entry(host.clone()).or_insert_with(|| {
-            hosts.push(host.clone());
-            hosts.len() - 1
-        });
+        let raw: BTreeMap<std::borrow::Cow<'_, str>, u64> = serde_json::from_str(clock_text)
+            .map_err(|e| {
+                error(
+                    input,
+                    base + caps.name("clock").map_or(whole.start, |m| m.start()),
+                    format!("expected a JSON vector clock {{\"host\": counter, …}}: {e}"),
+                )
+            })?;
+        let mut clock: Vec<(u32, u64)> = raw.iter().map(|(k, &c)| (names.id(k), c)).collect();
+        clock.sort_unstable_by_key(|e| e.0);
+        let id = names.id(host);
+        is_host.resize(names.names.len(), false);
+        if !is_host[id as usize] {
+            is_host[id as usize] = true;
+            hosts.push(id);
+        }
         covered += body[whole].lines().count().max(1);
         events.push(Parsed {
             host: id,
@@ -207,32 +246,96 @@ fn matches(
             offset,
         });
     }
-    Ok((events, hosts, covered))
+    Ok((events, names, hosts, covered))
+}
+
+/// The parents of each event, as ShiViz derives them: the events on other hosts whose
+/// counters this event's clock raised since its host's previous event, less those another
+/// parent's clock implies. Candidates are taken in decreasing clock sum (whoever implies a
+/// candidate comes before it), each against the entrywise maximum of the parents kept so far;
+/// the work is the clock entries read, not their square.
+fn parents_of(events: &[Parsed], by_host: &[Vec<usize>], n_names: usize) -> Vec<Vec<usize>> {
+    let at = |host: u32, counter: u64| -> Option<usize> {
+        by_host
+            .get(host as usize)?
+            .get(counter.checked_sub(1)? as usize)
+            .copied()
+    };
+    let sums: Vec<u128> = events
+        .iter()
+        .map(|e| e.clock.iter().map(|c| u128::from(c.1)).sum())
+        .collect();
+    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
+    let mut reach = vec![0u64; n_names];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut candidates: Vec<(usize, u32, u64)> = Vec::new();
+    for (h, list) in by_host.iter().enumerate() {
+        let mut previous: &[(u32, u64)] = &[];
+        for &i in list {
+            let clock = &events[i].clock;
+            candidates.clear();
+            let mut k = 0;
+            for &(g, c) in clock {
+                while k < previous.len() && previous[k].0 < g {
+                    k += 1;
+                }
+                let before = previous.get(k).filter(|p| p.0 == g).map_or(0, |p| p.1);
+                if g as usize != h
+                    && c > before
+                    && let Some(event) = at(g, c)
+                {
+                    candidates.push((event, g, c));
+                }
+            }
+            candidates.sort_unstable_by_key(|&(event, _, _)| std::cmp::Reverse(sums[event]));
+            for &(event, g, c) in &candidates {
+                if reach[g as usize] >= c {
+                    continue;
+                }
+                parents[i].push(event);
+                for &(gg, cc) in &events[event].clock {
+                    let r = &mut reach[gg as usize];
+                    if *r < cc {
+                        if *r == 0 {
+                            touched.push(gg);
+                        }
+                        *r = cc;
+                    }
+                }
+            }
+            for g in touched.drain(..) {
+                reach[g as usize] = 0;
+            }
+            parents[i].sort_unstable_by_key(|&p| events[p].host);
+            previous = clock;
+        }
+    }
+    parents
 }
 
 fn build(
     input: &[u8],
-    events: Vec<Parsed>,
-    hosts: Vec<String>,
+    (events, names, hosts, _): Matches,
     unmatched: usize,
     name: &str,
 ) -> Result<(Trace, Vec<String>), TraceError> {
+    let n_names = names.names.len();
     // Each host's events by own counter, which must run 1, 2, 3, …
-    let mut by_host: Vec<Vec<usize>> = vec![Vec::new(); hosts.len()];
+    let mut by_host: Vec<Vec<usize>> = vec![Vec::new(); n_names];
     for (i, e) in events.iter().enumerate() {
-        by_host[e.host].push(i);
+        by_host[e.host as usize].push(i);
     }
+    let own = |i: usize| entry(&events[i].clock, events[i].host);
     for (h, list) in by_host.iter_mut().enumerate() {
-        let own = |i: &usize| events[*i].clock.get(&hosts[h]).copied().unwrap_or(0);
-        list.sort_by_key(own);
-        for (k, i) in list.iter().enumerate() {
+        list.sort_by_key(|&i| own(i));
+        for (k, &i) in list.iter().enumerate() {
             if own(i) != k as u64 + 1 {
                 return Err(error(
                     input,
-                    events[*i].offset,
+                    events[i].offset,
                     format!(
                         "expected {}'s own counter {} here, found {}",
-                        hosts[h],
+                        names.names[h],
                         k + 1,
                         own(i)
                     ),
@@ -240,40 +343,16 @@ fn build(
             }
         }
     }
-    let host_index: HashMap<&str, usize> = hosts
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (h.as_str(), i))
-        .collect();
-    let at = |host: usize, counter: u64| -> Option<usize> {
-        by_host
-            .get(host)?
-            .get(counter.checked_sub(1)? as usize)
-            .copied()
-    };
-    // Parents of each event (ShiViz's derivation).
-    let mut parents: Vec<Vec<usize>> = vec![Vec::new(); events.len()];
-    for (h, list) in by_host.iter().enumerate() {
-        let mut previous: BTreeMap<String, u64> = BTreeMap::new();
-        for &i in list {
-            let clock = &events[i].clock;
-            let mut candidates: Vec<usize> = clock
-                .iter()
-                .filter(|(g, c)| **g != hosts[h] && **c > previous.get(*g).copied().unwrap_or(0))
-                .filter_map(|(g, c)| host_index.get(g.as_str()).and_then(|&gh| at(gh, *c)))
-                .collect();
-            let implied = |c: usize, by: usize| {
-                let host = &hosts[events[c].host];
-                c != by
-                    && events[by].clock.get(host).copied().unwrap_or(0)
-                        >= events[c].clock.get(host).copied().unwrap_or(0)
-            };
-            let all = candidates.clone();
-            candidates.retain(|&c| !all.iter().any(|&other| implied(c, other)));
-            parents[i] = candidates;
-            previous = clock.clone();
-        }
+    let parents = parents_of(&events, &by_host, n_names);
+    // The processes: the hosts, in order of their first event.
+    let mut process_of = vec![usize::MAX; n_names];
+    for (p, &h) in hosts.iter().enumerate() {
+        process_of[h as usize] = p;
     }
+    let by_host: Vec<Vec<usize>> = hosts
+        .iter()
+        .map(|&h| std::mem::take(&mut by_host[h as usize]))
+        .collect();
     // Lamport clocks in an order where parents and predecessors come first.
     let mut lamport = vec![0u64; events.len()];
     let mut done = vec![false; events.len()];
@@ -318,7 +397,8 @@ fn build(
         }
     }
     let mut builder = TraceBuilder::new(name, Clock::default());
-    for host in &hosts {
+    for &host in &hosts {
+        let host = &names.names[host as usize];
         let node = builder.add_node(host.clone());
         // The node was just declared.
         let _ = builder.add_process(host.clone(), node);
@@ -329,7 +409,7 @@ fn build(
             let t = Time(lamport[i]);
             for &parent in &parents[i] {
                 let mut arrival = EventRecord::plain(p, t, EventKind::MsgArr);
-                arrival.peer = Some(ProcessId(events[parent].host as u32));
+                arrival.peer = Some(ProcessId(process_of[events[parent].host as usize] as u32));
                 arrival.tag = parent as u32;
                 builder
                     .push(arrival)
@@ -342,7 +422,7 @@ fn build(
                 .map_err(|e| error(input, events[i].offset, e.to_string()))?;
             for &child in &children[i] {
                 let mut send = EventRecord::plain(p, t, EventKind::MsgSend);
-                send.peer = Some(ProcessId(events[child].host as u32));
+                send.peer = Some(ProcessId(process_of[events[child].host as usize] as u32));
                 send.tag = i as u32;
                 builder
                     .push(send)
@@ -360,12 +440,54 @@ fn build(
 
 #[cfg(test)]
 mod tests {
-    use super::from_javascript;
+    use super::{EventKind, from_javascript, parse};
 
     #[test]
     fn javascript_braces_become_literals_unless_they_quantify() {
         assert_eq!(from_javascript(r"(?<clock>{.*})"), r"(?<clock>\{.*\})");
         assert_eq!(from_javascript(r"a{2,3}b{4}[{}]\{"), r"a{2,3}b{4}[{}]\{");
         assert_eq!(from_javascript(r"(?<clock>.*\})"), r"(?<clock>.*\})");
+    }
+
+    /// A token passed round a ring of five hosts four times: every event after the first has
+    /// one parent, the previous host's last event, though its clock raises every host's entry
+    /// (the sender's clock implies all the others).
+    #[test]
+    fn dense_clocks_give_one_parent_per_hop() {
+        let hosts = 5;
+        let mut clocks = vec![vec![0u64; hosts]; hosts];
+        let mut log = String::new();
+        for _ in 0..4 {
+            for i in 0..hosts {
+                let from = clocks[(i + hosts - 1) % hosts].clone();
+                for (m, f) in clocks[i].iter_mut().zip(&from) {
+                    *m = (*m).max(*f);
+                }
+                clocks[i][i] += 1;
+                let entries: Vec<String> = clocks[i]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(h, c)| format!("\"h{h}\":{c}"))
+                    .collect();
+                log.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
+            }
+        }
+        let (trace, _) = parse(log.as_bytes(), None, "ring").expect("parses");
+        let sends = trace
+            .events
+            .kind()
+            .iter()
+            .filter(|k| **k == EventKind::MsgSend)
+            .count();
+        assert_eq!(sends, 4 * hosts - 1);
+        // Each send goes to the next host round the ring.
+        for i in 0..trace.events.len() {
+            if trace.events.kind()[i] == EventKind::MsgSend {
+                let from = trace.events.process()[i].0 as usize;
+                let to = trace.events.peer()[i].map(|p| p.0 as usize);
+                assert_eq!(to, Some((from + 1) % hosts));
+            }
+        }
     }
 }
