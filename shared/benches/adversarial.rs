@@ -55,7 +55,7 @@ pub fn dense_govector(hosts: usize, rounds: usize) -> String {
             let entries: Vec<String> = mine
                 .iter()
                 .enumerate()
-                .filter(|(_, &c)| c > 0)
+                .filter(|(_, c)| **c > 0)
                 .map(|(h, c)| format!("\"h{h}\":{c}"))
                 .collect();
             out.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
