@@ -1,6 +1,8 @@
 //! What the benchmarks share.
 
 /// The trace sizes to run: `TRACESCOPE_BENCH_SIZES` (comma-separated event counts), or `default`.
+/// (The adversarial bench fixes its own sizes: it doubles them.)
+#[allow(dead_code)]
 pub fn sizes(default: &[usize]) -> Vec<usize> {
     std::env::var("TRACESCOPE_BENCH_SIZES")
         .ok()
