@@ -163,6 +163,8 @@ struct Reader<'a> {
     flows: HashMap<String, Vec<FlowPoint>>,
     model_events: usize,
     skipped: HashMap<String, usize>,
+    /// Values read other than written, by what was done: each becomes a note.
+    adjusted: std::collections::BTreeMap<String, usize>,
     seq: usize,
     /// Counter series by (thread, series name), in the order first seen.
     counters: Vec<Counter>,
@@ -331,7 +333,15 @@ impl<'a> Reader<'a> {
                 let t = time(self)?;
                 match ph {
                     "X" => {
-                        let dur = ev.dur.unwrap_or(0.0).max(0.0);
+                        let dur = ev.dur.unwrap_or(0.0);
+                        if dur < 0.0 {
+                            // Read as an instant, and said so.
+                            *self
+                                .adjusted
+                                .entry("X slices with a negative dur, read as instants".to_owned())
+                                .or_default() += 1;
+                        }
+                        let dur = dur.max(0.0);
                         let end = to_ns(self.input, offset, ev.ts.unwrap_or(0.0) + dur)?;
                         let region = self.region(name, RegionRole::Activity);
                         let length = end - t;
@@ -568,6 +578,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
         flows: HashMap::new(),
         model_events: 0,
         skipped: HashMap::new(),
+        adjusted: std::collections::BTreeMap::new(),
         seq: 0,
         counters: Vec::new(),
         counter_ids: HashMap::new(),
@@ -585,6 +596,12 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             .iter()
             .map(|(what, &n)| (format!("events: {what}"), n)),
     ));
+    notes.extend(
+        reader
+            .adjusted
+            .iter()
+            .map(|(what, n)| format!("{n} {what}")),
+    );
     for (thread, open) in reader.open.iter().enumerate() {
         if !open.is_empty() {
             notes.push(format!(

@@ -514,6 +514,8 @@ struct Context<'d> {
     builder: TraceBuilder,
     regions: HashMap<u32, (RegionId, RegionRole)>,
     skipped: BTreeMap<String, usize>,
+    /// Values read other than written, by what was done: each becomes a note.
+    adjusted: BTreeMap<String, usize>,
 }
 
 /// Tracescope's role for an OTF2 region role.
@@ -580,8 +582,15 @@ impl Context<'_> {
             let record_at = buf.pos - 1;
             match t {
                 5 => {
-                    time = corrected(buf.u64_full("a timestamp")?, &local.offsets)
-                        .saturating_sub(offset);
+                    let corrected = corrected(buf.u64_full("a timestamp")?, &local.offsets);
+                    if corrected < offset {
+                        // Before the clock's global offset: read as its start, and said so.
+                        *self
+                            .adjusted
+                            .entry("timestamps before the clock's global offset, read as its start (tick 0)".to_owned())
+                            .or_default() += 1;
+                    }
+                    time = corrected.saturating_sub(offset);
                     continue;
                 }
                 6 => {
@@ -798,6 +807,7 @@ pub fn parse_archive(
         builder: TraceBuilder::new(fallback_name, Clock { ticks_per_second }),
         regions: HashMap::new(),
         skipped: BTreeMap::new(),
+        adjusted: BTreeMap::new(),
     };
     // Processes: CPU threads and GPUs; each on a node named after its group and machine node.
     let mut process_of_location: HashMap<u64, ProcessId> = HashMap::new();
@@ -940,6 +950,7 @@ pub fn parse_archive(
         }
     }
     let mut notes = super::reading::skipped_notes(cx.skipped.iter().map(|(what, &n)| (what, n)));
+    notes.extend(cx.adjusted.iter().map(|(what, n)| format!("{n} {what}")));
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }

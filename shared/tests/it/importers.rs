@@ -112,6 +112,25 @@ fn chrome_counter_events_become_counters_and_round_trip() {
     assert_eq!(back.trace.counters, trace.counters);
 }
 
+/// Values read other than written are said so: a negative `dur` becomes an instant with a note.
+#[test]
+fn chrome_negative_durations_are_read_as_instants_with_a_note() {
+    let text = br#"[{"name": "w", "ph": "X", "ts": 10, "dur": -5, "pid": 1, "tid": 1},
+                    {"name": "v", "ph": "X", "ts": 20, "dur": 5, "pid": 1, "tid": 1}]"#;
+    let imported = import(text, None, "neg").expect("imports");
+    assert!(
+        imported
+            .notes
+            .iter()
+            .any(|n| n == "1 X slices with a negative dur, read as instants"),
+        "{:?}",
+        imported.notes
+    );
+    // Both slices are there, the first as a zero-length one (an enter and a leave at 10 µs).
+    let times: Vec<u64> = imported.trace.events.time().iter().map(|t| t.0).collect();
+    assert_eq!(times, [10_000, 10_000, 20_000, 25_000]);
+}
+
 #[test]
 fn chrome_export_round_trips_the_model() {
     for name in ["t4-worked-example.json", "master-workers-probes.json"] {
@@ -797,6 +816,24 @@ fn otf2_a_damaged_record_length_is_an_error_not_a_short_trace() {
             ),
         }
     }
+}
+
+/// A timestamp before the clock's global offset is read as the trace's start, and said so.
+#[test]
+fn otf2_timestamps_before_the_global_offset_are_noted() {
+    let mut files = otf2_files("pipit-ping-pong-otf2");
+    // traces.def: the ClockProperties record's global offset ends at byte 32 (its top byte,
+    // 0x1a); one more there puts it after every timestamp.
+    let def = files.get_mut("traces.def").expect("definitions");
+    assert_eq!(def[32], 0x1a);
+    def[32] = 0x1b;
+    let imported = shared::formats::import_files(&files, "x").expect("imports");
+    assert!(
+        imported.notes.iter().any(|n| n
+            .ends_with("timestamps before the clock's global offset, read as its start (tick 0)")),
+        "{:?}",
+        imported.notes
+    );
 }
 
 #[test]
