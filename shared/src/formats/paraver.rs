@@ -210,6 +210,14 @@ fn header(input: &[u8], text: &str) -> Result<Header, TraceError> {
                 .map_err(|_| bad("a node number is not a number"))?;
             tasks.push((threads, node.saturating_sub(1)));
         }
+        // The count before the list must agree with it.
+        let declared = app.split('(').next().unwrap_or("").trim();
+        if declared.parse::<usize>().ok() != Some(tasks.len()) {
+            return Err(bad(&format!(
+                "an application declares {declared} tasks but lists {}",
+                tasks.len()
+            )));
+        }
         apps.push(tasks);
     }
     let limit = super::reading::MAX_DECLARED;

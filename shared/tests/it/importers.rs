@@ -274,6 +274,22 @@ fn paraver_receives_complete_at_their_arrival() {
     assert_eq!(arrivals, [40, 70]);
 }
 
+/// A header whose task count disagrees with its task list is refused, not read as the list.
+#[test]
+fn paraver_header_counts_must_match_their_lists() {
+    let err = import(
+        b"#Paraver (01/01/01 at 00:00):100_us:1(2):1:4000000000(1:1,1:1),0\n1:1:1:1:1:0:10:1\n",
+        None,
+        "x",
+    )
+    .expect_err("refused");
+    assert!(
+        err.message
+            .contains("declares 4000000000 tasks but lists 2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn paraver_errors_name_the_line() {
     let err = import(
