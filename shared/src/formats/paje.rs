@@ -4,7 +4,8 @@
 //!
 //! Mapping:
 //! - Every container but the root becomes a process on a node of its own (named after it);
-//!   `PajeCreateContainer` / `PajeDestroyContainer` are its `proc_init` / `proc_exit`.
+//!   `PajeCreateContainer` / `PajeDestroyContainer` are its `proc_init` / `proc_exit`; a
+//!   destroyed container's open states end with it.
 //! - States (`PajeSetState`, `PushState`, `PopState`, `ResetState`) become regions named by the
 //!   state's value; `PajeNewEvent` becomes a probe.
 //! - Links (`PajeStartLink` / `PajeEndLink`, matched by type and key) become messages from the
@@ -99,7 +100,10 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     let mut regions: HashMap<String, RegionId> = HashMap::new();
     let mut type_names: HashMap<String, String> = HashMap::new();
     // Open states per (container, state type).
-    let mut states: HashMap<(String, String), Vec<RegionId>> = HashMap::new();
+    // Each container's open states by state type (keyed by process, so that a container's
+    // stacks are one range whatever name or alias its records use).
+    let mut states: std::collections::BTreeMap<(u32, String), Vec<RegionId>> =
+        std::collections::BTreeMap::new();
     // Link ends by (type, key): (time, container, is start).
     type LinkEnd = (u64, String, bool, usize);
     let mut link_ends: HashMap<(String, String), Vec<LinkEnd>> = HashMap::new();
@@ -263,11 +267,20 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                 let c = containers
                     .get(field("Name")?)
                     .ok_or_else(|| error(input, line_offset, "expected a created container"))?;
+                // A destroyed container's open states end with it, innermost first.
+                let p = c.process;
+                for (_, stack) in states.range_mut((p.0, String::new())..(p.0 + 1, String::new())) {
+                    while let Some(r) = stack.pop() {
+                        let mut e = EventRecord::plain(p, Time(t), EventKind::Leave);
+                        e.region = Some(r);
+                        records.push((t, 1, seq, e));
+                    }
+                }
                 records.push((
                     t,
                     4,
                     seq,
-                    EventRecord::plain(c.process, Time(t), EventKind::ProcExit),
+                    EventRecord::plain(p, Time(t), EventKind::ProcExit),
                 ));
             }
             "PajeSetState" | "PajePushState" | "PajePopState" | "PajeResetState" => {
@@ -281,9 +294,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                 };
                 let process = c.process;
                 let state_type = type_names.get(field("Type")?).cloned().unwrap_or_default();
-                let stack = states
-                    .entry((container.to_owned(), state_type))
-                    .or_default();
+                let stack = states.entry((process.0, state_type)).or_default();
                 let leave =
                     |stack: &mut Vec<RegionId>,
                      records: &mut Vec<(u64, u8, usize, EventRecord)>| {

@@ -500,6 +500,75 @@ fn paje_simgrid_imports_links_and_utilization() {
     assert_eq!(tremblay.times.last().map(|t| t.0), Some(4_485_137_000));
 }
 
+/// A container destroyed while its states are open closes them (EZTrace ends its threads so):
+/// no region is reported unclosed, and the states end with the container.
+#[test]
+fn paje_a_destroyed_container_closes_its_states() {
+    let text = "%EventDef PajeDefineContainerType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 3
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 7
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDestroyContainer 8
+% Time date
+% Name string
+% Type string
+%EndEventDef
+%EventDef PajePushState 11
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+1 CT 0 Thread
+3 ST CT State
+7 0.0 t1 CT 0 \"thread 1\"
+11 1.0 ST t1 compute
+11 2.0 ST t1 inner
+8 5.0 t1 CT
+";
+    let imported = import(text.as_bytes(), None, "destroyed").expect("imports");
+    let trace = &imported.trace;
+    let analysis = shared::analyses::metrics::analyze(
+        trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
+    let unclosed: Vec<&str> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::UnclosedRegion)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(unclosed.is_empty(), "{unclosed:?}");
+    let kinds: Vec<(u64, shared::model::EventKind)> = (0..trace.events.len())
+        .map(|i| (trace.events.time()[i].0, trace.events.kind()[i]))
+        .collect();
+    use shared::model::EventKind::{Enter, Leave, ProcExit, ProcInit};
+    assert_eq!(
+        kinds,
+        [
+            (0, ProcInit),
+            (1_000_000_000, Enter),
+            (2_000_000_000, Enter),
+            (5_000_000_000, Leave),
+            (5_000_000_000, Leave),
+            (5_000_000_000, ProcExit)
+        ]
+    );
+}
+
 /// Counts by `paje_counts.py`: containers=13 events=6643 messages=0 span_ns=40704498590000.
 #[test]
 fn paje_starpu_imports_with_two_set_state_layouts() {
