@@ -33,6 +33,8 @@ for (const width of [800, 1400]) {
     await page.setViewportSize({ width, height: 900 });
     await openSample(page, 'paraver');
     await expect(page.getByTestId('region-legend')).toContainText('MPI_Send');
+    // What the importer skipped is said on the page, folded.
+    await expect(page.getByTestId('import-notes')).toContainText('What the importer noted');
     await page.screenshot({ path: test.info().outputPath(`paraver-${width}.png`) });
     expect(await overflow(page)).toBe(0);
     const colours = await legendColours(page);

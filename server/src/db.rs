@@ -51,17 +51,21 @@ pub struct NewRun<'a> {
     pub model_json_gz: &'a [u8],
     /// The SHA-256 of the run's delete token.
     pub delete_token_sha256: &'a [u8],
+    /// What the importer said about the trace.
+    pub notes: &'a [String],
 }
 
 /// Stores a run and its blobs in one transaction: either all of it is stored or none.
 pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx::Error> {
     let summary_json =
         serde_json::to_string(run.summary).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    let notes_json =
+        serde_json::to_string(run.notes).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let mut tx = pool.begin().await?;
     sqlx::query(
-        "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json, delete_token_sha256)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json, delete_token_sha256, notes_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(run.id)
     .bind(&run.summary.name)
@@ -74,6 +78,7 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
     .bind(as_i64(run.summary.messages))
     .bind(summary_json)
     .bind(run.delete_token_sha256)
+    .bind(notes_json)
     .execute(&mut *tx)
     .await?;
     sqlx::query("INSERT INTO run_blobs (run_id, source_gz, model_json_gz) VALUES (?, ?, ?)")
@@ -91,17 +96,21 @@ struct RunRow {
     created_ms: i64,
     source_bytes: i64,
     summary_json: String,
+    notes_json: String,
 }
 
 impl RunRow {
     fn into_info(self) -> Result<RunInfo, sqlx::Error> {
         let summary = serde_json::from_str(&self.summary_json)
             .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        let notes =
+            serde_json::from_str(&self.notes_json).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
         Ok(RunInfo {
             id: self.id,
             created_ms: self.created_ms,
             source_bytes: u64::try_from(self.source_bytes).unwrap_or(0),
             summary,
+            notes,
         })
     }
 }
@@ -146,7 +155,7 @@ pub async fn list_runs(
     }
     let pattern = query.name.as_deref().map(like_pattern);
     let rows: Vec<RunRow> = sqlx::query_as(concat!(
-        "SELECT id, created_ms, source_bytes, summary_json ",
+        "SELECT id, created_ms, source_bytes, summary_json, notes_json ",
         matching!(),
         " ORDER BY created_ms DESC, id LIMIT ?3 OFFSET ?4"
     ))
@@ -244,11 +253,12 @@ pub async fn count_runs(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
 
 /// One run's metadata, if it exists.
 pub async fn get_run(pool: &SqlitePool, id: &str) -> Result<Option<RunInfo>, sqlx::Error> {
-    let row: Option<RunRow> =
-        sqlx::query_as("SELECT id, created_ms, source_bytes, summary_json FROM runs WHERE id = ?")
-            .bind(id)
-            .fetch_optional(pool)
-            .await?;
+    let row: Option<RunRow> = sqlx::query_as(
+        "SELECT id, created_ms, source_bytes, summary_json, notes_json FROM runs WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
     row.map(RunRow::into_info).transpose()
 }
 

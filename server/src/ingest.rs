@@ -36,6 +36,8 @@ pub struct Prepared {
     pub source_gz: Vec<u8>,
     /// The model as JSON, gzip-compressed.
     pub model_json_gz: Vec<u8>,
+    /// What the importer said about the trace.
+    pub notes: Vec<String>,
 }
 
 /// A run just stored, with the secret that deletes it.
@@ -117,6 +119,7 @@ pub fn prepare_with(
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
     let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
     Ok(Prepared {
+        notes: imported.notes,
         summary,
         source_bytes: body.len() as u64,
         // An upload that is gzip already is kept as it came: compressing it again only grows it.
@@ -142,6 +145,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
         source_gz: &prepared.source_gz,
         model_json_gz: &prepared.model_json_gz,
         delete_token_sha256: &token_hash(&delete_token),
+        notes: &prepared.notes,
     };
     db::insert_run(pool, &new_run).await?;
     Ok(Stored {
@@ -150,6 +154,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
             created_ms,
             source_bytes: prepared.source_bytes,
             summary: prepared.summary,
+            notes: prepared.notes,
         },
         delete_token,
     })

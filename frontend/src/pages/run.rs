@@ -152,6 +152,15 @@ pub fn RunView(
             {(unmatched > 0).then(|| view! {
                 <p class="warning">{format!("{unmatched} message events found no partner.")}</p>
             })}
+            {(!run.notes.is_empty()).then(|| {
+                let n = run.notes.len();
+                view! {
+                    <details class="import-notes" data-testid="import-notes">
+                        <summary>{format!("What the importer noted ({n})")}</summary>
+                        <ul>{run.notes.iter().map(|note| view! { <li>{note.clone()}</li> }).collect_view()}</ul>
+                    </details>
+                }
+            })}
             <div class="share">
                 <button on:click=share data-testid="share" title="Store this view and show a link to it">
                     "Share this view"

@@ -1011,3 +1011,31 @@ async fn every_response_carries_the_security_headers() {
         );
     }
 }
+
+/// What the importer noted about a trace is stored with the run and answered with it.
+#[tokio::test]
+async fn importer_notes_are_stored_with_the_run() {
+    let server = TestServer::new(1 << 20).await;
+    let trace = br#"[{"name": "w", "ph": "X", "ts": 10, "dur": -5, "pid": 1, "tid": 1}]"#;
+    let (status, body) = server.upload("negative.json", trace.to_vec()).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let created: CreatedRun = serde_json::from_slice(&body).expect("created");
+    let note = "1 X slices with a negative dur, read as instants";
+    assert!(
+        created.run.notes.iter().any(|n| n == note),
+        "{:?}",
+        created.run.notes
+    );
+    let (status, body) = server.get(&format!("/api/runs/{}/info", created.id)).await;
+    assert_eq!(status, StatusCode::OK);
+    let info: shared::view::api::RunInfo = serde_json::from_slice(&body).expect("info");
+    assert!(info.notes.iter().any(|n| n == note), "{:?}", info.notes);
+    let (_, body) = server.get("/api/runs").await;
+    let list: RunList = serde_json::from_slice(&body).expect("list");
+    assert_eq!(list.runs[0].notes, info.notes);
+}

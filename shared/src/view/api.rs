@@ -16,6 +16,10 @@ pub struct RunInfo {
     pub source_bytes: u64,
     /// The trace's counts and span.
     pub summary: TraceSummary,
+    /// What the importer said about the trace: records it skipped, values it read other than
+    /// written, files it left unread.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// The answer to an upload.
