@@ -6,6 +6,9 @@
 //! - `same_tick_nesting`: the same, every event at one tick.
 //! - `shiviz_dense_clocks`: a GoVector log of h hosts passing a token round a ring four times,
 //!   so that every clock holds every host (4h events, 4h² clock entries), imported.
+//! - `chrome_one_flow`: one v1 flow of n steps between two threads, imported and analysed.
+//! - `chrome_many_pids`: n slices, each in a process of its own, imported and analysed.
+//! - `chrome_same_tick_nesting`: n `B` then n `E` events at one timestamp, imported and analysed.
 //!
 //! Run with `cargo bench -p shared --bench adversarial`.
 
@@ -64,6 +67,35 @@ pub fn dense_govector(hosts: usize, rounds: usize) -> String {
     out
 }
 
+/// Chrome JSON shapes of `n` records.
+fn chrome(shape: &str, n: usize) -> String {
+    let records: Vec<String> = match shape {
+        "chrome_one_flow" => (0..n)
+            .map(|i| {
+                let ph = match i {
+                    0 => "s",
+                    _ if i == n - 1 => "f",
+                    _ => "t",
+                };
+                format!(
+                    r#"{{"name":"f","cat":"c","ph":"{ph}","id":1,"ts":{i},"pid":1,"tid":{}}}"#,
+                    i % 2 + 1
+                )
+            })
+            .collect(),
+        "chrome_many_pids" => (0..n)
+            .map(|i| format!(r#"{{"name":"x","ph":"X","ts":{i},"dur":1,"pid":{i},"tid":{i}}}"#))
+            .collect(),
+        _ => (0..2 * n)
+            .map(|i| {
+                let ph = if i < n { "B" } else { "E" };
+                format!(r#"{{"name":"r","ph":"{ph}","ts":0,"pid":1,"tid":1}}"#)
+            })
+            .collect(),
+    };
+    format!("[{}]", records.join(","))
+}
+
 fn shapes(c: &mut Criterion) {
     let mut group = common::group(c, "adversarial");
     for (name, same_tick) in [("deep_nesting", false), ("same_tick_nesting", true)] {
@@ -72,6 +104,23 @@ fn shapes(c: &mut Criterion) {
             group.throughput(Throughput::Elements(trace.events.len() as u64));
             group.bench_with_input(BenchmarkId::new(name, depth), &trace, |b, trace| {
                 b.iter(|| black_box(analyze(trace, AnalysisOptions::default())));
+            });
+        }
+    }
+    for shape in [
+        "chrome_one_flow",
+        "chrome_many_pids",
+        "chrome_same_tick_nesting",
+    ] {
+        for n in [12_500usize, 25_000, 50_000, 100_000, 200_000] {
+            let json = chrome(shape, n);
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new(shape, n), &json, |b, json| {
+                b.iter(|| {
+                    let imported = shared::formats::import(json.as_bytes(), None, shape)
+                        .expect("a generated trace reads");
+                    black_box(analyze(&imported.trace, AnalysisOptions::default()))
+                });
             });
         }
     }
