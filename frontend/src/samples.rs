@@ -119,8 +119,8 @@ mod tests {
     use super::*;
 
     fn vendored(path: &str) -> Vec<u8> {
-        let full = format!("{}/../shared/tests/data/{path}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
+        let full = crate::test_data(path);
+        std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
     }
 
     /// Every sample's files exist where the site build copies them from, and each sample

@@ -76,16 +76,13 @@ mod tests {
 
     #[test]
     fn the_vendored_paraver_trace_and_its_labels_import_as_one() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/tests/data/traces/paraver/paraver-kernel-qsort_beo3/"
-        );
+        let dir = crate::test_data("traces/paraver/paraver-kernel-qsort_beo3");
         let files: Vec<(String, Vec<u8>)> = ["qsort_beo3.prv", "qsort_beo3.pcf"]
             .iter()
             .map(|f| {
                 (
                     (*f).to_owned(),
-                    std::fs::read(format!("{dir}{f}")).expect("vendored"),
+                    std::fs::read(dir.join(f)).expect("vendored"),
                 )
             })
             .collect();

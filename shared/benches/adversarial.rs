@@ -42,31 +42,6 @@ fn nested(depth: u32, same_tick: bool) -> Trace {
     b.build()
 }
 
-/// A GoVector log: `hosts` hosts pass a token round a ring `rounds` times; each event merges
-/// the clock of the previous host's last event, so clocks fill up with every host.
-pub fn dense_govector(hosts: usize, rounds: usize) -> String {
-    let mut clocks: Vec<Vec<u64>> = vec![vec![0; hosts]; hosts];
-    let mut out = String::new();
-    for _ in 0..rounds {
-        for i in 0..hosts {
-            let from = clocks[(i + hosts - 1) % hosts].clone();
-            let mine = &mut clocks[i];
-            for (m, f) in mine.iter_mut().zip(&from) {
-                *m = (*m).max(*f);
-            }
-            mine[i] += 1;
-            let entries: Vec<String> = mine
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(h, c)| format!("\"h{h}\":{c}"))
-                .collect();
-            out.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
-        }
-    }
-    out
-}
-
 /// Chrome JSON shapes of `n` records.
 fn chrome(shape: &str, n: usize) -> String {
     let records: Vec<String> = match shape {
@@ -125,7 +100,7 @@ fn shapes(c: &mut Criterion) {
         }
     }
     for hosts in [32usize, 64, 128, 256, 512] {
-        let log = dense_govector(hosts, 4);
+        let log = shared::model::synthetic::govector_token_ring(hosts, 4);
         group.throughput(Throughput::Bytes(log.len() as u64));
         group.bench_with_input(
             BenchmarkId::new("shiviz_dense_clocks", hosts),

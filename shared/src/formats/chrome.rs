@@ -164,7 +164,7 @@ struct Reader<'a> {
     model_events: usize,
     skipped: HashMap<String, usize>,
     /// Values read other than written, by what was done: each becomes a note.
-    adjusted: std::collections::BTreeMap<String, usize>,
+    adjusted: HashMap<String, usize>,
     seq: usize,
     /// Counter series by (thread, series name), in the order first seen.
     counters: Vec<Counter>,
@@ -578,7 +578,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
         flows: HashMap::new(),
         model_events: 0,
         skipped: HashMap::new(),
-        adjusted: std::collections::BTreeMap::new(),
+        adjusted: HashMap::new(),
         seq: 0,
         counters: Vec::new(),
         counter_ids: HashMap::new(),

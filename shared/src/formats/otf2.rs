@@ -950,7 +950,9 @@ pub fn parse_archive(
         }
     }
     let mut notes = super::reading::skipped_notes(cx.skipped.iter().map(|(what, &n)| (what, n)));
-    notes.extend(cx.adjusted.iter().map(|(what, n)| format!("{n} {what}")));
+    notes.extend(super::reading::adjusted_notes(
+        cx.adjusted.iter().map(|(what, &n)| (what, n)),
+    ));
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }

@@ -455,24 +455,7 @@ mod tests {
     #[test]
     fn dense_clocks_give_one_parent_per_hop() {
         let hosts = 5;
-        let mut clocks = vec![vec![0u64; hosts]; hosts];
-        let mut log = String::new();
-        for _ in 0..4 {
-            for i in 0..hosts {
-                let from = clocks[(i + hosts - 1) % hosts].clone();
-                for (m, f) in clocks[i].iter_mut().zip(&from) {
-                    *m = (*m).max(*f);
-                }
-                clocks[i][i] += 1;
-                let entries: Vec<String> = clocks[i]
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| **c > 0)
-                    .map(|(h, c)| format!("\"h{h}\":{c}"))
-                    .collect();
-                log.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
-            }
-        }
+        let log = crate::model::synthetic::govector_token_ring(hosts, 4);
         let (trace, _) = parse(log.as_bytes(), None, "ring").expect("parses");
         let sends = trace
             .events

@@ -123,3 +123,31 @@ pub fn ring_on_nodes(n_processes: u32, per_node: u32, n_events: usize) -> Trace 
     }
     b.build()
 }
+
+/// A GoVector (ShiViz) log of `hosts` hosts passing a token round a ring `rounds` times: each
+/// event merges the clock of the previous host's last event and ticks its own, so after one
+/// round every clock holds every host (dense clocks: `rounds · hosts` events, up to
+/// `rounds · hosts²` clock entries). The event after the first has one parent each: the
+/// previous host's last event.
+pub fn govector_token_ring(hosts: usize, rounds: usize) -> String {
+    let mut clocks: Vec<Vec<u64>> = vec![vec![0; hosts]; hosts];
+    let mut out = String::new();
+    for _ in 0..rounds {
+        for i in 0..hosts {
+            let from = clocks[(i + hosts - 1) % hosts].clone();
+            let mine = &mut clocks[i];
+            for (m, f) in mine.iter_mut().zip(&from) {
+                *m = (*m).max(*f);
+            }
+            mine[i] += 1;
+            let entries: Vec<String> = mine
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(h, c)| format!("\"h{h}\":{c}"))
+                .collect();
+            out.push_str(&format!("h{i} {{{}}}\nstep\n", entries.join(",")));
+        }
+    }
+    out
+}

@@ -42,12 +42,8 @@ use crate::workspace::store::Store;
 pub(crate) mod test_data {
     /// The founding worked example (docs/analysis.md), as the tests of `shared` read it.
     pub fn worked_example() -> shared::Trace {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/..",
-            "/shared/tests/data/t4-worked-example.json"
-        );
-        let bytes = std::fs::read(path).expect("worked example");
+        let bytes =
+            std::fs::read(crate::test_data("t4-worked-example.json")).expect("worked example");
         shared::formats::import(&bytes, None, "t4")
             .expect("parses")
             .trace
