@@ -125,6 +125,12 @@ fn publish_axis(
     g: &super::scene::geometry::Geometry,
     scale: &super::time_scale::TimeScale,
 ) {
+    // The labels follow the scale and the label column only: nothing to do when neither moved.
+    let key = (*scale, g.label_width);
+    if chart.local.axis_key.get_value() == Some(key) {
+        return;
+    }
+    chart.local.axis_key.set_value(Some(key));
     let labels: Vec<(String, f64)> = super::axis::ticks(scale, chart.model.clock)
         .into_iter()
         .map(|t| (t.label, (g.label_width + t.label_x).round()))

@@ -117,6 +117,8 @@ pub struct Local {
     pub cursor_x: StoredValue<Option<f64>>,
     /// The whole label of the row under the pointer, over the label column.
     pub label: RwSignal<Option<String>>,
+    /// The scale and label column the canvas's `data-axis` was last written for.
+    pub axis_key: StoredValue<Option<(TimeScale, f64)>>,
     /// The pointer's press: where, and whether it selects (Shift) or pans.
     pub press: StoredValue<Option<(f64, f64, bool)>>,
     /// The pointer's last position while pressed.
@@ -142,6 +144,7 @@ impl Default for Local {
             cursor: RwSignal::new(None),
             cursor_x: StoredValue::new(Default::default()),
             label: RwSignal::new(None),
+            axis_key: StoredValue::new(None),
             press: StoredValue::new(Default::default()),
             last: StoredValue::new(Default::default()),
             rest: StoredValue::new(Default::default()),

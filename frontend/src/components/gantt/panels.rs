@@ -14,6 +14,7 @@ use super::keys;
 use super::palette::name_color;
 use super::scene::draw::{bytes_text, colors};
 use super::scene::icons;
+use super::scene::regions as scene_regions;
 use crate::workspace::Command;
 
 /// The most processes the picker lists.
@@ -469,24 +470,16 @@ fn regions_in_view(chart: &Chart) -> Vec<u32> {
         return Vec::new();
     }
     chart.with_scene(|scene| {
-        let window = scene.scale.window();
-        let tick_px = scene.scale.px_to_span(1.0);
         let mut seen = vec![false; model.region_names.len()];
         let mut out = Vec::new();
-        for row in scene.visible_rows() {
-            for p in scene.rows.drawn(row) {
-                for depth in 0..model.regions.depths {
-                    for bar in model.regions.visible(p, depth, window, tick_px) {
-                        if let Some(s) = seen.get_mut(bar.region as usize)
-                            && !*s
-                        {
-                            *s = true;
-                            out.push(bar.region);
-                        }
-                    }
-                }
+        scene_regions::each_in_view(scene, |_, _, bar| {
+            if let Some(s) = seen.get_mut(bar.region as usize)
+                && !*s
+            {
+                *s = true;
+                out.push(bar.region);
             }
-        }
+        });
         out
     })
 }
@@ -499,10 +492,15 @@ fn region_legend(chart: &Chart) -> Option<impl IntoView + use<>> {
     let in_view = {
         let chart = chart.clone();
         let (store, rows, painted) = (chart.store, chart.rows, chart.local.paint_count);
+        // What is in view changes with the window and the scroll, not with every paint (or
+        // hover); the first paint gives the canvas its width.
+        let view = Memo::new(move |_| {
+            let laid_out = painted.get() > 0;
+            store.with(|ws| (ws.window, ws.top_row, laid_out))
+        });
         Memo::new(move |_| {
-            store.track();
+            view.track();
             rows.track();
-            painted.track();
             regions_in_view(&chart)
         })
     };

@@ -8,42 +8,48 @@ use super::bars::REGION_PX;
 use super::context::Scene;
 use super::draw::{DrawItem, colors};
 
-/// The region bars of the process rows in view; with `only`, other regions are grey.
-pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
+/// Calls `f(row, depth, bar)` for each region bar drawn in the rows and window in view (the
+/// bars of process rows: a folded node's row shows its state strips only).
+pub fn each_in_view(scene: &Scene, mut f: impl FnMut(usize, usize, RegionBar)) {
     let model = scene.model;
-    let depths = model.regions.depths;
-    if depths == 0 {
-        return;
-    }
     let window = scene.scale.window();
     let tick_px = scene.scale.px_to_span(1.0);
     for row in scene.visible_rows() {
         let Some(&Row::Process(p)) = scene.rows.rows.get(row) else {
             continue;
         };
-        let bottom = scene.g.row_top(row) + scene.g.row_height - 1.0;
-        for depth in 0..depths {
-            let y = bottom - REGION_PX * (depths - depth) as f64;
+        for depth in 0..model.regions.depths {
             for bar in model.regions.visible(p, depth, window, tick_px) {
-                let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
-                let color = match only {
-                    Some(id) if id != bar.region => colors::FILTERED,
-                    _ => model
-                        .region_colors
-                        .get(bar.region as usize)
-                        .copied()
-                        .unwrap_or(colors::GRID),
-                };
-                items.push(DrawItem::Rect {
-                    x: x1,
-                    y,
-                    w: (x2 - x1).max(1.0),
-                    h: REGION_PX - 0.5,
-                    color,
-                });
+                f(row, depth, bar);
             }
         }
     }
+}
+
+/// The region bars of the process rows in view; with `only`, other regions are grey.
+pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
+    let model = scene.model;
+    let depths = model.regions.depths;
+    each_in_view(scene, |row, depth, bar| {
+        let bottom = scene.g.row_top(row) + scene.g.row_height - 1.0;
+        let y = bottom - REGION_PX * (depths - depth) as f64;
+        let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
+        let color = match only {
+            Some(id) if id != bar.region => colors::FILTERED,
+            _ => model
+                .region_colors
+                .get(bar.region as usize)
+                .copied()
+                .unwrap_or(colors::GRID),
+        };
+        items.push(DrawItem::Rect {
+            x: x1,
+            y,
+            w: (x2 - x1).max(1.0),
+            h: REGION_PX - 0.5,
+            color,
+        });
+    });
 }
 
 /// The region bar under `(x, y)` on display row `row` of process `process`: its depth and bar.
