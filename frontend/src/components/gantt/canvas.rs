@@ -114,6 +114,9 @@ fn paint_now(chart: &Chart) {
     fetch_wanted(chart);
     record_frame_time(now_ms() - began);
     publish_axis(chart, &canvas, &g, &scale);
+    if chart.local.width.get_untracked() != g.width {
+        chart.local.width.set(g.width);
+    }
     chart.local.paint_count.update(|n| *n += 1);
 }
 

@@ -117,6 +117,8 @@ pub struct Local {
     pub cursor_x: StoredValue<Option<f64>>,
     /// The whole label of the row under the pointer, over the label column.
     pub label: RwSignal<Option<String>>,
+    /// The canvas's width in CSS pixels at its last paint (set when it changes).
+    pub width: RwSignal<f64>,
     /// The scale and label column the canvas's `data-axis` was last written for.
     pub axis_key: StoredValue<Option<(TimeScale, f64)>>,
     /// The pointer's press: where, and whether it selects (Shift) or pans.
@@ -145,6 +147,7 @@ impl Default for Local {
             cursor_x: StoredValue::new(Default::default()),
             label: RwSignal::new(None),
             axis_key: StoredValue::new(None),
+            width: RwSignal::new(0.0),
             press: StoredValue::new(Default::default()),
             last: StoredValue::new(Default::default()),
             rest: StoredValue::new(Default::default()),

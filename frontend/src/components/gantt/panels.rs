@@ -463,23 +463,40 @@ pub fn legend(chart: &Chart) -> impl IntoView + use<> {
     }
 }
 
-/// The regions drawn in the window and rows in view, in the order they first appear.
+/// At most this many region bars are read to find the regions in view.
+const LEGEND_SCAN_BARS: usize = 200_000;
+
+/// The regions with a bar in the window on the rows in view, in the order they first appear:
+/// every bar counts, also those too thin to be drawn at this zoom (up to
+/// [`LEGEND_SCAN_BARS`]).
 fn regions_in_view(chart: &Chart) -> Vec<u32> {
     let model = &chart.model;
     if model.regions.depths == 0 {
         return Vec::new();
     }
     chart.with_scene(|scene| {
+        let window = scene.scale.window();
         let mut seen = vec![false; model.region_names.len()];
         let mut out = Vec::new();
-        scene_regions::each_in_view(scene, |_, _, bar| {
-            if let Some(s) = seen.get_mut(bar.region as usize)
-                && !*s
-            {
-                *s = true;
-                out.push(bar.region);
+        let mut budget = LEGEND_SCAN_BARS;
+        for (_, p) in scene_regions::rows_with_bars(scene) {
+            for depth in 0..model.regions.depths {
+                for bar in model
+                    .regions
+                    .in_window(p, depth, window)
+                    .iter()
+                    .take(budget)
+                {
+                    budget -= 1;
+                    if let Some(s) = seen.get_mut(bar.region as usize)
+                        && !*s
+                    {
+                        *s = true;
+                        out.push(bar.region);
+                    }
+                }
             }
-        });
+        }
         out
     })
 }
@@ -491,12 +508,12 @@ fn region_legend(chart: &Chart) -> Option<impl IntoView + use<>> {
     }
     let in_view = {
         let chart = chart.clone();
-        let (store, rows, painted) = (chart.store, chart.rows, chart.local.paint_count);
-        // What is in view changes with the window and the scroll, not with every paint (or
-        // hover); the first paint gives the canvas its width.
+        let (store, rows, width) = (chart.store, chart.rows, chart.local.width);
+        // What is in view changes with the window, the scroll and the canvas's width, not
+        // with every paint (or hover).
         let view = Memo::new(move |_| {
-            let laid_out = painted.get() > 0;
-            store.with(|ws| (ws.window, ws.top_row, laid_out))
+            let width = width.get();
+            store.with(|ws| (ws.window, ws.top_row, width.to_bits()))
         });
         Memo::new(move |_| {
             view.track();

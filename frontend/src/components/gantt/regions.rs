@@ -115,6 +115,14 @@ impl RegionBars {
         out
     }
 
+    /// Every bar of `process` at `depth` that reaches into `[from, to]`, unthinned.
+    pub fn in_window(&self, process: usize, depth: usize, (from, to): (f64, f64)) -> &[RegionBar] {
+        let bars = self.of(process, depth);
+        let first = bars.partition_point(|b| (b.end as f64) < from);
+        let end = bars.partition_point(|b| (b.start as f64) <= to);
+        bars.get(first..end.max(first)).unwrap_or(&[])
+    }
+
     /// The bar of `process` at `depth` holding `tick`.
     pub fn at(&self, process: usize, depth: usize, tick: u64) -> Option<RegionBar> {
         let bars = self.of(process, depth);
@@ -148,6 +156,9 @@ mod tests {
         assert!(squeezed.len() <= 11, "{}", squeezed.len());
         assert!(squeezed.len() >= 9, "{}", squeezed.len());
         assert_eq!(bars.at(0, 1, 5).map(|b| b.start), Some(2));
+        // Unthinned, the same window holds all twenty inner bars.
+        assert_eq!(bars.in_window(0, 1, (0.0, 1000.0)).len(), 20);
+        assert_eq!(names(bars.in_window(0, 1, (20.0, 30.0))), ["MPI_Recv"]);
         assert_eq!(bars.at(0, 1, 15), None);
         assert_eq!(bars.at(0, 2, 5), None);
     }

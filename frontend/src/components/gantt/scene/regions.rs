@@ -8,16 +8,24 @@ use super::bars::REGION_PX;
 use super::context::Scene;
 use super::draw::{DrawItem, colors};
 
-/// Calls `f(row, depth, bar)` for each region bar drawn in the rows and window in view (the
-/// bars of process rows: a folded node's row shows its state strips only).
-pub fn each_in_view(scene: &Scene, mut f: impl FnMut(usize, usize, RegionBar)) {
+/// The process rows in view that show region bars, with their process (a folded node's row
+/// shows its state strips only).
+pub fn rows_with_bars<'a>(scene: &'a Scene<'a>) -> impl Iterator<Item = (usize, usize)> + 'a {
+    scene
+        .visible_rows()
+        .filter_map(|row| match scene.rows.rows.get(row) {
+            Some(&Row::Process(p)) => Some((row, p)),
+            _ => None,
+        })
+}
+
+/// Calls `f(row, depth, bar)` for each region bar drawn in the rows and window in view, one
+/// per pixel at most.
+fn each_drawn(scene: &Scene, mut f: impl FnMut(usize, usize, RegionBar)) {
     let model = scene.model;
     let window = scene.scale.window();
     let tick_px = scene.scale.px_to_span(1.0);
-    for row in scene.visible_rows() {
-        let Some(&Row::Process(p)) = scene.rows.rows.get(row) else {
-            continue;
-        };
+    for (row, p) in rows_with_bars(scene) {
         for depth in 0..model.regions.depths {
             for bar in model.regions.visible(p, depth, window, tick_px) {
                 f(row, depth, bar);
@@ -30,7 +38,7 @@ pub fn each_in_view(scene: &Scene, mut f: impl FnMut(usize, usize, RegionBar)) {
 pub fn draw(scene: &Scene, only: Option<u32>, items: &mut Vec<DrawItem>) {
     let model = scene.model;
     let depths = model.regions.depths;
-    each_in_view(scene, |row, depth, bar| {
+    each_drawn(scene, |row, depth, bar| {
         let bottom = scene.g.row_top(row) + scene.g.row_height - 1.0;
         let y = bottom - REGION_PX * (depths - depth) as f64;
         let (x1, x2) = (scene.x_of(bar.start), scene.x_of(bar.end));
