@@ -112,12 +112,22 @@ impl Upload {
 }
 
 /// Uploads a trace; the server detects its format and reports progress under `key`.
-pub async fn upload_run(upload: Upload, key: &str) -> ApiResult<CreatedRun> {
-    let url = format!(
+pub async fn upload_run(
+    upload: Upload,
+    key: &str,
+    time_unit: Option<&str>,
+) -> ApiResult<CreatedRun> {
+    let mut url = format!(
         "/api/runs?name={}&upload={}",
         js_sys::encode_uri_component(&upload.name()),
         js_sys::encode_uri_component(key)
     );
+    if let Some(unit) = time_unit {
+        url.push_str(&format!(
+            "&time_unit={}",
+            js_sys::encode_uri_component(unit)
+        ));
+    }
     let body: wasm_bindgen::JsValue = match upload {
         Upload::File(file) => file.into(),
         Upload::Bytes(_, bytes) => js_sys::Uint8Array::from(bytes.as_slice()).into(),

@@ -2,7 +2,7 @@
 //! with `TRACESCOPE_FUZZ_FORMAT=<name>` (then every input goes to that importer).
 #![no_main]
 
-use shared::formats::{Format, import};
+use shared::formats::{Budget, Format, import_within};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let forced = std::env::var("TRACESCOPE_FUZZ_FORMAT").ok().and_then(|name| Format::from_name(&name));
@@ -11,7 +11,13 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         (None, Some((&first, rest))) => (Format::ALL[usize::from(first) % Format::ALL.len()], rest),
         (None, None) => return,
     };
-    if let Ok(imported) = import(input, Some(format), "fuzz") {
+    if let Ok(imported) = import_within(input, Some(format), "fuzz", &budget()) {
         let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
     }
 });
+
+/// The budget of a server with a 1 MiB upload limit and 256 MiB of memory: gzip inputs inflate
+/// to at most 1 MiB, so libFuzzer's 2 GiB RSS limit stands for "over the budget".
+fn budget() -> shared::formats::Budget {
+    shared::formats::Budget::scaled(1 << 20, 256 << 20)
+}

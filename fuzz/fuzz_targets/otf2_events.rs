@@ -18,7 +18,7 @@ static FILES: LazyLock<BTreeMap<String, Vec<u8>>> = LazyLock::new(|| {
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let mut files = FILES.clone();
     files.insert("traces/0.evt".to_owned(), data.to_vec());
-    if let Ok(imported) = shared::formats::import_files(&files, "fuzz") {
+    if let Ok(imported) = shared::formats::import_files(&files, "fuzz", &shared::formats::Budget::default()) {
         let _ = shared::analyses::metrics::analyze(&imported.trace, shared::analyses::metrics::AnalysisOptions::default());
     }
 });

@@ -101,8 +101,9 @@ pub fn prepare(
     body: &[u8],
     name: &str,
     format: Option<shared::formats::Format>,
+    options: &shared::formats::ImportOptions,
 ) -> Result<Prepared, IngestError> {
-    prepare_with(body, name, format, &|_| {})
+    prepare_with(body, name, format, options, &|_| {})
 }
 
 /// [`prepare`], telling `phase` when it moves from parsing to analysing.
@@ -110,10 +111,11 @@ pub fn prepare_with(
     body: &[u8],
     name: &str,
     format: Option<shared::formats::Format>,
+    options: &shared::formats::ImportOptions,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Parsing);
-    let imported = shared::formats::import(body, format, name)?;
+    let imported = shared::formats::import_with(body, format, name, options)?;
     phase(shared::view::api::UploadPhase::Analysing);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);

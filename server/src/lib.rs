@@ -26,6 +26,8 @@ pub struct AppState {
     pub site_dir: PathBuf,
     /// The largest upload accepted, in bytes.
     pub max_upload_bytes: usize,
+    /// What one import may cost: bytes after decompression, events, processes, nesting depth.
+    pub budget: shared::formats::Budget,
     /// The workspaces (trace, analysis context, report, wait states, viewport index) of the
     /// most recently used runs: every run endpoint reads from here.
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
@@ -61,6 +63,10 @@ impl AppState {
             pool,
             site_dir,
             max_upload_bytes,
+            budget: shared::formats::Budget::scaled(
+                max_upload_bytes as u64,
+                shared::formats::budget::DEFAULT_MEMORY_BYTES,
+            ),
             workspaces: std::sync::Arc::new(cache::RunCache::new(3)),
             uploads: std::sync::Arc::default(),
             timeouts: Timeouts::default(),

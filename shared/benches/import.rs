@@ -52,14 +52,20 @@ fn imports(c: &mut Criterion) {
     if let Ok(dir) = std::env::var("TRACESCOPE_BENCH_OTF2") {
         let files = read_dir(std::path::Path::new(&dir));
         let size: usize = files.values().map(Vec::len).sum();
-        let events = import_files(&files, "bench").map_or(0, |i| i.trace.events.len());
+        let events = import_files(&files, "bench", &shared::formats::Budget::default())
+            .map_or(0, |i| i.trace.events.len());
         eprintln!(
             "otf2: {size} bytes in {} files, {events} events",
             files.len()
         );
         group.throughput(Throughput::Bytes(size as u64));
         group.bench_function("otf2", |b| {
-            b.iter(|| black_box(import_files(&files, "bench").map(|i| i.trace.events.len())))
+            b.iter(|| {
+                black_box(
+                    import_files(&files, "bench", &shared::formats::Budget::default())
+                        .map(|i| i.trace.events.len()),
+                )
+            })
         });
     }
     group.finish();

@@ -15,6 +15,9 @@ use crate::upload;
 struct Status {
     text: RwSignal<Option<Result<String, String>>>,
     bar: RwSignal<Option<f64>>,
+    /// The unit of a Pajé upload's dates (`s`, `ms`, `us`, `ns`), or `None` to let the server
+    /// decide (seconds, milliseconds for EZTrace).
+    time_unit: RwSignal<Option<&'static str>>,
 }
 
 impl Status {
@@ -53,7 +56,7 @@ fn send(upload: Upload, status: Status, navigate: impl Fn(&str) + 'static) {
     };
     let interval = set_interval_with_handle(poll, std::time::Duration::from_millis(250)).ok();
     spawn_local(async move {
-        let result = api::upload_run(upload, &key).await;
+        let result = api::upload_run(upload, &key, status.time_unit.get_untracked()).await;
         done.set(true);
         status.bar.set(None);
         if let Some(interval) = interval {
@@ -160,6 +163,7 @@ pub fn HomePage() -> impl IntoView {
     let status = Status {
         text: RwSignal::new(None),
         bar: RwSignal::new(None),
+        time_unit: RwSignal::new(None),
     };
     let navigate = use_navigate();
     let go = move |path: &str| navigate(path, Default::default());
@@ -242,6 +246,26 @@ fn UploadPanel(status: Status, go: impl Fn(&str) + Clone + 'static) -> impl Into
                 Ok(text) => view! { <p class="status" role="status">{text}</p> }.into_any(),
                 Err(text) => view! { <p class="error" role="alert">{text}</p> }.into_any(),
             })}
+            <details class="upload-options">
+                <summary>"Options"</summary>
+                <label>
+                    "Pajé dates are in "
+                    <select
+                        data-testid="time-unit"
+                        on:change=move |ev| {
+                            let value = event_target_value(&ev);
+                            let unit = shared::formats::paje::TimeUnit::from_name(&value);
+                            status.time_unit.set(unit.map(|u| u.name()));
+                        }
+                    >
+                        <option value="auto" selected>"seconds (milliseconds for EZTrace)"</option>
+                        <option value="s">"seconds"</option>
+                        <option value="ms">"milliseconds"</option>
+                        <option value="us">"microseconds"</option>
+                        <option value="ns">"nanoseconds"</option>
+                    </select>
+                </label>
+            </details>
             <FormatsList/>
         </section>
     }

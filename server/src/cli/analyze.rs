@@ -135,9 +135,15 @@ pub fn render_text(report: &Report) -> String {
         let _ = writeln!(out, "  {label:<20}{note}");
     }
     let _ = writeln!(out);
+    let on = match a.clocks {
+        shared::analyses::metrics::Clocks::Recorded => "recorded clocks",
+        shared::analyses::metrics::Clocks::Repaired => {
+            "repaired clocks: some messages arrive before their send"
+        }
+    };
     let _ = writeln!(
         out,
-        "  execution time      {}",
+        "  execution time      {} (on the {on})",
         ticks(clock, a.execution_time as f64)
     );
     let _ = writeln!(
@@ -281,8 +287,9 @@ pub fn command(
     min_latency: u64,
     what_if: Option<String>,
     format: Option<shared::formats::Format>,
+    options: &shared::formats::ImportOptions,
 ) -> anyhow::Result<()> {
-    let imported = super::files::read_trace(file, format)?;
+    let imported = super::files::read_trace(file, format, options)?;
     let options = shared::analyses::metrics::AnalysisOptions {
         validation: shared::analyses::validate::ValidationOptions { min_latency },
     };

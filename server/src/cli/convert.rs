@@ -12,8 +12,9 @@ pub fn command(
     to: OutputFormat,
     output: &Path,
     format: Option<shared::formats::Format>,
+    options: &shared::formats::ImportOptions,
 ) -> anyhow::Result<()> {
-    let imported = read_trace(input, format)?;
+    let imported = read_trace(input, format, options)?;
     for note in &imported.notes {
         eprintln!("note: {note}");
     }

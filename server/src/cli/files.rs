@@ -29,11 +29,86 @@ pub fn parse_format(name: &str) -> Result<shared::formats::Format, String> {
     })
 }
 
+/// How the commands that read traces read them: the import budget, whose limits left out take
+/// their defaults (scaled to the upload limit, 1 GiB unless `serve` is given another, and the
+/// memory budget, 16 GiB), and what a format leaves unsaid.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct ReadArgs {
+    /// The unit of a Pajé trace's dates: s, ms, us or ns (default: seconds, or milliseconds
+    /// for a trace EZTrace 1.x wrote).
+    #[arg(long, value_parser = parse_time_unit)]
+    pub time_unit: Option<shared::formats::paje::TimeUnit>,
+    /// The memory one import and its analyses may take, in bytes; the event limit follows
+    /// from it at 2 KiB per event.
+    #[arg(long)]
+    pub max_memory_bytes: Option<u64>,
+    /// The most bytes a trace may have after decompression.
+    #[arg(long)]
+    pub max_input_bytes: Option<u64>,
+    /// The most events a trace may have.
+    #[arg(long)]
+    pub max_events: Option<u64>,
+    /// The most processes (locations, threads, ranks) a trace may have.
+    #[arg(long)]
+    pub max_processes: Option<u64>,
+    /// The deepest region nesting a trace may have in one process.
+    #[arg(long)]
+    pub max_depth: Option<u64>,
+}
+
+/// A Pajé time unit by its short name, for `--time-unit`.
+pub fn parse_time_unit(name: &str) -> Result<shared::formats::paje::TimeUnit, String> {
+    shared::formats::paje::TimeUnit::from_name(name)
+        .ok_or_else(|| format!("unknown time unit {name:?}; expected s, ms, us or ns"))
+}
+
+impl ReadArgs {
+    /// The import options for an upload limit of `upload_bytes`.
+    pub fn options(&self, upload_bytes: u64) -> shared::formats::ImportOptions {
+        shared::formats::ImportOptions {
+            budget: self.budget(upload_bytes),
+            time_unit: self.time_unit,
+        }
+    }
+
+    /// The budget for an upload limit of `upload_bytes`, with the limits given overriding.
+    pub fn budget(&self, upload_bytes: u64) -> shared::formats::Budget {
+        let memory = self
+            .max_memory_bytes
+            .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES);
+        let base = shared::formats::Budget::scaled(upload_bytes, memory);
+        shared::formats::Budget {
+            max_input_bytes: self.max_input_bytes.unwrap_or(base.max_input_bytes),
+            max_events: self.max_events.unwrap_or(base.max_events),
+            max_processes: self.max_processes.unwrap_or(base.max_processes),
+            max_depth: self.max_depth.unwrap_or(base.max_depth),
+        }
+    }
+}
+
+/// Refuses a file larger than the budget's input before reading it.
+fn check_size(path: &std::path::Path, budget: &shared::formats::Budget) -> anyhow::Result<()> {
+    let len = std::fs::metadata(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .len();
+    if len > budget.max_input_bytes {
+        anyhow::bail!(
+            "{} has {len} bytes, more than the import budget's {} ({} raises it)",
+            path.display(),
+            budget.max_input_bytes,
+            shared::formats::Limit::InputBytes.option()
+        );
+    }
+    Ok(())
+}
+
 /// Reads a trace from a file, or from an OTF2 archive given as its directory or anchor file.
 pub fn read_trace(
     path: &std::path::Path,
     format: Option<shared::formats::Format>,
+    options: &shared::formats::ImportOptions,
 ) -> anyhow::Result<shared::formats::Imported> {
+    let budget = &options.budget;
     let name = path
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
@@ -45,13 +120,16 @@ pub fn read_trace(
         None
     };
     if let Some(dir) = archive_dir {
-        let (files, skipped) = archive_files(&dir)?;
-        let mut imported = shared::formats::import_files(&files, &name)?;
+        let (files, skipped) = archive_files(&dir, budget)?;
+        let mut imported = shared::formats::import_files(&files, &name, budget)?;
         imported.notes.extend(skipped);
         return Ok(imported);
     }
+    check_size(path, budget)?;
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(shared::formats::import(&bytes, format, &name)?)
+    Ok(shared::formats::import_with(
+        &bytes, format, &name, options,
+    )?)
 }
 
 /// An archive's files by path inside it.
@@ -60,8 +138,12 @@ type ArchiveFiles = std::collections::BTreeMap<String, Vec<u8>>;
 /// The regular files of an archive folder and its subfolders, by path inside it, and a note
 /// for each entry left unread: a symbolic link (it may lead out of the folder, or to a device)
 /// or anything that is not a regular file (a FIFO would block the read, a device never end).
-fn archive_files(dir: &std::path::Path) -> anyhow::Result<(ArchiveFiles, Vec<String>)> {
+fn archive_files(
+    dir: &std::path::Path,
+    budget: &shared::formats::Budget,
+) -> anyhow::Result<(ArchiveFiles, Vec<String>)> {
     let mut files = std::collections::BTreeMap::new();
+    let mut total = 0u64;
     let mut skipped = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
@@ -80,6 +162,18 @@ fn archive_files(dir: &std::path::Path) -> anyhow::Result<(ArchiveFiles, Vec<Str
                     .unwrap_or(&p)
                     .to_string_lossy()
                     .replace('\\', "/");
+                total += entry
+                    .metadata()
+                    .with_context(|| format!("reading {}", p.display()))?
+                    .len();
+                if total > budget.max_input_bytes {
+                    anyhow::bail!(
+                        "the archive {} holds more than the import budget's {} bytes ({} raises it)",
+                        dir.display(),
+                        budget.max_input_bytes,
+                        shared::formats::Limit::InputBytes.option()
+                    );
+                }
                 let bytes =
                     std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
                 files.insert(key, bytes);

@@ -23,7 +23,9 @@ pub fn command(
     name: Option<String>,
     format: Option<shared::formats::Format>,
     json: bool,
+    options: &shared::formats::ImportOptions,
 ) -> anyhow::Result<()> {
+    let budget = &options.budget;
     if file.is_dir() {
         anyhow::bail!(
             "{} is a folder; import takes one file: pack an OTF2 archive with `tar czf trace.tar.gz -C {} .`",
@@ -31,11 +33,19 @@ pub fn command(
             file.display()
         );
     }
+    if std::fs::metadata(file).is_ok_and(|m| m.len() > budget.max_input_bytes) {
+        anyhow::bail!(
+            "{} is larger than the import budget's {} bytes ({} raises it)",
+            file.display(),
+            budget.max_input_bytes,
+            shared::formats::Limit::InputBytes.option()
+        );
+    }
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let file_name = file
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
-    let mut prepared = crate::ingest::prepare(&bytes, &file_name, format)?;
+    let mut prepared = crate::ingest::prepare(&bytes, &file_name, format, options)?;
     if let Some(name) = name {
         prepared.summary.name = name;
     }

@@ -45,6 +45,9 @@ pub enum Command {
         /// The largest upload accepted, in bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
         max_upload_bytes: usize,
+        /// How traces are read: the import budget, the Pajé time unit.
+        #[command(flatten)]
+        read: files::ReadArgs,
     },
     /// Read a trace and report on it.
     Analyze {
@@ -63,6 +66,9 @@ pub enum Command {
         /// Read the file as this format instead of detecting it.
         #[arg(long, value_parser = files::parse_format)]
         format: Option<shared::formats::Format>,
+        /// How traces are read: the import budget, the Pajé time unit.
+        #[command(flatten)]
+        read: files::ReadArgs,
     },
     /// Store a trace as a run in the database, as an upload does.
     Import {
@@ -80,6 +86,9 @@ pub enum Command {
         /// Print one JSON object with named fields instead of text.
         #[arg(long)]
         json: bool,
+        /// How traces are read: the import budget, the Pajé time unit.
+        #[command(flatten)]
+        read: files::ReadArgs,
     },
     /// Convert a trace to another format.
     Convert {
@@ -93,6 +102,9 @@ pub enum Command {
         /// Read the input as this format instead of detecting it.
         #[arg(long, value_parser = files::parse_format)]
         format: Option<shared::formats::Format>,
+        /// How traces are read: the import budget, the Pajé time unit.
+        #[command(flatten)]
+        read: files::ReadArgs,
     },
     /// Run a program on an emulated transputer network: print what it writes through the
     /// host, and write or analyse its trace.
@@ -107,20 +119,29 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             db,
             site,
             max_upload_bytes,
-        } => serve::command(addr, db, site, max_upload_bytes),
+            read,
+        } => serve::command(
+            addr,
+            db,
+            site,
+            max_upload_bytes,
+            read.budget(max_upload_bytes as u64),
+        ),
         Command::Import {
             file,
             db,
             name,
             format,
             json,
-        } => import::command(&file, &db, name, format, json),
+            read,
+        } => import::command(&file, &db, name, format, json, &default_options(read)),
         Command::Convert {
             input,
             to,
             output,
             format,
-        } => convert::command(&input, to, &output, format),
+            read,
+        } => convert::command(&input, to, &output, format, &default_options(read)),
         Command::Simulate(args) => simulate::command(args),
         Command::Analyze {
             file,
@@ -128,6 +149,20 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             min_latency,
             what_if,
             format,
-        } => analyze::command(&file, json, min_latency, what_if, format),
+            read,
+        } => analyze::command(
+            &file,
+            json,
+            min_latency,
+            what_if,
+            format,
+            &default_options(read),
+        ),
     }
+}
+
+/// The import options of a command that reads a file: its budget scaled to the default
+/// upload limit.
+fn default_options(args: files::ReadArgs) -> shared::formats::ImportOptions {
+    args.options(DEFAULT_MAX_UPLOAD_BYTES as u64)
 }

@@ -13,6 +13,7 @@ pub fn command(
     db_path: PathBuf,
     site_dir: PathBuf,
     max_upload_bytes: usize,
+    budget: shared::formats::Budget,
 ) -> anyhow::Result<()> {
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     tracing_subscriber::fmt()
@@ -28,7 +29,8 @@ pub fn command(
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let pool = db::open(&db_path).await?;
-        let state = AppState::new(pool, site_dir, max_upload_bytes);
+        let mut state = AppState::new(pool, site_dir, max_upload_bytes);
+        state.budget = budget;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;

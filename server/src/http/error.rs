@@ -70,6 +70,10 @@ impl AppError {
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
             AppError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
+            // A trace that would need more than the import budget: too large, not broken.
+            AppError::InvalidTrace(e) if e.exceeded.is_some() => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "over_budget")
+            }
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")

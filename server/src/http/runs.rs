@@ -40,6 +40,8 @@ struct UploadParams {
     format: Option<String>,
     /// A key under which `GET /api/uploads/{key}` reports this upload's progress.
     upload: Option<String>,
+    /// The unit of a Pajé trace's dates: `s`, `ms`, `us` or `ns`.
+    time_unit: Option<String>,
 }
 
 /// Reads the body, within the size limit, reporting bytes read under `key`.
@@ -131,12 +133,26 @@ async fn create_run_inner(
         ),
         None => None,
     };
+    let time_unit = match params.time_unit.as_deref() {
+        Some(name) => Some(
+            shared::formats::paje::TimeUnit::from_name(name).ok_or_else(|| {
+                AppError::BadRequest(format!(
+                    "unknown time unit {name:?}: expected s, ms, us or ns"
+                ))
+            })?,
+        ),
+        None => None,
+    };
     let body = read_body(state, key, headers, body).await?;
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
     let tracker = std::sync::Arc::clone(&state.uploads);
     let owned_key = key.map(str::to_owned);
+    let options = shared::formats::ImportOptions {
+        budget: state.budget,
+        time_unit,
+    };
     let prepared = tokio::task::spawn_blocking(move || {
-        ingest::prepare_with(&body, &name, format, &|phase| {
+        ingest::prepare_with(&body, &name, format, &options, &|phase| {
             if let Some(key) = &owned_key {
                 tracker.phase(key, phase);
             }

@@ -267,7 +267,8 @@ fn otf2_example() -> Vec<u8> {
 
 #[tokio::test]
 async fn runs_list_searches_by_name_and_format_and_pages() {
-    let server = TestServer::new(1 << 20).await;
+    // 4 MiB: the OTF2 archive inflates past 1 MiB (a gzip upload holds no more than a plain one).
+    let server = TestServer::new(4 << 20).await;
     // Three worked examples (tracescope-json, titled "T4 worked example …") and one OTF2
     // archive.
     for _ in 0..3 {

@@ -420,3 +420,51 @@ fn an_otf2_folder_is_read_as_its_regular_files_only() {
         "{notes}"
     );
 }
+
+/// The budget and the Pajé time unit on the command line: `--max-events` refuses a trace past
+/// it, naming the option; `--time-unit` reads Pajé dates in the unit given; `clocks` says
+/// which clocks the execution time is on.
+#[test]
+fn analyze_takes_the_budget_and_the_time_unit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let paje = dir.path().join("t.paje");
+    std::fs::write(
+        &paje,
+        "%EventDef PajeDefineContainerType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+%EventDef PajeCreateContainer 7\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+%EventDef PajeDestroyContainer 8\n% Time date\n% Name string\n% Type string\n%EndEventDef\n\
+1 CT 0 Thread\n7 0 t1 CT 0 t1\n8 250 t1 CT\n",
+    )
+    .expect("writes");
+    let path = paje.to_str().expect("utf-8 path");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["analyze", path, "--json"];
+        args.extend_from_slice(extra);
+        tracescope(&args)
+    };
+    let report = |out: std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let seconds = report(run(&[]));
+    assert_eq!(seconds["execution_time"], 250_000_000_000u64);
+    assert_eq!(seconds["clocks"], "recorded");
+    assert_eq!(
+        report(run(&["--time-unit", "us"]))["execution_time"],
+        250_000
+    );
+    let refused = run(&["--max-events", "1"]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("more than 1 events") && stderr.contains("--max-events"),
+        "{stderr}"
+    );
+    let bad = run(&["--time-unit", "fortnights"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected s, ms, us or ns"));
+}

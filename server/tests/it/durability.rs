@@ -150,3 +150,94 @@ fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
         assert_eq!(orphans, 0);
     });
 }
+
+/// The largest resident set the process has had, in bytes (Linux's `VmHWM`).
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .expect("VmHWM")
+        * 1024
+}
+
+#[test]
+fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+    const BUDGET: usize = 4 << 20;
+    const INFLATED: usize = 128 << 20;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--max-upload-bytes"])
+        .arg(BUDGET.to_string())
+        .arg("--db")
+        .arg(&db)
+        .arg("--site")
+        .arg(&site)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tracescope starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a first line");
+    let addr = line
+        .trim()
+        .strip_prefix("tracescope listening on http://")
+        .expect("address")
+        .to_owned();
+    let post = |body: &[u8]| {
+        request(
+            &addr,
+            &format!(
+                "POST /api/runs?name=t.json HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            ),
+            body,
+        )
+    };
+    // A good run first: the refusal must not touch it.
+    let good = shared::formats::chrome::write(&shared::model::synthetic::ring(4, 200));
+    let (status, body) = post(good.as_bytes());
+    assert_eq!(status, 201, "{body}");
+    let before = peak_rss(child.id());
+
+    // 128 MiB of valid Chrome records, gzip-compressed to well under the 4 MiB upload limit.
+    let record = br#"{"ph":"X","name":"work","pid":1,"tid":1,"ts":1,"dur":1},"#;
+    let chunk: Vec<u8> = record.iter().copied().cycle().take(1 << 20).collect();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    gz.write_all(b"[").expect("gz");
+    for _ in 0..INFLATED >> 20 {
+        gz.write_all(&chunk).expect("gz");
+    }
+    let bomb = gz.finish().expect("gz");
+    assert!(bomb.len() < BUDGET, "the bomb is {} bytes", bomb.len());
+
+    let (status, body) = post(&bomb);
+    assert_eq!(status, 413, "{body}");
+    let error: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(error["code"], "over_budget", "{body}");
+    assert_eq!(error["trace_error"]["exceeded"], "input_bytes", "{body}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("--max-input-bytes")),
+        "{body}"
+    );
+    // Memory followed the budget, not the compression ratio: the peak grew by a few budgets
+    // at most (the upload, its inflated part, the parse buffers), far below the 128 MiB.
+    let grown = peak_rss(child.id()).saturating_sub(before);
+    assert!(
+        grown < 6 * BUDGET as u64,
+        "the server's peak memory grew by {grown} bytes on a {BUDGET}-byte budget"
+    );
+    let runs = runs_list(&addr);
+    assert_eq!(runs["total"], 1, "{runs}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

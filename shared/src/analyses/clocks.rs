@@ -111,6 +111,8 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
         .collect();
     let mut order: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
     let mut done = vec![false; n];
+    // Arrivals whose message edge was ignored to break a cycle: their send no longer counts.
+    let mut released = vec![false; n];
     let mut head = 0;
     loop {
         while head < order.len() {
@@ -118,7 +120,8 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
             head += 1;
             done[v] = true;
             let next = (v + 1 < n && !first[v + 1]).then_some(v + 1);
-            for w in [next, arrival_of[v]].into_iter().flatten() {
+            let arrival = arrival_of[v].filter(|&a| !released[a]);
+            for w in [next, arrival].into_iter().flatten() {
                 indegree[w] -= 1;
                 if indegree[w] == 0 {
                     order.push(w);
@@ -130,6 +133,7 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
             .find(|&v| !done[v] && indegree[v] > 0 && send_of[v].is_some_and(|s| !done[s.index()]))
         {
             Some(v) if order.len() < n => {
+                released[v] = true;
                 indegree[v] -= 1;
                 if indegree[v] == 0 {
                     order.push(v);
@@ -138,6 +142,21 @@ fn causal_order(trace: &Trace, send_of: &[Option<EventIdx>]) -> Vec<usize> {
             _ => return order,
         }
     }
+}
+
+/// The trace on the repaired clock, when the repair moved anything: each time rounded up to a
+/// whole tick (which keeps every order and every satisfied clock condition). `None` when
+/// nothing moved or the repair would reorder a process.
+pub fn repaired_trace(trace: &Trace, repair: &Repair) -> Option<Trace> {
+    if repair.moves.is_empty() {
+        return None;
+    }
+    let times = repair
+        .times
+        .iter()
+        .map(|&t| crate::model::time::Time(t.max(0.0).ceil() as u64))
+        .collect();
+    trace.with_times(times)
 }
 
 /// Repairs clock-condition violations with the controlled logical clock.

@@ -208,11 +208,27 @@ pub struct ProcessTimes {
     pub blocked: u64,
 }
 
+/// Which clocks a measurement was taken on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clocks {
+    /// The times as recorded.
+    #[default]
+    Recorded,
+    /// The controlled logical clock's repair of them (some message arrived before it was sent
+    /// on the recorded clocks, which would make the critical path longer than the run).
+    Repaired,
+}
+
 /// The whole analysis, as `tracescope analyze --json` prints it (fields are only ever added).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
     /// The number of processors (nodes hosting processes).
     pub processors: u64,
+    /// The clocks `execution_time` and `critical_path` are measured on (the same for both, so
+    /// the path is never longer than the run); the other analyses use the recorded times.
+    #[serde(default)]
+    pub clocks: Clocks,
     /// Last event − first event.
     pub execution_time: u64,
     /// Σ CPU time spent computing (relabelled when processes timeslice).
@@ -258,8 +274,19 @@ pub fn analyze(trace: &Trace, options: AnalysisOptions) -> Analysis {
 pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
     let trace = cx.trace;
     let (start, end) = trace.time_bounds().unwrap_or_default();
-    let execution_time = end.0 - start.0;
     let n = cx.timeline.n_processors as u64;
+    // The execution time and the critical path on one set of clocks: the recorded ones, or
+    // their repair when a message arrives before its send.
+    let repaired = repaired_clocks(cx);
+    let repaired_cx = repaired.as_ref().map(Context::new);
+    let (clocks, timing) = match &repaired_cx {
+        Some(rcx) => (Clocks::Repaired, rcx),
+        None => (Clocks::Recorded, cx),
+    };
+    let execution_time = timing
+        .trace
+        .time_bounds()
+        .map_or(0, |(first, last)| last.0 - first.0);
 
     let processes = process_times(cx);
     let total_computation: f64 = processes.iter().map(|p| p.computation).sum();
@@ -267,8 +294,8 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
         .iter()
         .map(|p| p.wall_computation)
         .fold(0u64, u64::saturating_add);
-    let elapsed = EdgeWeights::elapsed(trace, &cx.graph);
-    let communication: u64 = cx
+    let elapsed = EdgeWeights::elapsed(timing.trace, &timing.graph);
+    let communication: u64 = timing
         .pairing
         .messages
         .iter()
@@ -277,8 +304,8 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
     let speedup = ratio(total_computation, execution_time as f64);
     let efficiency = ratio(speedup, n as f64);
 
-    let cp = longest_path(&cx.graph, &elapsed);
-    let critical_path = critical_path_report(cx, &cp, &elapsed);
+    let cp = longest_path(&timing.graph, &elapsed);
+    let critical_path = critical_path_report(timing, &cp, &elapsed);
     let cpu_time_cp =
         longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
     let ideal = longest_path(&cx.graph, &cx.cpu_time_weights(|_| 0.0)).length;
@@ -315,6 +342,7 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
     };
     Analysis {
         processors: n,
+        clocks,
         execution_time,
         total_computation,
         wall_computation,
@@ -353,6 +381,25 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
             .collect(),
         diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),
     }
+}
+
+/// The trace on repaired clocks when some message arrives before its send, else `None`.
+fn repaired_clocks(cx: &Context<'_>) -> Option<Trace> {
+    let times = cx.trace.events.time();
+    let violated = cx
+        .pairing
+        .messages
+        .iter()
+        .any(|m| times[m.arrival.index()] < times[m.send.index()]);
+    if !violated {
+        return None;
+    }
+    let repair = crate::analyses::clocks::controlled_logical_clock(
+        cx.trace,
+        &cx.pairing,
+        crate::analyses::clocks::ClcOptions::default(),
+    );
+    crate::analyses::clocks::repaired_trace(cx.trace, &repair)
 }
 
 /// a / b, or 0 when b is 0.

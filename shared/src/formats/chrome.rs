@@ -152,6 +152,7 @@ type Pending = Vec<(u64, (u8, u64, usize), EventRecord)>;
 
 struct Reader<'a> {
     input: &'a [u8],
+    budget: &'a super::budget::Budget,
     builder: TraceBuilder,
     threads: HashMap<(String, String), usize>,
     nodes: HashMap<String, NodeId>,
@@ -196,12 +197,24 @@ fn to_ns(input: &[u8], offset: usize, ts: f64) -> Result<u64, TraceError> {
 }
 
 impl<'a> Reader<'a> {
-    fn thread(&mut self, pid: Option<&Id<'_>>, tid: Option<&Id<'_>>) -> usize {
+    fn thread(
+        &mut self,
+        pid: Option<&Id<'_>>,
+        tid: Option<&Id<'_>>,
+        offset: usize,
+    ) -> Result<usize, TraceError> {
         let pid = pid.map_or_else(|| "0".to_owned(), Id::key);
         let tid = tid.map_or_else(|| pid.clone(), Id::key);
         if let Some(&t) = self.threads.get(&(pid.clone(), tid.clone())) {
-            return t;
+            return Ok(t);
         }
+        self.budget.check(
+            super::budget::Limit::Processes,
+            self.pending.len() as u64 + 1,
+            FORMAT_NAME,
+            self.input,
+            offset,
+        )?;
         let node = self.node(&pid);
         // The node was just declared, so this cannot fail.
         let _ = self
@@ -211,7 +224,7 @@ impl<'a> Reader<'a> {
         self.pending.push(Vec::new());
         self.open.push(Vec::new());
         self.threads.insert((pid, tid), t);
-        t
+        Ok(t)
     }
 
     fn node(&mut self, pid: &str) -> NodeId {
@@ -258,7 +271,7 @@ impl<'a> Reader<'a> {
         let thread = if ph == "M" {
             usize::MAX
         } else {
-            self.thread(ev.pid.as_ref(), ev.tid.as_ref())
+            self.thread(ev.pid.as_ref(), ev.tid.as_ref(), offset)?
         };
         let name = ev.name.as_deref().unwrap_or("");
         let cat = ev.cat.as_deref().unwrap_or("");
@@ -278,7 +291,7 @@ impl<'a> Reader<'a> {
                     .unwrap_or_default();
                 match (name, args.name) {
                     ("thread_name", Some(n)) => {
-                        let thread = self.thread(ev.pid.as_ref(), ev.tid.as_ref());
+                        let thread = self.thread(ev.pid.as_ref(), ev.tid.as_ref(), offset)?;
                         self.thread_names.insert(thread, n);
                     }
                     ("process_name", Some(n)) => {
@@ -524,7 +537,11 @@ impl<'a> Reader<'a> {
 }
 
 /// Reads a Chrome trace (object with `traceEvents`, or a bare array).
-pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
+pub fn parse(
+    input: &[u8],
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+) -> Result<(Trace, Vec<String>), TraceError> {
     let first = input
         .iter()
         .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
@@ -546,6 +563,15 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             format!("expected a trace event array: {text}"),
         )
     })?;
+    if let Some(past) = events.get(budget.max_events as usize) {
+        budget.check(
+            super::budget::Limit::Events,
+            events.len() as u64,
+            FORMAT_NAME,
+            input,
+            offset_of(input, past),
+        )?;
+    }
     let parts = other
         .and_then(|o| serde_json::from_str::<OtherData>(o.get()).ok())
         .and_then(|o| o.tracescope);
@@ -567,6 +593,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     }
     let mut reader = Reader {
         input,
+        budget,
         builder,
         threads: HashMap::new(),
         nodes: HashMap::new(),

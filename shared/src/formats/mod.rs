@@ -3,6 +3,7 @@
 //! format, the position and what was expected; problems it can live with become notes.
 
 pub mod binary;
+pub mod budget;
 pub mod chrome;
 pub mod native;
 pub mod otf2;
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Trace;
 use crate::model::error::TraceError;
+pub use budget::{Budget, Limit};
 
 /// A trace format Tracescope reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,9 +107,6 @@ mod tests {
 /// How much of the input detection looks at.
 const SNIFF_LEN: usize = 4096;
 
-/// The largest decompressed size accepted from a gzip upload (a guard against zip bombs).
-pub const MAX_DECOMPRESSED: u64 = 4 << 30;
-
 /// Guesses the format from the first bytes of the (decompressed) input.
 pub fn detect(input: &[u8]) -> Option<Format> {
     if input.starts_with(tmon::MAGIC) {
@@ -165,28 +164,26 @@ pub fn is_gzip(input: &[u8]) -> bool {
     input.starts_with(&[0x1f, 0x8b])
 }
 
-/// Decompresses gzip input (up to [`MAX_DECOMPRESSED`] bytes).
-pub fn gunzip(input: &[u8]) -> Result<Vec<u8>, TraceError> {
-    let mut out = Vec::with_capacity(input.len().saturating_mul(4));
+/// Decompresses gzip input, refusing it once it passes `max_bytes`: the stream is inflated
+/// into a buffer that grows with what was inflated, so a bomb costs at most the budget.
+pub fn gunzip(input: &[u8], max_bytes: u64) -> Result<Vec<u8>, TraceError> {
+    let mut out = Vec::with_capacity(input.len().saturating_mul(4).min(max_bytes as usize));
     flate2::read::MultiGzDecoder::new(input)
-        .take(MAX_DECOMPRESSED + 1)
+        .take(max_bytes.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|e| {
             TraceError::at_offset("gzip", input, 0, format!("the gzip stream is damaged: {e}"))
         })?;
-    if out.len() as u64 > MAX_DECOMPRESSED {
-        return Err(TraceError::at_offset(
-            "gzip",
-            input,
-            0,
-            format!("decompresses to more than {MAX_DECOMPRESSED} bytes"),
-        ));
+    Budget {
+        max_input_bytes: max_bytes,
+        ..Budget::UNLIMITED
     }
+    .check(Limit::InputBytes, out.len() as u64, "gzip", input, 0)?;
     Ok(out)
 }
 
 /// Reads a tar archive: an OTF2 archive, or a Paraver `.prv` with its `.pcf` and `.row`.
-fn import_tar(input: &[u8], name: &str) -> Result<Imported, TraceError> {
+fn import_tar(input: &[u8], name: &str, budget: &Budget) -> Result<Imported, TraceError> {
     let files = otf2::tar_files(input)?;
     if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
         let stem = &path[..path.len() - 4];
@@ -196,7 +193,7 @@ fn import_tar(input: &[u8], name: &str) -> Result<Imported, TraceError> {
                 .map(|b| String::from_utf8_lossy(b).into_owned())
         };
         let labels = text("pcf").map(|pcf| paraver::Labels::parse(&pcf));
-        let (mut trace, notes) = paraver::parse(prv, labels.as_ref(), name)?;
+        let (mut trace, notes) = paraver::parse(prv, labels.as_ref(), name, budget)?;
         if let Some(row) = text("row") {
             for (process, row_name) in trace.processes.iter_mut().zip(paraver::row_names(&row)) {
                 process.name = row_name;
@@ -208,15 +205,17 @@ fn import_tar(input: &[u8], name: &str) -> Result<Imported, TraceError> {
             notes,
         });
     }
-    import_files(&files, name)
+    import_files(&files, name, budget)
 }
 
 /// Reads a trace made of several files (an OTF2 archive directory): paths and bytes.
 pub fn import_files(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
     name: &str,
+    budget: &Budget,
 ) -> Result<Imported, TraceError> {
-    let (trace, notes) = otf2::parse_archive(files, name)?;
+    let (trace, notes) = otf2::parse_archive(files, name, budget)?;
+    budget.check_model(&trace, otf2::FORMAT_NAME, &[])?;
     Ok(Imported {
         format: Format::Otf2,
         trace,
@@ -224,13 +223,50 @@ pub fn import_files(
     })
 }
 
-/// Reads a trace, decompressing gzip and detecting its format unless one is given.
-/// `name` names the trace when the file itself carries no name (usually the file name).
+/// Reads a trace within the default [`Budget`], decompressing gzip and detecting its format
+/// unless one is given. `name` names the trace when the file itself carries no name (usually
+/// the file name).
 pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Imported, TraceError> {
+    import_within(input, format, name, &Budget::default())
+}
+
+/// [`import`] within `budget`: an input that needs more is refused with an error naming the
+/// limit ([`TraceError::exceeded`]).
+pub fn import_within(
+    input: &[u8],
+    format: Option<Format>,
+    name: &str,
+    budget: &Budget,
+) -> Result<Imported, TraceError> {
+    let options = ImportOptions {
+        budget: *budget,
+        ..ImportOptions::default()
+    };
+    import_with(input, format, name, &options)
+}
+
+/// How to read a trace: its budget, and what its format leaves unsaid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The limits of the import.
+    pub budget: Budget,
+    /// The unit of a Pajé trace's dates (`None`: seconds, or milliseconds for EZTrace's).
+    pub time_unit: Option<paje::TimeUnit>,
+}
+
+/// [`import`] with `options`.
+pub fn import_with(
+    input: &[u8],
+    format: Option<Format>,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, TraceError> {
+    let budget = &options.budget;
     if is_gzip(input) {
-        let plain = gunzip(input)?;
-        return import(&plain, format, name);
+        let plain = gunzip(input, budget.max_input_bytes)?;
+        return import_with(&plain, format, name, options);
     }
+    budget.check(Limit::InputBytes, input.len() as u64, "input", input, 0)?;
     let format = match format.or_else(|| detect(input)) {
         Some(format) => format,
         None => {
@@ -247,12 +283,12 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
         }
     };
     let (trace, notes) = match format {
-        Format::TracescopeJson => (native::parse(input, name)?, Vec::new()),
-        Format::ChromeJson => chrome::parse(input, name)?,
-        Format::Paraver => paraver::parse(input, None, name)?,
-        Format::Shiviz => shiviz::parse(input, None, name)?,
-        Format::Paje => paje::parse(input, name)?,
-        Format::Tmon => tmon::parse(input, name)?,
+        Format::TracescopeJson => (native::parse(input, name, budget)?, Vec::new()),
+        Format::ChromeJson => chrome::parse(input, name, budget)?,
+        Format::Paraver => paraver::parse(input, None, name, budget)?,
+        Format::Shiviz => shiviz::parse(input, None, name, budget)?,
+        Format::Paje => paje::parse(input, name, budget, options.time_unit)?,
+        Format::Tmon => tmon::parse(input, name, budget)?,
         Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
         Format::Otf2 if otf2::is_anchor(input) => {
             return Err(TraceError::at_offset(
@@ -262,8 +298,9 @@ pub fn import(input: &[u8], format: Option<Format>, name: &str) -> Result<Import
                 "this is only the anchor file of an OTF2 archive: upload the whole archive as a .tar or .tar.gz",
             ));
         }
-        Format::Otf2 => return import_tar(input, name),
+        Format::Otf2 => return import_tar(input, name, budget),
     };
+    budget.check_model(&trace, format.name(), input)?;
     Ok(Imported {
         format,
         trace,

@@ -129,7 +129,11 @@ struct EventDoc<'a> {
 }
 
 /// Reads a native trace. `fallback_name` names the trace when the document has no `name`.
-pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
+pub fn parse(
+    input: &[u8],
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+) -> Result<Trace, TraceError> {
     let header: Header = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
     if header.format != FORMAT_TAG {
         return Err(TraceError::at_offset(
@@ -154,6 +158,23 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<Trace, TraceError> {
         ));
     }
     let doc: Document = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
+    let at = |raw: Option<&&RawValue>| raw.map_or(0, |r| item_offset(input, r));
+    let limit = budget.max_processes as usize;
+    budget.check(
+        super::budget::Limit::Processes,
+        doc.processes.len() as u64,
+        FORMAT_NAME,
+        input,
+        at(doc.processes.get(limit)),
+    )?;
+    let limit = budget.max_events as usize;
+    budget.check(
+        super::budget::Limit::Events,
+        doc.events.len() as u64,
+        FORMAT_NAME,
+        input,
+        at(doc.events.get(limit)),
+    )?;
     if doc.ticks_per_second == Some(0) {
         let at = input
             .windows(18)

@@ -774,6 +774,7 @@ pub fn is_anchor(bytes: &[u8]) -> bool {
 pub fn parse_archive(
     files: &BTreeMap<String, Vec<u8>>,
     fallback_name: &str,
+    budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let missing = |what: String| TraceError::at_offset(FORMAT_NAME, &[], 0, what);
     let (anchor_path, anchor) = files
@@ -834,6 +835,13 @@ pub fn parse_archive(
                 n
             }
         };
+        budget.check(
+            super::budget::Limit::Processes,
+            process_of_location.len() as u64 + 1,
+            FORMAT_NAME,
+            &[],
+            0,
+        )?;
         let group_name = defs.location_groups.get(group).map_or("", |g| g.0.as_str());
         let process_name = if group_name.is_empty() {
             name.clone()
@@ -847,6 +855,7 @@ pub fn parse_archive(
         process_of_location.insert(id, p);
     }
     let mut per_location: Vec<LocationEvents> = Vec::new();
+    let mut n_events = 0u64;
     for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
         let local_def = format!("{base}/{id}.def");
         let local = match files.get(&local_def) {
@@ -875,6 +884,14 @@ pub fn parse_archive(
             p,
             &local,
         )?);
+        n_events += per_location.last().map_or(0, |l| l.records.len() as u64);
+        budget.check(
+            super::budget::Limit::Events,
+            n_events,
+            FORMAT_NAME,
+            bytes,
+            0,
+        )?;
     }
     // Communicator ranks to processes.
     let members = |comm: u32| -> Vec<u64> {

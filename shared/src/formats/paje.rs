@@ -13,7 +13,8 @@
 //! - Variables: a variable `X_used` with a sibling `X` on the same container (SimGrid's
 //!   `power_used`/`power`) becomes utilization samples `X_used / X` of the container's node;
 //!   every variable is also a counter of its container (the value it holds from each change).
-//! - Dates are seconds; ticks are nanoseconds.
+//! - Dates are seconds unless told otherwise ([`TimeUnit`]); a header written by GTG, the
+//!   library EZTrace 1.x writes Pajé with, means milliseconds. Ticks are nanoseconds.
 
 use std::collections::HashMap;
 
@@ -26,6 +27,70 @@ use crate::model::{
 
 /// The format's name.
 pub const FORMAT_NAME: &str = "paje";
+
+/// The unit of a Pajé trace's dates (the format does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds (PajeNG, SimGrid, StarPU).
+    Seconds,
+    /// Milliseconds (EZTrace 1.x).
+    Milliseconds,
+    /// Microseconds.
+    Microseconds,
+    /// Nanoseconds.
+    Nanoseconds,
+}
+
+impl TimeUnit {
+    /// Every unit, by its short name.
+    pub const ALL: [TimeUnit; 4] = [
+        TimeUnit::Seconds,
+        TimeUnit::Milliseconds,
+        TimeUnit::Microseconds,
+        TimeUnit::Nanoseconds,
+    ];
+
+    /// The short name: `s`, `ms`, `us` or `ns`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Seconds => "s",
+            TimeUnit::Milliseconds => "ms",
+            TimeUnit::Microseconds => "us",
+            TimeUnit::Nanoseconds => "ns",
+        }
+    }
+
+    /// The unit with this short name.
+    pub fn from_name(name: &str) -> Option<TimeUnit> {
+        TimeUnit::ALL.into_iter().find(|u| u.name() == name)
+    }
+
+    fn nanoseconds(self) -> f64 {
+        match self {
+            TimeUnit::Seconds => 1e9,
+            TimeUnit::Milliseconds => 1e6,
+            TimeUnit::Microseconds => 1e3,
+            TimeUnit::Nanoseconds => 1.0,
+        }
+    }
+}
+
+/// Whether the definitions are GTG's (EZTrace 1.x): its container type definition has id 0
+/// and the fields Name, Type, Alias; its entity value definition id 5 and Type, Name, Color,
+/// Alias.
+fn is_gtg(definitions: &HashMap<String, Definition>) -> bool {
+    let has = |id: &str, name: &str, fields: &[&str]| {
+        definitions
+            .get(id)
+            .is_some_and(|d| d.name == name && d.fields.iter().eq(fields.iter()))
+    };
+    has("0", "PajeDefineContainerType", &["Name", "Type", "Alias"])
+        && has(
+            "5",
+            "PajeDefineEntityValue",
+            &["Type", "Name", "Color", "Alias"],
+        )
+}
 
 fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
     TraceError::at_offset(FORMAT_NAME, input, offset, message)
@@ -89,7 +154,14 @@ impl Containers {
 }
 
 /// Reads a Pajé trace.
-pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
+pub fn parse(
+    input: &[u8],
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+    unit: Option<TimeUnit>,
+) -> Result<(Trace, Vec<String>), TraceError> {
+    let mut unit = unit;
+    let mut unit_note = None;
     let text = std::str::from_utf8(input)
         .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
     let mut definitions: HashMap<String, Definition> = HashMap::new();
@@ -116,6 +188,13 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     for raw in text.split_inclusive('\n') {
         let line_offset = offset;
         offset += raw.len();
+        budget.check(
+            super::budget::Limit::Events,
+            records.len() as u64,
+            FORMAT_NAME,
+            input,
+            line_offset,
+        )?;
         let line = raw.trim_end_matches(['\n', '\r']);
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -160,6 +239,16 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             }
             continue;
         }
+        let unit = *unit.get_or_insert_with(|| {
+            if is_gtg(&definitions) {
+                unit_note = Some(
+                    "dates read as milliseconds: the header is GTG's, as EZTrace 1.x writes it (--time-unit overrides)".to_owned(),
+                );
+                TimeUnit::Milliseconds
+            } else {
+                TimeUnit::Seconds
+            }
+        });
         let words = fields(line);
         let Some(def) = words.first().and_then(|id| definitions.get(*id)) else {
             return Err(error(
@@ -201,14 +290,14 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
         };
         let time = |name: &str| -> Result<u64, TraceError> {
             let t = field(name)?;
-            let seconds: f64 = t.parse().map_err(|_| {
+            let date: f64 = t.parse().map_err(|_| {
                 error(
                     input,
                     line_offset,
-                    format!("expected a date in seconds, found {t:?}"),
+                    format!("expected a date (a number of {}), found {t:?}", unit.name()),
                 )
             })?;
-            let ns = (seconds * 1e9).round();
+            let ns = (date * unit.nanoseconds()).round();
             if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
                 return Err(error(
                     input,
@@ -242,6 +331,13 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                 let t = time("Time")?;
                 let name = field("Name")?.to_owned();
                 let type_name = type_names.get(field("Type")?).cloned().unwrap_or_default();
+                budget.check(
+                    super::budget::Limit::Processes,
+                    containers.by_name.len() as u64 + 1,
+                    FORMAT_NAME,
+                    input,
+                    line_offset,
+                )?;
                 let node = builder.add_node(if type_name.is_empty() {
                     name.clone()
                 } else {
@@ -521,6 +617,7 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
             .iter()
             .map(|(what, &n)| (format!("{what} lines"), n)),
     );
+    notes.extend(unit_note);
     if unmatched_links > 0 {
         notes.push(format!("{unmatched_links} link ends found no partner"));
     }

@@ -286,6 +286,7 @@ pub fn parse(
     input: &[u8],
     labels: Option<&Labels>,
     fallback_name: &str,
+    budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let text = std::str::from_utf8(input)
         .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
@@ -322,6 +323,19 @@ pub fn parse(
     for n in 0..n_nodes {
         builder.add_node(format!("node {}", n + 1));
     }
+    let declared: u64 = header
+        .apps
+        .iter()
+        .flatten()
+        .map(|&(n_threads, _)| n_threads.max(1))
+        .fold(0, u64::saturating_add);
+    budget.check(
+        super::budget::Limit::Processes,
+        declared,
+        FORMAT_NAME,
+        input,
+        first.offset,
+    )?;
     let mut threads: HashMap<(u64, u64, u64), ProcessId> = HashMap::new();
     for (a, tasks) in header.apps.iter().enumerate() {
         for (t, &(n_threads, node)) in tasks.iter().enumerate() {
@@ -367,18 +381,25 @@ pub fn parse(
     let mut lifetime: Vec<Option<(u64, u64)>> = vec![None; threads.len()];
     let mut open: HashMap<(ProcessId, u64), RegionId> = HashMap::new();
     let mut skipped: HashMap<&str, usize> = HashMap::new();
-    let mut seq = 0;
-    let mut push = |pending: &mut Vec<Vec<(u64, u8, usize, EventRecord)>>,
-                    p: ProcessId,
-                    t: u64,
-                    order: u8,
-                    mut r: EventRecord| {
+    let seq = std::cell::Cell::new(0usize);
+    let push = |pending: &mut Vec<Vec<(u64, u8, usize, EventRecord)>>,
+                p: ProcessId,
+                t: u64,
+                order: u8,
+                mut r: EventRecord| {
         r.process = p;
         r.time = Time(t);
-        seq += 1;
-        pending[p.index()].push((t, order, seq, r));
+        seq.set(seq.get() + 1);
+        pending[p.index()].push((t, order, seq.get(), r));
     };
     for line in lines.iter().skip(1) {
+        budget.check(
+            super::budget::Limit::Events,
+            seq.get() as u64,
+            FORMAT_NAME,
+            input,
+            line.offset,
+        )?;
         let kind = line.text.split(':').next().unwrap_or("");
         match kind {
             "" => {}

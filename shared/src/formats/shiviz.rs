@@ -91,6 +91,7 @@ pub fn parse(
     input: &[u8],
     pattern: Option<&str>,
     fallback_name: &str,
+    budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let text = std::str::from_utf8(input)
         .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
@@ -130,7 +131,7 @@ pub fn parse(
                 ));
             }
         }
-        let found = matches(input, body, body_start, &regex)?;
+        let found = matches(input, body, body_start, &regex, budget)?;
         if best.as_ref().is_none_or(|b| found.0.len() > b.0.len()) {
             best = Some(found);
         }
@@ -211,6 +212,7 @@ fn matches(
     body: &str,
     base: usize,
     regex: &regex::Regex,
+    budget: &super::budget::Budget,
 ) -> Result<Matches, TraceError> {
     let mut names = Names::default();
     let mut hosts: Vec<u32> = Vec::new();
@@ -220,6 +222,13 @@ fn matches(
     for caps in regex.captures_iter(body) {
         let whole = caps.get(0).map_or(0..0, |m| m.range());
         let offset = base + whole.start;
+        budget.check(
+            super::budget::Limit::Events,
+            events.len() as u64 + 1,
+            FORMAT_NAME,
+            input,
+            offset,
+        )?;
         let host = caps.name("host").map_or("", |m| m.as_str());
         let clock_text = caps.name("clock").map_or("", |m| m.as_str());
         let raw: BTreeMap<std::borrow::Cow<'_, str>, u64> = serde_json::from_str(clock_text)
@@ -235,6 +244,13 @@ fn matches(
         let id = names.id(host);
         is_host.resize(names.names.len(), false);
         if !is_host[id as usize] {
+            budget.check(
+                super::budget::Limit::Processes,
+                hosts.len() as u64 + 1,
+                FORMAT_NAME,
+                input,
+                offset,
+            )?;
             is_host[id as usize] = true;
             hosts.push(id);
         }
@@ -456,7 +472,13 @@ mod tests {
     fn dense_clocks_give_one_parent_per_hop() {
         let hosts = 5;
         let log = crate::model::synthetic::govector_token_ring(hosts, 4);
-        let (trace, _) = parse(log.as_bytes(), None, "ring").expect("parses");
+        let (trace, _) = parse(
+            log.as_bytes(),
+            None,
+            "ring",
+            &crate::formats::Budget::default(),
+        )
+        .expect("parses");
         let sends = trace
             .events
             .kind()

@@ -138,7 +138,11 @@ struct Entry {
 }
 
 /// Reads a Tmon container.
-pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), TraceError> {
+pub fn parse(
+    input: &[u8],
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+) -> Result<(Trace, Vec<String>), TraceError> {
     let mut c = Cursor { input, at: 0 };
     if c.take(4, "the magic \"TMON\"")? != MAGIC {
         return Err(c.error(0, "expected the magic \"TMON\""));
@@ -155,6 +159,13 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
     let name_len = c.u32("the name length")? as usize;
     let name = c.text(name_len, "the trace name")?;
     let n_nodes = c.u32("the node count")?;
+    budget.check(
+        super::budget::Limit::Processes,
+        n_nodes.into(),
+        FORMAT_NAME,
+        input,
+        c.at - 4,
+    )?;
     let mut builder = TraceBuilder::new(
         if name.is_empty() {
             fallback_name.to_owned()
@@ -193,6 +204,13 @@ pub fn parse(input: &[u8], fallback_name: &str) -> Result<(Trace, Vec<String>), 
                 format!("expected {n_entries} entries of {ENTRY_LEN} bytes, the file is too short"),
             ));
         }
+        budget.check(
+            super::budget::Limit::Events,
+            (entries.len() + n_entries) as u64,
+            FORMAT_NAME,
+            input,
+            c.at - 4,
+        )?;
         let mut last = 0u32;
         let mut wraps = 0u64;
         for k in 0..n_entries {

@@ -2,6 +2,42 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Which limit of the budget an input exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Bytes of input after decompression.
+    InputBytes,
+    /// Events.
+    Events,
+    /// Processes (locations, threads, ranks).
+    Processes,
+    /// Depth of region nesting in one process.
+    Depth,
+}
+
+impl Limit {
+    /// The limit's name in messages (the command-line option that raises it).
+    pub fn option(self) -> &'static str {
+        match self {
+            Limit::InputBytes => "--max-input-bytes",
+            Limit::Events => "--max-events",
+            Limit::Processes => "--max-processes",
+            Limit::Depth => "--max-depth",
+        }
+    }
+
+    /// What the limit counts, in messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Limit::InputBytes => "bytes of input (after decompression)",
+            Limit::Events => "events",
+            Limit::Processes => "processes",
+            Limit::Depth => "levels of region nesting",
+        }
+    }
+}
+
 /// A trace that could not be read.
 ///
 /// It names the format being read, the position of the problem (byte offset from the start of
@@ -19,6 +55,9 @@ pub struct TraceError {
     pub column: usize,
     /// What was found and what was expected.
     pub message: String,
+    /// The budget limit the input went over, when that is why it was refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exceeded: Option<Limit>,
 }
 
 impl TraceError {
@@ -42,6 +81,7 @@ impl TraceError {
             line,
             column: offset - line_start + 1,
             message: message.into(),
+            exceeded: None,
         }
     }
 

@@ -441,6 +441,22 @@ impl Trace {
         }
     }
 
+    /// The trace with every event at `times[i]` instead (a repaired clock), or `None` when
+    /// the times are not one per event or would reorder a process's events.
+    pub fn with_times(&self, times: Vec<Time>) -> Option<Trace> {
+        if times.len() != self.events.len() {
+            return None;
+        }
+        for p in self.process_ids() {
+            if !times[self.process_events(p)].is_sorted() {
+                return None;
+            }
+        }
+        let mut trace = self.clone();
+        trace.events.time = times;
+        Some(trace)
+    }
+
     /// The earliest and latest event times, or `None` for a trace without events.
     pub fn time_bounds(&self) -> Option<(Time, Time)> {
         let times = self.events.time();

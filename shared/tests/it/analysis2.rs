@@ -813,3 +813,25 @@ fn unmatched_requests_and_incomplete_collectives_are_diagnosed() {
     use shared::analyses::validate::DiagnosticKind::{IncompleteCollective, UnmatchedRequest};
     assert_eq!(kinds, [IncompleteCollective, UnmatchedRequest]);
 }
+
+/// On T22's trace (first event at 5) the receive at 9 is 1 tick before its send at 10: on the
+/// recorded clocks the path through the message (5 to the send at 10, then P1 from 9 to 20)
+/// would weigh 5 + 11 = 16 against a run of 15. The execution time and the critical path are
+/// both taken on the repaired clocks (γ = 0.99999, backward slope 0.01, l_min = 0): the receive
+/// → 10, 12 → ⌈12.99997⌉ = 13, 20 → ⌈20.99989⌉ = 21, 5 stays; so both are 21 − 5 = 16.
+#[test]
+fn t22_the_critical_path_and_the_execution_time_share_the_repaired_clocks() {
+    use shared::analyses::metrics::{AnalysisOptions, Clocks, analyze};
+    let trace = t22(false);
+    let a = analyze(&trace, AnalysisOptions::default());
+    assert_eq!(a.clocks, Clocks::Repaired);
+    let origin = trace.time_bounds().expect("events").0.0;
+    assert_eq!(origin, 5, "P1 starts at 5");
+    assert_eq!(a.execution_time, 16);
+    assert_eq!(a.critical_path.length, 16);
+    // A consistent trace keeps its recorded clocks.
+    let consistent = load("t4-worked-example.json");
+    let a = analyze(&consistent, AnalysisOptions::default());
+    assert_eq!(a.clocks, Clocks::Recorded);
+    assert!(a.critical_path.length <= a.execution_time);
+}

@@ -105,13 +105,15 @@ fn fuzz_regressions_import_and_analyse_without_panicking() {
     // importer now refuses; what the old importer read of it, ended properly, keeps the
     // overflowing ticks this regression is about.
     files.insert("traces/0.evt".to_owned(), events.clone());
-    let err = shared::formats::import_files(&files, "fuzz").expect_err("damaged");
+    let err = shared::formats::import_files(&files, "fuzz", &shared::formats::Budget::default())
+        .expect_err("damaged");
     assert_eq!(err.offset, 580, "{err}");
     let mut read = events[..580].to_vec();
     read.extend_from_slice(&[0x02, 0x01]);
     files.insert("traces/0.evt".to_owned(), read);
     let imported =
-        shared::formats::import_files(&files, "fuzz").expect("the mutated archive still reads");
+        shared::formats::import_files(&files, "fuzz", &shared::formats::Budget::default())
+            .expect("the mutated archive still reads");
     let a = shared::analyses::metrics::analyze(
         &imported.trace,
         shared::analyses::metrics::AnalysisOptions::default(),

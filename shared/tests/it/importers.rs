@@ -191,8 +191,13 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
     let pcf = String::from_utf8(sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.pcf"))
         .expect("utf-8");
     let labels = shared::formats::paraver::Labels::parse(&pcf);
-    let (trace, notes) =
-        shared::formats::paraver::parse(&prv, Some(&labels), "qsort").expect("imports");
+    let (trace, notes) = shared::formats::paraver::parse(
+        &prv,
+        Some(&labels),
+        "qsort",
+        &shared::formats::Budget::default(),
+    )
+    .expect("imports");
     assert_eq!(counts(&trace), (4, 795, 33, 260_199));
     assert_eq!(trace.clock.ticks_per_second, Some(1_000_000));
     assert!(
@@ -213,6 +218,15 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
         .filter(|d| d.kind == shared::analyses::validate::DiagnosticKind::ClockViolation)
         .count();
     assert_eq!(violations, 2);
+    // The two violations would make the recorded critical path 260,241 µs, longer than the
+    // recorded run of 260,199: both are taken on the repaired clocks instead, and agree.
+    assert_eq!(analysis.clocks, shared::analyses::metrics::Clocks::Repaired);
+    assert!(
+        analysis.critical_path.length <= analysis.execution_time,
+        "{} > {}",
+        analysis.critical_path.length,
+        analysis.execution_time
+    );
     // Every one of the 33 messages is matched: none of its receive calls is reported as never
     // completed (the waiting state's leave used to come between the call and its arrival).
     let never = |a: &shared::analyses::metrics::Analysis| {
@@ -417,6 +431,7 @@ fn shiviz_errors_name_the_line() {
         log.as_bytes(),
         Some(shared::formats::shiviz::GOVECTOR_REGEX),
         "x",
+        &shared::formats::Budget::default(),
     )
     .expect_err("gap");
     assert_eq!(err.line, 3);
@@ -425,6 +440,7 @@ fn shiviz_errors_name_the_line() {
         b"a {\"a\":1}\nx\n",
         Some("(?<host>\\S*) (?<event>.*)"),
         "x",
+        &shared::formats::Budget::default(),
     )
     .expect_err("no clock group");
     assert!(err.message.contains("clock"), "{err}");
@@ -432,6 +448,7 @@ fn shiviz_errors_name_the_line() {
         b"a {\"a\":x}\ne\n",
         Some(shared::formats::shiviz::GOVECTOR_REGEX),
         "x",
+        &shared::formats::Budget::default(),
     )
     .expect_err("bad clock");
     assert_eq!((err.line, err.column), (1, 3));
@@ -754,7 +771,7 @@ fn binary_version_1_reads_as_a_model_without_counters() {
 }
 
 /// Every file of a vendored OTF2 archive directory, by relative path.
-fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+pub fn otf2_files(archive: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/traces/otf2")
         .join(archive);
@@ -804,7 +821,9 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
         ("pipit-ping-pong-otf2-papi", 451_610_534, 2_095_191_439),
     ] {
         let files = otf2_files(archive);
-        let imported = shared::formats::import_files(&files, archive).expect("imports");
+        let imported =
+            shared::formats::import_files(&files, archive, &shared::formats::Budget::default())
+                .expect("imports");
         assert_eq!(counts(&imported.trace), (2, 136, 16, span), "{archive}");
         assert_eq!(imported.trace.clock.ticks_per_second, Some(resolution));
         assert!(
@@ -843,7 +862,7 @@ fn otf2_archives_import_as_the_official_library_reads_them() {
 fn otf2_papi_metrics_become_counters() {
     use shared::model::CounterKind;
     let files = otf2_files("pipit-ping-pong-otf2-papi");
-    let trace = shared::formats::import_files(&files, "papi")
+    let trace = shared::formats::import_files(&files, "papi", &shared::formats::Budget::default())
         .expect("imports")
         .trace;
     let names: Vec<(&str, u32)> = trace
@@ -877,8 +896,12 @@ fn otf2_papi_metrics_become_counters() {
     // 42 metric records in traces/0.evt.
     assert_eq!(trace.counters[0].times.len(), 42);
     // The archive without metrics has no counters.
-    let plain =
-        shared::formats::import_files(&otf2_files("pipit-ping-pong-otf2"), "x").expect("imports");
+    let plain = shared::formats::import_files(
+        &otf2_files("pipit-ping-pong-otf2"),
+        "x",
+        &shared::formats::Budget::default(),
+    )
+    .expect("imports");
     assert!(plain.trace.counters.is_empty());
 }
 
@@ -893,7 +916,7 @@ fn otf2_a_damaged_record_length_is_an_error_not_a_short_trace() {
         let mut files = clean.clone();
         let evt = files.get_mut("traces/0.evt").expect("event file");
         evt[at] = (i16::from(evt[at]) + delta).rem_euclid(256) as u8;
-        match shared::formats::import_files(&files, "x") {
+        match shared::formats::import_files(&files, "x", &shared::formats::Budget::default()) {
             Err(err) => assert!(err.message.starts_with("traces/0.evt"), "{err}"),
             Ok(imported) => panic!(
                 "byte {at} {delta:+}: read as {} events without an error",
@@ -912,7 +935,8 @@ fn otf2_timestamps_before_the_global_offset_are_noted() {
     let def = files.get_mut("traces.def").expect("definitions");
     assert_eq!(def[32], 0x1a);
     def[32] = 0x1b;
-    let imported = shared::formats::import_files(&files, "x").expect("imports");
+    let imported = shared::formats::import_files(&files, "x", &shared::formats::Budget::default())
+        .expect("imports");
     assert!(
         imported.notes.iter().any(|n| n
             .ends_with("timestamps before the clock's global offset, read as its start (tick 0)")),
@@ -930,11 +954,13 @@ fn otf2_problems_name_the_file_and_offset() {
     // A truncated event file names itself and where it ends.
     let evt = files.get_mut("traces/0.evt").expect("event file");
     evt.truncate(200);
-    let err = shared::formats::import_files(&files, "x").expect_err("truncated");
+    let err = shared::formats::import_files(&files, "x", &shared::formats::Budget::default())
+        .expect_err("truncated");
     assert!(err.message.starts_with("traces/0.evt"), "{err}");
     // A missing definitions file.
     files.remove("traces.def");
-    let err = shared::formats::import_files(&files, "x").expect_err("no definitions");
+    let err = shared::formats::import_files(&files, "x", &shared::formats::Budget::default())
+        .expect_err("no definitions");
     assert!(err.message.contains("traces.def"), "{err}");
 }
 
@@ -1008,4 +1034,88 @@ fn otf2_thread_records_become_messages() {
         shared::analyses::metrics::AnalysisOptions::default(),
     );
     assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+}
+
+/// A Pajé trace as GTG (the library EZTrace 1.x writes Pajé with) lays out its header, with
+/// dates in `date_scale` units: one container with a 2.5-unit state.
+fn gtg_paje() -> String {
+    let defs: [(&str, u32, &[&str]); 6] = [
+        ("PajeDefineContainerType", 0, &["Name", "Type", "Alias"]),
+        ("PajeDefineStateType", 1, &["Name", "Type", "Alias"]),
+        (
+            "PajeDefineEntityValue",
+            5,
+            &["Type", "Name", "Color", "Alias"],
+        ),
+        (
+            "PajeCreateContainer",
+            7,
+            &["Time", "Name", "Type", "Container", "Alias"],
+        ),
+        ("PajeDestroyContainer", 8, &["Time", "Name", "Type"]),
+        ("PajeSetState", 10, &["Time", "Type", "Container", "Value"]),
+    ];
+    let mut out = String::new();
+    for (name, id, fields) in defs {
+        out.push_str(&format!("%EventDef {name} {id}\n"));
+        for f in fields {
+            let kind = if *f == "Time" { "date" } else { "string" };
+            out.push_str(&format!("% {f} {kind}\n"));
+        }
+        out.push_str("%EndEventDef\n");
+    }
+    out.push_str(
+        "0 \"Thread\" \"0\" \"CT_T\"\n1 \"State\" \"CT_T\" \"ST_T\"\n\
+7 0.0000000000000e+00 \"P#0_T#1\" \"CT_T\" \"0\" \"T1\"\n\
+10 1.0000000000000e+00 \"ST_T\" \"T1\" \"compute\"\n\
+10 3.5000000000000e+00 \"ST_T\" \"T1\" \"idle\"\n\
+8 4.0000000000000e+00 \"T1\" \"CT_T\"\n",
+    );
+    out
+}
+
+/// EZTrace's dates are milliseconds: its GTG header is recognised (and said so in a note),
+/// and `--time-unit` (here the import option) overrides it.
+#[test]
+fn paje_eztrace_dates_are_milliseconds_unless_told_otherwise() {
+    use shared::formats::paje::TimeUnit;
+    use shared::formats::{ImportOptions, import_with};
+    let text = gtg_paje();
+    let read = |unit| {
+        let options = ImportOptions {
+            time_unit: unit,
+            ..ImportOptions::default()
+        };
+        import_with(text.as_bytes(), None, "ez", &options).expect("imports")
+    };
+    let span = |i: &shared::formats::Imported| {
+        let (a, b) = i.trace.time_bounds().expect("events");
+        b.0 - a.0
+    };
+    let detected = read(None);
+    assert_eq!(detected.format, Format::Paje);
+    assert_eq!(span(&detected), 4_000_000, "4 ms in ns");
+    assert!(
+        detected.notes.iter().any(|n| n.contains("milliseconds")),
+        "{:?}",
+        detected.notes
+    );
+    assert_eq!(span(&read(Some(TimeUnit::Seconds))), 4_000_000_000);
+    assert_eq!(span(&read(Some(TimeUnit::Microseconds))), 4_000);
+    let told = read(Some(TimeUnit::Nanoseconds));
+    assert_eq!(span(&told), 4);
+    assert!(!told.notes.iter().any(|n| n.contains("milliseconds")));
+    // The destroyed container closes its state: no unclosed region.
+    let analysis = shared::analyses::metrics::analyze(
+        &detected.trace,
+        shared::analyses::metrics::AnalysisOptions::default(),
+    );
+    assert!(
+        !analysis
+            .diagnostics
+            .iter()
+            .any(|d| d.kind == shared::analyses::validate::DiagnosticKind::UnclosedRegion),
+        "{:?}",
+        analysis.diagnostics
+    );
 }

@@ -2,6 +2,7 @@
 
 mod analysis;
 mod analysis2;
+mod budget;
 mod fuzz;
 mod importers;
 mod invariants;

@@ -166,7 +166,12 @@ fn detection_skips_whitespace_and_a_byte_order_mark() {
 fn written_worked_example_reads_back_identical() {
     let trace = load("t4-worked-example.json");
     let text = native::write(&trace);
-    let again = native::parse(text.as_bytes(), "ignored").expect("written trace parses");
+    let again = native::parse(
+        text.as_bytes(),
+        "ignored",
+        &shared::formats::Budget::default(),
+    )
+    .expect("written trace parses");
     assert_eq!(again, trace);
 }
 
@@ -278,7 +283,7 @@ proptest! {
     #[test]
     fn any_trace_round_trips_through_the_native_format(trace in arb_trace()) {
         let text = native::write(&trace);
-        let again = native::parse(text.as_bytes(), "ignored").expect("written trace parses");
+        let again = native::parse(text.as_bytes(), "ignored", &shared::formats::Budget::default()).expect("written trace parses");
         prop_assert_eq!(again, trace);
     }
 

@@ -1,0 +1,169 @@
+//! The resource budget of one import: how many bytes (after decompression), events, processes
+//! and levels of region nesting a trace may have before the importer refuses it. The limits
+//! scale with the upload limit and a memory budget, so a small compressed upload cannot make
+//! the server allocate more than a plain upload of the largest accepted size would.
+//!
+//! Importers check the budget while they read, before they build the structures that would
+//! grow past it; the error names the limit ([`TraceError::exceeded`]).
+
+pub use crate::model::error::Limit;
+use crate::model::error::TraceError;
+
+/// The most a model and its analyses are taken to cost per event, in bytes: the peak resident
+/// memory of `tracescope analyze` per event, measured on the real samples and the synthetic
+/// benchmarks (0.8 to 1.9 KiB), rounded up.
+pub const BYTES_PER_EVENT: u64 = 2 << 10;
+
+/// The default memory budget of one import and its analyses.
+pub const DEFAULT_MEMORY_BYTES: u64 = 16 << 30;
+
+/// The default upload limit, which the default budget scales with.
+pub const DEFAULT_UPLOAD_BYTES: u64 = 1 << 30;
+
+/// The deepest region nesting accepted by default: deeper than any real program's call stack,
+/// and the analyses are linear in depth, so it guards memory only.
+pub const DEFAULT_MAX_DEPTH: u64 = 1 << 20;
+
+/// The limits of one import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Bytes of input after decompression (the compressed upload counts for nothing).
+    pub max_input_bytes: u64,
+    /// Events.
+    pub max_events: u64,
+    /// Processes.
+    pub max_processes: u64,
+    /// Depth of region nesting in one process.
+    pub max_depth: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::scaled(DEFAULT_UPLOAD_BYTES, DEFAULT_MEMORY_BYTES)
+    }
+}
+
+impl Budget {
+    /// The budget for an upload limit and a memory budget, both in bytes:
+    /// - input: the upload limit (a gzip upload may hold no more than a plain one);
+    /// - events: one per 8 bytes of input allowed (an OTF2 event record can be that small),
+    ///   and no more than the memory budget pays for at [`BYTES_PER_EVENT`];
+    /// - processes: one per KiB of input allowed, from 1,024 up to 2^20;
+    /// - depth: [`DEFAULT_MAX_DEPTH`].
+    pub fn scaled(upload_bytes: u64, memory_bytes: u64) -> Budget {
+        Budget {
+            max_input_bytes: upload_bytes,
+            max_events: (upload_bytes / 8).min(memory_bytes / BYTES_PER_EVENT),
+            max_processes: (upload_bytes / 1024).clamp(1 << 10, 1 << 20),
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// No limits (for tests and trusted local tools).
+    pub const UNLIMITED: Budget = Budget {
+        max_input_bytes: u64::MAX,
+        max_events: u64::MAX,
+        max_processes: u64::MAX,
+        max_depth: u64::MAX,
+    };
+
+    fn max(&self, limit: Limit) -> u64 {
+        match limit {
+            Limit::InputBytes => self.max_input_bytes,
+            Limit::Events => self.max_events,
+            Limit::Processes => self.max_processes,
+            Limit::Depth => self.max_depth,
+        }
+    }
+
+    /// Checks that `count` of `limit` is within the budget; the error points at `offset` in
+    /// `input`, where the reader was when the count went over.
+    pub fn check(
+        &self,
+        limit: Limit,
+        count: u64,
+        format: &str,
+        input: &[u8],
+        offset: usize,
+    ) -> Result<(), TraceError> {
+        let max = self.max(limit);
+        if count <= max {
+            return Ok(());
+        }
+        let mut error = TraceError::at_offset(
+            format,
+            input,
+            offset,
+            format!(
+                "the trace has more than {max} {} (the import budget; {} raises it)",
+                limit.what(),
+                limit.option()
+            ),
+        );
+        error.exceeded = Some(limit);
+        Err(error)
+    }
+
+    /// Checks a finished model's process count and deepest nesting, for the importers whose
+    /// reading does not count them as it goes.
+    pub fn check_model(
+        &self,
+        trace: &crate::model::Trace,
+        format: &str,
+        input: &[u8],
+    ) -> Result<(), TraceError> {
+        self.check(
+            Limit::Processes,
+            trace.processes.len() as u64,
+            format,
+            input,
+            0,
+        )?;
+        self.check(Limit::Events, trace.events.len() as u64, format, input, 0)?;
+        let mut depth = vec![0u64; trace.processes.len()];
+        let events = &trace.events;
+        for (i, kind) in events.kind().iter().enumerate() {
+            let d = &mut depth[events.process()[i].index()];
+            match kind {
+                crate::model::EventKind::Enter => {
+                    *d += 1;
+                    self.check(Limit::Depth, *d, format, input, 0)?;
+                }
+                crate::model::EventKind::Leave => *d = d.saturating_sub(1),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_budget_scales_with_the_upload_limit_and_memory() {
+        let b = Budget::default();
+        assert_eq!(b.max_input_bytes, 1 << 30);
+        // 2^30 / 8 = 128 Mi events from the input, 16 GiB / 2 KiB = 8 Mi from memory.
+        assert_eq!(b.max_events, 8 << 20);
+        assert_eq!(b.max_processes, 1 << 20);
+        let small = Budget::scaled(1 << 20, DEFAULT_MEMORY_BYTES);
+        assert_eq!(small.max_events, (1 << 20) / 8);
+        assert_eq!(small.max_processes, 1024);
+    }
+
+    #[test]
+    fn an_exceeded_limit_is_named_in_the_error() {
+        let b = Budget {
+            max_events: 3,
+            ..Budget::default()
+        };
+        assert!(b.check(Limit::Events, 3, "x", b"abc", 1).is_ok());
+        let e = b.check(Limit::Events, 4, "x", b"abc", 1).unwrap_err();
+        assert_eq!(e.exceeded, Some(Limit::Events));
+        assert_eq!(e.offset, 1);
+        assert!(e.message.contains("more than 3 events"), "{e}");
+        assert!(e.message.contains("--max-events"), "{e}");
+    }
+}
