@@ -165,7 +165,7 @@ struct Reader<'a> {
     model_events: usize,
     skipped: HashMap<String, usize>,
     /// Values read other than written, by what was done: each becomes a note.
-    adjusted: HashMap<String, usize>,
+    adjusted: super::reading::Adjusted,
     seq: usize,
     /// Counter series by (thread, series name), in the order first seen.
     counters: Vec<Counter>,
@@ -349,10 +349,11 @@ impl<'a> Reader<'a> {
                         let dur = ev.dur.unwrap_or(0.0);
                         if dur < 0.0 {
                             // Read as an instant, and said so.
-                            *self
-                                .adjusted
-                                .entry("X slices with a negative dur, read as instants".to_owned())
-                                .or_default() += 1;
+                            let input = self.input;
+                            self.adjusted
+                                .add("X slices with a negative dur, read as instants", || {
+                                    super::reading::position(input, offset)
+                                });
                         }
                         let dur = dur.max(0.0);
                         let end = to_ns(self.input, offset, ev.ts.unwrap_or(0.0) + dur)?;
@@ -605,7 +606,7 @@ pub fn parse(
         flows: HashMap::new(),
         model_events: 0,
         skipped: HashMap::new(),
-        adjusted: HashMap::new(),
+        adjusted: super::reading::Adjusted::default(),
         seq: 0,
         counters: Vec::new(),
         counter_ids: HashMap::new(),
@@ -623,12 +624,7 @@ pub fn parse(
             .iter()
             .map(|(what, &n)| (format!("events: {what}"), n)),
     ));
-    notes.extend(
-        reader
-            .adjusted
-            .iter()
-            .map(|(what, n)| format!("{n} {what}")),
-    );
+    notes.extend(reader.adjusted.notes());
     for (thread, open) in reader.open.iter().enumerate() {
         if !open.is_empty() {
             notes.push(format!(

@@ -515,7 +515,7 @@ struct Context<'d> {
     regions: HashMap<u32, (RegionId, RegionRole)>,
     skipped: BTreeMap<String, usize>,
     /// Values read other than written, by what was done: each becomes a note.
-    adjusted: BTreeMap<String, usize>,
+    adjusted: super::reading::Adjusted,
 }
 
 /// Tracescope's role for an OTF2 region role.
@@ -585,10 +585,11 @@ impl Context<'_> {
                     let corrected = corrected(buf.u64_full("a timestamp")?, &local.offsets);
                     if corrected < offset {
                         // Before the clock's global offset: read as its start, and said so.
-                        *self
-                            .adjusted
-                            .entry("timestamps before the clock's global offset, read as its start (tick 0)".to_owned())
-                            .or_default() += 1;
+                        let (name, at) = (buf.name, record_at);
+                        self.adjusted.add(
+                            "timestamps before the clock's global offset, read as its start (tick 0)",
+                            || format!("{name}, byte {at}"),
+                        );
                     }
                     time = corrected.saturating_sub(offset);
                     continue;
@@ -808,7 +809,7 @@ pub fn parse_archive(
         builder: TraceBuilder::new(fallback_name, Clock { ticks_per_second }),
         regions: HashMap::new(),
         skipped: BTreeMap::new(),
-        adjusted: BTreeMap::new(),
+        adjusted: super::reading::Adjusted::default(),
     };
     // Processes: CPU threads and GPUs; each on a node named after its group and machine node.
     let mut process_of_location: HashMap<u64, ProcessId> = HashMap::new();
@@ -967,9 +968,7 @@ pub fn parse_archive(
         }
     }
     let mut notes = super::reading::skipped_notes(cx.skipped.iter().map(|(what, &n)| (what, n)));
-    notes.extend(super::reading::adjusted_notes(
-        cx.adjusted.iter().map(|(what, &n)| (what, n)),
-    ));
+    notes.extend(cx.adjusted.notes());
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }

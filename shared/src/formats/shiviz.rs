@@ -82,9 +82,9 @@ fn entry(clock: &[(u32, u64)], host: u32) -> u64 {
         .map_or(0, |k| clock[k].1)
 }
 
-/// What the expression found: events, names, the hosts in order of their first event, and
-/// how many non-empty lines the matches cover.
-type Matches = (Vec<Parsed>, Names, Vec<u32>, usize);
+/// What the expression found: events, names, the hosts in order of their first event, how
+/// many non-empty lines the matches cover, and where the first text no match covers is.
+type Matches = (Vec<Parsed>, Names, Vec<u32>, usize, Option<usize>);
 
 /// Reads a ShiViz log with `pattern`, or the file's own or a default layout when `None`.
 pub fn parse(
@@ -219,6 +219,17 @@ fn matches(
     let mut is_host: Vec<bool> = Vec::new();
     let mut events = Vec::new();
     let mut covered = 0;
+    // The first non-blank text between matches (a line the expression did not read).
+    let mut first_gap = None;
+    let mut gap_check = |from: usize, to: usize| {
+        let gap = &body[from..to];
+        if first_gap.is_none()
+            && let Some(at) = gap.find(|c: char| !c.is_whitespace())
+        {
+            first_gap = Some(base + from + at);
+        }
+    };
+    let mut last_end = 0;
     for caps in regex.captures_iter(body) {
         let whole = caps.get(0).map_or(0..0, |m| m.range());
         let offset = base + whole.start;
@@ -254,6 +265,8 @@ fn matches(
             is_host[id as usize] = true;
             hosts.push(id);
         }
+        gap_check(last_end, whole.start);
+        last_end = whole.end;
         covered += body[whole].lines().count().max(1);
         events.push(Parsed {
             host: id,
@@ -262,7 +275,8 @@ fn matches(
             offset,
         });
     }
-    Ok((events, names, hosts, covered))
+    gap_check(last_end, body.len());
+    Ok((events, names, hosts, covered, first_gap))
 }
 
 /// The parents of each event, as ShiViz derives them: the events on other hosts whose
@@ -331,7 +345,7 @@ fn parents_of(events: &[Parsed], by_host: &[Vec<usize>], n_names: usize) -> Vec<
 
 fn build(
     input: &[u8],
-    (events, names, hosts, _): Matches,
+    (events, names, hosts, _, first_gap): Matches,
     unmatched: usize,
     name: &str,
 ) -> Result<(Trace, Vec<String>), TraceError> {
@@ -447,7 +461,12 @@ fn build(
         }
     }
     let notes = if unmatched > 0 {
-        vec![format!("skipped {unmatched} lines without a vector clock")]
+        let at = first_gap.map_or_else(String::new, |at| {
+            format!(" (the first at {})", super::reading::position(input, at))
+        });
+        vec![format!(
+            "skipped {unmatched} lines without a vector clock{at}"
+        )]
     } else {
         Vec::new()
     };

@@ -122,7 +122,8 @@ fn chrome_negative_durations_are_read_as_instants_with_a_note() {
         imported
             .notes
             .iter()
-            .any(|n| n == "1 X slices with a negative dur, read as instants"),
+            .any(|n| n
+                == "1 X slices with a negative dur, read as instants (the first at line 1, column 2 (byte 1))"),
         "{:?}",
         imported.notes
     );
@@ -938,8 +939,9 @@ fn otf2_timestamps_before_the_global_offset_are_noted() {
     let imported = shared::formats::import_files(&files, "x", &shared::formats::Budget::default())
         .expect("imports");
     assert!(
-        imported.notes.iter().any(|n| n
-            .ends_with("timestamps before the clock's global offset, read as its start (tick 0)")),
+        imported.notes.iter().any(|n| n.contains(
+            "timestamps before the clock's global offset, read as its start (tick 0) (the first at traces/"
+        ) && n.contains(".evt, byte ")),
         "{:?}",
         imported.notes
     );
@@ -1118,4 +1120,22 @@ fn paje_eztrace_dates_are_milliseconds_unless_told_otherwise() {
         "{:?}",
         analysis.diagnostics
     );
+}
+
+/// A ShiViz log cut off mid-event keeps what it read, and the note says where the unread text
+/// starts.
+#[test]
+fn shiviz_a_truncated_log_is_noted_with_the_position_of_the_cut() {
+    let whole = shared::model::synthetic::govector_token_ring(3, 2);
+    let lines = whole.lines().count();
+    let cut = format!("{whole}host0 {{\"host0\":");
+    let imported = import(cut.as_bytes(), None, "cut").expect("imports");
+    let full = import(whole.as_bytes(), None, "whole").expect("imports");
+    assert_eq!(imported.trace.events.len(), full.trace.events.len());
+    let expected = format!(
+        "skipped 1 lines without a vector clock (the first at line {}, column 1 (byte {}))",
+        lines + 1,
+        whole.len()
+    );
+    assert!(imported.notes.contains(&expected), "{:?}", imported.notes);
 }
