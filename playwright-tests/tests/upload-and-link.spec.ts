@@ -65,3 +65,21 @@ test('the wheel zooms at the cursor and the readout follows it', async ({ page }
   expect(after.message).toBeLessThan(before.message);
   expect(after.computing).not.toEqual(before.computing);
 });
+
+test('the upload form reads a Pajé trace in the time unit picked', async ({ page }) => {
+  const paje = [
+    '%EventDef PajeDefineContainerType 1', '% Alias string', '% Type string', '% Name string', '%EndEventDef',
+    '%EventDef PajeCreateContainer 7', '% Time date', '% Alias string', '% Type string', '% Container string',
+    '% Name string', '%EndEventDef',
+    '%EventDef PajeDestroyContainer 8', '% Time date', '% Name string', '% Type string', '%EndEventDef',
+    '1 CT 0 Thread', '7 0 t1 CT 0 t1', '8 250 t1 CT', '',
+  ].join('\n');
+  const home = new HomePage(page);
+  await home.goto();
+  await page.getByText('Options').click();
+  await page.getByTestId('time-unit').selectOption('us');
+  await home.upload({ name: 'units.paje', mimeType: 'text/plain', buffer: Buffer.from(paje) });
+  await page.waitForURL(RUN_URL);
+  // 250 µs, not the 250 s the dates would be read as by default.
+  await expect(page.getByText(/1 processes? · 2 events · 0 messages · 250 µs/)).toBeVisible();
+});
