@@ -1,10 +1,11 @@
 //! The `tracescope` binary's commands, one module each: `serve` the app, `import`, `analyze`
-//! and `convert` traces, `simulate` a transputer network. `files` holds what they share
+//! and `convert` traces, draw a trace's `hasse` diagram, `simulate` a transputer network. `files` holds what they share
 //! (reading and writing traces).
 
 pub mod analyze;
 pub mod convert;
 pub mod files;
+pub mod hasse;
 pub mod import;
 pub mod serve;
 pub mod simulate;
@@ -90,6 +91,30 @@ pub enum Command {
         #[command(flatten)]
         read: files::ReadArgs,
     },
+    /// Print a trace's Hasse (happened-before) diagram as the Hasse view draws it, or the
+    /// instances of dependence queries.
+    Hasse {
+        /// The trace file.
+        file: PathBuf,
+        /// Only vertices whose time lies in START..END (ticks).
+        #[arg(long, value_parser = hasse::parse_window)]
+        window: Option<(u64, u64)>,
+        /// Dependence descriptions (`DEPENDENCE name IS cause -> effect END`) to evaluate.
+        #[arg(long)]
+        query: Option<String>,
+        /// Every event its own vertex (by default local runs collapse into one).
+        #[arg(long)]
+        expand: bool,
+        /// Print one JSON object with named fields instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Read the file as this format instead of detecting it.
+        #[arg(long, value_parser = files::parse_format)]
+        format: Option<shared::formats::Format>,
+        /// How traces are read: the import budget, the Pajé time unit.
+        #[command(flatten)]
+        read: files::ReadArgs,
+    },
     /// Convert a trace to another format.
     Convert {
         /// The trace to read (any supported format, gzip allowed).
@@ -143,6 +168,25 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             read,
         } => convert::command(&input, to, &output, format, &default_options(read)),
         Command::Simulate(args) => simulate::command(args),
+        Command::Hasse {
+            file,
+            window,
+            query,
+            expand,
+            json,
+            format,
+            read,
+        } => hasse::command(
+            &file,
+            format,
+            &default_options(read),
+            &hasse::Request {
+                window,
+                query: query.as_deref(),
+                expand,
+                json,
+            },
+        ),
         Command::Analyze {
             file,
             json,

@@ -468,3 +468,87 @@ fn analyze_takes_the_budget_and_the_time_unit() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected s, ms, us or ns"));
 }
+
+/// `tracescope hasse` prints the diagram the Hasse view draws: on the worked example, expanded,
+/// one vertex per event and the engine's Hasse edges and layers; a window keeps the vertices
+/// inside it; a query prints its instances, and a typo its line and column.
+#[test]
+fn hasse_prints_the_engines_diagram_a_window_and_queries() {
+    use shared::analyses::causality::Causality;
+    use shared::graph::context::Context;
+    use shared::view::hasse::{Collapse, Diagram};
+    let path = shared_data("t4-worked-example.json");
+    let file = path.to_str().expect("utf-8 path");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["hasse", file, "--json"];
+        all.extend_from_slice(args);
+        let out = tracescope(&all);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("one JSON object")
+    };
+    let trace = shared::formats::import(&std::fs::read(&path).expect("reads"), None, "t4")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let causality = Causality::new(&trace, &cx.graph);
+    let engine = Diagram::new(&trace, &cx.graph, &causality, Collapse::None);
+
+    let expanded = json(&["--expand"]);
+    assert_eq!(expanded["vertices"].as_array().map(Vec::len), Some(13));
+    assert_eq!(
+        expanded["edges"].as_array().map(Vec::len),
+        Some(engine.edges.len())
+    );
+    assert_eq!(expanded["layers"], 8);
+    assert_eq!(expanded["layers"], engine.layers);
+    for (drawn, v) in expanded["vertices"]
+        .as_array()
+        .expect("vertices")
+        .iter()
+        .zip(&engine.vertices)
+    {
+        assert_eq!(drawn["event"], v.event.0);
+        assert_eq!(drawn["layer"], v.layer);
+        assert_eq!(drawn["lamport"], v.lamport);
+    }
+    // By default P1's start and its first receive call (no message touches either) are one.
+    let collapsed = json(&[]);
+    assert_eq!(collapsed["vertices"].as_array().map(Vec::len), Some(12));
+    assert_eq!(collapsed["vertices"][6]["count"], 2);
+    // The window 30..50 ticks: P0's receive call (35) and arrival (48), P1's arrival (33),
+    // send (38) and receive call (43).
+    let window = json(&["--window", "30..50", "--expand"]);
+    let times: Vec<u64> = window["vertices"]
+        .as_array()
+        .expect("vertices")
+        .iter()
+        .map(|v| v["time"].as_u64().expect("time"))
+        .collect();
+    assert_eq!(times, [35, 48, 33, 38, 43]);
+    assert_eq!(window["window"], serde_json::json!([30, 50]));
+
+    let query = json(&[
+        "--query",
+        "DEPENDENCE first IS msg_send{1} ON PROCESS A -> msg_arr{1} ON PROCESS B END",
+    ]);
+    assert_eq!(query["dependences"][0]["satisfied"], true);
+    assert_eq!(
+        query["dependences"][0]["instances"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    let typo = tracescope(&[
+        "hasse",
+        file,
+        "--query",
+        "DEPENDENCE first IS msg_send{1} ON PROCES A -> msg_arr{1} ON PROCESS B END",
+    ]);
+    assert!(!typo.status.success());
+    let stderr = String::from_utf8_lossy(&typo.stderr);
+    assert!(stderr.contains("line 1, column 36"), "{stderr}");
+}

@@ -835,3 +835,113 @@ fn t22_the_critical_path_and_the_execution_time_share_the_repaired_clocks() {
     assert_eq!(a.clocks, Clocks::Recorded);
     assert!(a.critical_path.length <= a.execution_time);
 }
+
+/// T24 as the Hasse view draws it: every event a vertex, every engine Hasse edge a drawn edge,
+/// layers s1 0, s2 1, r2 2, s3 3, x 0, r3 4, r1 5 (6 layers) and Lamport times one more.
+#[test]
+fn t24_the_drawn_diagram_is_the_engines_with_the_hand_computed_layers() {
+    use shared::view::hasse::{Axis, Collapse, Diagram};
+    let mut t = T::new(3, &[0, 1, 2]);
+    let x = t.b.intern("x");
+    t.send(0, 1, 2).send(0, 2, 1);
+    t.arr(1, 3, 0).send(1, 4, 2);
+    t.push(2, 1, EventKind::Probe, |r| r.text = Some(x));
+    t.arr(2, 5, 1).arr(2, 7, 0);
+    let trace = t.build();
+    let cx = Context::new(&trace);
+    let c = Causality::new(&trace, &cx.graph);
+    let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });
+    // x is a local run of one event: nothing collapses.
+    assert_eq!(d.vertices.len(), trace.events.len());
+    let mut drawn: Vec<(EventIdx, EventIdx, HasseKind)> = d
+        .edges
+        .iter()
+        .map(|e| {
+            (
+                d.vertices[e.from as usize].event,
+                d.vertices[e.to as usize].event,
+                e.kind,
+            )
+        })
+        .collect();
+    let mut engine: Vec<(EventIdx, EventIdx, HasseKind)> = hasse_edges(&cx.graph, &c)
+        .iter()
+        .map(|h| (h.from, h.to, h.kind))
+        .collect();
+    drawn.sort_by_key(|e| (e.0, e.1));
+    engine.sort_by_key(|e| (e.0, e.1));
+    assert_eq!(drawn, engine);
+    assert_eq!(drawn.len(), 6);
+    let layer = |p, k| d.vertices[d.vertex_of[ev(&trace, p, k).index()] as usize].layer;
+    assert_eq!(
+        [
+            layer(0, 0),
+            layer(0, 1),
+            layer(1, 0),
+            layer(1, 1),
+            layer(2, 0),
+            layer(2, 1),
+            layer(2, 2)
+        ],
+        [0, 1, 2, 3, 0, 4, 5]
+    );
+    assert_eq!(d.layers, 6);
+    let r1 = d.vertices[d.vertex_of[ev(&trace, 2, 2).index()] as usize];
+    assert_eq!(r1.lamport, 6);
+    assert_eq!(d.x(&r1, Axis::Lamport), 6);
+    assert_eq!(d.x(&r1, Axis::Physical), 7);
+    assert!(d.edges.iter().all(|e| !e.backwards), "a consistent trace");
+}
+
+/// A local run of three probes collapses into one vertex with a count, which takes one layer;
+/// expanded, it is three vertices on three layers.
+#[test]
+fn a_local_run_collapses_into_one_vertex_unless_expanded() {
+    use shared::view::hasse::{Collapse, Diagram};
+    let mut t = T::new(2, &[0, 1]);
+    t.push(0, 1, EventKind::Probe, |_| {})
+        .push(0, 2, EventKind::Probe, |_| {})
+        .push(0, 3, EventKind::Probe, |_| {})
+        .send(0, 4, 1);
+    t.arr(1, 6, 0);
+    let trace = t.build();
+    let cx = Context::new(&trace);
+    let c = Causality::new(&trace, &cx.graph);
+    let collapsed = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });
+    assert_eq!(collapsed.vertices.len(), 3);
+    assert_eq!(collapsed.vertices[0].count, 3);
+    assert_eq!(collapsed.vertices[0].last_time, Time(3));
+    // run 0, send 1, arrival 2.
+    let layers: Vec<u32> = collapsed.vertices.iter().map(|v| v.layer).collect();
+    assert_eq!(layers, [0, 1, 2]);
+    assert_eq!(collapsed.layers, 3);
+    let first = ev(&trace, 0, 0);
+    let expanded = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[first] });
+    assert_eq!(expanded.vertices.len(), 5);
+    assert_eq!(expanded.layers, 5);
+    assert_eq!(
+        Diagram::new(&trace, &cx.graph, &c, Collapse::None),
+        expanded
+    );
+}
+
+/// On the Paraver sample (two messages arrive before they are sent) the drawn diagram marks
+/// exactly those two message edges as going back in physical time.
+#[test]
+fn the_clock_violations_are_the_backward_edges() {
+    use shared::view::hasse::{Collapse, Diagram};
+    let bytes = std::fs::read(crate::data_path(
+        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
+    ))
+    .expect("sample");
+    let trace = shared::formats::import(&bytes, None, "qsort")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let c = Causality::new(&trace, &cx.graph);
+    let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });
+    let backwards: Vec<_> = d.edges.iter().filter(|e| e.backwards).collect();
+    assert_eq!(backwards.len(), 2, "{backwards:?}");
+    assert!(backwards.iter().all(|e| e.kind == HasseKind::Message));
+    assert!(d.vertices.len() < trace.events.len(), "local runs collapse");
+}
