@@ -1,3 +1,4 @@
 //! Reusable views.
 
 pub mod gantt;
+pub mod hasse;

@@ -1,4 +1,4 @@
-//! `/runs/{id}`: one run's summary and its Gantt chart.
+//! `/runs/{id}`: one run's summary and its views: the Gantt chart and the Hasse diagram.
 
 use std::sync::Arc;
 
@@ -6,13 +6,14 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use shared::Trace;
 use shared::view::api::{RunDetail, RunInfo};
-use shared::view::state::ViewState;
+use shared::view::state::{ViewKind, ViewState};
 
 use crate::api;
 use crate::components::gantt::GanttChart;
-use crate::workspace::Workspace;
+use crate::components::hasse::HasseView;
 use crate::workspace::data::RunData;
 use crate::workspace::store::Store;
+use crate::workspace::{Command, Workspace};
 
 /// Runs with more events than this are drawn by the server's viewport API instead of being
 /// loaded into the browser (a million-event run opens in about 1.7 s in the browser; see the
@@ -96,6 +97,39 @@ pub fn ViewPage() -> impl IntoView {
     }
 }
 
+/// `display` for a view's pane: shown when it is the workspace's view. Both stay mounted, so a
+/// view keeps what it built while the other is shown.
+fn shown(store: Store, kind: ViewKind) -> &'static str {
+    if store.with(|ws| ws.view == kind) {
+        "block"
+    } else {
+        "none"
+    }
+}
+
+/// The tabs that switch the workspace's view.
+fn view_tabs(store: Store) -> impl IntoView {
+    let tab = move |kind: ViewKind, label: &'static str, id: &'static str| {
+        view! {
+            <button
+                role="tab"
+                class="view-tab"
+                data-testid=id
+                aria-selected=move || store.with(|ws| ws.view == kind).to_string()
+                on:click=move |_| store.dispatch(Command::ShowView(kind))
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <div class="view-tabs" role="tablist" aria-label="Views of this run">
+            {tab(ViewKind::Gantt, "Gantt chart", "tab-gantt")}
+            {tab(ViewKind::Hasse, "Happened-before (Hasse)", "tab-hasse")}
+        </div>
+    }
+}
+
 /// The run's facts, its workspace (shown as the Gantt chart), and a button that shares the
 /// whole workspace. With `state` (a permalink's), the workspace opens as it was shared.
 #[component]
@@ -173,7 +207,13 @@ pub fn RunView(
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
             </div>
-            <GanttChart trace=trace run_id=Some(run.id.clone()) data=data remote=remote/>
+            {view_tabs(store)}
+            <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
+                <GanttChart trace=trace.clone() run_id=Some(run.id.clone()) data=data remote=remote/>
+            </div>
+            <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
+                <HasseView trace=trace remote=remote/>
+            </div>
         </div>
     }
 }

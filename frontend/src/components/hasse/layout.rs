@@ -1,0 +1,607 @@
+//! The Hasse view's layout: from the drawn diagram, the rows shown, the time window and the x
+//! axis, a display list for the Gantt chart's painter and the targets a pointer can hit. Pure,
+//! so it is tested natively.
+//!
+//! Vertices whose time lies in the window are drawn on their process's row; on the logical
+//! axes (layers, Lamport time) they spread over the plot by that value, on the physical axis
+//! the window's [`TimeScale`] places them. Vertices that land on one pixel of one row are one
+//! mark with a count, and edges past the drawing budget are counted, so nothing is dropped
+//! without being said.
+
+use shared::analyses::causality::HasseKind;
+use shared::model::time::{Clock, Time};
+use shared::view::hasse::{Axis, Diagram, Vertex};
+
+use crate::components::gantt::axis;
+use crate::components::gantt::scene::draw::{DrawItem, colors};
+use crate::components::gantt::scene::icons::icon_of;
+use crate::components::gantt::time_scale::TimeScale;
+
+/// The most edges drawn in one frame; the rest are counted.
+pub const MAX_EDGES: usize = 40_000;
+
+/// Colours of the causal past and future of the selected event.
+pub mod area_colors {
+    /// The pre-area (causal past).
+    pub const PRE: &str = "#1f77b4";
+    /// The post-area (causal future).
+    pub const POST: &str = "#e8590c";
+    /// A dependence instance that holds.
+    pub const HOLDS: &str = "#2e8b57";
+}
+
+/// Where a vertex stands relative to the selected event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Area {
+    /// Concurrent with it (or nothing is selected).
+    #[default]
+    Concurrent,
+    /// In its causal past.
+    Pre,
+    /// In its causal future.
+    Post,
+    /// The selected event's own vertex.
+    Selected,
+}
+
+/// The plot's size and spacing, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    /// The canvas's width.
+    pub width: f64,
+    /// The canvas's height.
+    pub height: f64,
+    /// The width of the row labels on the left.
+    pub gutter: f64,
+    /// The height of the axis band on top.
+    pub axis: f64,
+    /// One row's height.
+    pub row_height: f64,
+}
+
+impl Geometry {
+    /// The geometry of a canvas of this size.
+    pub fn new(width: f64, height: f64) -> Geometry {
+        Geometry {
+            width,
+            height,
+            gutter: 170.0,
+            axis: 26.0,
+            row_height: 30.0,
+        }
+    }
+
+    fn plot_width(&self) -> f64 {
+        (self.width - self.gutter - 2.0 * PAD).max(1.0)
+    }
+
+    /// How many rows fit.
+    pub fn n_rows(&self) -> usize {
+        ((self.height - self.axis) / self.row_height)
+            .floor()
+            .max(1.0) as usize
+    }
+}
+
+/// Space kept at both ends of the plot so end vertices are not cut.
+const PAD: f64 = 14.0;
+
+/// What the view shows: rows, window, axis and marks.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// The processes on the rows, top to bottom.
+    pub rows: &'a [u32],
+    /// The first row shown.
+    pub top_row: usize,
+    /// The time window `[start, end)` in ticks.
+    pub window: (u64, u64),
+    /// The x axis.
+    pub axis: Axis,
+    /// The trace's clock (for the physical axis's labels).
+    pub clock: Clock,
+    /// Each vertex's area (empty: nothing selected).
+    pub areas: &'a [Area],
+    /// Vertices of dependence instances: (vertex, holds).
+    pub marked: &'a [(u32, bool)],
+}
+
+/// A mark the pointer can hit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Its centre.
+    pub x: f64,
+    /// Its centre.
+    pub y: f64,
+    /// The vertex it shows (the first of its pixel).
+    pub vertex: u32,
+    /// How many events it stands for.
+    pub events: u64,
+}
+
+/// A drawn edge, for hovering.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EdgeHit {
+    /// From.
+    pub a: (f64, f64),
+    /// To.
+    pub b: (f64, f64),
+    /// The edge's index in the diagram.
+    pub edge: u32,
+}
+
+/// The laid-out frame.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// What to paint, in order.
+    pub items: Vec<DrawItem>,
+    /// The marks, for clicks.
+    pub hits: Vec<Hit>,
+    /// The drawn edges, for hovering.
+    pub edges: Vec<EdgeHit>,
+    /// Vertices in the window on the rows shown.
+    pub vertices_shown: usize,
+    /// Edges drawn.
+    pub edges_drawn: usize,
+    /// Edges with both ends shown but past [`MAX_EDGES`].
+    pub edges_over_budget: usize,
+    /// Edges drawn that go back in physical time.
+    pub edges_backwards: usize,
+}
+
+/// Where the x axis's values land.
+enum XScale {
+    Time(TimeScale),
+    Logical { first: u64, per_px: f64 },
+}
+
+impl XScale {
+    fn x(&self, g: &Geometry, d: &Diagram, v: &Vertex, axis: Axis) -> f64 {
+        g.gutter
+            + PAD
+            + match self {
+                XScale::Time(scale) => scale.time_to_px(v.time),
+                XScale::Logical { first, per_px } => {
+                    (d.x(v, axis).saturating_sub(*first)) as f64 / per_px
+                }
+            }
+    }
+}
+
+/// Whether a vertex's events overlap the window (whose end tick counts: a run's last event is
+/// at its last tick).
+fn in_window(v: &Vertex, window: (u64, u64)) -> bool {
+    v.last_time.0 >= window.0 && v.time.0 <= window.1
+}
+
+fn x_scale(d: &Diagram, frame: &Frame<'_>, g: &Geometry) -> XScale {
+    match frame.axis {
+        Axis::Physical => XScale::Time(TimeScale::fit(
+            Time(frame.window.0),
+            Time(frame.window.1),
+            g.plot_width(),
+        )),
+        axis => {
+            let values = d
+                .vertices
+                .iter()
+                .filter(|v| in_window(v, frame.window))
+                .map(|v| d.x(v, axis));
+            let first = values.clone().min().unwrap_or(0);
+            let last = values.max().unwrap_or(first);
+            XScale::Logical {
+                first,
+                per_px: (last - first).max(1) as f64 / g.plot_width(),
+            }
+        }
+    }
+}
+
+/// Lays out one frame of diagram `d` whose processes are named `names`.
+pub fn layout(d: &Diagram, names: &[String], frame: &Frame<'_>, g: &Geometry) -> Layout {
+    let mut out = Layout::default();
+    let n_shown = g
+        .n_rows()
+        .min(frame.rows.len().saturating_sub(frame.top_row));
+    let shown = &frame.rows[frame.top_row..frame.top_row + n_shown];
+    let mut row_of = vec![usize::MAX; names.len()];
+    for (r, &p) in shown.iter().enumerate() {
+        if let Some(slot) = row_of.get_mut(p as usize) {
+            *slot = r;
+        }
+    }
+    let y_of = |r: usize| g.axis + (r as f64 + 0.5) * g.row_height;
+    rows_and_labels(&mut out.items, names, shown, g);
+    let scale = x_scale(d, frame, g);
+    axis_labels(&mut out.items, &scale, frame, g);
+    // One mark per pixel of a row: the vertex first drawn there stands for the rest.
+    let mut position: Vec<Option<(f64, f64)>> = vec![None; d.vertices.len()];
+    let mut pixel: std::collections::HashMap<(usize, i64), usize> = Default::default();
+    for (i, v) in d.vertices.iter().enumerate() {
+        let Some(&r) = row_of.get(v.process.index()) else {
+            continue;
+        };
+        if r == usize::MAX || !in_window(v, frame.window) {
+            continue;
+        }
+        out.vertices_shown += 1;
+        let (x, y) = (scale.x(g, d, v, frame.axis), y_of(r));
+        let k = *pixel.entry((r, x.round() as i64)).or_insert_with(|| {
+            out.hits.push(Hit {
+                x,
+                y,
+                vertex: i as u32,
+                events: 0,
+            });
+            out.hits.len() - 1
+        });
+        out.hits[k].events += u64::from(v.count);
+        let hit = out.hits[k];
+        position[i] = Some((hit.x, hit.y));
+    }
+    edges(&mut out, d, &position);
+    vertices(&mut out.items, d, &out.hits, frame);
+    out
+}
+
+fn rows_and_labels(items: &mut Vec<DrawItem>, names: &[String], shown: &[u32], g: &Geometry) {
+    for (r, &p) in shown.iter().enumerate() {
+        let y = g.axis + (r as f64 + 0.5) * g.row_height;
+        if r % 2 == 1 {
+            items.push(DrawItem::Rect {
+                x: 0.0,
+                y: y - g.row_height / 2.0,
+                w: g.width,
+                h: g.row_height,
+                color: colors::PANEL,
+            });
+        }
+        items.push(DrawItem::Line {
+            x1: g.gutter,
+            y1: y,
+            x2: g.width,
+            y2: y,
+            color: colors::GRID,
+            width: 1.0,
+        });
+        let name = names.get(p as usize).map_or("?", String::as_str);
+        items.push(DrawItem::Text {
+            x: 8.0,
+            y,
+            text: fit(name, g.gutter - 16.0),
+            color: colors::TEXT,
+            align_right: false,
+        });
+    }
+}
+
+/// `text` cut with an ellipsis to fit `px` at the chart's font.
+fn fit(text: &str, px: f64) -> String {
+    let max = (px / axis::CHAR_PX).floor().max(1.0) as usize;
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        let kept: String = text.chars().take(max.saturating_sub(1)).collect();
+        format!("{kept}…")
+    }
+}
+
+fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: &Geometry) {
+    let y = g.axis / 2.0;
+    let left = g.gutter + PAD;
+    match scale {
+        XScale::Time(s) => {
+            for t in axis::ticks(s, frame.clock) {
+                let x = left + s.tick_to_px(t.tick);
+                items.push(DrawItem::Line {
+                    x1: x,
+                    y1: g.axis - 6.0,
+                    x2: x,
+                    y2: g.axis,
+                    color: colors::TEXT,
+                    width: 1.0,
+                });
+                items.push(DrawItem::Text {
+                    x: left + t.label_x,
+                    y,
+                    text: t.label,
+                    color: colors::TEXT,
+                    align_right: false,
+                });
+            }
+        }
+        XScale::Logical { first, per_px } => {
+            let unit = if frame.axis == Axis::Layer {
+                "layer"
+            } else {
+                "Lamport"
+            };
+            let step = axis::nice_step(per_px * 90.0).max(1.0) as u64;
+            let last = first + (g.plot_width() * per_px) as u64;
+            let mut v = first.div_ceil(step) * step;
+            while v <= last {
+                let x = left + (v - first) as f64 / per_px;
+                items.push(DrawItem::Line {
+                    x1: x,
+                    y1: g.axis - 6.0,
+                    x2: x,
+                    y2: g.axis,
+                    color: colors::TEXT,
+                    width: 1.0,
+                });
+                let text = if v == first.div_ceil(step) * step {
+                    format!("{unit} {v}")
+                } else {
+                    v.to_string()
+                };
+                if x + axis::label_px(&text) + 4.0 < g.width {
+                    items.push(DrawItem::Text {
+                        x: x + 4.0,
+                        y,
+                        text,
+                        color: colors::TEXT,
+                        align_right: false,
+                    });
+                }
+                v += step;
+            }
+        }
+    }
+}
+
+fn edges(out: &mut Layout, d: &Diagram, position: &[Option<(f64, f64)>]) {
+    for (k, e) in d.edges.iter().enumerate() {
+        let (Some(a), Some(b)) = (position[e.from as usize], position[e.to as usize]) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        if out.edges_drawn >= MAX_EDGES {
+            out.edges_over_budget += 1;
+            continue;
+        }
+        out.edges_drawn += 1;
+        out.edges.push(EdgeHit {
+            a,
+            b,
+            edge: k as u32,
+        });
+        let item = match (e.kind, e.backwards) {
+            (_, true) => {
+                // Back in time: a clock violation, drawn thick in the fault colour.
+                out.edges_backwards += 1;
+                out.items.push(DrawItem::Line {
+                    x1: a.0,
+                    y1: a.1,
+                    x2: b.0,
+                    y2: b.1,
+                    color: colors::FAULT,
+                    width: 2.5,
+                });
+                DrawItem::Arrow {
+                    x1: a.0,
+                    y1: a.1,
+                    x2: b.0,
+                    y2: b.1,
+                    color: colors::FAULT,
+                }
+            }
+            (HasseKind::Program, false) => DrawItem::Line {
+                x1: a.0,
+                y1: a.1,
+                x2: b.0,
+                y2: b.1,
+                color: colors::HOVERED,
+                width: 1.0,
+            },
+            (HasseKind::Message | HasseKind::Collective, false) => DrawItem::Arrow {
+                x1: a.0,
+                y1: a.1,
+                x2: b.0,
+                y2: b.1,
+                color: colors::MESSAGE,
+            },
+        };
+        out.items.push(item);
+    }
+}
+
+fn vertices(items: &mut Vec<DrawItem>, d: &Diagram, hits: &[Hit], frame: &Frame<'_>) {
+    for hit in hits {
+        let v = &d.vertices[hit.vertex as usize];
+        let (x, y) = (hit.x, hit.y);
+        if hit.events > 1 {
+            // A collapsed run, or several vertices on one pixel: a box with the count.
+            let text = hit.events.to_string();
+            let w = axis::label_px(&text) + 6.0;
+            items.push(DrawItem::Rect {
+                x: x - w / 2.0,
+                y: y - 8.0,
+                w,
+                h: 16.0,
+                color: colors::COUNTER,
+            });
+            items.push(DrawItem::Text {
+                x: x - w / 2.0 + 3.0,
+                y,
+                text,
+                color: colors::TEXT,
+                align_right: false,
+            });
+        } else {
+            match icon_of(v.kind) {
+                Some(icon) => items.push(DrawItem::Icon {
+                    x,
+                    y,
+                    icon,
+                    color: colors::ICON,
+                }),
+                None => items.push(DrawItem::Rect {
+                    x: x - 3.0,
+                    y: y - 3.0,
+                    w: 6.0,
+                    h: 6.0,
+                    color: colors::ICON,
+                }),
+            }
+        }
+        let area = frame
+            .areas
+            .get(hit.vertex as usize)
+            .copied()
+            .unwrap_or_default();
+        let ring = match area {
+            Area::Concurrent => None,
+            Area::Pre => Some((area_colors::PRE, 2.0)),
+            Area::Post => Some((area_colors::POST, 2.0)),
+            Area::Selected => Some((colors::SELECTED, 3.0)),
+        };
+        if let Some((color, width)) = ring {
+            items.push(DrawItem::Ring {
+                x,
+                y,
+                r: 10.0,
+                color,
+                width,
+            });
+        }
+        if let Some(&(_, holds)) = frame.marked.iter().find(|m| m.0 == hit.vertex) {
+            items.push(DrawItem::Ring {
+                x,
+                y,
+                r: 13.0,
+                color: if holds {
+                    area_colors::HOLDS
+                } else {
+                    colors::FAULT
+                },
+                width: 2.0,
+            });
+        }
+    }
+}
+
+/// The mark nearest `(x, y)` within 12 pixels.
+pub fn hit_at(layout: &Layout, x: f64, y: f64) -> Option<Hit> {
+    layout
+        .hits
+        .iter()
+        .map(|h| (h, (h.x - x).hypot(h.y - y)))
+        .filter(|(_, d)| *d <= 12.0)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(h, _)| *h)
+}
+
+/// The drawn edge nearest `(x, y)` within 4 pixels.
+pub fn edge_at(layout: &Layout, x: f64, y: f64) -> Option<EdgeHit> {
+    let distance = |e: &EdgeHit| {
+        let (dx, dy) = (e.b.0 - e.a.0, e.b.1 - e.a.1);
+        let len2 = (dx * dx + dy * dy).max(1e-9);
+        let t = (((x - e.a.0) * dx + (y - e.a.1) * dy) / len2).clamp(0.0, 1.0);
+        (e.a.0 + t * dx - x).hypot(e.a.1 + t * dy - y)
+    };
+    layout
+        .edges
+        .iter()
+        .map(|e| (e, distance(e)))
+        .filter(|(_, d)| *d <= 4.0)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(e, _)| *e)
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::analyses::causality::Causality;
+    use shared::graph::context::Context;
+    use shared::view::hasse::{Axis, Collapse, Diagram};
+
+    use super::*;
+    use crate::components::gantt::test_data::worked_example;
+
+    fn diagram(trace: &shared::Trace, collapse: Collapse<'_>) -> Diagram {
+        let cx = Context::new(trace);
+        let c = Causality::new(trace, &cx.graph);
+        Diagram::new(trace, &cx.graph, &c, collapse)
+    }
+
+    fn frame<'a>(rows: &'a [u32], axis: Axis, window: (u64, u64)) -> Frame<'a> {
+        Frame {
+            rows,
+            top_row: 0,
+            window,
+            axis,
+            clock: Clock::default(),
+            areas: &[],
+            marked: &[],
+        }
+    }
+
+    #[test]
+    fn every_vertex_and_edge_of_the_worked_example_is_drawn_once() {
+        let trace = worked_example();
+        let d = diagram(&trace, Collapse::None);
+        let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
+        let g = Geometry::new(1200.0, 200.0);
+        for axis in [Axis::Layer, Axis::Lamport, Axis::Physical] {
+            let laid = layout(&d, &names, &frame(&[0, 1], axis, (0, 69)), &g);
+            assert_eq!(laid.vertices_shown, 13, "{axis:?}");
+            assert_eq!(laid.hits.len(), 13, "{axis:?}: one mark per vertex");
+            assert_eq!(laid.edges_drawn, d.edges.len(), "{axis:?}");
+            // Marks stay inside the plot.
+            assert!(laid.hits.iter().all(|h| h.x >= g.gutter && h.x <= g.width));
+        }
+        // Layers spread evenly: layer k at gutter + pad + k · (plot / 7).
+        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Layer, (0, 69)), &g);
+        let x_of = |event: u32| {
+            laid.hits
+                .iter()
+                .find(|h| d.vertices[h.vertex as usize].event.0 == event)
+                .map(|h| h.x)
+        };
+        let per_layer = (1200.0 - 170.0 - 28.0) / 7.0;
+        let x0 = x_of(0).expect("A's start");
+        assert!((x_of(1).expect("A's send") - x0 - per_layer).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_narrow_window_keeps_only_its_vertices_and_a_narrow_plot_counts_what_shares_a_pixel() {
+        let trace = worked_example();
+        let d = diagram(&trace, Collapse::None);
+        let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
+        let g = Geometry::new(1200.0, 200.0);
+        // 30..50: A's receive call (35) and arrival (48), B's arrival (33), send (38) and
+        // receive call (43).
+        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Physical, (30, 50)), &g);
+        assert_eq!(laid.vertices_shown, 5);
+        // Only B's row: 3 of them.
+        let laid = layout(&d, &names, &frame(&[1], Axis::Physical, (30, 50)), &g);
+        assert_eq!(laid.vertices_shown, 3);
+        // A plot a few pixels wide: fewer marks, but every event counted.
+        let tiny = Geometry::new(170.0 + 28.0 + 3.0, 200.0);
+        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Layer, (0, 69)), &tiny);
+        assert!(laid.hits.len() < 13);
+        assert_eq!(laid.hits.iter().map(|h| h.events).sum::<u64>(), 13);
+    }
+
+    #[test]
+    fn the_pointer_finds_the_nearest_mark_and_edge() {
+        let trace = worked_example();
+        let d = diagram(&trace, Collapse::None);
+        let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
+        let laid = layout(
+            &d,
+            &names,
+            &frame(&[0, 1], Axis::Layer, (0, 69)),
+            &Geometry::new(1200.0, 200.0),
+        );
+        let h = laid.hits[3];
+        assert_eq!(hit_at(&laid, h.x + 3.0, h.y - 2.0), Some(h));
+        assert_eq!(hit_at(&laid, h.x + 40.0, h.y + 40.0), None);
+        let e = laid.edges[0];
+        let mid = ((e.a.0 + e.b.0) / 2.0, (e.a.1 + e.b.1) / 2.0);
+        assert_eq!(
+            edge_at(&laid, mid.0, mid.1 + 1.0).map(|x| x.edge),
+            Some(e.edge)
+        );
+    }
+}

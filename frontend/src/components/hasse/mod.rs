@@ -1,0 +1,589 @@
+//! The Hasse (happened-before) view: the run's events as vertices on their process's row, the
+//! covering relation of happened-before as edges, on an x axis of longest-path layers, Lamport
+//! time or physical time (a causality history diagram, where an edge back in time is a clock
+//! violation, drawn in the fault colour).
+//!
+//! It shares the run's workspace with the Gantt chart: the time window (zooming here zooms
+//! there), the rows, and the selection — clicking a vertex selects its event in both views, and
+//! the selected event's causal past and future are ringed. Dependence queries (SIMPLE's
+//! language, `shared::analyses::dependence`) mark their instances.
+
+pub mod layout;
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use shared::Trace;
+use shared::analyses::causality::{Causality, HasseKind};
+use shared::analyses::dependence;
+use shared::graph::execution::ExecutionGraph;
+use shared::graph::pairing::pair_messages;
+use shared::model::EventIdx;
+use shared::view::hasse::{Axis, Collapse, Diagram};
+use shared::view::state::{Selection, ViewKind};
+use wasm_bindgen::JsCast as _;
+use web_sys::CanvasRenderingContext2d;
+
+use self::layout::{Area, Frame, Geometry, Layout};
+use crate::components::gantt::paint;
+use crate::workspace::Command;
+use crate::workspace::store::Store;
+
+/// What the canvas publishes for tests and tools.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Probe {
+    hits: String,
+    pre: u64,
+    post: u64,
+    backwards: usize,
+}
+
+/// The causality of a run, built once when the view is first shown.
+struct Built {
+    causality: Causality,
+    diagram: Diagram,
+    /// The runs kept expanded when the diagram was made.
+    expanded: Vec<EventIdx>,
+}
+
+/// What the view keeps between frames.
+#[derive(Clone, Copy)]
+struct View {
+    store: Store,
+    trace: StoredValue<Arc<Trace>>,
+    built: RwSignal<Option<Arc<Built>>>,
+    expanded: RwSignal<Vec<EventIdx>>,
+    axis: RwSignal<Axis>,
+    marked: RwSignal<Vec<(EventIdx, bool)>>,
+    canvas: NodeRef<leptos::html::Canvas>,
+    layout: StoredValue<Layout>,
+    label: RwSignal<String>,
+    stats: RwSignal<String>,
+    /// What tests read off the canvas: the first marks as `[event, x, y]`, the pre- and
+    /// post-area counts and the edges back in time.
+    probe: RwSignal<Probe>,
+    resized: RwSignal<u32>,
+}
+
+/// The Hasse view of a run held in the browser (`remote`: only its outline is here).
+#[component]
+pub fn HasseView(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> impl IntoView {
+    if remote {
+        return view! {
+            <p class="warning" data-testid="hasse-remote">
+                "This run is drawn from the server; the Hasse view needs the run in the browser (up to 2 million events) for now."
+            </p>
+        }
+        .into_any();
+    }
+    let store = Store::expect();
+    let view = View {
+        store,
+        trace: StoredValue::new(trace),
+        built: RwSignal::new(None),
+        expanded: RwSignal::new(Vec::new()),
+        axis: RwSignal::new(Axis::Layer),
+        marked: RwSignal::new(Vec::new()),
+        canvas: NodeRef::new(),
+        layout: StoredValue::new(Layout::default()),
+        label: RwSignal::new(String::new()),
+        stats: RwSignal::new(String::new()),
+        probe: RwSignal::new(Probe::default()),
+        resized: RwSignal::new(0),
+    };
+    build_when_shown(view);
+    schedule_paints(view);
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        view.resized.update(|n| *n += 1)
+    });
+    on_cleanup(move || resize.remove());
+    view! {
+        <div class="hasse" data-testid="hasse">
+            {toolbar(view)}
+            <canvas
+                node_ref=view.canvas
+                class="hasse-canvas"
+                data-testid="hasse-canvas"
+                title=move || view.label.get()
+                data-hits=move || view.probe.with(|p| p.hits.clone())
+                data-pre=move || view.probe.with(|p| p.pre.to_string())
+                data-post=move || view.probe.with(|p| p.post.to_string())
+                data-backwards=move || view.probe.with(|p| p.backwards.to_string())
+                on:click=move |ev| on_click(view, &ev)
+                on:pointermove=move |ev| on_hover(view, &ev)
+                on:wheel=move |ev| on_wheel(view, &ev)
+            ></canvas>
+            {query_panel(view)}
+        </div>
+    }
+    .into_any()
+}
+
+/// Builds the causality the first time the view is shown, and the diagram again whenever a
+/// run is expanded.
+fn build_when_shown(view: View) {
+    Effect::new(move |_| {
+        let shown = view.store.with(|ws| ws.view == ViewKind::Hasse);
+        let expanded = view.expanded.get();
+        if !shown {
+            return;
+        }
+        let before = view.built.get_untracked();
+        if before.as_ref().is_some_and(|b| b.expanded == expanded) {
+            return;
+        }
+        let trace = view.trace.get_value();
+        let graph = ExecutionGraph::new(&trace, &pair_messages(&trace));
+        let causality = match before {
+            Some(b) => b.causality.clone(),
+            None => Causality::new(&trace, &graph),
+        };
+        let collapse = Collapse::Runs {
+            expanded: &expanded,
+        };
+        let diagram = Diagram::new(&trace, &graph, &causality, collapse);
+        view.built.set(Some(Arc::new(Built {
+            causality,
+            diagram,
+            expanded,
+        })));
+    });
+}
+
+fn schedule_paints(view: View) {
+    let pending = StoredValue::new(false);
+    Effect::new(move |_| {
+        view.store.track();
+        view.built.track();
+        view.axis.track();
+        view.marked.track();
+        view.resized.track();
+        if pending.get_value() {
+            return;
+        }
+        pending.set_value(true);
+        request_animation_frame(move || {
+            pending.set_value(false);
+            paint_now(view);
+        });
+    });
+}
+
+/// Each vertex's place relative to the selected event.
+fn areas(built: &Built, selected: Option<EventIdx>) -> Vec<Area> {
+    let Some(e) = selected.filter(|e| e.index() < built.diagram.vertex_of.len()) else {
+        return Vec::new();
+    };
+    let own = built.diagram.vertex_of[e.index()];
+    let c = &built.causality;
+    built
+        .diagram
+        .vertices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let last = EventIdx(v.event.0 + v.count - 1);
+            if i as u32 == own {
+                Area::Selected
+            } else if c.happened_before(last, e) {
+                Area::Pre
+            } else if c.happened_before(e, v.event) {
+                Area::Post
+            } else {
+                Area::Concurrent
+            }
+        })
+        .collect()
+}
+
+fn selected_event(store: Store) -> Option<EventIdx> {
+    store.with_untracked(|ws| match ws.selected {
+        Some(Selection::Event { index }) => u32::try_from(index).ok().map(EventIdx),
+        _ => None,
+    })
+}
+
+fn paint_now(view: View) {
+    let (Some(canvas), Some(built)) = (view.canvas.get_untracked(), view.built.get_untracked())
+    else {
+        return;
+    };
+    let rect = canvas.get_bounding_client_rect();
+    if rect.width() < 1.0 {
+        return;
+    }
+    let trace = view.trace.get_value();
+    let n_rows = view.store.with_untracked(|ws| {
+        ws.processes
+            .as_ref()
+            .map_or(trace.processes.len(), Vec::len)
+    });
+    let g = Geometry::new(rect.width(), 26.0 + 30.0 * n_rows.clamp(2, 24) as f64);
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let (w, h) = (
+        (g.width * dpr).round() as u32,
+        (g.height * dpr).round() as u32,
+    );
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+        let _ = canvas.set_attribute("style", &format!("height: {}px", g.height));
+    }
+    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+        return;
+    };
+    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
+        return;
+    };
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
+    let (rows, top_row, window) = view.store.with_untracked(|ws| {
+        let rows = ws
+            .processes
+            .clone()
+            .unwrap_or_else(|| (0..trace.processes.len() as u32).collect());
+        (rows, ws.top_row as usize, ws.window)
+    });
+    let areas = areas(&built, selected_event(view.store));
+    let marked: Vec<(u32, bool)> = view.marked.with_untracked(|m| {
+        m.iter()
+            .filter_map(|&(e, holds)| Some((*built.diagram.vertex_of.get(e.index())?, holds)))
+            .collect()
+    });
+    let frame = Frame {
+        rows: &rows,
+        top_row: top_row.min(rows.len().saturating_sub(1)),
+        window,
+        axis: view.axis.get_untracked(),
+        clock: trace.clock,
+        areas: &areas,
+        marked: &marked,
+    };
+    let laid = layout::layout(&built.diagram, &names, &frame, &g);
+    paint::paint(&ctx, g.width, g.height, &laid.items);
+    view.stats.set(stats_text(&built, &laid, &areas));
+    let hits: Vec<String> = laid
+        .hits
+        .iter()
+        .take(500)
+        .map(|h| {
+            let event = built.diagram.vertices[h.vertex as usize].event.0;
+            format!("[{event},{:.1},{:.1}]", h.x, h.y)
+        })
+        .collect();
+    let probe = Probe {
+        hits: format!("[{}]", hits.join(",")),
+        pre: area_count(&built, &areas, Area::Pre),
+        post: area_count(&built, &areas, Area::Post),
+        backwards: laid.edges_backwards,
+    };
+    if view.probe.with_untracked(|p| *p != probe) {
+        view.probe.set(probe);
+    }
+    view.layout.set_value(laid);
+}
+
+fn stats_text(built: &Built, laid: &Layout, areas: &[Area]) -> String {
+    let mut text = format!(
+        "{} vertices · {} edges drawn",
+        laid.vertices_shown, laid.edges_drawn
+    );
+    if laid.edges_over_budget > 0 {
+        text.push_str(&format!(" ({} more not drawn)", laid.edges_over_budget));
+    }
+    if laid.edges_backwards > 0 {
+        text.push_str(&format!(" · {} back in time", laid.edges_backwards));
+    }
+    if !areas.is_empty() {
+        text.push_str(&format!(
+            " · causal past {} events, future {} events",
+            area_count(built, areas, Area::Pre),
+            area_count(built, areas, Area::Post)
+        ));
+    }
+    text
+}
+
+/// How many events lie in an area.
+fn area_count(built: &Built, areas: &[Area], area: Area) -> u64 {
+    built
+        .diagram
+        .vertices
+        .iter()
+        .zip(areas)
+        .filter(|(_, a)| **a == area)
+        .map(|(v, _)| u64::from(v.count))
+        .sum()
+}
+
+fn canvas_point(view: View, ev: &web_sys::MouseEvent) -> Option<(f64, f64)> {
+    let canvas = view.canvas.get_untracked()?;
+    let rect = canvas.get_bounding_client_rect();
+    Some((
+        f64::from(ev.client_x()) - rect.left(),
+        f64::from(ev.client_y()) - rect.top(),
+    ))
+}
+
+fn on_click(view: View, ev: &web_sys::MouseEvent) {
+    let Some((x, y)) = canvas_point(view, ev) else {
+        return;
+    };
+    let Some(built) = view.built.get_untracked() else {
+        return;
+    };
+    let hit = view.layout.with_value(|l| layout::hit_at(l, x, y));
+    let Some(hit) = hit else {
+        view.store.dispatch(Command::Select(None));
+        return;
+    };
+    let v = built.diagram.vertices[hit.vertex as usize];
+    if v.count > 1 {
+        view.expanded.update(|e| {
+            if let Err(at) = e.binary_search(&v.event) {
+                e.insert(at, v.event);
+            }
+        });
+    }
+    view.store.dispatch(Command::Select(Some(Selection::Event {
+        index: u64::from(v.event.0),
+    })));
+}
+
+fn on_hover(view: View, ev: &web_sys::PointerEvent) {
+    let Some((x, y)) = canvas_point(view, ev) else {
+        return;
+    };
+    let Some(built) = view.built.get_untracked() else {
+        return;
+    };
+    let trace = view.trace.get_value();
+    let text = view.layout.with_value(|l| {
+        if let Some(hit) = layout::hit_at(l, x, y) {
+            Some(vertex_text(&trace, &built, hit.vertex, hit.events))
+        } else {
+            layout::edge_at(l, x, y).map(|e| edge_text(&trace, &built, e.edge as usize))
+        }
+    });
+    view.label.set(text.unwrap_or_default());
+}
+
+fn vertex_text(trace: &Trace, built: &Built, vertex: u32, events: u64) -> String {
+    let v = built.diagram.vertices[vertex as usize];
+    let process = trace
+        .processes
+        .get(v.process.index())
+        .map_or("?", |p| p.name.as_str());
+    let clock: Vec<String> = built
+        .causality
+        .vector_clock(v.event)
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(p, c)| {
+            let name = trace.processes.get(p).map_or("?", |p| p.name.as_str());
+            format!("{name}: {c}")
+        })
+        .collect();
+    let what = if events > 1 {
+        format!("{events} events from {}", v.kind.name())
+    } else {
+        v.kind.name().to_owned()
+    };
+    format!(
+        "{what} on {process} at tick {} · layer {} · Lamport {} · vector clock {{{}}}",
+        v.time.0,
+        v.layer,
+        v.lamport,
+        clock.join(", ")
+    )
+}
+
+fn edge_text(trace: &Trace, built: &Built, edge: usize) -> String {
+    let e = built.diagram.edges[edge];
+    let (from, to) = (
+        built.diagram.vertices[e.from as usize],
+        built.diagram.vertices[e.to as usize],
+    );
+    let name = |p: shared::model::ProcessId| {
+        trace
+            .processes
+            .get(p.index())
+            .map_or("?", |p| p.name.as_str())
+            .to_owned()
+    };
+    match e.kind {
+        HasseKind::Program => format!("program order on {}", name(from.process)),
+        HasseKind::Collective => {
+            format!("collective: {} → {}", name(from.process), name(to.process))
+        }
+        HasseKind::Message => {
+            let send = from.event.index();
+            let transit = i128::from(to.time.0) - i128::from(from.time.0);
+            format!(
+                "message {} → {} · tag {} · {} · transit {transit} ticks{}",
+                name(from.process),
+                name(to.process),
+                trace.events.tag()[send],
+                crate::components::gantt::scene::draw::bytes_text(trace.events.size()[send]),
+                if e.backwards {
+                    " (arrives before it is sent: a clock violation)"
+                } else {
+                    ""
+                }
+            )
+        }
+    }
+}
+
+fn on_wheel(view: View, ev: &web_sys::WheelEvent) {
+    ev.prevent_default();
+    if ev.shift_key() {
+        // Shift + wheel scrolls the rows.
+        let top = view.store.with_untracked(|ws| ws.top_row);
+        let next = if ev.delta_y() > 0.0 {
+            top.saturating_add(1)
+        } else {
+            top.saturating_sub(1)
+        };
+        view.store.dispatch(Command::ScrollTo(next));
+        return;
+    }
+    let Some((x, _)) = canvas_point(view, ev) else {
+        return;
+    };
+    let Some(canvas) = view.canvas.get_untracked() else {
+        return;
+    };
+    let g = Geometry::new(canvas.get_bounding_client_rect().width(), 0.0);
+    let anchor = ((x - g.gutter) / (g.width - g.gutter).max(1.0)).clamp(0.0, 1.0);
+    let factor = if ev.delta_y() > 0.0 { 1.25 } else { 0.8 };
+    view.store.dispatch(Command::Zoom { factor, anchor });
+}
+
+fn toolbar(view: View) -> impl IntoView {
+    let button = move |axis: Axis, label: &'static str, id: &'static str| {
+        view! {
+            <button
+                class:active=move || view.axis.get() == axis
+                aria-pressed=move || (view.axis.get() == axis).to_string()
+                data-testid=id
+                on:click=move |_| view.axis.set(axis)
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <div class="hasse-toolbar" role="toolbar" aria-label="Hasse view">
+            <span class="hasse-axis">
+                "x axis: "
+                {button(Axis::Layer, "Layers", "hasse-axis-layer")}
+                {button(Axis::Lamport, "Lamport time", "hasse-axis-lamport")}
+                {button(Axis::Physical, "Physical time", "hasse-axis-physical")}
+            </span>
+            <button
+                data-testid="hasse-fit"
+                on:click=move |_| {
+                    let (start, end) = view.store.with_untracked(|ws| ws.bounds);
+                    view.store.dispatch(Command::SetWindow(start, end.saturating_add(1)));
+                }
+            >
+                "Whole run"
+            </button>
+            <span class="hasse-stats" data-testid="hasse-stats">{move || view.stats.get()}</span>
+        </div>
+        <p class="hasse-legend">
+            <span class="swatch pre"></span>"causal past"
+            <span class="swatch post"></span>"causal future"
+            <span class="swatch fault"></span>"back in time (a clock violation)"
+            " · a box is a run of local events: click it to expand · wheel zooms, shift + wheel scrolls the rows"
+        </p>
+    }
+}
+
+fn query_panel(view: View) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let result = RwSignal::new(None::<Result<Vec<dependence::Evaluation>, String>>);
+    let run = move |_| {
+        let Some(built) = view.built.get_untracked() else {
+            return;
+        };
+        let trace = view.trace.get_value();
+        let answer = dependence::parse(&text.get_untracked())
+            .map(|deps| {
+                deps.iter()
+                    .map(|d| dependence::evaluate(&trace, &built.causality, d))
+                    .collect::<Vec<_>>()
+            })
+            .map_err(|e| e.to_string());
+        if let Ok(evaluations) = &answer {
+            view.marked.set(
+                evaluations
+                    .iter()
+                    .flat_map(|e| &e.instances)
+                    .map(|i| (i.cause, i.satisfied))
+                    .collect(),
+            );
+        }
+        result.set(Some(answer));
+    };
+    let go_to = move |event: EventIdx| {
+        view.store.dispatch(Command::Select(Some(Selection::Event {
+            index: u64::from(event.0),
+        })));
+    };
+    view! {
+        <details class="hasse-query" open>
+            <summary>"Dependence query"</summary>
+            <textarea
+                data-testid="hasse-query"
+                rows="2"
+                placeholder="DEPENDENCE reply IS msg_send ON PROCESS A -> msg_arr ON PROCESS B END"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            ></textarea>
+            <button data-testid="hasse-query-run" on:click=run>"Evaluate"</button>
+            {move || match result.get() {
+                None => view! { <span></span> }.into_any(),
+                Some(Err(message)) => view! {
+                    <p class="error" role="alert" data-testid="hasse-query-error">{message}</p>
+                }.into_any(),
+                Some(Ok(evaluations)) => view! {
+                    <ul class="hasse-instances" data-testid="hasse-instances">
+                        {evaluations.into_iter().map(|e| {
+                            let head = format!(
+                                "{}: {} ({} of {} instances hold)",
+                                e.name,
+                                if e.satisfied { "holds" } else { "violated" },
+                                e.instances.iter().filter(|i| i.satisfied).count(),
+                                e.instances.len()
+                            );
+                            view! {
+                                <li>
+                                    {head}
+                                    <ul>
+                                        {e.instances.into_iter().map(|i| {
+                                            let cause = i.cause;
+                                            let label = format!(
+                                                "event {} → {} {}",
+                                                cause.0,
+                                                i.effects.len(),
+                                                if i.satisfied { "holds" } else { "violated" }
+                                            );
+                                            view! {
+                                                <li><button class="link" on:click=move |_| go_to(cause)>{label}</button></li>
+                                            }
+                                        }).collect_view()}
+                                    </ul>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                }.into_any(),
+            }}
+        </details>
+    }
+}
