@@ -945,3 +945,62 @@ fn the_clock_violations_are_the_backward_edges() {
     assert!(backwards.iter().all(|e| e.kind == HasseKind::Message));
     assert!(d.vertices.len() < trace.events.len(), "local runs collapse");
 }
+
+/// The vector clocks of the vendored ShiViz logs come back: for every logged event e on host h
+/// and every host g, e's logged counter for g is the number of g's events that happened
+/// before e (or are e), as the engine's happened-before computes it on the imported trace.
+#[test]
+fn the_shiviz_samples_reproduce_every_logged_clock() {
+    use std::collections::{BTreeMap, HashMap};
+    for (file, pattern) in [
+        (
+            "traces/shiviz/govector-RpcClientServer.log",
+            shared::formats::shiviz::GOVECTOR_REGEX,
+        ),
+        (
+            "traces/shiviz/simple-reliable-broadcast.log",
+            shared::formats::shiviz::AKKA_REGEX,
+        ),
+    ] {
+        let text = std::fs::read_to_string(crate::data_path(file)).expect("sample");
+        let trace = shared::formats::import(text.as_bytes(), None, file)
+            .expect("imports")
+            .trace;
+        let cx = Context::new(&trace);
+        let c = Causality::new(&trace, &cx.graph);
+        // Each host's ShiViz events are its probes, in order.
+        let mut probes: HashMap<String, Vec<EventIdx>> = HashMap::new();
+        for p in trace.process_ids() {
+            let name = trace.processes[p.index()].name.clone();
+            let list = trace
+                .process_events(p)
+                .filter(|&i| trace.events.kind()[i] == EventKind::Probe)
+                .map(|i| EventIdx(i as u32))
+                .collect();
+            probes.insert(name, list);
+        }
+        // JavaScript reads a bare `{` as a literal; Rust's regex wants it escaped.
+        let pattern = pattern.replace("{.*}", r"\{.*\}");
+        let re = regex::Regex::new(&format!("(?m)^{pattern}$")).expect("regex");
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut checked = 0;
+        for caps in re.captures_iter(&text) {
+            let host = caps["host"].to_owned();
+            let clock: BTreeMap<String, u64> =
+                serde_json::from_str(&caps["clock"]).expect("a JSON clock");
+            let k = seen.entry(host.clone()).or_default();
+            let e = probes[&host][*k];
+            *k += 1;
+            for (g, events) in &probes {
+                let logged = clock.get(g).copied().unwrap_or(0) as usize;
+                let before = events
+                    .iter()
+                    .filter(|&&f| f == e || c.happened_before(f, e))
+                    .count();
+                assert_eq!(before, logged, "{file}: event {k} of {host}, host {g}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{file}: {checked} clock entries checked");
+    }
+}
