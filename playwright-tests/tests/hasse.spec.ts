@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE } from '../fixtures/pages';
 
@@ -75,6 +76,17 @@ test('dependence queries show their errors and their instances', async ({ page }
   await expect(page.getByTestId('hasse-instances')).toContainText('first: holds (1 of 1 instances hold)');
   await page.getByTestId('hasse-instances').getByRole('button').first().click();
   expect((await workspaceState(page)).selection).toEqual({ type: 'event', index: 1 });
+
+  // The diagram as shown exports as SVG: its process labels and its arrows are in it.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('hasse-export').click(),
+  ]);
+  expect(download.suggestedFilename()).toBe('hasse.svg');
+  const svg = fs.readFileSync((await download.path())!, 'utf8');
+  expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+  expect(svg).toContain('>B</text>');
+  expect((svg.match(/<polygon/g) ?? []).length).toBeGreaterThan(5);
 });
 
 test('on physical time the Paraver sample shows its two clock violations in the fault colour', async ({ page }) => {

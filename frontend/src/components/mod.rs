@@ -2,3 +2,4 @@
 
 pub mod gantt;
 pub mod hasse;
+pub mod svg;

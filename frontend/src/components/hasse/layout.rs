@@ -146,6 +146,8 @@ pub struct Layout {
     pub edges_over_budget: usize,
     /// Edges drawn that go back in physical time.
     pub edges_backwards: usize,
+    /// The canvas's size in CSS pixels (for exporting).
+    pub size: (f64, f64),
 }
 
 /// Where the x axis's values land.
@@ -198,7 +200,10 @@ fn x_scale(d: &Diagram, frame: &Frame<'_>, g: &Geometry) -> XScale {
 
 /// Lays out one frame of diagram `d` whose processes are named `names`.
 pub fn layout(d: &Diagram, names: &[String], frame: &Frame<'_>, g: &Geometry) -> Layout {
-    let mut out = Layout::default();
+    let mut out = Layout {
+        size: (g.width, g.height),
+        ..Layout::default()
+    };
     let n_shown = g
         .n_rows()
         .min(frame.rows.len().saturating_sub(frame.top_row));

@@ -493,6 +493,13 @@ fn toolbar(view: View) -> impl IntoView {
             >
                 "Whole run"
             </button>
+            <button
+                data-testid="hasse-export"
+                title="Save the diagram as shown as an SVG file"
+                on:click=move |_| export_svg(view)
+            >
+                "Export SVG"
+            </button>
             <span class="hasse-stats" data-testid="hasse-stats">{move || view.stats.get()}</span>
         </div>
         <p class="hasse-legend">
@@ -501,6 +508,28 @@ fn toolbar(view: View) -> impl IntoView {
             <span class="swatch fault"></span>"back in time (a clock violation)"
             " · a box is a run of local events: click it to expand · wheel zooms, shift + wheel scrolls the rows"
         </p>
+    }
+}
+
+/// Saves the diagram as shown as `hasse.svg`.
+fn export_svg(view: View) {
+    let svg = view
+        .layout
+        .with_value(|l| crate::components::svg::document(&l.items, l.size.0, l.size.1));
+    let href = format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        js_sys::encode_uri_component(&svg)
+    );
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = document.create_element("a") else {
+        return;
+    };
+    let _ = a.set_attribute("href", &href);
+    let _ = a.set_attribute("download", "hasse.svg");
+    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+        a.click();
     }
 }
 
