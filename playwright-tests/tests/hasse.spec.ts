@@ -77,6 +77,15 @@ test('dependence queries show their errors and their instances', async ({ page }
   await page.getByTestId('hasse-instances').getByRole('button').first().click();
   expect((await workspaceState(page)).selection).toEqual({ type: 'event', index: 1 });
 
+  // Motifs: on the worked example A's first request is answered, and so is B's reply to it.
+  await page.getByText('Motif search').click();
+  await page.getByTestId('hasse-motif').fill('request-response');
+  await page.getByTestId('hasse-motif-run').click();
+  await expect(page.getByTestId('hasse-motif-count')).toHaveText('2 found');
+  await page.getByTestId('hasse-motif').fill('chain 3');
+  await page.getByTestId('hasse-motif-run').click();
+  await expect(page.getByTestId('hasse-motif-count')).toHaveText('1 found');
+
   // The diagram as shown exports as SVG: its process labels and its arrows are in it.
   const [download] = await Promise.all([
     page.waitForEvent('download'),

@@ -7,6 +7,7 @@ pub mod causality;
 pub mod clocks;
 pub mod dependence;
 pub mod metrics;
+pub mod motifs;
 pub mod patterns;
 pub mod stats;
 pub mod summary;

@@ -1004,3 +1004,46 @@ fn the_shiviz_samples_reproduce_every_logged_clock() {
         assert!(checked >= 20, "{file}: {checked} clock entries checked");
     }
 }
+
+/// Motifs on a hand-made run: P0 asks P1 (m1), P1 answers (m2), P0 asks again (m3) and tells P2
+/// (m4) without waiting, P1 passes m3 on to P2 (m5).
+#[test]
+fn motifs_request_response_broadcast_and_chain() {
+    use shared::analyses::motifs::{Motif, find};
+    let mut t = T::new(3, &[0, 1, 2]);
+    t.send(0, 1, 1)
+        .arr(0, 4, 1)
+        .send(0, 5, 1)
+        .send(0, 6, 2)
+        .exit(0, 10);
+    t.arr(1, 2, 0)
+        .send(1, 3, 0)
+        .arr(1, 7, 0)
+        .send(1, 8, 2)
+        .exit(1, 10);
+    t.arr(2, 7, 0).arr(2, 9, 1).exit(2, 10);
+    let trace = t.build();
+    let pairing = shared::graph::pairing::pair_messages(&trace);
+    assert_eq!(pairing.messages.len(), 5);
+    let e = |p, k| ev(&trace, p, k);
+    // m1 is answered by m2, m2 by m3; m3, m4 and m5 get no answer.
+    let rr = find(&trace, &pairing, Motif::RequestResponse);
+    assert_eq!(rr.len(), 2);
+    assert_eq!(rr[0].events, [e(0, 0), e(1, 0), e(1, 1), e(0, 1)]);
+    // P0's m3 and m4 go to two processes with no arrival between them.
+    let b = find(&trace, &pairing, Motif::Broadcast(2));
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].events, [e(0, 2), e(0, 3)]);
+    assert!(find(&trace, &pairing, Motif::Broadcast(3)).is_empty());
+    // m1 → m2 → m3 → m5: one chain of four messages.
+    let c = find(&trace, &pairing, Motif::Chain(3));
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].events.len(), 8);
+    assert_eq!(c[0].events[0], e(0, 0));
+    assert_eq!(c[0].events[7], e(2, 1));
+    assert!(find(&trace, &pairing, Motif::Chain(5)).is_empty());
+    assert_eq!(Motif::parse("chain 3"), Ok(Motif::Chain(3)));
+    assert_eq!(Motif::parse("request-response"), Ok(Motif::RequestResponse));
+    assert!(Motif::parse("broadcast 1").is_err());
+    assert!(Motif::parse("star").is_err());
+}

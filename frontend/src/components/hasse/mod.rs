@@ -15,7 +15,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use shared::Trace;
 use shared::analyses::causality::{Causality, HasseKind};
-use shared::analyses::dependence;
+use shared::analyses::{dependence, motifs};
 use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::pair_messages;
 use shared::model::EventIdx;
@@ -114,6 +114,7 @@ pub fn HasseView(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> im
                 on:wheel=move |ev| on_wheel(view, &ev)
             ></canvas>
             {query_panel(view)}
+            {motif_panel(view)}
         </div>
     }
     .into_any()
@@ -508,6 +509,71 @@ fn toolbar(view: View) -> impl IntoView {
             <span class="swatch fault"></span>"back in time (a clock violation)"
             " · a box is a run of local events: click it to expand · wheel zooms, shift + wheel scrolls the rows"
         </p>
+    }
+}
+
+/// The motif search: request–response pairs, broadcasts and chains of messages, marked on the
+/// diagram and listed.
+fn motif_panel(view: View) -> impl IntoView {
+    let text = RwSignal::new("request-response".to_owned());
+    let result = RwSignal::new(None::<Result<Vec<motifs::MotifMatch>, String>>);
+    let run = move |_| {
+        let trace = view.trace.get_value();
+        let answer = motifs::Motif::parse(&text.get_untracked()).map(|motif| {
+            motifs::find(&trace, &pair_messages(&trace), motif)
+        });
+        if let Ok(found) = &answer {
+            view.marked.set(
+                found
+                    .iter()
+                    .flat_map(|m| m.events.iter().map(|&e| (e, true)))
+                    .collect(),
+            );
+        }
+        result.set(Some(answer));
+    };
+    let go_to = move |event: EventIdx| {
+        view.store.dispatch(Command::Select(Some(Selection::Event {
+            index: u64::from(event.0),
+        })));
+    };
+    view! {
+        <details class="hasse-query">
+            <summary>"Motif search"</summary>
+            <input
+                data-testid="hasse-motif"
+                list="hasse-motifs"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+            />
+            <datalist id="hasse-motifs">
+                <option value="request-response"></option>
+                <option value="broadcast 3"></option>
+                <option value="chain 4"></option>
+            </datalist>
+            <button data-testid="hasse-motif-run" on:click=run>"Find"</button>
+            {move || match result.get() {
+                None => view! { <span></span> }.into_any(),
+                Some(Err(message)) => view! {
+                    <p class="error" role="alert">{message}</p>
+                }.into_any(),
+                Some(Ok(found)) => {
+                    let n = found.len();
+                    view! {
+                        <p data-testid="hasse-motif-count">{format!("{n} found")}</p>
+                        <ul class="hasse-instances">
+                            {found.into_iter().take(50).map(|m| {
+                                let first = m.events[0];
+                                let label = format!("{} events from event {}", m.events.len(), first.0);
+                                view! {
+                                    <li><button class="link" on:click=move |_| go_to(first)>{label}</button></li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }
+            }}
+        </details>
     }
 }
 
