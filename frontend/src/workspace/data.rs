@@ -12,6 +12,18 @@ use crate::api;
 /// The most wait states the overlay asks for (the longest first).
 pub const MAX_OVERLAY_WAITS: usize = 20_000;
 
+/// Where an event's causal past and future lie: per process, the ticks `[start, end]` from its
+/// first to its last event in the area.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CausalSpans {
+    /// The event.
+    pub event: u64,
+    /// (process, start, end) of the causal past.
+    pub pre: Vec<(usize, u64, u64)>,
+    /// (process, start, end) of the causal future.
+    pub post: Vec<(usize, u64, u64)>,
+}
+
 /// A run's analysis results as they arrive.
 #[derive(Debug, Clone, Copy)]
 pub struct RunData {
@@ -20,6 +32,9 @@ pub struct RunData {
     pub report: RwSignal<Option<Result<Arc<Report>, String>>>,
     /// Every wait state of the run (up to [`MAX_OVERLAY_WAITS`]): `None` until answered.
     pub waits: RwSignal<Option<Result<Arc<Vec<WaitState>>, String>>>,
+    /// The selected event's causal past and future as time spans per process, once the Hasse
+    /// view has built the run's causality (the Gantt chart shades them).
+    pub areas: RwSignal<Option<Arc<CausalSpans>>>,
     asked: StoredValue<(bool, bool)>,
 }
 
@@ -30,6 +45,7 @@ impl RunData {
             run: StoredValue::new(run),
             report: RwSignal::new(None),
             waits: RwSignal::new(None),
+            areas: RwSignal::new(None),
             asked: StoredValue::new((false, false)),
         }
     }

@@ -12,6 +12,7 @@ use super::paint;
 use super::panels;
 use super::remote::Views;
 use super::scene::context::Scene;
+use super::scene::overlays::AreaBar;
 use super::scene::selection::{Marks, RangeMark};
 use super::scene::{Overlays, layout};
 use crate::api;
@@ -70,7 +71,31 @@ fn overlays(chart: &Chart) -> Overlays {
             },
             region: ws.region_filter(),
             hide_messages: ws.hides_messages(),
+            areas: area_bars(chart, ws.selected_event()),
         }
+    })
+}
+
+/// The selected event's causal past and future, once the Hasse view has computed them.
+fn area_bars(chart: &Chart, selected: Option<u64>) -> Vec<AreaBar> {
+    chart.data.areas.with_untracked(|areas| {
+        let Some(spans) = areas.as_ref().filter(|s| Some(s.event) == selected) else {
+            return Vec::new();
+        };
+        let bar = |past: bool| {
+            move |&(process, start, end): &(usize, u64, u64)| AreaBar {
+                process,
+                start,
+                end,
+                past,
+            }
+        };
+        spans
+            .pre
+            .iter()
+            .map(bar(true))
+            .chain(spans.post.iter().map(bar(false)))
+            .collect()
     })
 }
 
@@ -194,6 +219,7 @@ pub fn schedule_paints(chart: &Chart) {
             chart.waits.track();
             chart.local.answers.track();
             chart.local.dragging.track();
+            chart.data.areas.track();
             resized.track();
             if chart.canvas.get().is_none() || chart.local.frame_pending.get_value() {
                 return;

@@ -27,6 +27,7 @@ use web_sys::CanvasRenderingContext2d;
 use self::layout::{Area, Frame, Geometry, Layout};
 use crate::components::gantt::paint;
 use crate::workspace::Command;
+use crate::workspace::data::{CausalSpans, RunData};
 use crate::workspace::store::Store;
 
 /// What the canvas publishes for tests and tools.
@@ -67,7 +68,11 @@ struct View {
 
 /// The Hasse view of a run held in the browser (`remote`: only its outline is here).
 #[component]
-pub fn HasseView(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> impl IntoView {
+pub fn HasseView(
+    trace: Arc<Trace>,
+    data: RunData,
+    #[prop(default = false)] remote: bool,
+) -> impl IntoView {
     if remote {
         return view! {
             <p class="warning" data-testid="hasse-remote">
@@ -92,6 +97,7 @@ pub fn HasseView(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> im
         resized: RwSignal::new(0),
     };
     build_when_shown(view);
+    publish_areas(view, data);
     schedule_paints(view);
     let resize = window_event_listener(leptos::ev::resize, move |_| {
         view.resized.update(|n| *n += 1)
@@ -148,6 +154,50 @@ fn build_when_shown(view: View) {
             diagram,
             expanded,
         })));
+    });
+}
+
+/// Publishes the selected event's causal past and future as time spans per process, for the
+/// Gantt chart to shade.
+fn publish_areas(view: View, data: RunData) {
+    Effect::new(move |_| {
+        let selected = view.store.with(|ws| match ws.selected {
+            Some(Selection::Event { index }) => u32::try_from(index).ok().map(EventIdx),
+            _ => None,
+        });
+        let Some(built) = view.built.get() else {
+            return;
+        };
+        let spans = selected.map(|e| {
+            let areas = areas(&built, Some(e));
+            let n = view.trace.with_value(|t| t.processes.len());
+            let (mut pre, mut post) = (vec![None; n], vec![None; n]);
+            for (v, area) in built.diagram.vertices.iter().zip(&areas) {
+                let slot: &mut Option<(u64, u64)> = match area {
+                    Area::Pre => &mut pre[v.process.index()],
+                    Area::Post => &mut post[v.process.index()],
+                    _ => continue,
+                };
+                let (start, end) = slot.get_or_insert((v.time.0, v.last_time.0));
+                *start = (*start).min(v.time.0);
+                *end = (*end).max(v.last_time.0);
+            }
+            let spans_of = |list: Vec<Option<(u64, u64)>>| {
+                list.into_iter()
+                    .enumerate()
+                    .filter_map(|(p, s)| s.map(|(a, b)| (p, a, b)))
+                    .collect()
+            };
+            let spans = CausalSpans {
+                event: u64::from(e.0),
+                pre: spans_of(pre),
+                post: spans_of(post),
+            };
+            Arc::new(spans)
+        });
+        if data.areas.with_untracked(|a| a != &spans) {
+            data.areas.set(spans);
+        }
     });
 }
 
@@ -519,9 +569,8 @@ fn motif_panel(view: View) -> impl IntoView {
     let result = RwSignal::new(None::<Result<Vec<motifs::MotifMatch>, String>>);
     let run = move |_| {
         let trace = view.trace.get_value();
-        let answer = motifs::Motif::parse(&text.get_untracked()).map(|motif| {
-            motifs::find(&trace, &pair_messages(&trace), motif)
-        });
+        let answer = motifs::Motif::parse(&text.get_untracked())
+            .map(|motif| motifs::find(&trace, &pair_messages(&trace), motif));
         if let Ok(found) = &answer {
             view.marked.set(
                 found

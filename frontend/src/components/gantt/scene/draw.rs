@@ -42,6 +42,10 @@ pub mod colors {
     pub const FILTERED: &str = "#e3e6eb";
     /// A counter track's area.
     pub const COUNTER: &str = "#9fb8d8";
+    /// The selected event's causal past, behind the bars (the Hasse view's ring colour).
+    pub const AREA_PAST: &str = "rgba(31, 119, 180, 0.18)";
+    /// The selected event's causal future, behind the bars.
+    pub const AREA_FUTURE: &str = "rgba(232, 89, 12, 0.18)";
     /// The span of values a busy pixel of a counter track holds.
     pub const COUNTER_RANGE: &str = "#4a6fa0";
 }

@@ -38,6 +38,8 @@ pub struct Overlays {
     pub region: Option<u32>,
     /// Whether message arrows are left out.
     pub hide_messages: bool,
+    /// The selected event's causal past and future.
+    pub areas: Vec<overlays::AreaBar>,
 }
 
 /// Lays out one frame: every layer in order, the plot's layers clipped to the plot.
@@ -45,6 +47,7 @@ pub fn layout(scene: &Scene, overlays: &Overlays) -> Vec<DrawItem> {
     let mut items = Vec::new();
     items.push(DrawItem::Clip(Some(scene.plot())));
     frame::grid(scene, &mut items);
+    overlays::draw_areas(scene, &overlays.areas, &mut items);
     bars::draw(scene, &mut items);
     if !overlays.hide_messages {
         arrows::draw(scene, &mut items);
@@ -444,6 +447,49 @@ mod tests {
             "two computations on the path: {horizontal:?}"
         );
         assert!(rects(&items, colors::PATH).is_empty(), "no solid blocks");
+    }
+
+    #[test]
+    fn the_causal_past_and_future_are_bands_behind_the_bars() {
+        let model = GanttModel::new(&worked_example());
+        let g = Geometry::new(140.0 + 690.0, 200.0);
+        let scale = model.fit(g.plot_width());
+        let overlays = Overlays {
+            areas: vec![
+                overlays::AreaBar {
+                    process: 0,
+                    start: 0,
+                    end: 25,
+                    past: true,
+                },
+                overlays::AreaBar {
+                    process: 1,
+                    start: 38,
+                    end: 69,
+                    past: false,
+                },
+            ],
+            ..Overlays::default()
+        };
+        let items = frame(&model, &model.expanded(), &scale, &g, &overlays);
+        // 10 px a tick from x = 140: the past on A from 0 to 25, the future on B from 38 on,
+        // each 4 px wider on both sides; drawn before the first state bar.
+        let past = rects(&items, colors::AREA_PAST);
+        let future = rects(&items, colors::AREA_FUTURE);
+        assert_eq!(past.len(), 1);
+        assert_eq!(future.len(), 1);
+        assert!((past[0].0 - (140.0 - 4.0)).abs() < 1e-6, "{past:?}");
+        assert!(
+            (future[0].0 - (140.0 + 380.0 - 4.0)).abs() < 1e-6,
+            "{future:?}"
+        );
+        let first_area = items
+            .iter()
+            .position(|i| matches!(i, DrawItem::Rect { color, .. } if *color == colors::AREA_PAST));
+        let first_bar = items
+            .iter()
+            .position(|i| matches!(i, DrawItem::Rect { color, .. } if *color == colors::COMPUTING));
+        assert!(first_area < first_bar);
     }
 
     #[test]

@@ -33,6 +33,44 @@ pub struct WaitBar {
     pub end: u64,
 }
 
+/// The selected event's causal past or future on one process: ticks `[start, end]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AreaBar {
+    /// The process.
+    pub process: usize,
+    /// The area's first tick there.
+    pub start: u64,
+    /// Its last tick there.
+    pub end: u64,
+    /// The past (`true`) or the future.
+    pub past: bool,
+}
+
+/// Shades the causal past and future behind the bars, a band per process.
+pub fn draw_areas(scene: &Scene, areas: &[AreaBar], items: &mut Vec<DrawItem>) {
+    let half = scene.g.row_height / 2.0 - 1.0;
+    for a in areas {
+        if !in_window(scene, a.start, a.end) {
+            continue;
+        }
+        let Some(y) = scene.row_center(a.process) else {
+            continue;
+        };
+        let (x1, x2) = (scene.x_of(a.start), scene.x_of(a.end));
+        items.push(DrawItem::Rect {
+            x: x1 - 4.0,
+            y: y - half,
+            w: (x2 - x1) + 8.0,
+            h: 2.0 * half,
+            color: if a.past {
+                colors::AREA_PAST
+            } else {
+                colors::AREA_FUTURE
+            },
+        });
+    }
+}
+
 /// Half the height of a path segment's outline on its process.
 const PATH_HALF: f64 = 5.0;
 
