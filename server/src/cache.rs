@@ -90,6 +90,7 @@ pub struct Prepared<'a> {
     waits: OnceLock<Vec<WaitState>>,
     report: OnceLock<Report>,
     index: OnceLock<ViewportIndex>,
+    hasse: OnceLock<shared::view::hasse::Diagram>,
 }
 
 impl Prepared<'_> {
@@ -113,6 +114,20 @@ impl Prepared<'_> {
             options,
         };
         shared::report::build(&self.cx, self.waits(), &request)
+    }
+
+    /// The Hasse view's diagram (local runs collapsed), built on first use.
+    pub fn hasse(&self) -> &shared::view::hasse::Diagram {
+        self.hasse.get_or_init(|| {
+            let causality =
+                shared::analyses::causality::Causality::new(self.cx.trace, &self.cx.graph);
+            shared::view::hasse::Diagram::new(
+                self.cx.trace,
+                &self.cx.graph,
+                &causality,
+                shared::view::hasse::Collapse::Runs { expanded: &[] },
+            )
+        })
     }
 
     /// The Gantt chart's level-of-detail index.
@@ -141,6 +156,7 @@ impl RunWorkspace {
             waits: OnceLock::new(),
             report: OnceLock::new(),
             index: OnceLock::new(),
+            hasse: OnceLock::new(),
         })
     }
 

@@ -1,4 +1,5 @@
-//! Vector clocks + Hasse reduction, and the controlled logical clock, on a synthetic ring of 64
+//! Vector clocks + Hasse reduction, the Hasse view's whole diagram, and the controlled logical
+//! clock, on a synthetic ring of 64
 //! processes (one message per four events), at 10^6 events by default.
 //!
 //! Run with `cargo bench -p shared --bench causality`; `TRACESCOPE_BENCH_SIZES` picks sizes.
@@ -13,6 +14,7 @@ use shared::analyses::clocks::{ClcOptions, controlled_logical_clock};
 use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::pair_messages;
 use shared::model::synthetic::ring;
+use shared::view::hasse::{Collapse, Diagram};
 
 fn sizes() -> Vec<usize> {
     common::sizes(&[1_000_000])
@@ -32,6 +34,22 @@ fn causality(c: &mut Criterion) {
                 b.iter(|| {
                     let causality = Causality::new(trace, &graph);
                     black_box(hasse_edges(&graph, &causality).len())
+                });
+            },
+        );
+        // What the Hasse view builds when it is first shown: messages, graph, causality and the
+        // drawn diagram (local runs collapsed).
+        group.bench_with_input(
+            BenchmarkId::new("hasse_view_diagram", trace.events.len()),
+            &trace,
+            |b, trace| {
+                b.iter(|| {
+                    let pairing = pair_messages(trace);
+                    let graph = ExecutionGraph::new(trace, &pairing);
+                    let causality = Causality::new(trace, &graph);
+                    let diagram =
+                        Diagram::new(trace, &graph, &causality, Collapse::Runs { expanded: &[] });
+                    black_box(diagram.vertices.len())
                 });
             },
         );

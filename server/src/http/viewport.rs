@@ -1,7 +1,8 @@
 //! `GET /api/runs/{id}/viewport`: the Gantt chart's level-of-detail answer for a time window,
 //! a range of rows and a width in pixels (see `shared::view::viewport`); and
 //! `GET /api/runs/{id}/outline`: the run with its model's nodes, processes and regions but no
-//! events, all a browser needs to draw a large run through the viewport API.
+//! events, all a browser needs to draw a large run through the viewport API; and
+//! `GET /api/runs/{id}/hasse`: a window of the run's Hasse diagram at a width.
 //!
 //! Both read the run's workspace (`crate::cache::RunWorkspace`), where the viewport index is
 //! built from the run's one analysis context on first use. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
@@ -23,6 +24,36 @@ pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
         .route("/runs/{id}/viewport", get(viewport))
         .route("/runs/{id}/outline", get(outline))
+        .route("/runs/{id}/hasse", get(hasse))
+}
+
+/// A window of the run's Hasse diagram (`shared::view::hasse::WindowQuery`), built from the
+/// run's cached causality on first use.
+async fn hasse(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<shared::view::hasse::WindowQuery>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let rows = query
+        .rows_drawn(workspace.trace().processes.len())
+        .map_err(AppError::BadRequest)?;
+    let window = tokio::task::spawn_blocking(move || {
+        workspace.prepared().hasse().window(
+            &rows,
+            (query.start, query.end),
+            query.axis,
+            f64::from(query.width_px),
+        )
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the Hasse task failed: {e}"))?;
+    Ok((
+        [(header::CACHE_CONTROL, IMMUTABLE.to_owned())],
+        Json(window),
+    )
+        .into_response())
 }
 
 /// The run's metadata and its model's outline (no events): a `RunDetail` whose trace has none.

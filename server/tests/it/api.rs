@@ -1040,3 +1040,50 @@ async fn importer_notes_are_stored_with_the_run() {
     let list: RunList = serde_json::from_slice(&body).expect("list");
     assert_eq!(list.runs[0].notes, info.notes);
 }
+
+/// `GET /api/runs/{id}/hasse` answers the window the Hasse view draws, as the engine computes
+/// it; a bad request is a 400 in the error shape.
+#[tokio::test]
+async fn the_hasse_window_is_the_engines() {
+    use shared::analyses::causality::Causality;
+    use shared::graph::context::Context;
+    use shared::view::hasse::{Axis, Collapse, Diagram, HasseWindow};
+    let server = TestServer::new(1 << 20).await;
+    let created = server.upload_ok("t4.json", worked_example()).await;
+    let (status, body) = server
+        .get(&format!(
+            "/api/runs/{}/hasse?start=0&end=69&rows=2&width_px=1000&axis=lamport",
+            created.id
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let answer: HasseWindow = json(&body);
+    let trace = shared::formats::import(&worked_example(), None, "t4")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let causality = Causality::new(&trace, &cx.graph);
+    let diagram = Diagram::new(&trace, &cx.graph, &causality, Collapse::Runs { expanded: &[] });
+    assert_eq!(answer, diagram.window(&[0, 1], (0, 69), Axis::Lamport, 1000.0));
+    assert_eq!(answer.vertices, 12);
+    assert_eq!(answer.marks.len(), 12);
+    // Only B, from tick 30.
+    let (_, body) = server
+        .get(&format!(
+            "/api/runs/{}/hasse?start=30&end=69&processes=1&rows=1&width_px=500",
+            created.id
+        ))
+        .await;
+    let answer: HasseWindow = json(&body);
+    assert!(answer.marks.iter().all(|m| m.row == 0));
+    assert_eq!(answer.vertices, 5);
+    let (status, body) = server
+        .get(&format!(
+            "/api/runs/{}/hasse?start=0&end=69&processes=7&rows=1&width_px=500",
+            created.id
+        ))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("below 2")), "{error}");
+}

@@ -212,3 +212,223 @@ impl Diagram {
         (first, last)
     }
 }
+
+/// The most edges a window answers; the rest are counted.
+pub const MAX_WINDOW_EDGES: usize = 40_000;
+
+/// One drawn mark: the vertices of one row that land on one pixel column.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    /// The row (0: the first row asked for).
+    pub row: u32,
+    /// Its x in pixels from the plot's left edge, in `[0, width]`.
+    pub px: f64,
+    /// The first vertex drawn there.
+    pub vertex: u32,
+    /// That vertex's (first) event.
+    pub event: EventIdx,
+    /// That event's kind.
+    pub kind: EventKind,
+    /// How many events the mark stands for.
+    pub events: u64,
+}
+
+/// Edges between two marks, bundled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkEdge {
+    /// The earlier mark (index into [`HasseWindow::marks`]).
+    pub from: u32,
+    /// The later mark.
+    pub to: u32,
+    /// What the edges stand for.
+    pub kind: HasseKind,
+    /// Whether one of them goes back in physical time.
+    pub backwards: bool,
+    /// How many diagram edges it bundles.
+    pub count: u32,
+    /// The first of them (index into [`Diagram::edges`]).
+    pub edge: u32,
+}
+
+/// A window of the diagram at a width: what the Hasse view draws.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HasseWindow {
+    /// The marks, row by row.
+    pub marks: Vec<Mark>,
+    /// The edges between marks.
+    pub edges: Vec<MarkEdge>,
+    /// The axis values at the plot's left and right edges.
+    pub extent: (u64, u64),
+    /// How many vertices the marks stand for.
+    pub vertices: u64,
+    /// Edges with both ends shown past [`MAX_WINDOW_EDGES`].
+    pub edges_over_budget: u64,
+}
+
+/// Whether a vertex's events overlap the window `[start, end]` (end tick included).
+pub fn in_window(v: &Vertex, window: (u64, u64)) -> bool {
+    v.last_time.0 >= window.0 && v.time.0 <= window.1
+}
+
+impl Diagram {
+    /// The window `[start, end]` (ticks) of the rows `rows` (processes, top to bottom) at
+    /// `width` pixels on `axis`: on the logical axes the vertices in the window spread over
+    /// the width by their value, on the physical axis by their time; the vertices of a row
+    /// that land on one pixel are one mark with a count, and edges between the same two marks
+    /// are one with a count.
+    pub fn window(&self, rows: &[u32], window: (u64, u64), axis: Axis, width: f64) -> HasseWindow {
+        let width = if width.is_finite() && width >= 1.0 {
+            width
+        } else {
+            1.0
+        };
+        let extent = match axis {
+            Axis::Physical => (window.0, window.1.max(window.0 + 1)),
+            axis => {
+                let values = self
+                    .vertices
+                    .iter()
+                    .filter(|v| in_window(v, window))
+                    .map(|v| self.x(v, axis));
+                let first = values.clone().min().unwrap_or(0);
+                let last = values.max().unwrap_or(first);
+                (first, last.max(first + 1))
+            }
+        };
+        let per_px = (extent.1 - extent.0) as f64 / width;
+        let n_processes = self
+            .vertices
+            .iter()
+            .map(|v| v.process.index() + 1)
+            .max()
+            .unwrap_or(0);
+        let mut row_of = vec![u32::MAX; n_processes];
+        for (r, &p) in rows.iter().enumerate() {
+            if let Some(slot) = row_of.get_mut(p as usize) {
+                *slot = r as u32;
+            }
+        }
+        let mut out = HasseWindow {
+            marks: Vec::new(),
+            edges: Vec::new(),
+            extent,
+            vertices: 0,
+            edges_over_budget: 0,
+        };
+        let mut mark_of = vec![u32::MAX; self.vertices.len()];
+        let mut pixel: std::collections::HashMap<(u32, i64), u32> = Default::default();
+        for (i, v) in self.vertices.iter().enumerate() {
+            let row = row_of.get(v.process.index()).copied().unwrap_or(u32::MAX);
+            if row == u32::MAX || !in_window(v, window) {
+                continue;
+            }
+            out.vertices += 1;
+            let px = (self.x(v, axis).saturating_sub(extent.0)) as f64 / per_px;
+            let k = *pixel.entry((row, px.round() as i64)).or_insert_with(|| {
+                out.marks.push(Mark {
+                    row,
+                    px: px.min(width),
+                    vertex: i as u32,
+                    event: v.event,
+                    kind: v.kind,
+                    events: 0,
+                });
+                (out.marks.len() - 1) as u32
+            });
+            out.marks[k as usize].events += u64::from(v.count);
+            mark_of[i] = k;
+        }
+        let mut bundled: std::collections::HashMap<(u32, u32, HasseKind), usize> =
+            Default::default();
+        for (k, e) in self.edges.iter().enumerate() {
+            let (a, b) = (mark_of[e.from as usize], mark_of[e.to as usize]);
+            if a == u32::MAX || b == u32::MAX || a == b {
+                continue;
+            }
+            if let Some(&at) = bundled.get(&(a, b, e.kind)) {
+                let edge = &mut out.edges[at];
+                edge.count += 1;
+                edge.backwards |= e.backwards;
+                continue;
+            }
+            if out.edges.len() >= MAX_WINDOW_EDGES {
+                out.edges_over_budget += 1;
+                continue;
+            }
+            bundled.insert((a, b, e.kind), out.edges.len());
+            out.edges.push(MarkEdge {
+                from: a,
+                to: b,
+                kind: e.kind,
+                backwards: e.backwards,
+                count: 1,
+                edge: k as u32,
+            });
+        }
+        out
+    }
+}
+
+/// `GET /api/runs/{id}/hasse`: a window of the run's Hasse diagram (local runs collapsed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowQuery {
+    /// The window's first tick.
+    pub start: u64,
+    /// Its last tick (included).
+    pub end: u64,
+    /// The processes on the rows, top to bottom, as comma-separated ids (empty: all, in the
+    /// trace's order).
+    #[serde(default)]
+    pub processes: String,
+    /// The first row drawn.
+    #[serde(default)]
+    pub first_row: u32,
+    /// How many rows are drawn.
+    pub rows: u32,
+    /// The x axis.
+    #[serde(default)]
+    pub axis: Axis,
+    /// The plot's width in pixels.
+    pub width_px: u32,
+}
+
+/// The most rows and pixels one window query answers.
+pub const MAX_QUERY_ROWS: u32 = 2_000;
+/// The widest plot one window query answers.
+pub const MAX_QUERY_WIDTH: u32 = 16_384;
+
+impl WindowQuery {
+    /// The processes of the rows drawn, checked against the trace's `n_processes`.
+    pub fn rows_drawn(&self, n_processes: usize) -> Result<Vec<u32>, String> {
+        if self.rows > MAX_QUERY_ROWS || self.width_px == 0 || self.width_px > MAX_QUERY_WIDTH {
+            return Err(format!(
+                "expected 1 to {MAX_QUERY_ROWS} rows and a width of 1 to {MAX_QUERY_WIDTH} pixels"
+            ));
+        }
+        if self.end < self.start {
+            return Err(format!(
+                "the window ends ({}) before it starts ({})",
+                self.end, self.start
+            ));
+        }
+        let all: Vec<u32> = if self.processes.trim().is_empty() {
+            (0..n_processes as u32).collect()
+        } else {
+            self.processes
+                .split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&p| (p as usize) < n_processes)
+                        .ok_or_else(|| {
+                            format!("expected process ids below {n_processes}, found {p:?}")
+                        })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let first = (self.first_row as usize).min(all.len());
+        let last = (first + self.rows as usize).min(all.len());
+        Ok(all[first..last].to_vec())
+    }
+}

@@ -10,15 +10,12 @@
 
 use shared::analyses::causality::HasseKind;
 use shared::model::time::{Clock, Time};
-use shared::view::hasse::{Axis, Diagram, Vertex};
+use shared::view::hasse::{Axis, Diagram, HasseWindow};
 
 use crate::components::gantt::axis;
 use crate::components::gantt::scene::draw::{DrawItem, colors};
 use crate::components::gantt::scene::icons::icon_of;
 use crate::components::gantt::time_scale::TimeScale;
-
-/// The most edges drawn in one frame; the rest are counted.
-pub const MAX_EDGES: usize = 40_000;
 
 /// Colours of the causal past and future of the selected event.
 pub mod area_colors {
@@ -142,7 +139,7 @@ pub struct Layout {
     pub vertices_shown: usize,
     /// Edges drawn.
     pub edges_drawn: usize,
-    /// Edges with both ends shown but past [`MAX_EDGES`].
+    /// Edges with both ends shown but past the window's budget.
     pub edges_over_budget: usize,
     /// Edges drawn that go back in physical time.
     pub edges_backwards: usize,
@@ -156,95 +153,58 @@ enum XScale {
     Logical { first: u64, per_px: f64 },
 }
 
-impl XScale {
-    fn x(&self, g: &Geometry, d: &Diagram, v: &Vertex, axis: Axis) -> f64 {
-        g.gutter
-            + PAD
-            + match self {
-                XScale::Time(scale) => scale.time_to_px(v.time),
-                XScale::Logical { first, per_px } => {
-                    (d.x(v, axis).saturating_sub(*first)) as f64 / per_px
-                }
-            }
-    }
+/// The rows a frame shows: its processes from the top row, as many as fit.
+pub fn shown_rows<'a>(frame: &Frame<'a>, g: &Geometry) -> &'a [u32] {
+    let top = frame.top_row.min(frame.rows.len());
+    let n = g.n_rows().min(frame.rows.len() - top);
+    &frame.rows[top..top + n]
 }
 
-/// Whether a vertex's events overlap the window (whose end tick counts: a run's last event is
-/// at its last tick).
-fn in_window(v: &Vertex, window: (u64, u64)) -> bool {
-    v.last_time.0 >= window.0 && v.time.0 <= window.1
+/// The window of diagram `d` a frame shows, at the plot's width.
+pub fn window_of(d: &Diagram, frame: &Frame<'_>, g: &Geometry) -> HasseWindow {
+    d.window(
+        shown_rows(frame, g),
+        frame.window,
+        frame.axis,
+        g.plot_width(),
+    )
 }
 
-fn x_scale(d: &Diagram, frame: &Frame<'_>, g: &Geometry) -> XScale {
-    match frame.axis {
+/// Lays out one frame: the window `win` (the marks and edges of [`shown_rows`]) of a run
+/// whose processes are named `names`.
+pub fn layout(win: &HasseWindow, names: &[String], frame: &Frame<'_>, g: &Geometry) -> Layout {
+    let mut out = Layout {
+        size: (g.width, g.height),
+        ..Layout::default()
+    };
+    let shown = shown_rows(frame, g);
+    rows_and_labels(&mut out.items, names, shown, g);
+    let scale = match frame.axis {
         Axis::Physical => XScale::Time(TimeScale::fit(
             Time(frame.window.0),
             Time(frame.window.1),
             g.plot_width(),
         )),
-        axis => {
-            let values = d
-                .vertices
-                .iter()
-                .filter(|v| in_window(v, frame.window))
-                .map(|v| d.x(v, axis));
-            let first = values.clone().min().unwrap_or(0);
-            let last = values.max().unwrap_or(first);
-            XScale::Logical {
-                first,
-                per_px: (last - first).max(1) as f64 / g.plot_width(),
-            }
-        }
-    }
-}
-
-/// Lays out one frame of diagram `d` whose processes are named `names`.
-pub fn layout(d: &Diagram, names: &[String], frame: &Frame<'_>, g: &Geometry) -> Layout {
-    let mut out = Layout {
-        size: (g.width, g.height),
-        ..Layout::default()
+        _ => XScale::Logical {
+            first: win.extent.0,
+            per_px: (win.extent.1 - win.extent.0).max(1) as f64 / g.plot_width(),
+        },
     };
-    let n_shown = g
-        .n_rows()
-        .min(frame.rows.len().saturating_sub(frame.top_row));
-    let shown = &frame.rows[frame.top_row..frame.top_row + n_shown];
-    let mut row_of = vec![usize::MAX; names.len()];
-    for (r, &p) in shown.iter().enumerate() {
-        if let Some(slot) = row_of.get_mut(p as usize) {
-            *slot = r;
-        }
-    }
-    let y_of = |r: usize| g.axis + (r as f64 + 0.5) * g.row_height;
-    rows_and_labels(&mut out.items, names, shown, g);
-    let scale = x_scale(d, frame, g);
     axis_labels(&mut out.items, &scale, frame, g);
-    // One mark per pixel of a row: the vertex first drawn there stands for the rest.
-    let mut position: Vec<Option<(f64, f64)>> = vec![None; d.vertices.len()];
-    let mut pixel: std::collections::HashMap<(usize, i64), usize> = Default::default();
-    for (i, v) in d.vertices.iter().enumerate() {
-        let Some(&r) = row_of.get(v.process.index()) else {
-            continue;
-        };
-        if r == usize::MAX || !in_window(v, frame.window) {
-            continue;
-        }
-        out.vertices_shown += 1;
-        let (x, y) = (scale.x(g, d, v, frame.axis), y_of(r));
-        let k = *pixel.entry((r, x.round() as i64)).or_insert_with(|| {
-            out.hits.push(Hit {
-                x,
-                y,
-                vertex: i as u32,
-                events: 0,
-            });
-            out.hits.len() - 1
-        });
-        out.hits[k].events += u64::from(v.count);
-        let hit = out.hits[k];
-        position[i] = Some((hit.x, hit.y));
-    }
-    edges(&mut out, d, &position);
-    vertices(&mut out.items, d, &out.hits, frame);
+    out.vertices_shown = win.vertices as usize;
+    out.hits = win
+        .marks
+        .iter()
+        .map(|m| Hit {
+            x: g.gutter + PAD + m.px,
+            y: g.axis + (f64::from(m.row) + 0.5) * g.row_height,
+            vertex: m.vertex,
+            events: m.events,
+        })
+        .collect();
+    edges(&mut out, win);
+    out.edges_over_budget = win.edges_over_budget as usize;
+    vertices(&mut out.items, win, &out.hits, frame);
     out
 }
 
@@ -353,67 +313,53 @@ fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: 
     }
 }
 
-fn edges(out: &mut Layout, d: &Diagram, position: &[Option<(f64, f64)>]) {
-    for (k, e) in d.edges.iter().enumerate() {
-        let (Some(a), Some(b)) = (position[e.from as usize], position[e.to as usize]) else {
-            continue;
+fn edges(out: &mut Layout, win: &HasseWindow) {
+    for e in &win.edges {
+        let (from, to) = (out.hits[e.from as usize], out.hits[e.to as usize]);
+        let (a, b) = ((from.x, from.y), (to.x, to.y));
+        out.edges_drawn += e.count as usize;
+        out.edges.push(EdgeHit { a, b, edge: e.edge });
+        // A bundle of several edges is a thicker line without a head.
+        let width = if e.count > 1 { 2.5 } else { 1.0 };
+        let line = |color| DrawItem::Line {
+            x1: a.0,
+            y1: a.1,
+            x2: b.0,
+            y2: b.1,
+            color,
+            width,
         };
-        if a == b {
-            continue;
-        }
-        if out.edges_drawn >= MAX_EDGES {
-            out.edges_over_budget += 1;
-            continue;
-        }
-        out.edges_drawn += 1;
-        out.edges.push(EdgeHit {
-            a,
-            b,
-            edge: k as u32,
-        });
-        let item = match (e.kind, e.backwards) {
-            (_, true) => {
-                // Back in time: a clock violation, drawn thick in the fault colour.
-                out.edges_backwards += 1;
-                out.items.push(DrawItem::Line {
-                    x1: a.0,
-                    y1: a.1,
-                    x2: b.0,
-                    y2: b.1,
-                    color: colors::FAULT,
-                    width: 2.5,
-                });
-                DrawItem::Arrow {
-                    x1: a.0,
-                    y1: a.1,
-                    x2: b.0,
-                    y2: b.1,
-                    color: colors::FAULT,
-                }
-            }
-            (HasseKind::Program, false) => DrawItem::Line {
+        let arrow = |color| DrawItem::Arrow {
+            x1: a.0,
+            y1: a.1,
+            x2: b.0,
+            y2: b.1,
+            color,
+        };
+        if e.backwards {
+            // Back in time: a clock violation, drawn thick in the fault colour.
+            out.edges_backwards += 1;
+            out.items.push(DrawItem::Line {
                 x1: a.0,
                 y1: a.1,
                 x2: b.0,
                 y2: b.1,
-                color: colors::HOVERED,
-                width: 1.0,
-            },
-            (HasseKind::Message | HasseKind::Collective, false) => DrawItem::Arrow {
-                x1: a.0,
-                y1: a.1,
-                x2: b.0,
-                y2: b.1,
-                color: colors::MESSAGE,
-            },
-        };
-        out.items.push(item);
+                color: colors::FAULT,
+                width: 2.5,
+            });
+            out.items.push(arrow(colors::FAULT));
+        } else if e.kind == HasseKind::Program {
+            out.items.push(line(colors::HOVERED));
+        } else if e.count > 1 {
+            out.items.push(line(colors::MESSAGE));
+        } else {
+            out.items.push(arrow(colors::MESSAGE));
+        }
     }
 }
 
-fn vertices(items: &mut Vec<DrawItem>, d: &Diagram, hits: &[Hit], frame: &Frame<'_>) {
-    for hit in hits {
-        let v = &d.vertices[hit.vertex as usize];
+fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &Frame<'_>) {
+    for (hit, mark) in hits.iter().zip(&win.marks) {
         let (x, y) = (hit.x, hit.y);
         if hit.events > 1 {
             // A collapsed run, or several vertices on one pixel: a box with the count.
@@ -434,7 +380,7 @@ fn vertices(items: &mut Vec<DrawItem>, d: &Diagram, hits: &[Hit], frame: &Frame<
                 align_right: false,
             });
         } else {
-            match icon_of(v.kind) {
+            match icon_of(mark.kind) {
                 Some(icon) => items.push(DrawItem::Icon {
                     x,
                     y,
@@ -548,7 +494,8 @@ mod tests {
         let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
         let g = Geometry::new(1200.0, 200.0);
         for axis in [Axis::Layer, Axis::Lamport, Axis::Physical] {
-            let laid = layout(&d, &names, &frame(&[0, 1], axis, (0, 69)), &g);
+            let f = frame(&[0, 1], axis, (0, 69));
+            let laid = layout(&window_of(&d, &f, &g), &names, &f, &g);
             assert_eq!(laid.vertices_shown, 13, "{axis:?}");
             assert_eq!(laid.hits.len(), 13, "{axis:?}: one mark per vertex");
             assert_eq!(laid.edges_drawn, d.edges.len(), "{axis:?}");
@@ -556,7 +503,8 @@ mod tests {
             assert!(laid.hits.iter().all(|h| h.x >= g.gutter && h.x <= g.width));
         }
         // Layers spread evenly: layer k at gutter + pad + k · (plot / 7).
-        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Layer, (0, 69)), &g);
+        let f = frame(&[0, 1], Axis::Layer, (0, 69));
+        let laid = layout(&window_of(&d, &f, &g), &names, &f, &g);
         let x_of = |event: u32| {
             laid.hits
                 .iter()
@@ -576,14 +524,17 @@ mod tests {
         let g = Geometry::new(1200.0, 200.0);
         // 30..50: A's receive call (35) and arrival (48), B's arrival (33), send (38) and
         // receive call (43).
-        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Physical, (30, 50)), &g);
+        let f = frame(&[0, 1], Axis::Physical, (30, 50));
+        let laid = layout(&window_of(&d, &f, &g), &names, &f, &g);
         assert_eq!(laid.vertices_shown, 5);
         // Only B's row: 3 of them.
-        let laid = layout(&d, &names, &frame(&[1], Axis::Physical, (30, 50)), &g);
+        let f = frame(&[1], Axis::Physical, (30, 50));
+        let laid = layout(&window_of(&d, &f, &g), &names, &f, &g);
         assert_eq!(laid.vertices_shown, 3);
         // A plot a few pixels wide: fewer marks, but every event counted.
         let tiny = Geometry::new(170.0 + 28.0 + 3.0, 200.0);
-        let laid = layout(&d, &names, &frame(&[0, 1], Axis::Layer, (0, 69)), &tiny);
+        let f = frame(&[0, 1], Axis::Layer, (0, 69));
+        let laid = layout(&window_of(&d, &f, &tiny), &names, &f, &tiny);
         assert!(laid.hits.len() < 13);
         assert_eq!(laid.hits.iter().map(|h| h.events).sum::<u64>(), 13);
     }
@@ -593,12 +544,11 @@ mod tests {
         let trace = worked_example();
         let d = diagram(&trace, Collapse::None);
         let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
-        let laid = layout(
-            &d,
-            &names,
-            &frame(&[0, 1], Axis::Layer, (0, 69)),
-            &Geometry::new(1200.0, 200.0),
+        let (f, g) = (
+            frame(&[0, 1], Axis::Layer, (0, 69)),
+            Geometry::new(1200.0, 200.0),
         );
+        let laid = layout(&window_of(&d, &f, &g), &names, &f, &g);
         let h = laid.hits[3];
         assert_eq!(hit_at(&laid, h.x + 3.0, h.y - 2.0), Some(h));
         assert_eq!(hit_at(&laid, h.x + 40.0, h.y + 40.0), None);

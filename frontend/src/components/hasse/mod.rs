@@ -312,7 +312,8 @@ fn paint_now(view: View) {
         areas: &areas,
         marked: &marked,
     };
-    let laid = layout::layout(&built.diagram, &names, &frame, &g);
+    let win = layout::window_of(&built.diagram, &frame, &g);
+    let laid = layout::layout(&win, &names, &frame, &g);
     paint::paint(&ctx, g.width, g.height, &laid.items);
     view.stats.set(stats_text(&built, &laid, &areas));
     let hits: Vec<String> = laid
