@@ -216,6 +216,30 @@ pub async fn get_viewport(
     .await
 }
 
+/// A window of a run's Hasse diagram, drawn by the server (for a run too large for the
+/// browser).
+pub async fn get_hasse(
+    id: &str,
+    query: &shared::view::hasse::WindowQuery,
+) -> ApiResult<shared::view::hasse::HasseWindow> {
+    let axis = match query.axis {
+        shared::view::hasse::Axis::Layer => "layer",
+        shared::view::hasse::Axis::Lamport => "lamport",
+        shared::view::hasse::Axis::Physical => "physical",
+    };
+    get_json(&format!(
+        "/api/runs/{}/hasse?start={}&end={}&processes={}&first_row={}&rows={}&axis={axis}&width_px={}",
+        js_sys::encode_uri_component(id),
+        query.start,
+        query.end,
+        js_sys::encode_uri_component(&query.processes),
+        query.first_row,
+        query.rows,
+        query.width_px
+    ))
+    .await
+}
+
 /// A selection of a run for the analysis parts: a window `[start, end)` in ticks and a process
 /// list such as `0,2-5` (empty: every process).
 #[derive(Debug, Clone, PartialEq, Eq)]

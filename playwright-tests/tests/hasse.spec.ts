@@ -121,3 +121,22 @@ test('on physical time the Paraver sample shows its two clock violations in the 
   });
   expect(fault).toBeGreaterThan(10);
 });
+
+test('a run drawn by the server shows its Hasse diagram from the server, and clicks select', async ({ page }) => {
+  const home = new HomePage(page);
+  await home.goto();
+  await home.upload(WORKED_EXAMPLE);
+  await page.waitForURL(RUN_URL);
+  const answers: string[] = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/hasse?')) answers.push(r.url());
+  });
+  await page.goto(`${page.url()}?detail=server`);
+  await page.getByTestId('tab-hasse').click();
+  await expect(page.getByTestId('hasse-remote')).toBeVisible();
+  await clickEvent(page, 8);
+  expect(answers.length).toBeGreaterThan(0);
+  expect((await workspaceState(page)).selection).toEqual({ type: 'event', index: 8 });
+  // 12 vertices: the worked example with P1's start and first receive call collapsed.
+  await expect(page.getByTestId('hasse-stats')).toContainText('12 vertices');
+});

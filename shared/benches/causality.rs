@@ -14,7 +14,7 @@ use shared::analyses::clocks::{ClcOptions, controlled_logical_clock};
 use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::pair_messages;
 use shared::model::synthetic::ring;
-use shared::view::hasse::{Collapse, Diagram};
+use shared::view::hasse::{Axis, Collapse, Diagram};
 
 fn sizes() -> Vec<usize> {
     common::sizes(&[1_000_000])
@@ -53,6 +53,31 @@ fn causality(c: &mut Criterion) {
                 });
             },
         );
+        // One window of it, as `GET /api/runs/{id}/hasse` answers: every row, the whole run and
+        // a tenth of it, 1,600 pixels wide.
+        let causality = Causality::new(&trace, &graph);
+        let diagram = Diagram::new(&trace, &graph, &causality, Collapse::Runs { expanded: &[] });
+        let rows: Vec<u32> = (0..trace.processes.len() as u32).collect();
+        let (start, end) = trace.time_bounds().map_or((0, 0), |(a, b)| (a.0, b.0));
+        for (label, window) in [
+            ("whole", (start, end)),
+            ("tenth", (start, start + (end - start) / 10)),
+        ] {
+            group.bench_with_input(
+                BenchmarkId::new(format!("hasse_window_{label}"), trace.events.len()),
+                &window,
+                |b, &window| {
+                    b.iter(|| {
+                        black_box(
+                            diagram
+                                .window(&rows, window, Axis::Layer, 1600.0)
+                                .marks
+                                .len(),
+                        )
+                    });
+                },
+            );
+        }
         let options = ClcOptions {
             gamma: 0.99999,
             min_latency: 50.0,

@@ -212,7 +212,7 @@ pub fn RunView(
                 <GanttChart trace=trace.clone() run_id=Some(run.id.clone()) data=data remote=remote/>
             </div>
             <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
-                <HasseView trace=trace data=data remote=remote/>
+                <HasseView trace=trace data=data run_id=Some(run.id.clone()) remote=remote/>
             </div>
         </div>
     }

@@ -1063,8 +1063,16 @@ async fn the_hasse_window_is_the_engines() {
         .trace;
     let cx = Context::new(&trace);
     let causality = Causality::new(&trace, &cx.graph);
-    let diagram = Diagram::new(&trace, &cx.graph, &causality, Collapse::Runs { expanded: &[] });
-    assert_eq!(answer, diagram.window(&[0, 1], (0, 69), Axis::Lamport, 1000.0));
+    let diagram = Diagram::new(
+        &trace,
+        &cx.graph,
+        &causality,
+        Collapse::Runs { expanded: &[] },
+    );
+    assert_eq!(
+        answer,
+        diagram.window(&[0, 1], (0, 69), Axis::Lamport, 1000.0)
+    );
     assert_eq!(answer.vertices, 12);
     assert_eq!(answer.marks.len(), 12);
     // Only B, from tick 30.
@@ -1085,5 +1093,10 @@ async fn the_hasse_window_is_the_engines() {
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-    assert!(error["message"].as_str().is_some_and(|m| m.contains("below 2")), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("below 2")),
+        "{error}"
+    );
 }

@@ -80,6 +80,11 @@ impl Geometry {
     }
 }
 
+/// The plot's width in CSS pixels: the canvas less the labels and the end padding.
+pub fn plot_width(g: &Geometry) -> f64 {
+    g.plot_width()
+}
+
 /// Space kept at both ends of the plot so end vertices are not cut.
 const PAD: f64 = 14.0;
 

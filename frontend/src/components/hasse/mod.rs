@@ -19,12 +19,13 @@ use shared::analyses::{dependence, motifs};
 use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::pair_messages;
 use shared::model::EventIdx;
-use shared::view::hasse::{Axis, Collapse, Diagram};
+use shared::view::hasse::{Axis, Collapse, Diagram, HasseWindow, WindowQuery};
 use shared::view::state::{Selection, ViewKind};
 use wasm_bindgen::JsCast as _;
 use web_sys::CanvasRenderingContext2d;
 
 use self::layout::{Area, Frame, Geometry, Layout};
+use crate::api;
 use crate::components::gantt::paint;
 use crate::workspace::Command;
 use crate::workspace::data::{CausalSpans, RunData};
@@ -64,6 +65,18 @@ struct View {
     /// post-area counts and the edges back in time.
     probe: RwSignal<Probe>,
     resized: RwSignal<u32>,
+    /// The window last drawn.
+    shown: StoredValue<Arc<HasseWindow>>,
+    /// For a run drawn by the server: its id, and its last answer.
+    remote: Option<Remote>,
+}
+
+/// A run whose diagram the server draws.
+#[derive(Clone, Copy)]
+struct Remote {
+    run: StoredValue<String>,
+    answer: RwSignal<Option<(WindowQuery, Arc<HasseWindow>)>>,
+    asked: StoredValue<Option<WindowQuery>>,
 }
 
 /// The Hasse view of a run held in the browser (`remote`: only its outline is here).
@@ -71,17 +84,18 @@ struct View {
 pub fn HasseView(
     trace: Arc<Trace>,
     data: RunData,
+    #[prop(default = None)] run_id: Option<String>,
     #[prop(default = false)] remote: bool,
 ) -> impl IntoView {
-    if remote {
-        return view! {
-            <p class="warning" data-testid="hasse-remote">
-                "This run is drawn from the server; the Hasse view needs the run in the browser (up to 2 million events) for now."
-            </p>
-        }
-        .into_any();
-    }
     let store = Store::expect();
+    let remote = match (remote, run_id) {
+        (true, Some(run)) => Some(Remote {
+            run: StoredValue::new(run),
+            answer: RwSignal::new(None),
+            asked: StoredValue::new(None),
+        }),
+        _ => None,
+    };
     let view = View {
         store,
         trace: StoredValue::new(trace),
@@ -95,6 +109,14 @@ pub fn HasseView(
         stats: RwSignal::new(String::new()),
         probe: RwSignal::new(Probe::default()),
         resized: RwSignal::new(0),
+        shown: StoredValue::new(Arc::new(HasseWindow {
+            marks: Vec::new(),
+            edges: Vec::new(),
+            extent: (0, 1),
+            vertices: 0,
+            edges_over_budget: 0,
+        })),
+        remote,
     };
     build_when_shown(view);
     publish_areas(view, data);
@@ -119,11 +141,15 @@ pub fn HasseView(
                 on:pointermove=move |ev| on_hover(view, &ev)
                 on:wheel=move |ev| on_wheel(view, &ev)
             ></canvas>
-            {query_panel(view)}
-            {motif_panel(view)}
+            {remote.is_none().then(|| query_panel(view))}
+            {remote.is_none().then(|| motif_panel(view))}
+            {remote.is_some().then(|| view! {
+                <p class="hasse-legend" data-testid="hasse-remote">
+                    "This run is drawn by the server: the causal past and future, queries and motifs need the run in the browser."
+                </p>
+            })}
         </div>
     }
-    .into_any()
 }
 
 /// Builds the causality the first time the view is shown, and the diagram again whenever a
@@ -132,7 +158,7 @@ fn build_when_shown(view: View) {
     Effect::new(move |_| {
         let shown = view.store.with(|ws| ws.view == ViewKind::Hasse);
         let expanded = view.expanded.get();
-        if !shown {
+        if !shown || view.remote.is_some() {
             return;
         }
         let before = view.built.get_untracked();
@@ -209,6 +235,9 @@ fn schedule_paints(view: View) {
         view.axis.track();
         view.marked.track();
         view.resized.track();
+        if let Some(remote) = view.remote {
+            remote.answer.track();
+        }
         if pending.get_value() {
             return;
         }
@@ -255,10 +284,13 @@ fn selected_event(store: Store) -> Option<EventIdx> {
 }
 
 fn paint_now(view: View) {
-    let (Some(canvas), Some(built)) = (view.canvas.get_untracked(), view.built.get_untracked())
-    else {
+    let Some(canvas) = view.canvas.get_untracked() else {
         return;
     };
+    let built = view.built.get_untracked();
+    if built.is_none() && view.remote.is_none() {
+        return;
+    }
     let rect = canvas.get_bounding_client_rect();
     if rect.width() < 1.0 {
         return;
@@ -297,12 +329,18 @@ fn paint_now(view: View) {
             .unwrap_or_else(|| (0..trace.processes.len() as u32).collect());
         (rows, ws.top_row as usize, ws.window)
     });
-    let areas = areas(&built, selected_event(view.store));
-    let marked: Vec<(u32, bool)> = view.marked.with_untracked(|m| {
-        m.iter()
-            .filter_map(|&(e, holds)| Some((*built.diagram.vertex_of.get(e.index())?, holds)))
-            .collect()
-    });
+    let areas = built
+        .as_ref()
+        .map(|b| areas(b, selected_event(view.store)))
+        .unwrap_or_default();
+    let marked: Vec<(u32, bool)> = match &built {
+        Some(built) => view.marked.with_untracked(|m| {
+            m.iter()
+                .filter_map(|&(e, holds)| Some((*built.diagram.vertex_of.get(e.index())?, holds)))
+                .collect()
+        }),
+        None => Vec::new(),
+    };
     let frame = Frame {
         rows: &rows,
         top_row: top_row.min(rows.len().saturating_sub(1)),
@@ -312,32 +350,73 @@ fn paint_now(view: View) {
         areas: &areas,
         marked: &marked,
     };
-    let win = layout::window_of(&built.diagram, &frame, &g);
+    let win = match &built {
+        Some(built) => Arc::new(layout::window_of(&built.diagram, &frame, &g)),
+        None => match remote_window(view, &frame, &g) {
+            Some(win) => win,
+            None => return,
+        },
+    };
     let laid = layout::layout(&win, &names, &frame, &g);
     paint::paint(&ctx, g.width, g.height, &laid.items);
-    view.stats.set(stats_text(&built, &laid, &areas));
+    view.stats.set(stats_text(built.as_deref(), &laid, &areas));
     let hits: Vec<String> = laid
         .hits
         .iter()
+        .zip(&win.marks)
         .take(500)
-        .map(|h| {
-            let event = built.diagram.vertices[h.vertex as usize].event.0;
-            format!("[{event},{:.1},{:.1}]", h.x, h.y)
-        })
+        .map(|(h, m)| format!("[{},{:.1},{:.1}]", m.event.0, h.x, h.y))
         .collect();
+    let count = |a| built.as_deref().map_or(0, |b| area_count(b, &areas, a));
     let probe = Probe {
         hits: format!("[{}]", hits.join(",")),
-        pre: area_count(&built, &areas, Area::Pre),
-        post: area_count(&built, &areas, Area::Post),
+        pre: count(Area::Pre),
+        post: count(Area::Post),
         backwards: laid.edges_backwards,
     };
+    view.shown.set_value(win);
     if view.probe.with_untracked(|p| *p != probe) {
         view.probe.set(probe);
     }
     view.layout.set_value(laid);
 }
 
-fn stats_text(built: &Built, laid: &Layout, areas: &[Area]) -> String {
+/// The server's answer for this frame; asks for it when the last answer is of another frame
+/// (and draws that one meanwhile).
+fn remote_window(view: View, frame: &Frame<'_>, g: &Geometry) -> Option<Arc<HasseWindow>> {
+    let remote = view.remote?;
+    let shown = layout::shown_rows(frame, g);
+    let query = WindowQuery {
+        start: frame.window.0,
+        end: frame.window.1,
+        processes: shown
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        first_row: 0,
+        rows: shown.len() as u32,
+        axis: frame.axis,
+        width_px: layout::plot_width(g).round().max(1.0) as u32,
+    };
+    let answer = remote.answer.get_untracked();
+    if answer.as_ref().is_none_or(|(q, _)| *q != query)
+        && remote.asked.get_value().as_ref() != Some(&query)
+    {
+        remote.asked.set_value(Some(query.clone()));
+        let id = remote.run.get_value();
+        let asked = query.clone();
+        leptos::task::spawn_local(async move {
+            match api::get_hasse(&id, &asked).await {
+                Ok(win) => remote.answer.set(Some((asked, Arc::new(win)))),
+                Err(message) => view.stats.set(message),
+            }
+        });
+    }
+    answer.map(|(_, win)| win)
+}
+
+fn stats_text(built: Option<&Built>, laid: &Layout, areas: &[Area]) -> String {
     let mut text = format!(
         "{} vertices · {} edges drawn",
         laid.vertices_shown, laid.edges_drawn
@@ -348,7 +427,7 @@ fn stats_text(built: &Built, laid: &Layout, areas: &[Area]) -> String {
     if laid.edges_backwards > 0 {
         text.push_str(&format!(" · {} back in time", laid.edges_backwards));
     }
-    if !areas.is_empty() {
+    if let Some(built) = built.filter(|_| !areas.is_empty()) {
         text.push_str(&format!(
             " · causal past {} events, future {} events",
             area_count(built, areas, Area::Pre),
@@ -383,16 +462,27 @@ fn on_click(view: View, ev: &web_sys::MouseEvent) {
     let Some((x, y)) = canvas_point(view, ev) else {
         return;
     };
-    let Some(built) = view.built.get_untracked() else {
-        return;
-    };
     let hit = view.layout.with_value(|l| layout::hit_at(l, x, y));
     let Some(hit) = hit else {
         view.store.dispatch(Command::Select(None));
         return;
     };
-    let v = built.diagram.vertices[hit.vertex as usize];
-    if v.count > 1 {
+    let event = view.shown.with_value(|w| {
+        w.marks
+            .iter()
+            .find(|m| m.vertex == hit.vertex)
+            .map(|m| m.event)
+    });
+    let Some(event) = event else {
+        return;
+    };
+    // A collapsed run opens up (in the browser's own diagram).
+    let run = view
+        .built
+        .get_untracked()
+        .and_then(|b| b.diagram.vertices.get(hit.vertex as usize).copied())
+        .filter(|v| v.count > 1);
+    if let Some(v) = run {
         view.expanded.update(|e| {
             if let Err(at) = e.binary_search(&v.event) {
                 e.insert(at, v.event);
@@ -400,7 +490,7 @@ fn on_click(view: View, ev: &web_sys::MouseEvent) {
         });
     }
     view.store.dispatch(Command::Select(Some(Selection::Event {
-        index: u64::from(v.event.0),
+        index: u64::from(event.0),
     })));
 }
 
@@ -409,6 +499,11 @@ fn on_hover(view: View, ev: &web_sys::PointerEvent) {
         return;
     };
     let Some(built) = view.built.get_untracked() else {
+        let text = view
+            .layout
+            .with_value(|l| layout::hit_at(l, x, y))
+            .map(|h| format!("{} events here", h.events));
+        view.label.set(text.unwrap_or_default());
         return;
     };
     let trace = view.trace.get_value();
