@@ -72,6 +72,12 @@ pub struct Diagram {
     pub layers: u32,
     /// Each event's vertex (index into `vertices`).
     pub vertex_of: Vec<u32>,
+    /// Each process's vertices: `process_start[p]..process_start[p + 1]` (for windows).
+    #[serde(skip)]
+    process_start: Vec<u32>,
+    /// Events of the vertices before each vertex (for counting a range in O(1)).
+    #[serde(skip)]
+    events_before: Vec<u64>,
 }
 
 /// How the diagram collapses local runs.
@@ -187,11 +193,25 @@ impl Diagram {
                 .unwrap_or(0);
         }
         let layers = vertices.iter().map(|v| v.layer + 1).max().unwrap_or(0);
+        let mut process_start = vec![0u32; trace.processes.len() + 1];
+        for v in &vertices {
+            process_start[v.process.index() + 1] += 1;
+        }
+        for p in 1..process_start.len() {
+            process_start[p] += process_start[p - 1];
+        }
+        let mut events_before = Vec::with_capacity(vertices.len() + 1);
+        events_before.push(0u64);
+        for v in &vertices {
+            events_before.push(events_before.last().copied().unwrap_or(0) + u64::from(v.count));
+        }
         Diagram {
             vertices,
             edges,
             layers,
             vertex_of,
+            process_start,
+            events_before,
         }
     }
 
@@ -271,43 +291,55 @@ pub fn in_window(v: &Vertex, window: (u64, u64)) -> bool {
 }
 
 impl Diagram {
+    /// The vertices of process `p` whose events overlap `[start, end]`: a range, since a
+    /// process's vertices are in program order and so in time, layer and Lamport order.
+    fn visible(&self, p: usize, window: (u64, u64)) -> std::ops::Range<usize> {
+        let (Some(&vs), Some(&ve)) = (self.process_start.get(p), self.process_start.get(p + 1))
+        else {
+            return 0..0;
+        };
+        let list = &self.vertices[vs as usize..ve as usize];
+        let a = list.partition_point(|v| v.last_time.0 < window.0);
+        let b = list.partition_point(|v| v.time.0 <= window.1).max(a);
+        vs as usize + a..vs as usize + b
+    }
+
     /// The window `[start, end]` (ticks) of the rows `rows` (processes, top to bottom) at
     /// `width` pixels on `axis`: on the logical axes the vertices in the window spread over
     /// the width by their value, on the physical axis by their time; the vertices of a row
     /// that land on one pixel are one mark with a count, and edges between the same two marks
     /// are one with a count.
+    ///
+    /// The work is O(rows · min(width, vertices) · log n + visible cross-process edges): a
+    /// row's marks are found by binary search, not by visiting its vertices.
     pub fn window(&self, rows: &[u32], window: (u64, u64), axis: Axis, width: f64) -> HasseWindow {
         let width = if width.is_finite() && width >= 1.0 {
             width
         } else {
             1.0
         };
+        let n_processes = self.process_start.len().saturating_sub(1);
         let extent = match axis {
             Axis::Physical => (window.0, window.1.max(window.0 + 1)),
             axis => {
-                let values = self
-                    .vertices
-                    .iter()
-                    .filter(|v| in_window(v, window))
-                    .map(|v| self.x(v, axis));
-                let first = values.clone().min().unwrap_or(0);
-                let last = values.max().unwrap_or(first);
-                (first, last.max(first + 1))
+                // Over every process (not only the rows shown), so scrolling keeps the scale.
+                let (mut first, mut last) = (u64::MAX, 0);
+                for p in 0..n_processes {
+                    let r = self.visible(p, window);
+                    if !r.is_empty() {
+                        first = first.min(self.x(&self.vertices[r.start], axis));
+                        last = last.max(self.x(&self.vertices[r.end - 1], axis));
+                    }
+                }
+                if first == u64::MAX {
+                    (0, 1)
+                } else {
+                    (first, last.max(first + 1))
+                }
             }
         };
         let per_px = (extent.1 - extent.0) as f64 / width;
-        let n_processes = self
-            .vertices
-            .iter()
-            .map(|v| v.process.index() + 1)
-            .max()
-            .unwrap_or(0);
-        let mut row_of = vec![u32::MAX; n_processes];
-        for (r, &p) in rows.iter().enumerate() {
-            if let Some(slot) = row_of.get_mut(p as usize) {
-                *slot = r as u32;
-            }
-        }
+        let px_of = |v: &Vertex| (self.x(v, axis).saturating_sub(extent.0)) as f64 / per_px;
         let mut out = HasseWindow {
             marks: Vec::new(),
             edges: Vec::new(),
@@ -315,55 +347,88 @@ impl Diagram {
             vertices: 0,
             edges_over_budget: 0,
         };
-        let mut mark_of = vec![u32::MAX; self.vertices.len()];
-        let mut pixel: std::collections::HashMap<(u32, i64), u32> = Default::default();
-        for (i, v) in self.vertices.iter().enumerate() {
-            let row = row_of.get(v.process.index()).copied().unwrap_or(u32::MAX);
-            if row == u32::MAX || !in_window(v, window) {
-                continue;
-            }
-            out.vertices += 1;
-            let px = (self.x(v, axis).saturating_sub(extent.0)) as f64 / per_px;
-            let k = *pixel.entry((row, px.round() as i64)).or_insert_with(|| {
+        // Per row: its visible range; per visible vertex: its mark + 1 (0: not drawn; zeroed
+        // memory costs nothing until a row writes its range).
+        let mut row_of = vec![u32::MAX; n_processes];
+        let mut mark_of = vec![0u32; self.vertices.len()];
+        let mut ranges = Vec::with_capacity(rows.len());
+        for (row, &p) in rows.iter().enumerate() {
+            let range = if (p as usize) < n_processes && row_of[p as usize] == u32::MAX {
+                row_of[p as usize] = row as u32;
+                self.visible(p as usize, window)
+            } else {
+                0..0
+            };
+            out.vertices += range.len() as u64;
+            let mut i = range.start;
+            while i < range.end {
+                let px = px_of(&self.vertices[i]);
+                let k = px.round();
+                let j = i
+                    + 1
+                    + self.vertices[i + 1..range.end].partition_point(|v| px_of(v).round() <= k);
+                let v = &self.vertices[i];
                 out.marks.push(Mark {
-                    row,
+                    row: row as u32,
                     px: px.min(width),
                     vertex: i as u32,
                     event: v.event,
                     kind: v.kind,
-                    events: 0,
+                    events: self.events_before[j] - self.events_before[i],
                 });
-                (out.marks.len() - 1) as u32
-            });
-            out.marks[k as usize].events += u64::from(v.count);
-            mark_of[i] = k;
+                mark_of[i..j].fill(out.marks.len() as u32);
+                i = j;
+            }
+            ranges.push(range);
         }
-        let mut bundled: std::collections::HashMap<(u32, u32, HasseKind), usize> =
-            Default::default();
-        for (k, e) in self.edges.iter().enumerate() {
-            let (a, b) = (mark_of[e.from as usize], mark_of[e.to as usize]);
-            if a == u32::MAX || b == u32::MAX || a == b {
+        let mark_of = |vertex: usize| mark_of[vertex].checked_sub(1);
+        // Edges arrive sorted by target vertex, so those into one target mark are together:
+        // bundling looks only among them.
+        let mut target = u32::MAX;
+        let mut into_target: Vec<(u32, HasseKind, usize)> = Vec::new();
+        for range in &ranges {
+            if range.is_empty() {
                 continue;
             }
-            if let Some(&at) = bundled.get(&(a, b, e.kind)) {
-                let edge = &mut out.edges[at];
-                edge.count += 1;
-                edge.backwards |= e.backwards;
-                continue;
+            let from = self
+                .edges
+                .partition_point(|e| (e.to as usize) < range.start);
+            let to = self.edges.partition_point(|e| (e.to as usize) < range.end);
+            for k in from..to {
+                let e = self.edges[k];
+                let (Some(a), Some(b)) = (mark_of(e.from as usize), mark_of(e.to as usize)) else {
+                    continue;
+                };
+                if a == b {
+                    continue;
+                }
+                if b != target {
+                    target = b;
+                    into_target.clear();
+                }
+                if let Some(&(_, _, at)) = into_target
+                    .iter()
+                    .find(|&&(source, kind, _)| source == a && kind == e.kind)
+                {
+                    let edge: &mut MarkEdge = &mut out.edges[at];
+                    edge.count += 1;
+                    edge.backwards |= e.backwards;
+                    continue;
+                }
+                if out.edges.len() >= MAX_WINDOW_EDGES {
+                    out.edges_over_budget += 1;
+                    continue;
+                }
+                into_target.push((a, e.kind, out.edges.len()));
+                out.edges.push(MarkEdge {
+                    from: a,
+                    to: b,
+                    kind: e.kind,
+                    backwards: e.backwards,
+                    count: 1,
+                    edge: k as u32,
+                });
             }
-            if out.edges.len() >= MAX_WINDOW_EDGES {
-                out.edges_over_budget += 1;
-                continue;
-            }
-            bundled.insert((a, b, e.kind), out.edges.len());
-            out.edges.push(MarkEdge {
-                from: a,
-                to: b,
-                kind: e.kind,
-                backwards: e.backwards,
-                count: 1,
-                edge: k as u32,
-            });
         }
         out
     }
