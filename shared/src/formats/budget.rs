@@ -160,7 +160,9 @@ mod tests {
             ..Budget::default()
         };
         assert!(b.check(Limit::Events, 3, "x", b"abc", 1).is_ok());
-        let e = b.check(Limit::Events, 4, "x", b"abc", 1).unwrap_err();
+        let e = b
+            .check(Limit::Events, 4, "x", b"abc", 1)
+            .expect_err("past the budget");
         assert_eq!(e.exceeded, Some(Limit::Events));
         assert_eq!(e.offset, 1);
         assert!(e.message.contains("more than 3 events"), "{e}");
