@@ -1026,7 +1026,8 @@ async fn importer_notes_are_stored_with_the_run() {
         String::from_utf8_lossy(&body)
     );
     let created: CreatedRun = serde_json::from_slice(&body).expect("created");
-    let note = "1 X slices with a negative dur, read as instants";
+    let note =
+        "1 X slices with a negative dur, read as instants (the first at line 1, column 2 (byte 1))";
     assert!(
         created.run.notes.iter().any(|n| n == note),
         "{:?}",
