@@ -126,3 +126,67 @@ test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({
   fs.writeFileSync(path.join(__dirname, '../../target/frame-bench.json'), JSON.stringify(result, null, 2));
   expect(frames.length).toBeGreaterThan(100);
 });
+
+test('@bench the Hasse view at 10^6 events: its build, then zooming and scrolling', async ({ page, request }) => {
+  test.setTimeout(600_000);
+  const created = await request.post('/api/runs?name=ring-1e6.json', {
+    data: Buffer.from(ring(PROCESSES, EVENTS)),
+    headers: { 'content-type': 'application/octet-stream' },
+    timeout: 300_000,
+  });
+  expect(created.status()).toBe(201);
+  const { id } = await created.json();
+  await page.addInitScript(() => {
+    (window as any).__tracescopeHasseFrameTimes = [];
+  });
+  await page.goto(`/runs/${id}`);
+  const run = new RunPage(page);
+  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
+  await run.waitForPaint();
+  // The first showing builds the run's causality and diagram in the browser.
+  const clicked = Date.now();
+  await page.getByTestId('tab-hasse').click();
+  const canvas = page.getByTestId('hasse-canvas');
+  await expect
+    .poll(async () => (await canvas.getAttribute('data-hits')) ?? '[]', { timeout: 300_000 })
+    .not.toBe('[]');
+  const built = Date.now();
+  await page.evaluate(() => {
+    (window as any).__tracescopeHasseFrameTimes.length = 0;
+  });
+  const box = await canvas.boundingBox();
+  if (!box) throw new Error('canvas has no box');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const end = Date.now() + 10_000;
+  let step = 0;
+  while (Date.now() < end) {
+    const phase = Math.floor(step / 20) % 4;
+    if (phase === 0) await page.mouse.wheel(0, -120);
+    else if (phase === 1) {
+      await page.keyboard.down('Shift');
+      await page.mouse.wheel(0, 120);
+      await page.keyboard.up('Shift');
+    } else if (phase === 2) await page.mouse.wheel(0, 120);
+    else {
+      await page.keyboard.down('Shift');
+      await page.mouse.wheel(0, -120);
+      await page.keyboard.up('Shift');
+    }
+    step++;
+    await page.waitForTimeout(16);
+  }
+  const frames = ((await page.evaluate(() => [...(window as any).__tracescopeHasseFrameTimes])) as number[]).sort(
+    (a, b) => a - b,
+  );
+  const result = {
+    events: EVENTS,
+    processes: PROCESSES,
+    inputs: step,
+    build_s: (built - clicked) / 1000,
+    paints: frames.length,
+    frame_ms: { p50: percentile(frames, 0.5), p95: percentile(frames, 0.95), max: frames[frames.length - 1] },
+  };
+  console.log(`frame-bench hasse: ${JSON.stringify(result)}`);
+  fs.writeFileSync(path.join(__dirname, '../../target/frame-bench-hasse.json'), JSON.stringify(result, null, 2));
+  expect(frames.length).toBeGreaterThan(10);
+});

@@ -246,9 +246,11 @@ fn frame_bench() -> anyhow::Result<()> {
         &site,
         &[("TRACESCOPE_FRAME_BENCH", "1")],
     )?;
-    let report = std::fs::read_to_string(root.join("target/frame-bench.json"))
-        .context("reading target/frame-bench.json")?;
-    println!("{report}");
+    for name in ["frame-bench.json", "frame-bench-hasse.json"] {
+        let report = std::fs::read_to_string(root.join("target").join(name))
+            .with_context(|| format!("reading target/{name}"))?;
+        println!("{name}: {report}");
+    }
     Ok(())
 }
 

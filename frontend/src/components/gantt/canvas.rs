@@ -20,19 +20,19 @@ use crate::workspace::Command;
 use shared::view::state::Overlay;
 
 /// The page's clock in milliseconds (`performance.now()`).
-fn now_ms() -> f64 {
+pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
 }
 
-/// Appends a frame's layout-and-paint time to `window.__tracescopeFrameTimes` when a
-/// measurement (the frame-time benchmark) has put an array there; otherwise does nothing.
-fn record_frame_time(ms: f64) {
+/// Appends a frame's layout-and-paint time to the array `window[name]` when a measurement
+/// (the frame-time benchmark) has put one there; otherwise does nothing.
+pub fn record_frame_time(name: &str, ms: f64) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let Ok(times) = js_sys::Reflect::get(&window, &"__tracescopeFrameTimes".into()) else {
+    let Ok(times) = js_sys::Reflect::get(&window, &name.into()) else {
         return;
     };
     if let Ok(times) = times.dyn_into::<js_sys::Array>() {
@@ -137,7 +137,7 @@ fn paint_now(chart: &Chart) {
         None => draw(&chart.model.index),
     }
     fetch_wanted(chart);
-    record_frame_time(now_ms() - began);
+    record_frame_time("__tracescopeFrameTimes", now_ms() - began);
     publish_axis(chart, &canvas, &g, &scale);
     if chart.local.width.get_untracked() != g.width {
         chart.local.width.set(g.width);

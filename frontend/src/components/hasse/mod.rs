@@ -26,7 +26,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use self::layout::{Area, Frame, Geometry, Layout};
 use crate::api;
-use crate::components::gantt::paint;
+use crate::components::gantt::{canvas, paint};
 use crate::workspace::Command;
 use crate::workspace::data::{CausalSpans, RunData};
 use crate::workspace::store::Store;
@@ -287,6 +287,7 @@ fn paint_now(view: View) {
     let Some(canvas) = view.canvas.get_untracked() else {
         return;
     };
+    let began = canvas::now_ms();
     let built = view.built.get_untracked();
     if built.is_none() && view.remote.is_none() {
         return;
@@ -375,6 +376,7 @@ fn paint_now(view: View) {
         backwards: laid.edges_backwards,
     };
     view.shown.set_value(win);
+    canvas::record_frame_time("__tracescopeHasseFrameTimes", canvas::now_ms() - began);
     if view.probe.with_untracked(|p| *p != probe) {
         view.probe.set(probe);
     }
