@@ -78,6 +78,12 @@ pub struct Diagram {
     /// Events of the vertices before each vertex (for counting a range in O(1)).
     #[serde(skip)]
     events_before: Vec<u64>,
+    /// The edges that are not program order, by index into `edges` (sorted by target).
+    #[serde(skip)]
+    cross: Vec<u32>,
+    /// Each vertex's program-order in-edge, by index into `edges` (`u32::MAX`: none).
+    #[serde(skip)]
+    program_in: Vec<u32>,
 }
 
 /// How the diagram collapses local runs.
@@ -205,6 +211,15 @@ impl Diagram {
         for v in &vertices {
             events_before.push(events_before.last().copied().unwrap_or(0) + u64::from(v.count));
         }
+        let mut cross = Vec::new();
+        let mut program_in = vec![u32::MAX; vertices.len()];
+        for (k, e) in edges.iter().enumerate() {
+            if e.kind == HasseKind::Program {
+                program_in[e.to as usize] = k as u32;
+            } else {
+                cross.push(k as u32);
+            }
+        }
         Diagram {
             vertices,
             edges,
@@ -212,6 +227,8 @@ impl Diagram {
             vertex_of,
             process_start,
             events_before,
+            cross,
+            program_in,
         }
     }
 
@@ -364,9 +381,16 @@ impl Diagram {
             while i < range.end {
                 let px = px_of(&self.vertices[i]);
                 let k = px.round();
-                let j = i
-                    + 1
-                    + self.vertices[i + 1..range.end].partition_point(|v| px_of(v).round() <= k);
+                // The mark's end: galloping from i (the next pixel is usually near, and
+                // memory near i is warm), then a binary search in the last stride.
+                let same = |v: &Vertex| px_of(v).round() <= k;
+                let mut step = 1;
+                while i + step < range.end && same(&self.vertices[i + step]) {
+                    step *= 2;
+                }
+                let lo = i + step / 2 + 1;
+                let hi = (i + step).min(range.end);
+                let j = lo + self.vertices[lo.min(hi)..hi].partition_point(same);
                 let v = &self.vertices[i];
                 out.marks.push(Mark {
                     row: row as u32,
@@ -382,20 +406,44 @@ impl Diagram {
             ranges.push(range);
         }
         let mark_of = |vertex: usize| mark_of[vertex].checked_sub(1);
-        // Edges arrive sorted by target vertex, so those into one target mark are together:
-        // bundling looks only among them.
+        // Program order within a row: an edge between consecutive marks when the later one's
+        // first vertex has its program in-edge (the others fall inside one mark).
+        for m in 1..out.marks.len() {
+            let (prev, mark) = (out.marks[m - 1], out.marks[m]);
+            let edge = self.program_in[mark.vertex as usize];
+            if prev.row != mark.row || edge == u32::MAX {
+                continue;
+            }
+            if out.edges.len() >= MAX_WINDOW_EDGES {
+                out.edges_over_budget += 1;
+                continue;
+            }
+            out.edges.push(MarkEdge {
+                from: (m - 1) as u32,
+                to: m as u32,
+                kind: HasseKind::Program,
+                backwards: self.edges[edge as usize].backwards,
+                count: 1,
+                edge,
+            });
+        }
+        // Messages and collectives arrive sorted by target vertex, so those into one target
+        // mark are together: bundling looks only among them.
         let mut target = u32::MAX;
         let mut into_target: Vec<(u32, HasseKind, usize)> = Vec::new();
         for range in &ranges {
             if range.is_empty() {
                 continue;
             }
+            let edges = &self.edges;
             let from = self
-                .edges
-                .partition_point(|e| (e.to as usize) < range.start);
-            let to = self.edges.partition_point(|e| (e.to as usize) < range.end);
-            for k in from..to {
-                let e = self.edges[k];
+                .cross
+                .partition_point(|&k| (edges[k as usize].to as usize) < range.start);
+            let to = self
+                .cross
+                .partition_point(|&k| (edges[k as usize].to as usize) < range.end);
+            for &k in &self.cross[from..to] {
+                let e = edges[k as usize];
                 let (Some(a), Some(b)) = (mark_of(e.from as usize), mark_of(e.to as usize)) else {
                     continue;
                 };
@@ -426,7 +474,7 @@ impl Diagram {
                     kind: e.kind,
                     backwards: e.backwards,
                     count: 1,
-                    edge: k as u32,
+                    edge: k,
                 });
             }
         }

@@ -1047,3 +1047,60 @@ fn motifs_request_response_broadcast_and_chain() {
     assert!(Motif::parse("broadcast 1").is_err());
     assert!(Motif::parse("star").is_err());
 }
+
+/// A window's marks are exactly the vertices of each row grouped by pixel: checked against a
+/// plain grouping on the Paraver sample, on every axis, at several widths and windows.
+#[test]
+fn hasse_window_marks_group_every_vertex_by_row_and_pixel() {
+    use shared::view::hasse::{Axis, Collapse, Diagram, in_window};
+    let bytes = std::fs::read(crate::data_path(
+        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
+    ))
+    .expect("sample");
+    let trace = shared::formats::import(&bytes, None, "qsort")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let c = Causality::new(&trace, &cx.graph);
+    let d = Diagram::new(&trace, &cx.graph, &c, Collapse::None);
+    let (start, end) = trace
+        .time_bounds()
+        .map(|(a, b)| (a.0, b.0))
+        .expect("events");
+    let rows = [2u32, 0, 3];
+    for axis in [Axis::Layer, Axis::Lamport, Axis::Physical] {
+        for width in [3.0, 40.0, 333.0, 2000.0] {
+            for window in [
+                (start, end),
+                (start + (end - start) / 3, start + (end - start) / 2),
+            ] {
+                let w = d.window(&rows, window, axis, width);
+                // The plain grouping: (row, pixel) → (first vertex, events).
+                let per_px = (w.extent.1 - w.extent.0) as f64 / width;
+                let mut expected: Vec<(u32, i64, u32, u64)> = Vec::new();
+                for (row, &p) in rows.iter().enumerate() {
+                    for (i, v) in d.vertices.iter().enumerate() {
+                        if v.process.0 != p || !in_window(v, window) {
+                            continue;
+                        }
+                        let px = (d.x(v, axis).saturating_sub(w.extent.0)) as f64 / per_px;
+                        let key = (row as u32, px.round() as i64);
+                        match expected.last_mut() {
+                            Some(last) if (last.0, last.1) == key => last.3 += u64::from(v.count),
+                            _ => expected.push((key.0, key.1, i as u32, u64::from(v.count))),
+                        }
+                    }
+                }
+                let got: Vec<(u32, i64, u32, u64)> = w
+                    .marks
+                    .iter()
+                    .map(|m| (m.row, m.px.round() as i64, m.vertex, m.events))
+                    .collect();
+                let got_keys: Vec<(u32, u32, u64)> = got.iter().map(|g| (g.0, g.2, g.3)).collect();
+                let expected_keys: Vec<(u32, u32, u64)> =
+                    expected.iter().map(|e| (e.0, e.2, e.3)).collect();
+                assert_eq!(got_keys, expected_keys, "{axis:?} {width} {window:?}");
+            }
+        }
+    }
+}

@@ -26,7 +26,7 @@ use web_sys::CanvasRenderingContext2d;
 
 use self::layout::{Area, Frame, Geometry, Layout};
 use crate::api;
-use crate::components::gantt::{canvas, paint};
+use crate::components::gantt::{canvas, details, paint};
 use crate::workspace::Command;
 use crate::workspace::data::{CausalSpans, RunData};
 use crate::workspace::store::Store;
@@ -44,6 +44,8 @@ struct Probe {
 struct Built {
     causality: Causality,
     diagram: Diagram,
+    /// Each event's message partner (its send's arrival, its arrival's send).
+    partner: Vec<Option<u32>>,
     /// The runs kept expanded when the diagram was made.
     expanded: Vec<EventIdx>,
 }
@@ -141,6 +143,7 @@ pub fn HasseView(
                 on:pointermove=move |ev| on_hover(view, &ev)
                 on:wheel=move |ev| on_wheel(view, &ev)
             ></canvas>
+            {remote.is_none().then(|| details_panel(view, data))}
             {remote.is_none().then(|| query_panel(view))}
             {remote.is_none().then(|| motif_panel(view))}
             {remote.is_some().then(|| view! {
@@ -166,10 +169,18 @@ fn build_when_shown(view: View) {
             return;
         }
         let trace = view.trace.get_value();
-        let graph = ExecutionGraph::new(&trace, &pair_messages(&trace));
-        let causality = match before {
-            Some(b) => b.causality.clone(),
-            None => Causality::new(&trace, &graph),
+        let pairing = pair_messages(&trace);
+        let graph = ExecutionGraph::new(&trace, &pairing);
+        let (causality, partner) = match before {
+            Some(b) => (b.causality.clone(), b.partner.clone()),
+            None => {
+                let mut partner = vec![None; trace.events.len()];
+                for m in &pairing.messages {
+                    partner[m.send.index()] = Some(m.arrival.0);
+                    partner[m.arrival.index()] = Some(m.send.0);
+                }
+                (Causality::new(&trace, &graph), partner)
+            }
         };
         let collapse = Collapse::Runs {
             expanded: &expanded,
@@ -178,6 +189,7 @@ fn build_when_shown(view: View) {
         view.built.set(Some(Arc::new(Built {
             causality,
             diagram,
+            partner,
             expanded,
         })));
     });
@@ -721,6 +733,71 @@ fn motif_panel(view: View) -> impl IntoView {
                 }
             }}
         </details>
+    }
+}
+
+/// The selected event's pop-up, as the Gantt chart's (what and where, partner, its share of
+/// the critical path and the WCPA, its wait states) with its logical times and vector clock.
+fn details_panel(view: View, data: RunData) -> impl IntoView {
+    move || {
+        let event = view.store.with(|ws| match ws.selected {
+            Some(Selection::Event { index }) => usize::try_from(index).ok(),
+            _ => None,
+        })?;
+        let built = view.built.get()?;
+        let trace = view.trace.get_value();
+        if event >= trace.events.len() {
+            return None;
+        }
+        data.load_report();
+        data.load_waits(view.store.with_untracked(|ws| ws.bounds));
+        let partner = built.partner[event].map(|p| p as usize);
+        let mut lines = details::event_lines(&trace, event, partner, None);
+        if let Some(Ok(report)) = data.report.get() {
+            let a = &report.analysis;
+            lines.extend(details::event_path_lines(
+                &trace,
+                "Critical path",
+                &a.critical_path.segments,
+                a.critical_path.length as f64,
+                event,
+            ));
+            lines.extend(details::event_path_lines(
+                &trace,
+                "WCPA",
+                &a.wcpa.segments,
+                a.wcpa.weight,
+                event,
+            ));
+        }
+        if let Some(Ok(waits)) = data.waits.get() {
+            lines.extend(details::event_wait_lines(&trace, &waits, event));
+        }
+        let v = built.diagram.vertices[built.diagram.vertex_of[event] as usize];
+        // Inside a local run each event is one Lamport tick after the one before.
+        let lamport = u64::from(v.lamport) + (event as u64 - u64::from(v.event.0));
+        lines.push(format!(
+            "logical time: layer {} · Lamport {lamport}",
+            v.layer
+        ));
+        let clock: Vec<String> = built
+            .causality
+            .vector_clock(EventIdx(event as u32))
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(p, c)| {
+                let name = trace.processes.get(p).map_or("?", |p| p.name.as_str());
+                format!("{name}: {c}")
+            })
+            .collect();
+        lines.push(format!("vector clock: {{{}}}", clock.join(", ")));
+        Some(view! {
+            <div class="hasse-details" data-testid="hasse-popup" role="dialog">
+                <button class="close" on:click=move |_| view.store.dispatch(Command::Select(None)) aria-label="Close">"×"</button>
+                {lines.into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
+            </div>
+        })
     }
 }
 
