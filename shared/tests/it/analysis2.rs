@@ -1100,6 +1100,41 @@ fn hasse_window_marks_group_every_vertex_by_row_and_pixel() {
                 let expected_keys: Vec<(u32, u32, u64)> =
                     expected.iter().map(|e| (e.0, e.2, e.3)).collect();
                 assert_eq!(got_keys, expected_keys, "{axis:?} {width} {window:?}");
+                // Every diagram edge between two different marks is drawn, bundled by pair.
+                let mut mark_of = vec![None; d.vertices.len()];
+                for (k, m) in w.marks.iter().enumerate() {
+                    let last = w.marks.get(k + 1).filter(|n| n.row == m.row).map_or_else(
+                        || {
+                            let p = rows[m.row as usize];
+                            d.vertices
+                                .iter()
+                                .rposition(|v| v.process.0 == p && in_window(v, window))
+                                .map_or(m.vertex as usize, |i| i + 1)
+                        },
+                        |n| n.vertex as usize,
+                    );
+                    for slot in &mut mark_of[m.vertex as usize..last] {
+                        *slot = Some(k as u32);
+                    }
+                }
+                let mut expected_edges: Vec<(u32, u32, HasseKind)> = d
+                    .edges
+                    .iter()
+                    .filter_map(|e| {
+                        let (a, b) = (mark_of[e.from as usize]?, mark_of[e.to as usize]?);
+                        (a != b).then_some((a, b, e.kind))
+                    })
+                    .collect();
+                expected_edges.sort_by_key(|e| (e.0, e.1, e.2 == HasseKind::Message));
+                let before = expected_edges.len();
+                expected_edges.dedup();
+                let mut got_edges: Vec<(u32, u32, HasseKind)> =
+                    w.edges.iter().map(|e| (e.from, e.to, e.kind)).collect();
+                got_edges.sort_by_key(|e| (e.0, e.1, e.2 == HasseKind::Message));
+                assert_eq!(got_edges, expected_edges, "{axis:?} {width} {window:?}");
+                let bundled: u32 = w.edges.iter().map(|e| e.count).sum();
+                // Program edges are one per pair of consecutive marks; the rest are counted.
+                assert!(bundled as usize <= before, "{axis:?} {width} {window:?}");
             }
         }
     }
