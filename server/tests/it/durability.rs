@@ -232,6 +232,7 @@ fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
     // Memory followed the budget, not the compression ratio: the peak grew by a few budgets
     // at most (the upload, its inflated part, the parse buffers), far below the 128 MiB.
     let grown = peak_rss(child.id()).saturating_sub(before);
+    eprintln!("the bomb grew the server's peak RSS by {grown} bytes");
     assert!(
         grown < 6 * BUDGET as u64,
         "the server's peak memory grew by {grown} bytes on a {BUDGET}-byte budget"

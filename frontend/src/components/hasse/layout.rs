@@ -318,7 +318,15 @@ fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: 
     }
 }
 
+/// Above this many edges a frame draws messages as plain lines, which the painter strokes as
+/// one path per colour, instead of one arrow each.
+const ARROWS_UP_TO: usize = 3_000;
+
+/// Marks closer than this (pixels) on a row are drawn as ticks, without icons or counts.
+const DENSE_PX: f64 = 12.0;
+
 fn edges(out: &mut Layout, win: &HasseWindow) {
+    let dense = win.edges.len() > ARROWS_UP_TO;
     for e in &win.edges {
         let (from, to) = (out.hits[e.from as usize], out.hits[e.to as usize]);
         let (a, b) = ((from.x, from.y), (to.x, to.y));
@@ -355,7 +363,7 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
             out.items.push(arrow(colors::FAULT));
         } else if e.kind == HasseKind::Program {
             out.items.push(line(colors::HOVERED));
-        } else if e.count > 1 {
+        } else if e.count > 1 || dense {
             out.items.push(line(colors::MESSAGE));
         } else {
             out.items.push(arrow(colors::MESSAGE));
@@ -364,9 +372,34 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
 }
 
 fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &Frame<'_>) {
-    for (hit, mark) in hits.iter().zip(&win.marks) {
+    for (k, (hit, mark)) in hits.iter().zip(&win.marks).enumerate() {
         let (x, y) = (hit.x, hit.y);
-        if hit.events > 1 {
+        // The room to the neighbouring marks of the row.
+        let room = [k.checked_sub(1), Some(k + 1)]
+            .into_iter()
+            .flatten()
+            .filter_map(|n| {
+                win.marks
+                    .get(n)
+                    .filter(|m| m.row == mark.row)
+                    .map(|_| hits[n].x)
+            })
+            .map(|nx| (nx - x).abs())
+            .fold(f64::INFINITY, f64::min);
+        if room < DENSE_PX {
+            // Too close to its neighbours for an icon or a count: a tick, darker for more.
+            items.push(DrawItem::Rect {
+                x: x - 1.0,
+                y: y - 7.0,
+                w: 2.0,
+                h: 14.0,
+                color: if hit.events > 1 {
+                    colors::MESSAGE
+                } else {
+                    colors::ICON
+                },
+            });
+        } else if hit.events > 1 {
             // A collapsed run, or several vertices on one pixel: a box with the count.
             let text = hit.events.to_string();
             let w = axis::label_px(&text) + 6.0;
