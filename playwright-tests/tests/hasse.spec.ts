@@ -51,8 +51,9 @@ test('a vertex clicked in the Hasse view is the event selected in the Gantt char
   await expect(page.getByTestId('popup')).toBeVisible();
   await expect(page.getByTestId('popup')).toContainText('Arrival on B');
 
-  // The permalink reopens the Hasse view, the window and the selection.
+  // The permalink reopens the Hasse view, its axis, the window and the selection.
   await page.getByTestId('tab-hasse').click();
+  await page.getByTestId('hasse-axis-lamport').click();
   const before = await workspaceState(page);
   await page.getByTestId('share').click();
   const link = await page.getByTestId('share-link').getAttribute('href');
@@ -63,6 +64,8 @@ test('a vertex clicked in the Hasse view is the event selected in the Gantt char
   expect(after.kind).toBe('hasse');
   expect(after.window).toEqual(before.window);
   expect(after.selection).toEqual(before.selection);
+  expect(after.hasse_axis).toBe('lamport');
+  await expect(page.getByTestId('hasse-axis-lamport')).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('hasse-canvas')).toHaveAttribute('data-pre', '4');
 });
 

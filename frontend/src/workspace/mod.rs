@@ -50,6 +50,8 @@ pub struct Workspace {
     pub replay: Option<u64>,
     /// The open panels, ascending.
     pub panels: Vec<Panel>,
+    /// The Hasse view's x axis.
+    pub hasse_axis: shared::view::hasse::Axis,
 }
 
 /// A change to the workspace.
@@ -95,6 +97,8 @@ pub enum Command {
     SetReplay(Option<u64>),
     /// Shows a view.
     ShowView(ViewKind),
+    /// Sets the Hasse view's x axis.
+    SetHasseAxis(shared::view::hasse::Axis),
     /// Opens or closes a panel.
     TogglePanel(Panel),
     /// Closes the help, the selection and the range.
@@ -124,6 +128,7 @@ impl Workspace {
             filters: Vec::new(),
             replay: None,
             panels: Vec::new(),
+            hasse_axis: shared::view::hasse::Axis::default(),
         }
     }
 
@@ -133,6 +138,7 @@ impl Workspace {
         let mut ws = Workspace::new(state.run.clone(), bounds, n_processes);
         let commands = [
             Command::ShowView(state.kind),
+            Command::SetHasseAxis(state.hasse_axis),
             Command::ShowProcesses(state.processes.clone()),
             Command::ScrollTo(state.rows.map_or(0, |r| r.first)),
             Command::Select(state.selection),
@@ -175,6 +181,7 @@ impl Workspace {
         state.filters.clone_from(&self.filters);
         state.replay = self.replay;
         state.panels.clone_from(&self.panels);
+        state.hasse_axis = self.hasse_axis;
         state
     }
 
@@ -341,6 +348,7 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
         Command::ToggleFilter(filter) => toggle(&mut next.filters, filter),
         Command::SetReplay(tick) => next.replay = tick,
         Command::ShowView(view) => next.view = view,
+        Command::SetHasseAxis(axis) => next.hasse_axis = axis,
         Command::TogglePanel(panel) => toggle(&mut next.panels, panel),
         Command::Escape => {
             next.panels.retain(|p| *p != Panel::Help);
@@ -545,10 +553,12 @@ mod tests {
                 Command::ToggleOverlay(Overlay::Wcpa),
                 Command::FilterRegion(Some(1)),
                 Command::SetReplay(Some(300)),
-                Command::ShowView(ViewKind::Gantt),
+                Command::ShowView(ViewKind::Hasse),
+                Command::SetHasseAxis(shared::view::hasse::Axis::Lamport),
                 Command::TogglePanel(Panel::Processes),
             ],
         );
+        assert_eq!(w.hasse_axis, shared::view::hasse::Axis::Lamport);
         let json = serde_json::to_string(&w.to_view_state()).expect("serializes");
         let state = shared::view::state::parse(&json).expect("parses");
         assert_eq!(Workspace::from_view_state(&state, (0, 1000), 4), w);

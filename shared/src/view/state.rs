@@ -186,6 +186,9 @@ pub struct ViewState {
     /// The open panels.
     #[serde(default)]
     pub panels: Vec<Panel>,
+    /// The Hasse view's x axis.
+    #[serde(default)]
+    pub hasse_axis: super::hasse::Axis,
 }
 
 impl ViewState {
@@ -193,6 +196,7 @@ impl ViewState {
     pub fn new(run: impl Into<String>) -> ViewState {
         ViewState {
             version: CURRENT_VERSION,
+            hasse_axis: super::hasse::Axis::default(),
             run: run.into(),
             kind: ViewKind::Gantt,
             window: None,

@@ -57,7 +57,6 @@ struct View {
     trace: StoredValue<Arc<Trace>>,
     built: RwSignal<Option<Arc<Built>>>,
     expanded: RwSignal<Vec<EventIdx>>,
-    axis: RwSignal<Axis>,
     marked: RwSignal<Vec<(EventIdx, bool)>>,
     canvas: NodeRef<leptos::html::Canvas>,
     layout: StoredValue<Layout>,
@@ -103,7 +102,6 @@ pub fn HasseView(
         trace: StoredValue::new(trace),
         built: RwSignal::new(None),
         expanded: RwSignal::new(Vec::new()),
-        axis: RwSignal::new(Axis::Layer),
         marked: RwSignal::new(Vec::new()),
         canvas: NodeRef::new(),
         layout: StoredValue::new(Layout::default()),
@@ -244,7 +242,6 @@ fn schedule_paints(view: View) {
     Effect::new(move |_| {
         view.store.track();
         view.built.track();
-        view.axis.track();
         view.marked.track();
         view.resized.track();
         if let Some(remote) = view.remote {
@@ -358,7 +355,7 @@ fn paint_now(view: View) {
         rows: &rows,
         top_row: top_row.min(rows.len().saturating_sub(1)),
         window,
-        axis: view.axis.get_untracked(),
+        axis: view.store.with_untracked(|ws| ws.hasse_axis),
         clock: trace.clock,
         areas: &areas,
         marked: &marked,
@@ -628,10 +625,10 @@ fn toolbar(view: View) -> impl IntoView {
     let button = move |axis: Axis, label: &'static str, id: &'static str| {
         view! {
             <button
-                class:active=move || view.axis.get() == axis
-                aria-pressed=move || (view.axis.get() == axis).to_string()
+                class:active=move || view.store.with(|ws| ws.hasse_axis == axis)
+                aria-pressed=move || view.store.with(|ws| ws.hasse_axis == axis).to_string()
                 data-testid=id
-                on:click=move |_| view.axis.set(axis)
+                on:click=move |_| view.store.dispatch(Command::SetHasseAxis(axis))
             >
                 {label}
             </button>
