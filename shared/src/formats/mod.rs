@@ -184,7 +184,15 @@ pub fn gunzip(input: &[u8], max_bytes: u64) -> Result<Vec<u8>, TraceError> {
 
 /// Reads a tar archive: an OTF2 archive, or a Paraver `.prv` with its `.pcf` and `.row`.
 fn import_tar(input: &[u8], name: &str, budget: &Budget) -> Result<Imported, TraceError> {
-    let files = otf2::tar_files(input)?;
+    import_tar_files(otf2::tar_files(input)?, name, budget)
+}
+
+/// Reads the files of a tar archive: an OTF2 archive, or a Paraver `.prv` with its labels.
+fn import_tar_files(
+    files: std::collections::BTreeMap<String, Vec<u8>>,
+    name: &str,
+    budget: &Budget,
+) -> Result<Imported, TraceError> {
     if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
         let stem = &path[..path.len() - 4];
         let text = |ext: &str| {
@@ -263,6 +271,17 @@ pub fn import_with(
 ) -> Result<Imported, TraceError> {
     let budget = &options.budget;
     if is_gzip(input) {
+        // A tar (an OTF2 archive, a Paraver trace with its labels) streams from the
+        // decompressor into its files: no inflated copy of the whole archive is held.
+        let mut head = Vec::with_capacity(512);
+        let _ = flate2::read::MultiGzDecoder::new(input)
+            .take(512)
+            .read_to_end(&mut head);
+        if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
+            let reader = flate2::read::MultiGzDecoder::new(input);
+            let files = otf2::tar_files_from(reader, input, budget.max_input_bytes)?;
+            return import_tar_files(files, name, budget);
+        }
         let plain = gunzip(input, budget.max_input_bytes)?;
         return import_with(&plain, format, name, options);
     }

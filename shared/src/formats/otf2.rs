@@ -991,14 +991,61 @@ pub fn parse_archive(
 
 /// The files of a tar archive, by path.
 pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
+    tar_files_from(input, input, u64::MAX)
+}
+
+/// A reader that counts what it reads.
+struct Counting<'a, R> {
+    inner: R,
+    read: &'a std::cell::Cell<u64>,
+}
+
+impl<R: std::io::Read> std::io::Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// The regular files of a tar archive read from `reader` (a decompressor, say), refusing it
+/// once more than `max_bytes` were read; errors point into `input` (what the reader reads).
+pub fn tar_files_from(
+    reader: impl std::io::Read,
+    input: &[u8],
+    max_bytes: u64,
+) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
+    let read = std::cell::Cell::new(0u64);
+    let over = || -> Result<(), TraceError> {
+        if read.get() <= max_bytes {
+            return Ok(());
+        }
+        super::budget::Budget {
+            max_input_bytes: max_bytes,
+            ..super::budget::Budget::UNLIMITED
+        }
+        .check(
+            super::budget::Limit::InputBytes,
+            read.get(),
+            "tar",
+            input,
+            0,
+        )
+    };
+    let counting = Counting {
+        inner: std::io::Read::take(reader, max_bytes.saturating_add(1)),
+        read: &read,
+    };
     let mut files = BTreeMap::new();
-    let mut archive = tar::Archive::new(input);
+    let mut archive = tar::Archive::new(counting);
     let entries = archive.entries().map_err(|e| {
         TraceError::at_offset("tar", input, 0, format!("expected a tar archive: {e}"))
     })?;
     for entry in entries {
         let mut entry = entry.map_err(|e| {
-            TraceError::at_offset("tar", input, 0, format!("a damaged tar entry: {e}"))
+            over().err().unwrap_or_else(|| {
+                TraceError::at_offset("tar", input, 0, format!("a damaged tar entry: {e}"))
+            })
         })?;
         if !entry.header().entry_type().is_file() {
             continue;
@@ -1008,10 +1055,15 @@ pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> 
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut entry, &mut bytes)
-            .map_err(|e| TraceError::at_offset("tar", input, 0, format!("{path}: {e}")))?;
+        std::io::Read::read_to_end(&mut entry, &mut bytes).map_err(|e| {
+            over()
+                .err()
+                .unwrap_or_else(|| TraceError::at_offset("tar", input, 0, format!("{path}: {e}")))
+        })?;
+        over()?;
         files.insert(path.trim_start_matches("./").to_owned(), bytes);
     }
+    over()?;
     Ok(files)
 }
 

@@ -215,3 +215,28 @@ fn nesting_deeper_than_the_budget_is_refused() {
         .expect_err("too deep");
     assert_eq!(err.exceeded, Some(Limit::Depth), "{err}");
 }
+
+#[test]
+fn a_gzipped_tar_streams_into_its_files_within_the_input_budget() {
+    // A tar holding one 3 MiB file, gzip-compressed to a few KiB.
+    let mut tar = tar::Builder::new(Vec::new());
+    let data = vec![0u8; 3 << 20];
+    let mut header = tar::Header::new_gnu();
+    header.set_size(data.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "big.evt", data.as_slice())
+        .expect("appends");
+    let tar = tar.into_inner().expect("tar");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&tar).expect("gz");
+    let gz = gz.finish().expect("gz");
+    let err = import_within(&gz, None, "big", &budget(Limit::InputBytes, 1 << 20))
+        .expect_err("past the budget");
+    assert_eq!(err.exceeded, Some(Limit::InputBytes), "{err}");
+    // Within the budget the same archive is read (and refused for what it is: no anchor).
+    let err = import_within(&gz, None, "big", &budget(Limit::InputBytes, 8 << 20))
+        .expect_err("not an OTF2 archive");
+    assert_eq!(err.exceeded, None, "{err}");
+    assert!(err.message.contains("anchor"), "{err}");
+}
