@@ -434,6 +434,13 @@ fn event_popup(chart: &Chart, event: usize) -> impl IntoView + use<> {
 /// The chart's legend: what each colour and mark means, then the colours of the regions in
 /// view.
 pub fn legend(chart: &Chart) -> impl IntoView + use<> {
+    // Whether the selected event's causal past and future are shaded (the Hasse view computed
+    // them).
+    let (areas, store) = (chart.data.areas, chart.store);
+    let shading = Memo::new(move |_| {
+        let selected = store.with(|ws| ws.selected_event());
+        areas.with(|a| a.as_ref().is_some_and(|a| Some(a.event) == selected))
+    });
     let swatch = |color: &'static str, class: &'static str, text: &'static str| {
         let style = if class == "outline" {
             format!("border: 2px solid {color}")
@@ -458,6 +465,10 @@ pub fn legend(chart: &Chart) -> impl IntoView + use<> {
             {swatch(colors::WAIT, "outline", "wait state")}
             <span class="legend-item icons">"◀ send · ▷ receive call · ▶ arrival"</span>
             {swatch(colors::FAULT, "", "no partner, or arrives before it is sent")}
+            {move || shading.get().then(|| view! {
+                {swatch(colors::AREA_PAST, "", "causal past")}
+                {swatch(colors::AREA_FUTURE, "", "causal future")}
+            })}
         </div>
         {region_legend(chart)}
     }

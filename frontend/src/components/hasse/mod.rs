@@ -353,7 +353,7 @@ fn paint_now(view: View) {
     };
     let frame = Frame {
         rows: &rows,
-        top_row: top_row.min(rows.len().saturating_sub(1)),
+        top_row: top_row.min(rows.len().saturating_sub(g.n_rows())),
         window,
         axis: view.store.with_untracked(|ws| ws.hasse_axis),
         clock: trace.clock,
@@ -369,7 +369,17 @@ fn paint_now(view: View) {
     };
     let laid = layout::layout(&win, &names, &frame, &g);
     paint::paint(&ctx, g.width, g.height, &laid.items);
-    view.stats.set(stats_text(built.as_deref(), &laid, &areas));
+    let mut stats = stats_text(built.as_deref(), &laid, &areas);
+    let shown = layout::shown_rows(&frame, &g).len();
+    if shown < rows.len() {
+        stats.push_str(&format!(
+            " · rows {}–{} of {} (shift + wheel scrolls)",
+            frame.top_row + 1,
+            frame.top_row + shown,
+            rows.len()
+        ));
+    }
+    view.stats.set(stats);
     let hits: Vec<String> = laid
         .hits
         .iter()
