@@ -383,7 +383,8 @@ impl Diagram {
                 let k = px.round();
                 // The mark's end: galloping from i (the next pixel is usually near, and
                 // memory near i is warm), then a binary search in the last stride.
-                let same = |v: &Vertex| px_of(v).round() <= k;
+                // round(px) ≤ k ⇔ px < k + 0.5 (px ≥ 0), without a call to round per probe.
+                let same = |v: &Vertex| px_of(v) < k + 0.5;
                 let mut step = 1;
                 while i + step < range.end && same(&self.vertices[i + step]) {
                     step *= 2;
