@@ -372,7 +372,29 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
 }
 
 fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &Frame<'_>) {
+    // Dense marks of a row merge into one bar (x from, x to, y, colour): one rectangle, not
+    // one each; a bar takes the colour of the causal area its marks are in.
+    type Bar = Option<(f64, f64, f64, &'static str)>;
+    let mut bar: Bar = None;
+    let flush = |items: &mut Vec<DrawItem>, bar: &mut Bar| {
+        if let Some((x1, x2, y, color)) = bar.take() {
+            items.push(DrawItem::Rect {
+                x: x1 - 1.0,
+                y: y - 7.0,
+                w: x2 - x1 + 2.0,
+                h: 14.0,
+                color,
+            });
+        }
+    };
+    let mut marked: Vec<(u32, bool)> = frame.marked.to_vec();
+    marked.sort_unstable();
     for (k, (hit, mark)) in hits.iter().zip(&win.marks).enumerate() {
+        let area = frame
+            .areas
+            .get(hit.vertex as usize)
+            .copied()
+            .unwrap_or_default();
         let (x, y) = (hit.x, hit.y);
         // The room to the neighbouring marks of the row.
         let room = [k.checked_sub(1), Some(k + 1)]
@@ -387,18 +409,21 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
             .map(|nx| (nx - x).abs())
             .fold(f64::INFINITY, f64::min);
         if room < DENSE_PX {
-            // Too close to its neighbours for an icon or a count: a tick, darker for more.
-            items.push(DrawItem::Rect {
-                x: x - 1.0,
-                y: y - 7.0,
-                w: 2.0,
-                h: 14.0,
-                color: if hit.events > 1 {
-                    colors::MESSAGE
-                } else {
-                    colors::ICON
-                },
-            });
+            // Too close to its neighbours for an icon or a count: part of a bar.
+            let color = match area {
+                Area::Concurrent => colors::ICON,
+                Area::Pre => area_colors::PRE,
+                Area::Post => area_colors::POST,
+                Area::Selected => colors::SELECTED,
+            };
+            match &mut bar {
+                Some((_, x2, by, c)) if *by == y && *c == color && x - *x2 <= 3.0 => *x2 = x,
+                _ => {
+                    flush(items, &mut bar);
+                    bar = Some((x, x, y, color));
+                }
+            }
+            continue;
         } else if hit.events > 1 {
             // A collapsed run, or several vertices on one pixel: a box with the count.
             let text = hit.events.to_string();
@@ -434,11 +459,6 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
                 }),
             }
         }
-        let area = frame
-            .areas
-            .get(hit.vertex as usize)
-            .copied()
-            .unwrap_or_default();
         let ring = match area {
             Area::Concurrent => None,
             Area::Pre => Some((area_colors::PRE, 2.0)),
@@ -454,7 +474,8 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
                 width,
             });
         }
-        if let Some(&(_, holds)) = frame.marked.iter().find(|m| m.0 == hit.vertex) {
+        let at = marked.partition_point(|m| m.0 < hit.vertex);
+        if let Some(&(_, holds)) = marked.get(at).filter(|m| m.0 == hit.vertex) {
             items.push(DrawItem::Ring {
                 x,
                 y,
@@ -468,6 +489,7 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
             });
         }
     }
+    flush(items, &mut bar);
 }
 
 /// The mark nearest `(x, y)` within 12 pixels.
