@@ -97,6 +97,23 @@ pub fn ViewPage() -> impl IntoView {
     }
 }
 
+/// Keeps `data.kept` the events the workspace's event filter keeps, for every view.
+fn keep_filtered_events(store: Store, data: RunData, trace: Arc<Trace>) {
+    Effect::new(move |_| {
+        let filter = store.with(|ws| ws.event_filter.clone());
+        let kept = filter
+            .and_then(|text| shared::analyses::patterns::Filter::parse(&text, &trace).ok())
+            .map(|f| {
+                Arc::new(
+                    (0..trace.events.len())
+                        .map(|i| f.matches(&trace, shared::model::EventIdx(i as u32)))
+                        .collect::<Vec<bool>>(),
+                )
+            });
+        data.kept.set(kept);
+    });
+}
+
 /// `display` for a view's pane: shown when it is the workspace's view. Both stay mounted, so a
 /// view keeps what it built while the other is shown.
 fn shown(store: Store, kind: ViewKind) -> &'static str {
@@ -153,6 +170,7 @@ pub fn RunView(
     };
     let store = Store::provide(workspace);
     let data = RunData::new(Some(run.id.clone()));
+    keep_filtered_events(store, data, trace.clone());
     let facts = format!(
         "{} · {} nodes · {} processes · {} events · {} messages · {}",
         s.format.name(),

@@ -35,6 +35,8 @@ pub struct RunData {
     /// The selected event's causal past and future as time spans per process, once the Hasse
     /// view has built the run's causality (the Gantt chart shades them).
     pub areas: RwSignal<Option<Arc<CausalSpans>>>,
+    /// Which events the workspace's event filter keeps, by event index (`None`: no filter).
+    pub kept: RwSignal<Option<Arc<Vec<bool>>>>,
     asked: StoredValue<(bool, bool)>,
 }
 
@@ -46,6 +48,7 @@ impl RunData {
             report: RwSignal::new(None),
             waits: RwSignal::new(None),
             areas: RwSignal::new(None),
+            kept: RwSignal::new(None),
             asked: StoredValue::new((false, false)),
         }
     }

@@ -52,6 +52,8 @@ pub struct Workspace {
     pub panels: Vec<Panel>,
     /// The Hasse view's x axis.
     pub hasse_axis: shared::view::hasse::Axis,
+    /// The event filter every view applies (checked text, or none).
+    pub event_filter: Option<String>,
 }
 
 /// A change to the workspace.
@@ -99,6 +101,8 @@ pub enum Command {
     ShowView(ViewKind),
     /// Sets the Hasse view's x axis.
     SetHasseAxis(shared::view::hasse::Axis),
+    /// Sets the event filter every view applies (or clears it).
+    SetEventFilter(Option<String>),
     /// Opens or closes a panel.
     TogglePanel(Panel),
     /// Closes the help, the selection and the range.
@@ -129,6 +133,7 @@ impl Workspace {
             replay: None,
             panels: Vec::new(),
             hasse_axis: shared::view::hasse::Axis::default(),
+            event_filter: None,
         }
     }
 
@@ -139,6 +144,7 @@ impl Workspace {
         let commands = [
             Command::ShowView(state.kind),
             Command::SetHasseAxis(state.hasse_axis),
+            Command::SetEventFilter(state.event_filter.clone()),
             Command::ShowProcesses(state.processes.clone()),
             Command::ScrollTo(state.rows.map_or(0, |r| r.first)),
             Command::Select(state.selection),
@@ -182,6 +188,7 @@ impl Workspace {
         state.replay = self.replay;
         state.panels.clone_from(&self.panels);
         state.hasse_axis = self.hasse_axis;
+        state.event_filter.clone_from(&self.event_filter);
         state
     }
 
@@ -349,6 +356,9 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
         Command::SetReplay(tick) => next.replay = tick,
         Command::ShowView(view) => next.view = view,
         Command::SetHasseAxis(axis) => next.hasse_axis = axis,
+        Command::SetEventFilter(filter) => {
+            next.event_filter = filter.filter(|f| !f.trim().is_empty());
+        }
         Command::TogglePanel(panel) => toggle(&mut next.panels, panel),
         Command::Escape => {
             next.panels.retain(|p| *p != Panel::Help);
@@ -555,6 +565,7 @@ mod tests {
                 Command::SetReplay(Some(300)),
                 Command::ShowView(ViewKind::Hasse),
                 Command::SetHasseAxis(shared::view::hasse::Axis::Lamport),
+                Command::SetEventFilter(Some("kind=send".to_owned())),
                 Command::TogglePanel(Panel::Processes),
             ],
         );

@@ -189,6 +189,10 @@ pub struct ViewState {
     /// The Hasse view's x axis.
     #[serde(default)]
     pub hasse_axis: super::hasse::Axis,
+    /// An event filter every view applies (`kind=send,arr node=0 process=A time=10..50`,
+    /// `shared::analyses::patterns::Filter`).
+    #[serde(default)]
+    pub event_filter: Option<String>,
 }
 
 impl ViewState {
@@ -197,6 +201,7 @@ impl ViewState {
         ViewState {
             version: CURRENT_VERSION,
             hasse_axis: super::hasse::Axis::default(),
+            event_filter: None,
             run: run.into(),
             kind: ViewKind::Gantt,
             window: None,

@@ -72,6 +72,7 @@ fn overlays(chart: &Chart) -> Overlays {
             region: ws.region_filter(),
             hide_messages: ws.hides_messages(),
             areas: area_bars(chart, ws.selected_event()),
+            kept: chart.data.kept.get_untracked(),
         }
     })
 }
@@ -220,6 +221,7 @@ pub fn schedule_paints(chart: &Chart) {
             chart.local.answers.track();
             chart.local.dragging.track();
             chart.data.areas.track();
+            chart.data.kept.track();
             resized.track();
             if chart.canvas.get().is_none() || chart.local.frame_pending.get_value() {
                 return;

@@ -105,6 +105,8 @@ pub struct Frame<'a> {
     pub areas: &'a [Area],
     /// Vertices of dependence instances: (vertex, holds).
     pub marked: &'a [(u32, bool)],
+    /// Which events the workspace's event filter keeps, by event (`None`: all).
+    pub kept: Option<&'a [bool]>,
 }
 
 /// A mark the pointer can hit.
@@ -390,6 +392,20 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
     let mut marked: Vec<(u32, bool)> = frame.marked.to_vec();
     marked.sort_unstable();
     for (k, (hit, mark)) in hits.iter().zip(&win.marks).enumerate() {
+        if frame
+            .kept
+            .is_some_and(|kept| !kept.get(mark.event.index()).copied().unwrap_or(true))
+        {
+            // Left out by the event filter: a faint dot keeps the row's shape.
+            items.push(DrawItem::Rect {
+                x: hit.x - 2.0,
+                y: hit.y - 2.0,
+                w: 4.0,
+                h: 4.0,
+                color: colors::FILTERED,
+            });
+            continue;
+        }
         let area = frame
             .areas
             .get(hit.vertex as usize)
@@ -544,6 +560,7 @@ mod tests {
             clock: Clock::default(),
             areas: &[],
             marked: &[],
+            kept: None,
         }
     }
 

@@ -35,6 +35,8 @@ use crate::workspace::store::Store;
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Probe {
     hits: String,
+    /// Marks the event filter keeps.
+    kept: usize,
     pre: u64,
     post: u64,
     backwards: usize,
@@ -68,6 +70,8 @@ struct View {
     resized: RwSignal<u32>,
     /// The window last drawn.
     shown: StoredValue<Arc<HasseWindow>>,
+    /// Which events the workspace's event filter keeps.
+    kept: RwSignal<Option<Arc<Vec<bool>>>>,
     /// For a run drawn by the server: its id, and its last answer.
     remote: Option<Remote>,
 }
@@ -117,6 +121,7 @@ pub fn HasseView(
             edges_over_budget: 0,
         })),
         remote,
+        kept: data.kept,
     };
     build_when_shown(view);
     publish_areas(view, data);
@@ -137,6 +142,7 @@ pub fn HasseView(
                 data-pre=move || view.probe.with(|p| p.pre.to_string())
                 data-post=move || view.probe.with(|p| p.post.to_string())
                 data-backwards=move || view.probe.with(|p| p.backwards.to_string())
+                data-kept=move || view.probe.with(|p| p.kept.to_string())
                 on:click=move |ev| on_click(view, &ev)
                 on:pointermove=move |ev| on_hover(view, &ev)
                 on:wheel=move |ev| on_wheel(view, &ev)
@@ -244,6 +250,7 @@ fn schedule_paints(view: View) {
         view.built.track();
         view.marked.track();
         view.resized.track();
+        view.kept.track();
         if let Some(remote) = view.remote {
             remote.answer.track();
         }
@@ -351,7 +358,9 @@ fn paint_now(view: View) {
         }),
         None => Vec::new(),
     };
+    let kept = view.kept.get_untracked();
     let frame = Frame {
+        kept: kept.as_deref().map(Vec::as_slice),
         rows: &rows,
         top_row: top_row.min(rows.len().saturating_sub(g.n_rows())),
         window,
@@ -388,7 +397,16 @@ fn paint_now(view: View) {
         .map(|(h, m)| format!("[{},{:.1},{:.1}]", m.event.0, h.x, h.y))
         .collect();
     let count = |a| built.as_deref().map_or(0, |b| area_count(b, &areas, a));
+    let kept_marks = win
+        .marks
+        .iter()
+        .filter(|m| {
+            kept.as_deref()
+                .is_none_or(|k| k.get(m.event.index()).copied().unwrap_or(true))
+        })
+        .count();
     let probe = Probe {
+        kept: kept_marks,
         hits: format!("[{}]", hits.join(",")),
         pre: count(Area::Pre),
         post: count(Area::Post),
@@ -670,6 +688,7 @@ fn toolbar(view: View) -> impl IntoView {
             </button>
             <span class="hasse-stats" data-testid="hasse-stats">{move || view.stats.get()}</span>
         </div>
+        {filter_box(view)}
         <p class="hasse-legend">
             <span class="swatch pre"></span>"causal past"
             <span class="swatch post"></span>"causal future"
@@ -740,6 +759,58 @@ fn motif_panel(view: View) -> impl IntoView {
                 }
             }}
         </details>
+    }
+}
+
+/// The event filter of the workspace (applied to both views): a text such as
+/// `kind=send,arr process=A time=10..50`, checked before it is set.
+fn filter_box(view: View) -> impl IntoView {
+    let text = RwSignal::new(
+        view.store
+            .with_untracked(|ws| ws.event_filter.clone().unwrap_or_default()),
+    );
+    let error = RwSignal::new(None::<String>);
+    let apply = move || {
+        let value = text.get_untracked();
+        let trace = view.trace.get_value();
+        if value.trim().is_empty() {
+            error.set(None);
+            view.store.dispatch(Command::SetEventFilter(None));
+            return;
+        }
+        match shared::analyses::patterns::Filter::parse(&value, &trace) {
+            Ok(_) => {
+                error.set(None);
+                view.store.dispatch(Command::SetEventFilter(Some(value)));
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    view! {
+        <div class="hasse-filter">
+            <label>
+                "Events shown in both views: "
+                <input
+                    data-testid="hasse-filter"
+                    placeholder="kind=send,arr process=A time=10..50"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" {
+                            apply();
+                        }
+                    }
+                />
+            </label>
+            <button data-testid="hasse-filter-apply" on:click=move |_| apply()>"Filter"</button>
+            <button on:click=move |_| {
+                text.set(String::new());
+                apply();
+            }>"All events"</button>
+            {move || error.get().map(|m| view! {
+                <span class="error" role="alert" data-testid="hasse-filter-error">{m}</span>
+            })}
+        </div>
     }
 }
 

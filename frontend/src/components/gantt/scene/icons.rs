@@ -23,8 +23,9 @@ pub fn icon_of(kind: EventKind) -> Option<Icon> {
 }
 
 /// The icons of the process rows in view whose visible events have room for them; a send or
-/// arrival without a partner is drawn in the fault colour.
-pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
+/// arrival without a partner is drawn in the fault colour. With `kept` (the workspace's event
+/// filter), only the events it keeps have icons.
+pub fn draw(scene: &Scene, kept: Option<&[bool]>, items: &mut Vec<DrawItem>) {
     let model = scene.model;
     let (window_start, window_end) = scene.scale.window();
     let (from, to) = (
@@ -47,6 +48,9 @@ pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
             let Some(icon) = icon_of(model.event_kind[k]) else {
                 continue;
             };
+            if kept.is_some_and(|kept| !kept.get(k).copied().unwrap_or(true)) {
+                continue;
+            }
             items.push(DrawItem::Icon {
                 x: scene.x_of(model.event_time[k]),
                 y,

@@ -40,6 +40,8 @@ pub struct Overlays {
     pub hide_messages: bool,
     /// The selected event's causal past and future.
     pub areas: Vec<overlays::AreaBar>,
+    /// Which events the workspace's event filter keeps (`None`: all).
+    pub kept: Option<std::sync::Arc<Vec<bool>>>,
 }
 
 /// Lays out one frame: every layer in order, the plot's layers clipped to the plot.
@@ -54,7 +56,11 @@ pub fn layout(scene: &Scene, overlays: &Overlays) -> Vec<DrawItem> {
     }
     regions::draw(scene, overlays.region, &mut items);
     counters::draw(scene, &mut items);
-    icons::draw(scene, &mut items);
+    icons::draw(
+        scene,
+        overlays.kept.as_deref().map(Vec::as_slice),
+        &mut items,
+    );
     overlays::draw_waits(scene, &overlays.waits, &mut items);
     overlays::draw_path(scene, &overlays.path, &mut items);
     selection::draw(scene, &overlays.marks, &mut items);
@@ -490,6 +496,35 @@ mod tests {
             .iter()
             .position(|i| matches!(i, DrawItem::Rect { color, .. } if *color == colors::COMPUTING));
         assert!(first_area < first_bar);
+    }
+
+    #[test]
+    fn the_event_filter_keeps_only_its_events_icons() {
+        let trace = worked_example();
+        let model = GanttModel::new(&trace);
+        let g = Geometry::new(140.0 + 690.0, 200.0);
+        let scale = model.fit(g.plot_width());
+        let icons = |kept: Option<Vec<bool>>| -> Vec<Icon> {
+            let overlays = Overlays {
+                kept: kept.map(std::sync::Arc::new),
+                ..Overlays::default()
+            };
+            frame(&model, &model.expanded(), &scale, &g, &overlays)
+                .iter()
+                .filter_map(|i| match i {
+                    DrawItem::Icon { icon, .. } => Some(*icon),
+                    _ => None,
+                })
+                .collect()
+        };
+        // The worked example's three sends, three receive calls and three arrivals.
+        assert_eq!(icons(None).len(), 9);
+        let filter =
+            shared::analyses::patterns::Filter::parse("kind=send", &trace).expect("parses");
+        let kept: Vec<bool> = (0..trace.events.len())
+            .map(|i| filter.matches(&trace, shared::model::EventIdx(i as u32)))
+            .collect();
+        assert_eq!(icons(Some(kept)), [Icon::Send; 3]);
     }
 
     #[test]
