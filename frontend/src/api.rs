@@ -240,6 +240,15 @@ pub async fn get_hasse(
     .await
 }
 
+/// The causal past and future of an event of a run drawn by the server.
+pub async fn get_hasse_areas(id: &str, event: u32) -> ApiResult<shared::view::hasse::CausalAreas> {
+    get_json(&format!(
+        "/api/runs/{}/hasse/areas?event={event}",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
 /// A selection of a run for the analysis parts: a window `[start, end)` in ticks and a process
 /// list such as `0,2-5` (empty: every process).
 #[derive(Debug, Clone, PartialEq, Eq)]

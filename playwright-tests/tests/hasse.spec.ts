@@ -158,6 +158,9 @@ test('a run drawn by the server shows its Hasse diagram from the server, and cli
   await clickEvent(page, 8);
   expect(answers.length).toBeGreaterThan(0);
   expect((await workspaceState(page)).selection).toEqual({ type: 'event', index: 8 });
+  // Its causal past and future come from the server too.
+  await expect(page.getByTestId('hasse-canvas')).toHaveAttribute('data-pre', '4');
+  await expect(page.getByTestId('hasse-canvas')).toHaveAttribute('data-post', '7');
   // 12 vertices: the worked example with P1's start and first receive call collapsed.
   await expect(page.getByTestId('hasse-stats')).toContainText('12 vertices');
 });

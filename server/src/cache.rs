@@ -90,7 +90,10 @@ pub struct Prepared<'a> {
     waits: OnceLock<Vec<WaitState>>,
     report: OnceLock<Report>,
     index: OnceLock<ViewportIndex>,
-    hasse: OnceLock<shared::view::hasse::Diagram>,
+    hasse: OnceLock<(
+        shared::analyses::causality::Causality,
+        shared::view::hasse::Diagram,
+    )>,
 }
 
 impl Prepared<'_> {
@@ -116,17 +119,24 @@ impl Prepared<'_> {
         shared::report::build(&self.cx, self.waits(), &request)
     }
 
-    /// The Hasse view's diagram (local runs collapsed), built on first use.
-    pub fn hasse(&self) -> &shared::view::hasse::Diagram {
+    /// The run's causality and the Hasse view's diagram (local runs collapsed), built on
+    /// first use.
+    pub fn hasse(
+        &self,
+    ) -> &(
+        shared::analyses::causality::Causality,
+        shared::view::hasse::Diagram,
+    ) {
         self.hasse.get_or_init(|| {
             let causality =
                 shared::analyses::causality::Causality::new(self.cx.trace, &self.cx.graph);
-            shared::view::hasse::Diagram::new(
+            let diagram = shared::view::hasse::Diagram::new(
                 self.cx.trace,
                 &self.cx.graph,
                 &causality,
                 shared::view::hasse::Collapse::Runs { expanded: &[] },
-            )
+            );
+            (causality, diagram)
         })
     }
 

@@ -25,6 +25,37 @@ pub fn router() -> axum::Router<AppState> {
         .route("/runs/{id}/viewport", get(viewport))
         .route("/runs/{id}/outline", get(outline))
         .route("/runs/{id}/hasse", get(hasse))
+        .route("/runs/{id}/hasse/areas", get(hasse_areas))
+}
+
+/// Query of `GET /api/runs/{id}/hasse/areas`.
+#[derive(serde::Deserialize)]
+struct AreasQuery {
+    /// The event whose causal past and future are asked for.
+    event: u32,
+}
+
+/// The causal past and future of an event on the run's Hasse diagram
+/// (`shared::view::hasse::CausalAreas`).
+async fn hasse_areas(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<AreasQuery>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let areas = tokio::task::spawn_blocking(move || {
+        let (causality, diagram) = workspace.prepared().hasse();
+        diagram.areas(
+            workspace.trace(),
+            causality,
+            shared::model::EventIdx(query.event),
+        )
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the Hasse task failed: {e}"))?
+    .ok_or_else(|| AppError::NotFound(format!("the run has no event {}", query.event)))?;
+    Ok(([(header::CACHE_CONTROL, IMMUTABLE.to_owned())], Json(areas)).into_response())
 }
 
 /// A window of the run's Hasse diagram (`shared::view::hasse::WindowQuery`), built from the
@@ -40,7 +71,7 @@ async fn hasse(
         .rows_drawn(workspace.trace().processes.len())
         .map_err(AppError::BadRequest)?;
     let window = tokio::task::spawn_blocking(move || {
-        workspace.prepared().hasse().window(
+        workspace.prepared().hasse().1.window(
             &rows,
             (query.start, query.end),
             query.axis,

@@ -1086,6 +1086,17 @@ async fn the_hasse_window_is_the_engines() {
     let answer: HasseWindow = json(&body);
     assert!(answer.marks.iter().all(|m| m.row == 0));
     assert_eq!(answer.vertices, 5);
+    // B's first arrival (event 8): 4 events in its past, 7 in its future, as in the browser.
+    let (status, body) = server
+        .get(&format!("/api/runs/{}/hasse/areas?event=8", created.id))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let areas: shared::view::hasse::CausalAreas = json(&body);
+    assert_eq!((areas.pre_events, areas.post_events), (4, 7));
+    let (status, _) = server
+        .get(&format!("/api/runs/{}/hasse/areas?event=99", created.id))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, body) = server
         .get(&format!(
             "/api/runs/{}/hasse?start=0&end=69&processes=7&rows=1&width_px=500",

@@ -546,3 +546,89 @@ impl WindowQuery {
         Ok(all[first..last].to_vec())
     }
 }
+
+/// The selected event's causal past and future on the diagram: on each process, the vertices
+/// before `pre_end[p]` are in its past (their last event happened before it) and those from
+/// `post_start[p]` on are in its future (their first event happened after it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CausalAreas {
+    /// The event.
+    pub event: EventIdx,
+    /// Its vertex.
+    pub vertex: u32,
+    /// Per process: the first vertex not in the past.
+    pub pre_end: Vec<u32>,
+    /// Per process: the first vertex in the future.
+    pub post_start: Vec<u32>,
+    /// Events in the past.
+    pub pre_events: u64,
+    /// Events in the future.
+    pub post_events: u64,
+    /// Per process with a past: (process, first tick, last tick) of it.
+    pub pre_spans: Vec<(u32, u64, u64)>,
+    /// Per process with a future: (process, first tick, last tick) of it.
+    pub post_spans: Vec<(u32, u64, u64)>,
+}
+
+impl Diagram {
+    /// The causal past and future of event `e` (`None` for an event the trace lacks).
+    pub fn areas(&self, trace: &Trace, causality: &Causality, e: EventIdx) -> Option<CausalAreas> {
+        let own = *self.vertex_of.get(e.index())?;
+        let n = self.process_start.len().saturating_sub(1);
+        let mut pre_end: Vec<u32> = self.process_start[..n].to_vec();
+        let mut post_start: Vec<u32> = self.process_start[1..].to_vec();
+        // Program positions are positions among a process's events in the trace.
+        for r in causality.pre_area(e) {
+            let q = r.process.index();
+            let last = trace.process_events(r.process).start + r.end as usize - 1;
+            let v = self.vertex_of[last] as usize;
+            let full = self.vertices[v].event.index() + self.vertices[v].count as usize - 1 <= last;
+            pre_end[q] = (v + usize::from(full)) as u32;
+        }
+        for r in causality.post_area(e) {
+            let q = r.process.index();
+            let first = trace.process_events(r.process).start + r.start as usize;
+            let v = self.vertex_of[first] as usize;
+            let whole = self.vertices[v].event.index() == first;
+            post_start[q] = (v + usize::from(!whole)) as u32;
+        }
+        let p = self.vertices[own as usize].process.index();
+        pre_end[p] = pre_end[p].min(own);
+        post_start[p] = post_start[p].max(own + 1);
+        let mut out = CausalAreas {
+            event: e,
+            vertex: own,
+            pre_end,
+            post_start,
+            pre_events: 0,
+            post_events: 0,
+            pre_spans: Vec::new(),
+            post_spans: Vec::new(),
+        };
+        for q in 0..n {
+            let (start, end) = (
+                self.process_start[q] as usize,
+                self.process_start[q + 1] as usize,
+            );
+            let pre = start..(out.pre_end[q] as usize).clamp(start, end);
+            let post = (out.post_start[q] as usize).clamp(start, end)..end;
+            out.pre_events += self.events_before[pre.end] - self.events_before[pre.start];
+            out.post_events += self.events_before[post.end] - self.events_before[post.start];
+            if !pre.is_empty() {
+                out.pre_spans.push((
+                    q as u32,
+                    self.vertices[pre.start].time.0,
+                    self.vertices[pre.end - 1].last_time.0,
+                ));
+            }
+            if !post.is_empty() {
+                out.post_spans.push((
+                    q as u32,
+                    self.vertices[post.start].time.0,
+                    self.vertices[post.end - 1].last_time.0,
+                ));
+            }
+        }
+        Some(out)
+    }
+}

@@ -1139,3 +1139,51 @@ fn hasse_window_marks_group_every_vertex_by_row_and_pixel() {
         }
     }
 }
+
+/// The causal areas of an event on the drawn diagram are what happened-before says of every
+/// vertex: its past those whose last event happened before it, its future those whose first
+/// event it happened before (the Paraver sample, local runs collapsed, every 7th event).
+#[test]
+fn causal_areas_on_the_diagram_agree_with_happened_before() {
+    use shared::view::hasse::{Collapse, Diagram};
+    let bytes = std::fs::read(crate::data_path(
+        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
+    ))
+    .expect("sample");
+    let trace = shared::formats::import(&bytes, None, "qsort")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let c = Causality::new(&trace, &cx.graph);
+    let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });
+    for e in (0..trace.events.len())
+        .step_by(7)
+        .map(|i| EventIdx(i as u32))
+    {
+        let a = d.areas(&trace, &c, e).expect("an event");
+        let (mut pre, mut post) = (0u64, 0u64);
+        for (i, v) in d.vertices.iter().enumerate() {
+            let last = EventIdx(v.event.0 + v.count - 1);
+            let p = v.process.index();
+            let in_pre = (i as u32) < a.pre_end[p];
+            let in_post = (i as u32) >= a.post_start[p];
+            if i as u32 == a.vertex {
+                assert!(!in_pre && !in_post, "event {e:?}: its own vertex");
+                continue;
+            }
+            assert_eq!(
+                in_pre,
+                c.happened_before(last, e),
+                "event {e:?}, vertex {i} (past)"
+            );
+            assert_eq!(
+                in_post,
+                c.happened_before(e, v.event),
+                "event {e:?}, vertex {i} (future)"
+            );
+            pre += u64::from(v.count) * u64::from(in_pre);
+            post += u64::from(v.count) * u64::from(in_post);
+        }
+        assert_eq!((a.pre_events, a.post_events), (pre, post), "event {e:?}");
+    }
+}

@@ -10,7 +10,7 @@
 
 use shared::analyses::causality::HasseKind;
 use shared::model::time::{Clock, Time};
-use shared::view::hasse::{Axis, Diagram, HasseWindow};
+use shared::view::hasse::{Axis, CausalAreas, Diagram, HasseWindow};
 
 use crate::components::gantt::axis;
 use crate::components::gantt::scene::draw::{DrawItem, colors};
@@ -101,8 +101,8 @@ pub struct Frame<'a> {
     pub axis: Axis,
     /// The trace's clock (for the physical axis's labels).
     pub clock: Clock,
-    /// Each vertex's area (empty: nothing selected).
-    pub areas: &'a [Area],
+    /// The selected event's causal past and future.
+    pub areas: Option<&'a CausalAreas>,
     /// Vertices of dependence instances: (vertex, holds).
     pub marked: &'a [(u32, bool)],
     /// Which events the workspace's event filter keeps, by event (`None`: all).
@@ -211,7 +211,7 @@ pub fn layout(win: &HasseWindow, names: &[String], frame: &Frame<'_>, g: &Geomet
         .collect();
     edges(&mut out, win);
     out.edges_over_budget = win.edges_over_budget as usize;
-    vertices(&mut out.items, win, &out.hits, frame);
+    vertices(&mut out.items, win, &out.hits, frame, shown);
     out
 }
 
@@ -373,7 +373,13 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
     }
 }
 
-fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &Frame<'_>) {
+fn vertices(
+    items: &mut Vec<DrawItem>,
+    win: &HasseWindow,
+    hits: &[Hit],
+    frame: &Frame<'_>,
+    shown: &[u32],
+) {
     // Dense marks of a row merge into one bar (x from, x to, y, colour): one rectangle, not
     // one each; a bar takes the colour of the causal area its marks are in.
     type Bar = Option<(f64, f64, f64, &'static str)>;
@@ -406,11 +412,22 @@ fn vertices(items: &mut Vec<DrawItem>, win: &HasseWindow, hits: &[Hit], frame: &
             });
             continue;
         }
-        let area = frame
-            .areas
-            .get(hit.vertex as usize)
-            .copied()
-            .unwrap_or_default();
+        let area = frame.areas.map_or(Area::Concurrent, |a| {
+            let p = shown.get(mark.row as usize).copied().unwrap_or(0) as usize;
+            if mark.vertex == a.vertex {
+                Area::Selected
+            } else if a.pre_end.get(p).is_some_and(|&end| mark.vertex < end) {
+                Area::Pre
+            } else if a
+                .post_start
+                .get(p)
+                .is_some_and(|&start| mark.vertex >= start)
+            {
+                Area::Post
+            } else {
+                Area::Concurrent
+            }
+        });
         let (x, y) = (hit.x, hit.y);
         // The room to the neighbouring marks of the row.
         let room = [k.checked_sub(1), Some(k + 1)]
@@ -558,7 +575,7 @@ mod tests {
             window,
             axis,
             clock: Clock::default(),
-            areas: &[],
+            areas: None,
             marked: &[],
             kept: None,
         }

@@ -19,12 +19,12 @@ use shared::analyses::{dependence, motifs};
 use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::pair_messages;
 use shared::model::EventIdx;
-use shared::view::hasse::{Axis, Collapse, Diagram, HasseWindow, WindowQuery};
+use shared::view::hasse::{Axis, CausalAreas, Collapse, Diagram, HasseWindow, WindowQuery};
 use shared::view::state::{Selection, ViewKind};
 use wasm_bindgen::JsCast as _;
 use web_sys::CanvasRenderingContext2d;
 
-use self::layout::{Area, Frame, Geometry, Layout};
+use self::layout::{Frame, Geometry, Layout};
 use crate::api;
 use crate::components::gantt::{canvas, details, paint};
 use crate::workspace::Command;
@@ -72,6 +72,8 @@ struct View {
     shown: StoredValue<Arc<HasseWindow>>,
     /// Which events the workspace's event filter keeps.
     kept: RwSignal<Option<Arc<Vec<bool>>>>,
+    /// The selected event's causal past and future.
+    areas: RwSignal<Option<Arc<CausalAreas>>>,
     /// For a run drawn by the server: its id, and its last answer.
     remote: Option<Remote>,
 }
@@ -122,6 +124,7 @@ pub fn HasseView(
         })),
         remote,
         kept: data.kept,
+        areas: RwSignal::new(None),
     };
     build_when_shown(view);
     publish_areas(view, data);
@@ -199,46 +202,54 @@ fn build_when_shown(view: View) {
     });
 }
 
-/// Publishes the selected event's causal past and future as time spans per process, for the
-/// Gantt chart to shade.
+/// Computes (or, for a run drawn by the server, fetches) the selected event's causal past and
+/// future, and publishes them as time spans per process for the Gantt chart to shade.
 fn publish_areas(view: View, data: RunData) {
     Effect::new(move |_| {
         let selected = view.store.with(|ws| match ws.selected {
             Some(Selection::Event { index }) => u32::try_from(index).ok().map(EventIdx),
             _ => None,
         });
-        let Some(built) = view.built.get() else {
+        let built = view.built.get();
+        let publish = move |areas: Option<Arc<CausalAreas>>| {
+            let spans = areas.as_ref().map(|a| {
+                let spans = |list: &[(u32, u64, u64)]| {
+                    list.iter()
+                        .map(|&(p, start, end)| (p as usize, start, end))
+                        .collect()
+                };
+                Arc::new(CausalSpans {
+                    event: u64::from(a.event.0),
+                    pre: spans(&a.pre_spans),
+                    post: spans(&a.post_spans),
+                })
+            });
+            view.areas.set(areas);
+            if data.areas.with_untracked(|a| a != &spans) {
+                data.areas.set(spans);
+            }
+        };
+        let Some(e) = selected else {
+            publish(None);
             return;
         };
-        let spans = selected.map(|e| {
-            let areas = areas(&built, Some(e));
-            let n = view.trace.with_value(|t| t.processes.len());
-            let (mut pre, mut post) = (vec![None; n], vec![None; n]);
-            for (v, area) in built.diagram.vertices.iter().zip(&areas) {
-                let slot: &mut Option<(u64, u64)> = match area {
-                    Area::Pre => &mut pre[v.process.index()],
-                    Area::Post => &mut post[v.process.index()],
-                    _ => continue,
-                };
-                let (start, end) = slot.get_or_insert((v.time.0, v.last_time.0));
-                *start = (*start).min(v.time.0);
-                *end = (*end).max(v.last_time.0);
-            }
-            let spans_of = |list: Vec<Option<(u64, u64)>>| {
-                list.into_iter()
-                    .enumerate()
-                    .filter_map(|(p, s)| s.map(|(a, b)| (p, a, b)))
-                    .collect()
-            };
-            let spans = CausalSpans {
-                event: u64::from(e.0),
-                pre: spans_of(pre),
-                post: spans_of(post),
-            };
-            Arc::new(spans)
-        });
-        if data.areas.with_untracked(|a| a != &spans) {
-            data.areas.set(spans);
+        if let Some(built) = built {
+            let trace = view.trace.get_value();
+            publish(
+                built
+                    .diagram
+                    .areas(&trace, &built.causality, e)
+                    .map(Arc::new),
+            );
+        } else if let Some(remote) = view.remote {
+            let id = remote.run.get_value();
+            leptos::task::spawn_local(async move {
+                let answer = api::get_hasse_areas(&id, e.0).await.ok();
+                // Only if the selection is still this event.
+                if selected_event(view.store) == Some(e) {
+                    publish(answer.map(Arc::new));
+                }
+            });
         }
     });
 }
@@ -251,6 +262,7 @@ fn schedule_paints(view: View) {
         view.marked.track();
         view.resized.track();
         view.kept.track();
+        view.areas.track();
         if let Some(remote) = view.remote {
             remote.answer.track();
         }
@@ -263,33 +275,6 @@ fn schedule_paints(view: View) {
             paint_now(view);
         });
     });
-}
-
-/// Each vertex's place relative to the selected event.
-fn areas(built: &Built, selected: Option<EventIdx>) -> Vec<Area> {
-    let Some(e) = selected.filter(|e| e.index() < built.diagram.vertex_of.len()) else {
-        return Vec::new();
-    };
-    let own = built.diagram.vertex_of[e.index()];
-    let c = &built.causality;
-    built
-        .diagram
-        .vertices
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let last = EventIdx(v.event.0 + v.count - 1);
-            if i as u32 == own {
-                Area::Selected
-            } else if c.happened_before(last, e) {
-                Area::Pre
-            } else if c.happened_before(e, v.event) {
-                Area::Post
-            } else {
-                Area::Concurrent
-            }
-        })
-        .collect()
 }
 
 fn selected_event(store: Store) -> Option<EventIdx> {
@@ -346,10 +331,7 @@ fn paint_now(view: View) {
             .unwrap_or_else(|| (0..trace.processes.len() as u32).collect());
         (rows, ws.top_row as usize, ws.window)
     });
-    let areas = built
-        .as_ref()
-        .map(|b| areas(b, selected_event(view.store)))
-        .unwrap_or_default();
+    let areas = view.areas.get_untracked();
     let marked: Vec<(u32, bool)> = match &built {
         Some(built) => view.marked.with_untracked(|m| {
             m.iter()
@@ -366,7 +348,7 @@ fn paint_now(view: View) {
         window,
         axis: view.store.with_untracked(|ws| ws.hasse_axis),
         clock: trace.clock,
-        areas: &areas,
+        areas: areas.as_deref(),
         marked: &marked,
     };
     let win = match &built {
@@ -378,7 +360,7 @@ fn paint_now(view: View) {
     };
     let laid = layout::layout(&win, &names, &frame, &g);
     paint::paint(&ctx, g.width, g.height, &laid.items);
-    let mut stats = stats_text(built.as_deref(), &laid, &areas);
+    let mut stats = stats_text(&laid, areas.as_deref());
     let shown = layout::shown_rows(&frame, &g).len();
     if shown < rows.len() {
         stats.push_str(&format!(
@@ -396,7 +378,6 @@ fn paint_now(view: View) {
         .take(500)
         .map(|(h, m)| format!("[{},{:.1},{:.1}]", m.event.0, h.x, h.y))
         .collect();
-    let count = |a| built.as_deref().map_or(0, |b| area_count(b, &areas, a));
     let kept_marks = win
         .marks
         .iter()
@@ -408,8 +389,8 @@ fn paint_now(view: View) {
     let probe = Probe {
         kept: kept_marks,
         hits: format!("[{}]", hits.join(",")),
-        pre: count(Area::Pre),
-        post: count(Area::Post),
+        pre: areas.as_ref().map_or(0, |a| a.pre_events),
+        post: areas.as_ref().map_or(0, |a| a.post_events),
         backwards: laid.edges_backwards,
     };
     view.shown.set_value(win);
@@ -455,7 +436,7 @@ fn remote_window(view: View, frame: &Frame<'_>, g: &Geometry) -> Option<Arc<Hass
     answer.map(|(_, win)| win)
 }
 
-fn stats_text(built: Option<&Built>, laid: &Layout, areas: &[Area]) -> String {
+fn stats_text(laid: &Layout, areas: Option<&CausalAreas>) -> String {
     let mut text = format!(
         "{} vertices · {} edges drawn",
         laid.vertices_shown, laid.edges_drawn
@@ -466,26 +447,13 @@ fn stats_text(built: Option<&Built>, laid: &Layout, areas: &[Area]) -> String {
     if laid.edges_backwards > 0 {
         text.push_str(&format!(" · {} back in time", laid.edges_backwards));
     }
-    if let Some(built) = built.filter(|_| !areas.is_empty()) {
+    if let Some(a) = areas {
         text.push_str(&format!(
             " · causal past {} events, future {} events",
-            area_count(built, areas, Area::Pre),
-            area_count(built, areas, Area::Post)
+            a.pre_events, a.post_events
         ));
     }
     text
-}
-
-/// How many events lie in an area.
-fn area_count(built: &Built, areas: &[Area], area: Area) -> u64 {
-    built
-        .diagram
-        .vertices
-        .iter()
-        .zip(areas)
-        .filter(|(_, a)| **a == area)
-        .map(|(v, _)| u64::from(v.count))
-        .sum()
 }
 
 fn canvas_point(view: View, ev: &web_sys::MouseEvent) -> Option<(f64, f64)> {
