@@ -373,6 +373,26 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
     }
 }
 
+/// Where a mark's vertex stands relative to the selected event.
+fn area_of(frame: &Frame<'_>, shown: &[u32], mark: &shared::view::hasse::Mark) -> Area {
+    frame.areas.map_or(Area::Concurrent, |a| {
+        let p = shown.get(mark.row as usize).copied().unwrap_or(0) as usize;
+        if mark.vertex == a.vertex {
+            Area::Selected
+        } else if a.pre_end.get(p).is_some_and(|&end| mark.vertex < end) {
+            Area::Pre
+        } else if a
+            .post_start
+            .get(p)
+            .is_some_and(|&start| mark.vertex >= start)
+        {
+            Area::Post
+        } else {
+            Area::Concurrent
+        }
+    })
+}
+
 fn vertices(
     items: &mut Vec<DrawItem>,
     win: &HasseWindow,
@@ -412,22 +432,7 @@ fn vertices(
             });
             continue;
         }
-        let area = frame.areas.map_or(Area::Concurrent, |a| {
-            let p = shown.get(mark.row as usize).copied().unwrap_or(0) as usize;
-            if mark.vertex == a.vertex {
-                Area::Selected
-            } else if a.pre_end.get(p).is_some_and(|&end| mark.vertex < end) {
-                Area::Pre
-            } else if a
-                .post_start
-                .get(p)
-                .is_some_and(|&start| mark.vertex >= start)
-            {
-                Area::Post
-            } else {
-                Area::Concurrent
-            }
-        });
+        let area = area_of(frame, shown, mark);
         let (x, y) = (hit.x, hit.y);
         // The room to the neighbouring marks of the row.
         let room = [k.checked_sub(1), Some(k + 1)]
