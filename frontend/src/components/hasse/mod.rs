@@ -70,12 +70,25 @@ struct View {
     resized: RwSignal<u32>,
     /// The window last drawn.
     shown: StoredValue<Arc<HasseWindow>>,
+    /// The last window computed in the browser, with what it was computed for.
+    cached: StoredValue<Option<(WindowKey, Arc<HasseWindow>)>>,
     /// Which events the workspace's event filter keeps.
     kept: RwSignal<Option<Arc<Vec<bool>>>>,
     /// The selected event's causal past and future.
     areas: RwSignal<Option<Arc<CausalAreas>>>,
     /// For a run drawn by the server: its id, and its last answer.
     remote: Option<Remote>,
+}
+
+/// What a window was computed for: the diagram (by address), the time window, the rows, the
+/// axis and the plot's width.
+#[derive(Debug, Clone, PartialEq)]
+struct WindowKey {
+    diagram: usize,
+    window: (u64, u64),
+    rows: Vec<u32>,
+    axis: Axis,
+    width: u64,
 }
 
 /// A run whose diagram the server draws.
@@ -125,6 +138,7 @@ pub fn HasseView(
         remote,
         kept: data.kept,
         areas: RwSignal::new(None),
+        cached: StoredValue::new(None),
     };
     build_when_shown(view);
     publish_areas(view, data);
@@ -352,7 +366,28 @@ fn paint_now(view: View) {
         marked: &marked,
     };
     let win = match &built {
-        Some(built) => Arc::new(layout::window_of(&built.diagram, &frame, &g)),
+        Some(built) => {
+            // The same frame (a new selection, filter or marks) reuses its window.
+            let key = WindowKey {
+                diagram: Arc::as_ptr(built) as usize,
+                window: frame.window,
+                rows: layout::shown_rows(&frame, &g).to_vec(),
+                axis: frame.axis,
+                width: layout::plot_width(&g).to_bits(),
+            };
+            match view.cached.with_value(|c| {
+                c.as_ref()
+                    .filter(|(k, _)| *k == key)
+                    .map(|(_, w)| Arc::clone(w))
+            }) {
+                Some(win) => win,
+                None => {
+                    let win = Arc::new(layout::window_of(&built.diagram, &frame, &g));
+                    view.cached.set_value(Some((key, Arc::clone(&win))));
+                    win
+                }
+            }
+        }
         None => match remote_window(view, &frame, &g) {
             Some(win) => win,
             None => return,
