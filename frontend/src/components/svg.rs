@@ -13,16 +13,12 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn arrow_head(out: &mut String, (x1, y1): (f64, f64), (x2, y2): (f64, f64), color: &str) {
-    let angle = (y2 - y1).atan2(x2 - x1);
-    let (len, spread) = (8.0, 0.45);
+fn arrow_head(out: &mut String, from: (f64, f64), to: (f64, f64), color: &str) {
+    let [tip, left, right] = super::gantt::scene::draw::arrow_head(from, to);
     let _ = write!(
         out,
-        r#"<polygon points="{x2:.1},{y2:.1} {:.1},{:.1} {:.1},{:.1}" fill="{color}"/>"#,
-        x2 - len * (angle - spread).cos(),
-        y2 - len * (angle - spread).sin(),
-        x2 - len * (angle + spread).cos(),
-        y2 - len * (angle + spread).sin(),
+        r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{color}"/>"#,
+        tip.0, tip.1, left.0, left.1, right.0, right.1,
     );
 }
 

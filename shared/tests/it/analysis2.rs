@@ -930,13 +930,7 @@ fn a_local_run_collapses_into_one_vertex_unless_expanded() {
 #[test]
 fn the_clock_violations_are_the_backward_edges() {
     use shared::view::hasse::{Collapse, Diagram};
-    let bytes = std::fs::read(crate::data_path(
-        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
-    ))
-    .expect("sample");
-    let trace = shared::formats::import(&bytes, None, "qsort")
-        .expect("imports")
-        .trace;
+    let trace = crate::load("traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
     let cx = Context::new(&trace);
     let c = Causality::new(&trace, &cx.graph);
     let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });
@@ -1053,13 +1047,7 @@ fn motifs_request_response_broadcast_and_chain() {
 #[test]
 fn hasse_window_marks_group_every_vertex_by_row_and_pixel() {
     use shared::view::hasse::{Axis, Collapse, Diagram, in_window};
-    let bytes = std::fs::read(crate::data_path(
-        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
-    ))
-    .expect("sample");
-    let trace = shared::formats::import(&bytes, None, "qsort")
-        .expect("imports")
-        .trace;
+    let trace = crate::load("traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
     let cx = Context::new(&trace);
     let c = Causality::new(&trace, &cx.graph);
     let d = Diagram::new(&trace, &cx.graph, &c, Collapse::None);
@@ -1146,13 +1134,7 @@ fn hasse_window_marks_group_every_vertex_by_row_and_pixel() {
 #[test]
 fn causal_areas_on_the_diagram_agree_with_happened_before() {
     use shared::view::hasse::{Collapse, Diagram};
-    let bytes = std::fs::read(crate::data_path(
-        "traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv",
-    ))
-    .expect("sample");
-    let trace = shared::formats::import(&bytes, None, "qsort")
-        .expect("imports")
-        .trace;
+    let trace = crate::load("traces/paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
     let cx = Context::new(&trace);
     let c = Causality::new(&trace, &cx.graph);
     let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });

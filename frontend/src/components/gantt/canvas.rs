@@ -100,6 +100,31 @@ fn area_bars(chart: &Chart, selected: Option<u64>) -> Vec<AreaBar> {
     })
 }
 
+/// The 2D context of `canvas` sized for `width` × `height` CSS pixels at the device's pixel
+/// ratio, its transform mapping CSS pixels to device pixels. Resizing a canvas reallocates and
+/// clears its bitmap, so it is resized only when its size changed.
+pub fn context_for(
+    canvas: &web_sys::HtmlCanvasElement,
+    width: f64,
+    height: f64,
+) -> Option<CanvasRenderingContext2d> {
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    let (w, h) = ((width * dpr).round() as u32, (height * dpr).round() as u32);
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let ctx = canvas
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()?;
+    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    Some(ctx)
+}
+
 /// Paints one frame now.
 fn paint_now(chart: &Chart) {
     let Some(canvas) = chart.canvas.get_untracked() else {
@@ -108,25 +133,9 @@ fn paint_now(chart: &Chart) {
     let began = now_ms();
     let g = chart.geometry();
     let scale = chart.scale(&g);
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    // Resizing a canvas reallocates and clears its bitmap: only when its size changed.
-    let (w, h) = (
-        (g.width * dpr).round() as u32,
-        (g.height * dpr).round() as u32,
-    );
-    if canvas.width() != w {
-        canvas.set_width(w);
-    }
-    if canvas.height() != h {
-        canvas.set_height(h);
-    }
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+    let Some(ctx) = context_for(&canvas, g.width, g.height) else {
         return;
     };
-    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
-        return;
-    };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     let rows = chart.rows.get_untracked();
     let overlays = overlays(chart);
     let draw = |views: &dyn Views| {

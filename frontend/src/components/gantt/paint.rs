@@ -156,18 +156,11 @@ fn arrow(ctx: &CanvasRenderingContext2d, from: (f64, f64), to: (f64, f64), color
     ctx.move_to(from.0, from.1);
     ctx.line_to(to.0, to.1);
     ctx.stroke();
-    let angle = (to.1 - from.1).atan2(to.0 - from.0);
-    let (len, spread) = (8.0, 0.45);
+    let [tip, left, right] = super::scene::draw::arrow_head(from, to);
     ctx.begin_path();
-    ctx.move_to(to.0, to.1);
-    ctx.line_to(
-        to.0 - len * (angle - spread).cos(),
-        to.1 - len * (angle - spread).sin(),
-    );
-    ctx.line_to(
-        to.0 - len * (angle + spread).cos(),
-        to.1 - len * (angle + spread).sin(),
-    );
+    ctx.move_to(tip.0, tip.1);
+    ctx.line_to(left.0, left.1);
+    ctx.line_to(right.0, right.1);
     ctx.close_path();
     ctx.fill();
 }

@@ -257,6 +257,18 @@ fn fit(text: &str, px: f64) -> String {
     }
 }
 
+/// An axis tick at `x`, on the bottom edge of the axis band.
+fn tick_mark(x: f64, g: &Geometry) -> DrawItem {
+    DrawItem::Line {
+        x1: x,
+        y1: g.axis - 6.0,
+        x2: x,
+        y2: g.axis,
+        color: colors::TEXT,
+        width: 1.0,
+    }
+}
+
 fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: &Geometry) {
     let y = g.axis / 2.0;
     let left = g.gutter + PAD;
@@ -264,14 +276,7 @@ fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: 
         XScale::Time(s) => {
             for t in axis::ticks(s, frame.clock) {
                 let x = left + s.tick_to_px(t.tick);
-                items.push(DrawItem::Line {
-                    x1: x,
-                    y1: g.axis - 6.0,
-                    x2: x,
-                    y2: g.axis,
-                    color: colors::TEXT,
-                    width: 1.0,
-                });
+                items.push(tick_mark(x, g));
                 items.push(DrawItem::Text {
                     x: left + t.label_x,
                     y,
@@ -292,14 +297,7 @@ fn axis_labels(items: &mut Vec<DrawItem>, scale: &XScale, frame: &Frame<'_>, g: 
             let mut v = first.div_ceil(step) * step;
             while v <= last {
                 let x = left + (v - first) as f64 / per_px;
-                items.push(DrawItem::Line {
-                    x1: x,
-                    y1: g.axis - 6.0,
-                    x2: x,
-                    y2: g.axis,
-                    color: colors::TEXT,
-                    width: 1.0,
-                });
+                items.push(tick_mark(x, g));
                 let text = if v == first.div_ceil(step) * step {
                     format!("{unit} {v}")
                 } else {

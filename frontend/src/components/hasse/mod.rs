@@ -22,7 +22,6 @@ use shared::model::EventIdx;
 use shared::view::hasse::{Axis, CausalAreas, Collapse, Diagram, HasseWindow, WindowQuery};
 use shared::view::state::{Selection, ViewKind};
 use wasm_bindgen::JsCast as _;
-use web_sys::CanvasRenderingContext2d;
 
 use self::layout::{Frame, Geometry, Layout};
 use crate::api;
@@ -318,25 +317,13 @@ fn paint_now(view: View) {
             .map_or(trace.processes.len(), Vec::len)
     });
     let g = Geometry::new(rect.width(), 26.0 + 30.0 * n_rows.clamp(2, 24) as f64);
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-    let (w, h) = (
-        (g.width * dpr).round() as u32,
-        (g.height * dpr).round() as u32,
-    );
-    if canvas.width() != w {
-        canvas.set_width(w);
+    let height = format!("height: {}px", g.height);
+    if canvas.get_attribute("style").as_deref() != Some(height.as_str()) {
+        let _ = canvas.set_attribute("style", &height);
     }
-    if canvas.height() != h {
-        canvas.set_height(h);
-        let _ = canvas.set_attribute("style", &format!("height: {}px", g.height));
-    }
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+    let Some(ctx) = canvas::context_for(&canvas, g.width, g.height) else {
         return;
     };
-    let Ok(ctx) = ctx.dyn_into::<CanvasRenderingContext2d>() else {
-        return;
-    };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
     let (rows, top_row, window) = view.store.with_untracked(|ws| {
         let rows = ws
@@ -559,15 +546,10 @@ fn on_hover(view: View, ev: &web_sys::PointerEvent) {
     view.label.set(text.unwrap_or_default());
 }
 
-fn vertex_text(trace: &Trace, built: &Built, vertex: u32, events: u64) -> String {
-    let v = built.diagram.vertices[vertex as usize];
-    let process = trace
-        .processes
-        .get(v.process.index())
-        .map_or("?", |p| p.name.as_str());
-    let clock: Vec<String> = built
-        .causality
-        .vector_clock(v.event)
+/// An event's vector clock, its non-zero entries by process name: `A: 2, B: 3`.
+fn clock_text(trace: &Trace, causality: &Causality, event: EventIdx) -> String {
+    causality
+        .vector_clock(event)
         .iter()
         .enumerate()
         .filter(|(_, c)| **c > 0)
@@ -575,7 +557,17 @@ fn vertex_text(trace: &Trace, built: &Built, vertex: u32, events: u64) -> String
             let name = trace.processes.get(p).map_or("?", |p| p.name.as_str());
             format!("{name}: {c}")
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn vertex_text(trace: &Trace, built: &Built, vertex: u32, events: u64) -> String {
+    let v = built.diagram.vertices[vertex as usize];
+    let process = trace
+        .processes
+        .get(v.process.index())
+        .map_or("?", |p| p.name.as_str());
+    let clock = clock_text(trace, &built.causality, v.event);
     let what = if events > 1 {
         format!("{events} events from {}", v.kind.name())
     } else {
@@ -583,10 +575,7 @@ fn vertex_text(trace: &Trace, built: &Built, vertex: u32, events: u64) -> String
     };
     format!(
         "{what} on {process} at tick {} · layer {} · Lamport {} · vector clock {{{}}}",
-        v.time.0,
-        v.layer,
-        v.lamport,
-        clock.join(", ")
+        v.time.0, v.layer, v.lamport, clock
     )
 }
 
@@ -861,18 +850,8 @@ fn details_panel(view: View, data: RunData) -> impl IntoView {
             "logical time: layer {} · Lamport {lamport}",
             v.layer
         ));
-        let clock: Vec<String> = built
-            .causality
-            .vector_clock(EventIdx(event as u32))
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(p, c)| {
-                let name = trace.processes.get(p).map_or("?", |p| p.name.as_str());
-                format!("{name}: {c}")
-            })
-            .collect();
-        lines.push(format!("vector clock: {{{}}}", clock.join(", ")));
+        let clock = clock_text(&trace, &built.causality, EventIdx(event as u32));
+        lines.push(format!("vector clock: {{{clock}}}"));
         Some(view! {
             <div class="hasse-details" data-testid="hasse-popup" role="dialog">
                 <button class="close" on:click=move |_| view.store.dispatch(Command::Select(None)) aria-label="Close">"×"</button>

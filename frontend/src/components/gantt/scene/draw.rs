@@ -128,6 +128,24 @@ pub enum Icon {
     Probe,
 }
 
+/// The corners of an arrow head at `to` on a line from `from`: its tip and its two barbs,
+/// 8 px back and 0.45 rad either side (the painter and the SVG export draw the same).
+pub fn arrow_head(from: (f64, f64), to: (f64, f64)) -> [(f64, f64); 3] {
+    let angle = (to.1 - from.1).atan2(to.0 - from.0);
+    let (len, spread) = (8.0, 0.45);
+    [
+        to,
+        (
+            to.0 - len * (angle - spread).cos(),
+            to.1 - len * (angle - spread).sin(),
+        ),
+        (
+            to.0 - len * (angle + spread).cos(),
+            to.1 - len * (angle + spread).sin(),
+        ),
+    ]
+}
+
 /// Bytes for people: `812 B`, `12.5 kB`, `3.1 MB`.
 pub fn bytes_text(bytes: u64) -> String {
     let b = bytes as f64;
