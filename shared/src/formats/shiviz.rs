@@ -86,6 +86,11 @@ fn entry(clock: &[(u32, u64)], host: u32) -> u64 {
 /// many non-empty lines the matches cover, and where the first text no match covers is.
 type Matches = (Vec<Parsed>, Names, Vec<u32>, usize, Option<usize>);
 
+/// A ShiViz expression (JavaScript syntax) as a multi-line regular expression for whole lines.
+fn compile(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&format!("(?m)^(?:{})$", from_javascript(pattern)))
+}
+
 /// Reads a ShiViz log with `pattern`, or the file's own or a default layout when `None`.
 pub fn parse(
     input: &[u8],
@@ -108,20 +113,26 @@ pub fn parse(
         (0, None)
     };
     let body = &text[body_start..];
-    let candidates: Vec<&str> = match pattern.or(own) {
-        Some(p) => vec![p],
-        None => vec![AKKA_REGEX, GOVECTOR_REGEX],
+    // The two known layouts are compiled once per process; a log's own expression per log.
+    static KNOWN: std::sync::LazyLock<Vec<Result<regex::Regex, regex::Error>>> =
+        std::sync::LazyLock::new(|| [AKKA_REGEX, GOVECTOR_REGEX].map(compile).to_vec());
+    let own_regex;
+    let candidates: Vec<&Result<regex::Regex, regex::Error>> = match pattern.or(own) {
+        Some(p) => {
+            own_regex = compile(p);
+            vec![&own_regex]
+        }
+        None => KNOWN.iter().collect(),
     };
     let mut best: Option<Matches> = None;
-    for candidate in &candidates {
-        let regex = regex::Regex::new(&format!("(?m)^(?:{})$", from_javascript(candidate)))
-            .map_err(|e| {
-                error(
-                    input,
-                    0,
-                    format!("expected a regular expression with groups host, clock and event: {e}"),
-                )
-            })?;
+    for candidate in candidates {
+        let regex = candidate.as_ref().map_err(|e| {
+            error(
+                input,
+                0,
+                format!("expected a regular expression with groups host, clock and event: {e}"),
+            )
+        })?;
         for group in ["host", "clock", "event"] {
             if !regex.capture_names().flatten().any(|n| n == group) {
                 return Err(error(
@@ -131,7 +142,7 @@ pub fn parse(
                 ));
             }
         }
-        let found = matches(input, body, body_start, &regex, budget)?;
+        let found = matches(input, body, body_start, regex, budget)?;
         if best.as_ref().is_none_or(|b| found.0.len() > b.0.len()) {
             best = Some(found);
         }
