@@ -9,8 +9,13 @@ import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE } from '../fixtures/pages';
 /** The Hasse canvas's marks: [event, x, y] in CSS pixels of the canvas. */
 async function hits(page: Page): Promise<[number, number, number][]> {
   const canvas = page.getByTestId('hasse-canvas');
-  await expect.poll(async () => (await canvas.getAttribute('data-hits')) ?? '[]').not.toBe('[]');
-  return JSON.parse((await canvas.getAttribute('data-hits')) ?? '[]');
+  // The marks once the first frame is drawn (an empty or missing attribute is no frame yet).
+  const read = async () => {
+    const text = (await canvas.getAttribute('data-hits')) ?? '';
+    return text.startsWith('[') ? (JSON.parse(text) as [number, number, number][]) : [];
+  };
+  await expect.poll(async () => (await read()).length).toBeGreaterThan(0);
+  return read();
 }
 
 async function clickEvent(page: Page, event: number) {

@@ -125,7 +125,10 @@ pub fn HasseView(
         layout: StoredValue::new(Layout::default()),
         label: RwSignal::new(String::new()),
         stats: RwSignal::new(String::new()),
-        probe: RwSignal::new(Probe::default()),
+        probe: RwSignal::new(Probe {
+            hits: "[]".to_owned(),
+            ..Probe::default()
+        }),
         resized: RwSignal::new(0),
         shown: StoredValue::new(Arc::new(HasseWindow {
             marks: Vec::new(),
