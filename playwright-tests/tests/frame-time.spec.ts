@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { RunPage } from '../fixtures/pages';
 
 // The frame-time benchmark (issue 7): a generated run of 10^6 events on 64 processes, 10 s of
@@ -40,6 +40,17 @@ function ring(processes: number, events: number): string {
   return parts.join('');
 }
 
+/** Uploads the ring as a run; answers its id. */
+async function uploadRing(request: APIRequestContext): Promise<string> {
+  const created = await request.post('/api/runs?name=ring-1e6.json', {
+    data: Buffer.from(ring(PROCESSES, EVENTS)),
+    headers: { 'content-type': 'application/octet-stream' },
+    timeout: 300_000,
+  });
+  expect(created.status()).toBe(201);
+  return (await created.json()).id;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.round((sorted.length - 1) * p))];
 }
@@ -47,13 +58,7 @@ function percentile(sorted: number[], p: number): number {
 test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({ page, request }) => {
   test.setTimeout(600_000);
   const started = Date.now();
-  const created = await request.post('/api/runs?name=ring-1e6.json', {
-    data: Buffer.from(ring(PROCESSES, EVENTS)),
-    headers: { 'content-type': 'application/octet-stream' },
-    timeout: 300_000,
-  });
-  expect(created.status()).toBe(201);
-  const { id } = await created.json();
+  const id = await uploadRing(request);
   const uploaded = Date.now();
 
   await page.addInitScript(() => {
@@ -129,13 +134,7 @@ test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({
 
 test('@bench the Hasse view at 10^6 events: its build, then zooming and scrolling', async ({ page, request }) => {
   test.setTimeout(600_000);
-  const created = await request.post('/api/runs?name=ring-1e6.json', {
-    data: Buffer.from(ring(PROCESSES, EVENTS)),
-    headers: { 'content-type': 'application/octet-stream' },
-    timeout: 300_000,
-  });
-  expect(created.status()).toBe(201);
-  const { id } = await created.json();
+  const id = await uploadRing(request);
   await page.addInitScript(() => {
     (window as any).__tracescopeHasseFrameTimes = [];
   });

@@ -85,16 +85,20 @@ fn t24_vector_clocks_hasse_diagram_and_areas() {
     assert_eq!(events(c.post_area(x)), [r3, r1]);
 }
 
-#[test]
-fn t24_longest_path_layers_without_receive_calls() {
-    // The same trace with arrivals but no recv_call events, as T24 states it.
+/// T24 as analysis.md states it: arrivals but no `recv_call` events.
+fn t24_without_receive_calls() -> Trace {
     let mut t = T::new(3, &[0, 1, 2]);
     let x = t.b.intern("x");
     t.send(0, 1, 2).send(0, 2, 1);
     t.arr(1, 3, 0).send(1, 4, 2);
     t.push(2, 1, EventKind::Probe, |r| r.text = Some(x));
     t.arr(2, 5, 1).arr(2, 7, 0);
-    let trace = t.build();
+    t.build()
+}
+
+#[test]
+fn t24_longest_path_layers_without_receive_calls() {
+    let trace = t24_without_receive_calls();
     let cx = Context::new(&trace);
     let layer = layers(&cx.graph);
     let at = |p, k| layer[ev(&trace, p, k).index()];
@@ -841,13 +845,7 @@ fn t22_the_critical_path_and_the_execution_time_share_the_repaired_clocks() {
 #[test]
 fn t24_the_drawn_diagram_is_the_engines_with_the_hand_computed_layers() {
     use shared::view::hasse::{Axis, Collapse, Diagram};
-    let mut t = T::new(3, &[0, 1, 2]);
-    let x = t.b.intern("x");
-    t.send(0, 1, 2).send(0, 2, 1);
-    t.arr(1, 3, 0).send(1, 4, 2);
-    t.push(2, 1, EventKind::Probe, |r| r.text = Some(x));
-    t.arr(2, 5, 1).arr(2, 7, 0);
-    let trace = t.build();
+    let trace = t24_without_receive_calls();
     let cx = Context::new(&trace);
     let c = Causality::new(&trace, &cx.graph);
     let d = Diagram::new(&trace, &cx.graph, &c, Collapse::Runs { expanded: &[] });

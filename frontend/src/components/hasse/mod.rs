@@ -293,6 +293,13 @@ fn schedule_paints(view: View) {
     });
 }
 
+/// Selects `event` in the run's workspace (so in every view).
+fn select_event(store: Store, event: EventIdx) {
+    store.dispatch(Command::Select(Some(Selection::Event {
+        index: u64::from(event.0),
+    })));
+}
+
 fn selected_event(store: Store) -> Option<EventIdx> {
     store.with_untracked(|ws| match ws.selected {
         Some(Selection::Event { index }) => u32::try_from(index).ok().map(EventIdx),
@@ -521,9 +528,7 @@ fn on_click(view: View, ev: &web_sys::MouseEvent) {
             }
         });
     }
-    view.store.dispatch(Command::Select(Some(Selection::Event {
-        index: u64::from(event.0),
-    })));
+    select_event(view.store, event);
 }
 
 fn on_hover(view: View, ev: &web_sys::PointerEvent) {
@@ -712,11 +717,7 @@ fn motif_panel(view: View) -> impl IntoView {
         }
         result.set(Some(answer));
     };
-    let go_to = move |event: EventIdx| {
-        view.store.dispatch(Command::Select(Some(Selection::Event {
-            index: u64::from(event.0),
-        })));
-    };
+    let go_to = move |event: EventIdx| select_event(view.store, event);
     view! {
         <details class="hasse-query">
             <summary>"Motif search"</summary>
@@ -912,11 +913,7 @@ fn query_panel(view: View) -> impl IntoView {
         }
         result.set(Some(answer));
     };
-    let go_to = move |event: EventIdx| {
-        view.store.dispatch(Command::Select(Some(Selection::Event {
-            index: u64::from(event.0),
-        })));
-    };
+    let go_to = move |event: EventIdx| select_event(view.store, event);
     view! {
         <details class="hasse-query" open>
             <summary>"Dependence query"</summary>
