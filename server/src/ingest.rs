@@ -96,26 +96,57 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     encoder.finish()
 }
 
-/// Imports, summarises and compresses an upload. CPU-bound: call it on a blocking thread.
-pub fn prepare(
-    body: &[u8],
-    name: &str,
-    format: Option<shared::formats::Format>,
-    options: &shared::formats::ImportOptions,
-) -> Result<Prepared, IngestError> {
-    prepare_with(body, name, format, options, &|_| {})
-}
-
-/// [`prepare`], telling `phase` when it moves from parsing to analysing.
-pub fn prepare_with(
-    body: &[u8],
+/// Imports, summarises and compresses an upload spooled to a file (or a trace file given on
+/// the command line): the importer reads the file as a stream, so the upload is never held
+/// in memory whole; only its compressed copy is, to be stored. CPU-bound and blocking: call it
+/// on a blocking thread. `phase` hears when it moves from parsing to analysing.
+pub fn prepare_file(
+    file: &mut std::fs::File,
     name: &str,
     format: Option<shared::formats::Format>,
     options: &shared::formats::ImportOptions,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
+    use std::io::{Read as _, Seek as _};
+    let rewind = |file: &mut std::fs::File| {
+        file.rewind()
+            .map_err(|e| anyhow::anyhow!("the input could not be reread: {e}"))
+    };
     phase(shared::view::api::UploadPhase::Parsing);
-    let imported = shared::formats::import_with(body, format, name, options)?;
+    rewind(file)?;
+    let imported = shared::formats::import_reader(
+        std::io::BufReader::with_capacity(1 << 16, &*file),
+        format,
+        name,
+        options,
+    )?;
+    let source_bytes = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("the input has no size: {e}"))?
+        .len();
+    rewind(file)?;
+    let mut magic = [0u8; 2];
+    let is_gzip = file.read_exact(&mut magic).is_ok() && shared::formats::is_gzip(&magic);
+    rewind(file)?;
+    let mut source_gz = Vec::new();
+    let copied = if is_gzip {
+        // An upload that is gzip already is kept as it came: compressing it again only grows it.
+        file.read_to_end(&mut source_gz).map(|_| ())
+    } else {
+        let mut encoder = GzEncoder::new(&mut source_gz, Compression::fast());
+        std::io::copy(file, &mut encoder).and_then(|_| encoder.finish().map(|_| ()))
+    };
+    copied.map_err(|e| anyhow::anyhow!("the upload could not be compressed: {e}"))?;
+    finish(imported, source_bytes, source_gz, phase)
+}
+
+/// Summarises an imported trace and compresses its model.
+fn finish(
+    imported: shared::formats::Imported,
+    source_bytes: u64,
+    source_gz: Vec<u8>,
+    phase: &dyn Fn(shared::view::api::UploadPhase),
+) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Analysing);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
@@ -123,13 +154,8 @@ pub fn prepare_with(
     Ok(Prepared {
         notes: imported.notes,
         summary,
-        source_bytes: body.len() as u64,
-        // An upload that is gzip already is kept as it came: compressing it again only grows it.
-        source_gz: if shared::formats::is_gzip(body) {
-            body.to_vec()
-        } else {
-            gzip(body).map_err(anyhow::Error::from)?
-        },
+        source_bytes,
+        source_gz,
         model_json_gz: gzip(&model_json).map_err(anyhow::Error::from)?,
     })
 }

@@ -125,11 +125,23 @@ pub fn read_trace(
         imported.notes.extend(skipped);
         return Ok(imported);
     }
-    check_size(path, budget)?;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(shared::formats::import_with(
-        &bytes, format, &name, options,
+    let file = open_trace(path, budget)?;
+    Ok(shared::formats::import_reader(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        format,
+        &name,
+        options,
     )?)
+}
+
+/// Opens a trace file for reading as a stream, after checking that its size is within the
+/// budget (a pipe or a device has no size: the importer counts what it reads instead).
+pub fn open_trace(
+    path: &std::path::Path,
+    budget: &shared::formats::Budget,
+) -> anyhow::Result<std::fs::File> {
+    check_size(path, budget)?;
+    std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))
 }
 
 /// An archive's files by path inside it.

@@ -33,19 +33,12 @@ pub fn command(
             file.display()
         );
     }
-    if std::fs::metadata(file).is_ok_and(|m| m.len() > budget.max_input_bytes) {
-        anyhow::bail!(
-            "{} is larger than the import budget's {} bytes ({} raises it)",
-            file.display(),
-            budget.max_input_bytes,
-            shared::formats::Limit::InputBytes.option()
-        );
-    }
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut opened = super::files::open_trace(file, budget)?;
     let file_name = file
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
-    let mut prepared = crate::ingest::prepare(&bytes, &file_name, format, options)?;
+    let mut prepared =
+        crate::ingest::prepare_file(&mut opened, &file_name, format, options, &|_| {})?;
     if let Some(name) = name {
         prepared.summary.name = name;
     }

@@ -44,14 +44,17 @@ struct UploadParams {
     time_unit: Option<String>,
 }
 
-/// Reads the body, within the size limit, reporting bytes read under `key`.
-async fn read_body(
+/// Receives the body into a temporary file (unnamed, so it goes when it is closed, even if the
+/// server dies), within the size limit, reporting bytes read under `key`: an upload waits on
+/// disk, not in memory, however slowly it arrives.
+async fn spool_body(
     state: &AppState,
     key: Option<&str>,
     headers: &HeaderMap,
     body: Body,
-) -> Result<Vec<u8>, AppError> {
+) -> Result<std::fs::File, AppError> {
     use http_body_util::BodyExt as _;
+    use tokio::io::AsyncWriteExt as _;
     let limit = state.max_upload_bytes;
     let total = headers
         .get(header::CONTENT_LENGTH)
@@ -70,7 +73,13 @@ async fn read_body(
             state.uploads.set(key, progress);
         }
     };
-    let mut bytes = Vec::with_capacity(total.map_or(0, |n| n.min(64 << 20) as usize));
+    let spool_failed = |e: std::io::Error| anyhow::anyhow!("the upload could not be spooled: {e}");
+    let file = tokio::task::spawn_blocking(tempfile::tempfile)
+        .await
+        .map_err(|e| anyhow::anyhow!("the spool task failed: {e}"))?
+        .map_err(spool_failed)?;
+    let mut file = tokio::fs::File::from_std(file);
+    let mut received = 0usize;
     let mut body = body;
     let mut reported = 0usize;
     report(UploadPhase::Receiving, 0);
@@ -78,19 +87,21 @@ async fn read_body(
         let frame =
             frame.map_err(|e| AppError::BadRequest(format!("the upload broke off: {e}")))?;
         if let Ok(data) = frame.into_data() {
-            if bytes.len() + data.len() > limit {
+            if received + data.len() > limit {
                 return Err(AppError::PayloadTooLarge { limit });
             }
-            bytes.extend_from_slice(&data);
+            file.write_all(&data).await.map_err(spool_failed)?;
+            received += data.len();
             // Report about every MiB, not every frame.
-            if bytes.len() - reported >= 1 << 20 {
-                reported = bytes.len();
+            if received - reported >= 1 << 20 {
+                reported = received;
                 report(UploadPhase::Receiving, reported);
             }
         }
     }
-    report(UploadPhase::Parsing, bytes.len());
-    Ok(bytes)
+    file.flush().await.map_err(spool_failed)?;
+    report(UploadPhase::Parsing, received);
+    Ok(file.into_std().await)
 }
 
 async fn create_run(
@@ -143,7 +154,7 @@ async fn create_run_inner(
         ),
         None => None,
     };
-    let body = read_body(state, key, headers, body).await?;
+    let mut spooled = spool_body(state, key, headers, body).await?;
     let name = params.name.unwrap_or_else(|| "uploaded trace".to_owned());
     let tracker = std::sync::Arc::clone(&state.uploads);
     let owned_key = key.map(str::to_owned);
@@ -152,7 +163,7 @@ async fn create_run_inner(
         time_unit,
     };
     let prepared = tokio::task::spawn_blocking(move || {
-        ingest::prepare_with(&body, &name, format, &options, &|phase| {
+        ingest::prepare_file(&mut spooled, &name, format, &options, &|phase| {
             if let Some(key) = &owned_key {
                 tracker.phase(key, phase);
             }

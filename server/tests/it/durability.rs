@@ -8,8 +8,15 @@ use std::time::Duration;
 
 /// Starts `tracescope serve` on a free loopback port; answers the child and its address.
 fn serve(db: &std::path::Path, site: &std::path::Path) -> (Child, String) {
+    serve_with(db, site, &[])
+}
+
+/// [`serve`] with more options.
+fn serve_with(db: &std::path::Path, site: &std::path::Path, options: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(options)
+        .arg("--db")
         .arg(db)
         .arg("--site")
         .arg(site)
@@ -171,26 +178,7 @@ fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
     std::fs::create_dir_all(&site).expect("site");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--max-upload-bytes"])
-        .arg(BUDGET.to_string())
-        .arg("--db")
-        .arg(&db)
-        .arg("--site")
-        .arg(&site)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("tracescope starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("a first line");
-    let addr = line
-        .trim()
-        .strip_prefix("tracescope listening on http://")
-        .expect("address")
-        .to_owned();
+    let (mut child, addr) = serve_with(&db, &site, &["--max-upload-bytes", &BUDGET.to_string()]);
     let post = |body: &[u8]| {
         request(
             &addr,
@@ -239,6 +227,63 @@ fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
     );
     let runs = runs_list(&addr);
     assert_eq!(runs["total"], 1, "{runs}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn a_streamed_text_upload_costs_its_model_not_its_inflated_size() {
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+    const LIMIT: usize = 256 << 20;
+    const PADDING: usize = 200 << 20;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    let (mut child, addr) = serve_with(&db, &site, &["--max-upload-bytes", &LIMIT.to_string()]);
+    // A small run first, so that the baseline holds a run's worth of allocations.
+    const HEADER: &[u8] = b"#Paraver (01/01/2024 at 00:00):1000_ns:1(2):1:2(1:1,1:1)\n";
+    const FIRST: &[u8] = b"1:1:1:1:1:0:500:1\n";
+    const SECOND: &[u8] = b"1:1:1:2:1:0:500:1\n";
+    let small = [HEADER, FIRST, SECOND].concat();
+    let post = |body: &[u8]| {
+        request(
+            &addr,
+            &format!(
+                "POST /api/runs?name=t.prv HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            ),
+            body,
+        )
+    };
+    let (status, body) = post(&small);
+    assert_eq!(status, 201, "{body}");
+    let before = peak_rss(child.id());
+    // The same trace with 200 MiB of comment lines between its records: within the upload
+    // limit once inflated, a few hundred KiB compressed.
+    let comment: Vec<u8> = b"# padding between records, which the importer reads and drops\n"
+        .iter()
+        .copied()
+        .cycle()
+        .take(1 << 20)
+        .collect();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    gz.write_all(&[HEADER, FIRST].concat()).expect("gz");
+    for _ in 0..PADDING >> 20 {
+        gz.write_all(&comment).expect("gz");
+    }
+    gz.write_all(SECOND).expect("gz");
+    let upload = gz.finish().expect("gz");
+    let (status, body) = post(&upload);
+    assert_eq!(status, 201, "{body}");
+    let run: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(run["run"]["summary"]["processes"], 2, "{body}");
+    let grown = peak_rss(child.id()).saturating_sub(before);
+    eprintln!("a 200 MiB streamed upload grew the server's peak RSS by {grown} bytes");
+    assert!(
+        grown < (PADDING / 8) as u64,
+        "the server's peak memory grew by {grown} bytes reading {PADDING} bytes of text"
+    );
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -7,7 +7,7 @@
 //! grow past it; the error names the limit ([`TraceError::exceeded`]).
 
 pub use crate::model::error::Limit;
-use crate::model::error::TraceError;
+use crate::model::error::{Position, TraceError};
 
 /// The most a model and its analyses are taken to cost per event, in bytes: the peak resident
 /// memory of `tracescope analyze` per event, measured on the real samples and the synthetic
@@ -86,14 +86,37 @@ impl Budget {
         input: &[u8],
         offset: usize,
     ) -> Result<(), TraceError> {
+        if count <= self.max(limit) {
+            return Ok(());
+        }
+        let e = TraceError::at_offset(format, input, offset, "");
+        self.check_at(
+            limit,
+            count,
+            format,
+            Position {
+                offset: e.offset,
+                line: e.line,
+                column: e.column,
+            },
+        )
+    }
+
+    /// [`Budget::check`] for a reader that knows its position (a streaming one).
+    pub fn check_at(
+        &self,
+        limit: Limit,
+        count: u64,
+        format: &str,
+        at: Position,
+    ) -> Result<(), TraceError> {
         let max = self.max(limit);
         if count <= max {
             return Ok(());
         }
-        let mut error = TraceError::at_offset(
+        let mut error = TraceError::at(
             format,
-            input,
-            offset,
+            at,
             format!(
                 "the trace has more than {max} {} (the import budget; {} raises it)",
                 limit.what(),

@@ -13,13 +13,14 @@ pub mod shiviz;
 pub mod tmon;
 
 mod reading;
+pub mod stream;
 
 use std::io::Read as _;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::Trace;
-use crate::model::error::TraceError;
+use crate::model::error::{Position, TraceError};
 pub use budget::{Budget, Limit};
 
 /// A trace format Tracescope reads.
@@ -201,7 +202,8 @@ fn import_tar_files(
                 .map(|b| String::from_utf8_lossy(b).into_owned())
         };
         let labels = text("pcf").map(|pcf| paraver::Labels::parse(&pcf));
-        let (mut trace, notes) = paraver::parse(prv, labels.as_ref(), name, budget)?;
+        let (mut trace, notes) =
+            paraver::parse(&mut prv.as_slice(), labels.as_ref(), name, budget)?;
         if let Some(row) = text("row") {
             for (process, row_name) in trace.processes.iter_mut().zip(paraver::row_names(&row)) {
                 process.name = row_name;
@@ -271,42 +273,127 @@ pub fn import_with(
 ) -> Result<Imported, TraceError> {
     let budget = &options.budget;
     if is_gzip(input) {
-        // A tar (an OTF2 archive, a Paraver trace with its labels) streams from the
-        // decompressor into its files: no inflated copy of the whole archive is held.
-        let mut head = Vec::with_capacity(512);
-        let _ = flate2::read::MultiGzDecoder::new(input)
-            .take(512)
-            .read_to_end(&mut head);
-        if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
-            let reader = flate2::read::MultiGzDecoder::new(input);
-            let files = otf2::tar_files_from(reader, input, budget.max_input_bytes)?;
-            return import_tar_files(files, name, budget);
-        }
-        let plain = gunzip(input, budget.max_input_bytes)?;
-        return import_with(&plain, format, name, options);
+        return import_reader(input, format, name, options);
     }
     budget.check(Limit::InputBytes, input.len() as u64, "input", input, 0)?;
-    let format = match format.or_else(|| detect(input)) {
-        Some(format) => format,
-        None => {
-            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-            return Err(TraceError::at_offset(
-                "unknown",
-                input,
-                0,
-                format!(
-                    "unrecognised trace format: expected one of {}",
-                    names.join(", ")
-                ),
-            ));
-        }
-    };
+    let format = detected(format, input)?;
     let (trace, notes) = match format {
+        Format::Otf2 if !otf2::is_anchor(input) => return import_tar(input, name, budget),
+        f => parse_whole(f, input, name, options)?,
+    };
+    budget.check_model(&trace, format.name(), input)?;
+    Ok(Imported {
+        format,
+        trace,
+        notes,
+    })
+}
+
+/// [`import_with`] from a stream (a file, an upload spooled to disk): gzip is inflated as it is
+/// read, a tar streams into its files, and the text formats whose text is larger than the
+/// model built from it (Paraver, Pajé) are parsed a line at a time, so the input is never held
+/// whole. The other formats are read whole within the input limit: their encoding is more
+/// compact than the model (Tmon, the binary model, OTF2), or their reading needs the whole
+/// text (the JSON formats, ShiViz's multi-line expressions).
+pub fn import_reader(
+    reader: impl std::io::Read,
+    format: Option<Format>,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, TraceError> {
+    let budget = &options.budget;
+    let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
+    let (magic, reader) = stream::peek(reader, 2).map_err(failed)?;
+    if is_gzip(&magic) {
+        import_plain_reader(stream::Gunzip::new(reader), format, name, options)
+    } else {
+        import_plain_reader(reader, format, name, options)
+    }
+}
+
+/// [`import_reader`] once the stream is not gzip (any more).
+fn import_plain_reader(
+    reader: impl std::io::Read,
+    format: Option<Format>,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, TraceError> {
+    let budget = &options.budget;
+    let max = budget.max_input_bytes;
+    let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
+    let (head, reader) = stream::peek(reader, SNIFF_LEN).map_err(failed)?;
+    if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
+        let files = otf2::tar_files_from(reader, &head, max)?;
+        return import_tar_files(files, name, budget);
+    }
+    let format = detected(format, &head)?;
+    let mut reader = stream::Limited::new(reader, max);
+    let (trace, notes) = if streams(format) {
+        let mut buffered = std::io::BufReader::with_capacity(1 << 16, reader);
+        parse_stream(format, &mut buffered, name, options)?
+    } else {
+        let mut whole = Vec::new();
+        reader.read_to_end(&mut whole).map_err(failed)?;
+        if format == Format::Otf2 && !otf2::is_anchor(&whole) {
+            return import_tar(&whole, name, budget);
+        }
+        parse_whole(format, &whole, name, options)?
+    };
+    budget.check_model(&trace, format.name(), &[])?;
+    Ok(Imported {
+        format,
+        trace,
+        notes,
+    })
+}
+
+/// The format asked for, or the one detected from the input's first bytes.
+fn detected(format: Option<Format>, head: &[u8]) -> Result<Format, TraceError> {
+    format.or_else(|| detect(head)).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        TraceError::at_offset(
+            "unknown",
+            head,
+            0,
+            format!(
+                "unrecognised trace format: expected one of {}",
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+/// Whether a format is parsed as it streams in, a line at a time.
+fn streams(format: Format) -> bool {
+    matches!(format, Format::Paraver | Format::Paje)
+}
+
+/// Parses a format that [`streams`].
+fn parse_stream(
+    format: Format,
+    reader: &mut dyn std::io::BufRead,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<(Trace, Vec<String>), TraceError> {
+    match format {
+        Format::Paraver => paraver::parse(reader, None, name, &options.budget),
+        _ => paje::parse(reader, name, &options.budget, options.time_unit),
+    }
+}
+
+/// Parses a format from its whole input (an OTF2 archive is a tar: only its anchor file comes
+/// here, to be refused).
+fn parse_whole(
+    format: Format,
+    input: &[u8],
+    name: &str,
+    options: &ImportOptions,
+) -> Result<(Trace, Vec<String>), TraceError> {
+    let budget = &options.budget;
+    Ok(match format {
         Format::TracescopeJson => (native::parse(input, name, budget)?, Vec::new()),
         Format::ChromeJson => chrome::parse(input, name, budget)?,
-        Format::Paraver => paraver::parse(input, None, name, budget)?,
         Format::Shiviz => shiviz::parse(input, None, name, budget)?,
-        Format::Paje => paje::parse(input, name, budget, options.time_unit)?,
         Format::Tmon => tmon::parse(input, name, budget)?,
         Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
         Format::Otf2 if otf2::is_anchor(input) => {
@@ -317,12 +404,14 @@ pub fn import_with(
                 "this is only the anchor file of an OTF2 archive: upload the whole archive as a .tar or .tar.gz",
             ));
         }
-        Format::Otf2 => return import_tar(input, name, budget),
-    };
-    budget.check_model(&trace, format.name(), input)?;
-    Ok(Imported {
-        format,
-        trace,
-        notes,
+        Format::Otf2 => {
+            return Err(TraceError::at_offset(
+                "otf2",
+                input,
+                0,
+                "expected a tar archive",
+            ));
+        }
+        Format::Paraver | Format::Paje => parse_stream(format, &mut &input[..], name, options)?,
     })
 }

@@ -18,7 +18,8 @@
 
 use std::collections::HashMap;
 
-use crate::model::error::TraceError;
+use super::stream::Lines;
+use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
     Counter, CounterKind, CpuSample, EventKind, EventRecord, NodeId, ProcessId, RegionId,
@@ -92,8 +93,8 @@ fn is_gtg(definitions: &HashMap<String, Definition>) -> bool {
         )
 }
 
-fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
-    TraceError::at_offset(FORMAT_NAME, input, offset, message)
+fn error(at: Position, message: impl Into<String>) -> TraceError {
+    TraceError::at(FORMAT_NAME, at, message)
 }
 
 /// Splits a data line into fields: whitespace-separated, double quotes group.
@@ -155,15 +156,13 @@ impl Containers {
 
 /// Reads a Pajé trace.
 pub fn parse(
-    input: &[u8],
+    input: &mut dyn std::io::BufRead,
     fallback_name: &str,
     budget: &super::budget::Budget,
     unit: Option<TimeUnit>,
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let mut unit = unit;
     let mut unit_note = None;
-    let text = std::str::from_utf8(input)
-        .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
     let mut definitions: HashMap<String, Definition> = HashMap::new();
     let mut defining: Option<(String, Definition)> = None;
     let mut builder = TraceBuilder::new(fallback_name, Clock::NANOSECONDS);
@@ -184,18 +183,16 @@ pub fn parse(
     let mut variable_history: Vec<(String, String, u64, u64, f64)> = Vec::new();
     let mut records: Vec<(u64, u8, usize, EventRecord)> = Vec::new();
     let mut skipped: HashMap<String, usize> = HashMap::new();
-    let mut offset = 0;
-    for raw in text.split_inclusive('\n') {
-        let line_offset = offset;
-        offset += raw.len();
-        budget.check(
+    let mut lines = Lines::new(input, FORMAT_NAME, budget);
+    while let Some(line) = lines.next_line()? {
+        let line_at = line.at;
+        budget.check_at(
             super::budget::Limit::Events,
             records.len() as u64,
             FORMAT_NAME,
-            input,
-            line_offset,
+            line_at,
         )?;
-        let line = raw.trim_end_matches(['\n', '\r']);
+        let line = line.text;
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
@@ -205,7 +202,7 @@ pub fn parse(
             match words.first().copied() {
                 Some("EventDef") => {
                     let (Some(name), Some(id)) = (words.get(1), words.get(2)) else {
-                        return Err(error(input, line_offset, "expected %EventDef NAME ID"));
+                        return Err(error(line_at, "expected %EventDef NAME ID"));
                     };
                     defining = Some((
                         id.to_string(),
@@ -217,11 +214,7 @@ pub fn parse(
                 }
                 Some("EndEventDef") => {
                     let Some((id, def)) = defining.take() else {
-                        return Err(error(
-                            input,
-                            line_offset,
-                            "expected %EventDef before %EndEventDef",
-                        ));
+                        return Err(error(line_at, "expected %EventDef before %EndEventDef"));
                     };
                     definitions.insert(id, def);
                 }
@@ -229,8 +222,7 @@ pub fn parse(
                     Some((_, def)) => def.fields.push(field.to_owned()),
                     None => {
                         return Err(error(
-                            input,
-                            line_offset,
+                            line_at,
                             format!("expected a field inside %EventDef, found {field:?}"),
                         ));
                     }
@@ -252,8 +244,7 @@ pub fn parse(
         let words = fields(line);
         let Some(def) = words.first().and_then(|id| definitions.get(*id)) else {
             return Err(error(
-                input,
-                line_offset,
+                line_at,
                 format!(
                     "expected an event id declared by %EventDef, found {:?}",
                     words.first().unwrap_or(&"")
@@ -262,8 +253,7 @@ pub fn parse(
         };
         if words.len() - 1 < def.fields.len() {
             return Err(error(
-                input,
-                line_offset,
+                line_at,
                 format!(
                     "expected {} fields for {}, found {}",
                     def.fields.len(),
@@ -280,28 +270,21 @@ pub fn parse(
                 .copied()
         };
         let field = |name: &str| {
-            get(name).ok_or_else(|| {
-                error(
-                    input,
-                    line_offset,
-                    format!("expected a field {name} in {}", def.name),
-                )
-            })
+            get(name)
+                .ok_or_else(|| error(line_at, format!("expected a field {name} in {}", def.name)))
         };
         let time = |name: &str| -> Result<u64, TraceError> {
             let t = field(name)?;
             let date: f64 = t.parse().map_err(|_| {
                 error(
-                    input,
-                    line_offset,
+                    line_at,
                     format!("expected a date (a number of {}), found {t:?}", unit.name()),
                 )
             })?;
             let ns = (date * unit.nanoseconds()).round();
             if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
                 return Err(error(
-                    input,
-                    line_offset,
+                    line_at,
                     format!("expected a non-negative date, found {t:?}"),
                 ));
             }
@@ -331,12 +314,11 @@ pub fn parse(
                 let t = time("Time")?;
                 let name = field("Name")?.to_owned();
                 let type_name = type_names.get(field("Type")?).cloned().unwrap_or_default();
-                budget.check(
+                budget.check_at(
                     super::budget::Limit::Processes,
                     containers.by_name.len() as u64 + 1,
                     FORMAT_NAME,
-                    input,
-                    line_offset,
+                    line_at,
                 )?;
                 let node = builder.add_node(if type_name.is_empty() {
                     name.clone()
@@ -345,7 +327,7 @@ pub fn parse(
                 });
                 let process = builder
                     .add_process(name.clone(), node)
-                    .map_err(|e| error(input, line_offset, e.to_string()))?;
+                    .map_err(|e| error(line_at, e.to_string()))?;
                 let container = Container { process, node };
                 if let Some(alias) = get("Alias") {
                     containers.by_alias.insert(alias.to_owned(), container);
@@ -362,7 +344,7 @@ pub fn parse(
                 let t = time("Time")?;
                 let c = containers
                     .get(field("Name")?)
-                    .ok_or_else(|| error(input, line_offset, "expected a created container"))?;
+                    .ok_or_else(|| error(line_at, "expected a created container"))?;
                 // A destroyed container's open states end with it, innermost first.
                 let p = c.process;
                 for (_, stack) in states.range_mut((p.0, String::new())..(p.0 + 1, String::new())) {
@@ -455,8 +437,7 @@ pub fn parse(
                         .or_else(|| get(end_field[1]))
                         .ok_or_else(|| {
                             error(
-                                input,
-                                line_offset,
+                                line_at,
                                 format!("expected a field {} in {}", end_field[0], def.name),
                             )
                         })?;
@@ -465,7 +446,7 @@ pub fn parse(
                     t,
                     container.to_owned(),
                     start,
-                    line_offset,
+                    line_at.offset,
                 ));
             }
             "PajeSetVariable" | "PajeAddVariable" | "PajeSubVariable" => {
@@ -473,13 +454,9 @@ pub fn parse(
                 let container = field("Container")?.to_owned();
                 let type_name = type_names.get(field("Type")?).cloned().unwrap_or_default();
                 let v = field("Value")?;
-                let v: f64 = v.parse().map_err(|_| {
-                    error(
-                        input,
-                        line_offset,
-                        format!("expected a number, found {v:?}"),
-                    )
-                })?;
+                let v: f64 = v
+                    .parse()
+                    .map_err(|_| error(line_at, format!("expected a number, found {v:?}")))?;
                 let key = (container.clone(), type_name.clone());
                 let previous = variables.get(&key).copied();
                 let new = match (def.name.as_str(), previous) {
@@ -498,6 +475,7 @@ pub fn parse(
             other => *skipped.entry(other.to_owned()).or_default() += 1,
         }
     }
+    let input_end = lines.position();
     // Variables hold their last value until the end of the trace.
     let last = records
         .iter()
@@ -570,7 +548,7 @@ pub fn parse(
                         utilization,
                     },
                 })
-                .map_err(|e| error(input, 0, e.to_string()))?;
+                .map_err(|e| error(input_end, e.to_string()))?;
             samples += 1;
         }
     }
@@ -603,14 +581,14 @@ pub fn parse(
     for counter in series {
         builder
             .add_counter(counter)
-            .map_err(|e| error(input, 0, e.to_string()))?;
+            .map_err(|e| error(input_end, e.to_string()))?;
     }
     records.sort_by_key(|&(t, order, seq, ref r)| (r.process, t, order, seq));
     builder.reserve_events(records.len());
     for (_, _, _, r) in records {
         builder
             .push(r)
-            .map_err(|e| error(input, 0, e.to_string()))?;
+            .map_err(|e| error(input_end, e.to_string()))?;
     }
     let mut notes = super::reading::skipped_notes(
         skipped

@@ -16,7 +16,8 @@
 
 use std::collections::HashMap;
 
-use crate::model::error::TraceError;
+use super::stream::{Line, Lines};
+use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
     EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace, TraceBuilder,
@@ -96,27 +97,15 @@ fn is_counter(event_type: u64) -> bool {
     (42_000_000..43_000_000).contains(&event_type)
 }
 
-/// A line being read: its text, 1-based number and byte offset.
-struct Line<'a> {
-    text: &'a str,
-    offset: usize,
+fn error(at: Position, message: impl Into<String>) -> TraceError {
+    TraceError::at(FORMAT_NAME, at, message)
 }
 
-fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
-    TraceError::at_offset(FORMAT_NAME, input, offset, message)
-}
-
-fn fields<'a>(
-    input: &[u8],
-    line: &Line<'a>,
-    expected: usize,
-    what: &str,
-) -> Result<Vec<u64>, TraceError> {
+fn fields(line: &Line<'_>, expected: usize, what: &str) -> Result<Vec<u64>, TraceError> {
     let parts: Vec<&str> = line.text.split(':').collect();
     if parts.len() < expected {
         return Err(error(
-            input,
-            line.offset,
+            line.at,
             format!(
                 "expected {what} ({expected} fields), found {} fields",
                 parts.len()
@@ -124,17 +113,16 @@ fn fields<'a>(
         ));
     }
     let mut out = Vec::with_capacity(parts.len());
-    let mut at = line.offset;
+    let mut at = line.at;
     for p in &parts {
         let value = p.trim().parse::<u64>().map_err(|_| {
             error(
-                input,
                 at,
                 format!("expected a non-negative integer in {what}, found {p:?}"),
             )
         })?;
         out.push(value);
-        at += p.len() + 1;
+        at = at.plus(p.len() + 1);
     }
     Ok(out)
 }
@@ -147,11 +135,10 @@ struct Header {
     apps: Vec<Vec<(u64, usize)>>,
 }
 
-fn header(input: &[u8], text: &str) -> Result<Header, TraceError> {
+fn header(text: &str) -> Result<Header, TraceError> {
     let bad = |msg: &str| {
         error(
-            input,
-            0,
+            Position::START,
             format!("expected a header #Paraver (date):ftime:nodes:applications: {msg}"),
         )
     };
@@ -283,28 +270,21 @@ pub fn row_names(row: &str) -> Vec<String> {
 
 /// Reads a `.prv` trace, with optional `.pcf` labels.
 pub fn parse(
-    input: &[u8],
+    input: &mut dyn std::io::BufRead,
     labels: Option<&Labels>,
     fallback_name: &str,
     budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
-    let text = std::str::from_utf8(input)
-        .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
     let empty = Labels::default();
     let labels = labels.unwrap_or(&empty);
-    let mut lines = Vec::new();
-    let mut offset = 0;
-    for raw in text.split_inclusive('\n') {
-        lines.push(Line {
-            text: raw.trim_end_matches(['\n', '\r']),
-            offset,
-        });
-        offset += raw.len();
-    }
-    let first = lines
-        .first()
-        .ok_or_else(|| error(input, 0, "expected a #Paraver header, found an empty file"))?;
-    let header = header(input, first.text)?;
+    let mut lines = Lines::new(input, FORMAT_NAME, budget);
+    let first = lines.next_line()?.ok_or_else(|| {
+        error(
+            Position::START,
+            "expected a #Paraver header, found an empty file",
+        )
+    })?;
+    let header = header(first.text)?;
     let mut builder = TraceBuilder::new(
         fallback_name,
         Clock {
@@ -329,12 +309,11 @@ pub fn parse(
         .flatten()
         .map(|&(n_threads, _)| n_threads.max(1))
         .fold(0, u64::saturating_add);
-    budget.check(
+    budget.check_at(
         super::budget::Limit::Processes,
         declared,
         FORMAT_NAME,
-        input,
-        first.offset,
+        Position::START,
     )?;
     let mut threads: HashMap<(u64, u64, u64), ProcessId> = HashMap::new();
     for (a, tasks) in header.apps.iter().enumerate() {
@@ -347,7 +326,7 @@ pub fn parse(
                 };
                 let process = builder
                     .add_process(name, NodeId(node as u32))
-                    .map_err(|e| error(input, 0, e.to_string()))?;
+                    .map_err(|e| error(Position::START, e.to_string()))?;
                 threads.insert((a as u64 + 1, t as u64 + 1, th + 1), process);
             }
         }
@@ -355,8 +334,7 @@ pub fn parse(
     let process_of = |line: &Line<'_>, appl: u64, task: u64, thread: u64| {
         threads.get(&(appl, task, thread)).copied().ok_or_else(|| {
             error(
-                input,
-                line.offset,
+                line.at,
                 format!("expected a thread the header declares, found {appl}:{task}:{thread}"),
             )
         })
@@ -392,13 +370,13 @@ pub fn parse(
         seq.set(seq.get() + 1);
         pending[p.index()].push((t, order, seq.get(), r));
     };
-    for line in lines.iter().skip(1) {
-        budget.check(
+    while let Some(line) = lines.next_line()? {
+        let line = &line;
+        budget.check_at(
             super::budget::Limit::Events,
             seq.get() as u64,
             FORMAT_NAME,
-            input,
-            line.offset,
+            line.at,
         )?;
         let kind = line.text.split(':').next().unwrap_or("");
         match kind {
@@ -406,7 +384,6 @@ pub fn parse(
             "c" => {}
             "1" => {
                 let f = fields(
-                    input,
                     line,
                     8,
                     "a state record 1:cpu:appl:task:thread:begin:end:state",
@@ -415,8 +392,7 @@ pub fn parse(
                 let (begin, end, state) = (f[5], f[6], f[7]);
                 if end < begin {
                     return Err(error(
-                        input,
-                        line.offset,
+                        line.at,
                         format!("expected a state's end ≥ its begin, found {begin}..{end}"),
                     ));
                 }
@@ -441,7 +417,6 @@ pub fn parse(
             }
             "2" => {
                 let f = fields(
-                    input,
                     line,
                     8,
                     "an event record 2:cpu:appl:task:thread:time:type:value",
@@ -450,11 +425,7 @@ pub fn parse(
                 let time = f[5];
                 for pair in f[6..].chunks(2) {
                     let &[event_type, value] = pair else {
-                        return Err(error(
-                            input,
-                            line.offset,
-                            "expected type:value pairs after the time",
-                        ));
+                        return Err(error(line.at, "expected type:value pairs after the time"));
                     };
                     let declared = labels.types.get(&event_type);
                     if is_counter(event_type)
@@ -504,7 +475,6 @@ pub fn parse(
             }
             "3" => {
                 let f = fields(
-                    input,
                     line,
                     15,
                     "a communication record 3:cpu:appl:task:thread:lsend:psend:rcpu:rappl:rtask:rthread:lrecv:precv:size:tag",
@@ -545,8 +515,7 @@ pub fn parse(
             other if other.starts_with('#') => {}
             other => {
                 return Err(error(
-                    input,
-                    line.offset,
+                    line.at,
                     format!("expected a record type 1, 2, 3, 4 or c, found {other:?}"),
                 ));
             }
@@ -576,14 +545,13 @@ pub fn parse(
         }
     }
     builder.reserve_events(pending.iter().map(Vec::len).sum());
+    let end = lines.position();
     for mut records in pending {
         records.sort_by_key(|&(t, order, seq, ref r)| {
             (t, u8::from(r.kind != EventKind::ProcInit), order, seq)
         });
         for (_, _, _, r) in records {
-            builder
-                .push(r)
-                .map_err(|e| error(input, 0, e.to_string()))?;
+            builder.push(r).map_err(|e| error(end, e.to_string()))?;
         }
     }
     let notes = super::reading::skipped_notes(skipped);

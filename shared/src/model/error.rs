@@ -60,7 +60,56 @@ pub struct TraceError {
     pub exceeded: Option<Limit>,
 }
 
+/// Where in an input a reader is: byte offset, and the 1-based line and column (in bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Position {
+    /// Byte offset from the start of the input.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in bytes.
+    pub column: usize,
+}
+
+impl Position {
+    /// The start of the input.
+    pub const START: Position = Position {
+        offset: 0,
+        line: 1,
+        column: 1,
+    };
+
+    /// The position `bytes` further on the same line.
+    pub fn plus(self, bytes: usize) -> Position {
+        Position {
+            offset: self.offset + bytes,
+            column: self.column + bytes,
+            ..self
+        }
+    }
+
+    /// As people read it: "line L, column C (byte B)".
+    pub fn describe(self) -> String {
+        format!(
+            "line {}, column {} (byte {})",
+            self.line, self.column, self.offset
+        )
+    }
+}
+
 impl TraceError {
+    /// An error at a known position (a streaming reader knows its line and column).
+    pub fn at(format: &str, at: Position, message: impl Into<String>) -> Self {
+        TraceError {
+            format: format.to_owned(),
+            offset: at.offset,
+            line: at.line,
+            column: at.column,
+            message: message.into(),
+            exceeded: None,
+        }
+    }
+
     /// An error at a byte offset of `input`, with the line and column computed from it.
     pub fn at_offset(
         format: &str,

@@ -193,7 +193,7 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
         .expect("utf-8");
     let labels = shared::formats::paraver::Labels::parse(&pcf);
     let (trace, notes) = shared::formats::paraver::parse(
-        &prv,
+        &mut prv.as_slice(),
         Some(&labels),
         "qsort",
         &shared::formats::Budget::default(),
