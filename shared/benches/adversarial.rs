@@ -9,6 +9,8 @@
 //! - `chrome_one_flow`: one v1 flow of n steps between two threads, imported and analysed.
 //! - `chrome_many_pids`: n slices, each in a process of its own, imported and analysed.
 //! - `chrome_same_tick_nesting`: n `B` then n `E` events at one timestamp, imported and analysed.
+//! - `paje_utilization_samples`: one container whose `CPU_used` and `CPU` variables change n
+//!   times each (n utilization samples, each looking up the capacity held over it), imported.
 //!
 //! Run with `cargo bench -p shared --bench adversarial`.
 
@@ -40,6 +42,26 @@ fn nested(depth: u32, same_tick: bool) -> Trace {
         push(depth + k, EventKind::Leave);
     }
     b.build()
+}
+
+/// A Pajé trace of one container whose `CPU_used` and `CPU` variables change `n` times each.
+fn paje_samples(n: usize) -> String {
+    let mut text = String::from(
+        "%EventDef PajeDefineContainerType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineVariableType 2\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 3\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetVariable 4\n% Time date\n% Container string\n% Type string\n% Value double\n%EndEventDef\n\
+         1 H 0 Host\n2 U H CPU_used\n2 C H CPU\n3 0 h H 0 host\n",
+    );
+    for k in 0..n {
+        let t = k as f64 * 0.001;
+        text.push_str(&format!(
+            "4 {t} h C {}\n4 {t} h U {}\n",
+            100 + k % 7,
+            k % 50
+        ));
+    }
+    text
 }
 
 /// Chrome JSON shapes of `n` records.
@@ -98,6 +120,17 @@ fn shapes(c: &mut Criterion) {
                 });
             });
         }
+    }
+    for n in [12_500usize, 25_000, 50_000, 100_000, 200_000] {
+        let trace = paje_samples(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(
+            BenchmarkId::new("paje_utilization_samples", n),
+            &trace,
+            |b, trace| {
+                b.iter(|| black_box(shared::formats::import(trace.as_bytes(), None, "samples")));
+            },
+        );
     }
     for hosts in [32usize, 64, 128, 256, 512] {
         let log = shared::model::synthetic::govector_token_ring(hosts, 4);

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 
 use crate::graph::pairing::pair_messages;
 use crate::graph::states::{State, state_spans};
-use crate::model::error::TraceError;
+use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
     Counter, CounterKind, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace,
@@ -83,14 +83,6 @@ struct Event<'a> {
     args: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct Document<'a> {
-    #[serde(rename = "traceEvents", borrow)]
-    trace_events: Vec<&'a RawValue>,
-    #[serde(rename = "otherData", default, borrow)]
-    other_data: Option<&'a RawValue>,
-}
-
 /// What an exported file carries besides its events, so that re-importing restores the model.
 #[derive(serde::Serialize, Deserialize)]
 struct ModelParts {
@@ -151,7 +143,6 @@ struct FlowPoint {
 type Pending = Vec<(u64, (u8, u64, usize), EventRecord)>;
 
 struct Reader<'a> {
-    input: &'a [u8],
     budget: &'a super::budget::Budget,
     builder: TraceBuilder,
     threads: HashMap<(String, String), usize>,
@@ -172,48 +163,39 @@ struct Reader<'a> {
     counter_ids: HashMap<(usize, String), usize>,
 }
 
-fn offset_of(input: &[u8], raw: &RawValue) -> usize {
-    let at = raw.get().as_ptr() as usize;
-    at.checked_sub(input.as_ptr() as usize)
-        .filter(|&o| o <= input.len())
-        .unwrap_or(0)
-}
-
-fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
-    TraceError::at_offset(FORMAT_NAME, input, offset, message)
+fn error(at: Position, message: impl Into<String>) -> TraceError {
+    TraceError::at(FORMAT_NAME, at, message)
 }
 
 /// µs (possibly fractional) to integer ns.
-fn to_ns(input: &[u8], offset: usize, ts: f64) -> Result<u64, TraceError> {
+fn to_ns(at: Position, ts: f64) -> Result<u64, TraceError> {
     let ns = (ts * 1000.0).round();
     if !ns.is_finite() || ns < 0.0 || ns > u64::MAX as f64 {
         return Err(error(
-            input,
-            offset,
+            at,
             format!("expected a non-negative timestamp in µs, found {ts}"),
         ));
     }
     Ok(ns as u64)
 }
 
-impl<'a> Reader<'a> {
+impl Reader<'_> {
     fn thread(
         &mut self,
         pid: Option<&Id<'_>>,
         tid: Option<&Id<'_>>,
-        offset: usize,
+        at: Position,
     ) -> Result<usize, TraceError> {
         let pid = pid.map_or_else(|| "0".to_owned(), Id::key);
         let tid = tid.map_or_else(|| pid.clone(), Id::key);
         if let Some(&t) = self.threads.get(&(pid.clone(), tid.clone())) {
             return Ok(t);
         }
-        self.budget.check(
+        self.budget.check_at(
             super::budget::Limit::Processes,
             self.pending.len() as u64 + 1,
             FORMAT_NAME,
-            self.input,
-            offset,
+            at,
         )?;
         let node = self.node(&pid);
         // The node was just declared, so this cannot fail.
@@ -252,18 +234,15 @@ impl<'a> Reader<'a> {
         self.pending[thread].push((time, (order.0, order.1, self.seq), record));
     }
 
-    fn event(&mut self, raw: &'a RawValue) -> Result<(), TraceError> {
-        let offset = offset_of(self.input, raw);
-        let ev: Event = serde_json::from_str(raw.get()).map_err(|e| {
-            let text = e.to_string();
-            let text = text
-                .rsplit_once(" at line ")
-                .map_or(text.as_str(), |(t, _)| t)
-                .to_owned();
+    fn event(&mut self, bytes: &[u8], at: Position) -> Result<(), TraceError> {
+        let offset = at.offset;
+        let ev: Event = serde_json::from_slice(bytes).map_err(|e| {
             error(
-                self.input,
-                offset,
-                format!("expected a trace event object with \"ph\": {text}"),
+                super::json_stream::position_in(at, bytes, e.line(), e.column()),
+                format!(
+                    "expected a trace event object with \"ph\": {}",
+                    super::json_stream::message_of(&e)
+                ),
             )
         })?;
         let ph = ev.ph.as_ref();
@@ -271,17 +250,13 @@ impl<'a> Reader<'a> {
         let thread = if ph == "M" {
             usize::MAX
         } else {
-            self.thread(ev.pid.as_ref(), ev.tid.as_ref(), offset)?
+            self.thread(ev.pid.as_ref(), ev.tid.as_ref(), at)?
         };
         let name = ev.name.as_deref().unwrap_or("");
         let cat = ev.cat.as_deref().unwrap_or("");
-        let time = |this: &Self| match ev.ts {
-            Some(ts) => to_ns(this.input, offset, ts),
-            None => Err(error(
-                this.input,
-                offset,
-                format!("expected \"ts\" on a {ph:?} event"),
-            )),
+        let time = |_: &Self| match ev.ts {
+            Some(ts) => to_ns(at, ts),
+            None => Err(error(at, format!("expected \"ts\" on a {ph:?} event"))),
         };
         match ph {
             "M" => {
@@ -291,7 +266,7 @@ impl<'a> Reader<'a> {
                     .unwrap_or_default();
                 match (name, args.name) {
                     ("thread_name", Some(n)) => {
-                        let thread = self.thread(ev.pid.as_ref(), ev.tid.as_ref(), offset)?;
+                        let thread = self.thread(ev.pid.as_ref(), ev.tid.as_ref(), at)?;
                         self.thread_names.insert(thread, n);
                     }
                     ("process_name", Some(n)) => {
@@ -306,13 +281,8 @@ impl<'a> Reader<'a> {
             "i" | "I" if cat == MODEL_CATEGORY => {
                 self.model_events += 1;
                 let args: ModelArgs = match ev.args {
-                    Some(a) => serde_json::from_str(a.get()).map_err(|e| {
-                        error(
-                            self.input,
-                            offset,
-                            format!("expected tracescope event args: {e}"),
-                        )
-                    })?,
+                    Some(a) => serde_json::from_str(a.get())
+                        .map_err(|e| error(at, format!("expected tracescope event args: {e}")))?,
                     None => ModelArgs::default(),
                 };
                 let kind = crate::model::EventKind::ALL
@@ -320,8 +290,7 @@ impl<'a> Reader<'a> {
                     .find(|k| k.name() == name)
                     .ok_or_else(|| {
                         error(
-                            self.input,
-                            offset,
+                            at,
                             format!("expected a tracescope event kind, found {name:?}"),
                         )
                     })?;
@@ -349,14 +318,13 @@ impl<'a> Reader<'a> {
                         let dur = ev.dur.unwrap_or(0.0);
                         if dur < 0.0 {
                             // Read as an instant, and said so.
-                            let input = self.input;
                             self.adjusted
                                 .add("X slices with a negative dur, read as instants", || {
-                                    super::reading::position(input, offset)
+                                    at.describe()
                                 });
                         }
                         let dur = dur.max(0.0);
-                        let end = to_ns(self.input, offset, ev.ts.unwrap_or(0.0) + dur)?;
+                        let end = to_ns(at, ev.ts.unwrap_or(0.0) + dur)?;
                         let region = self.region(name, RegionRole::Activity);
                         let length = end - t;
                         let mut enter = EventRecord::plain(ProcessId(0), Time(0), EventKind::Enter);
@@ -414,11 +382,7 @@ impl<'a> Reader<'a> {
             "s" | "t" | "f" => {
                 let t = time(self)?;
                 let Some(id) = &ev.id else {
-                    return Err(error(
-                        self.input,
-                        offset,
-                        format!("expected \"id\" on a flow event {ph:?}"),
-                    ));
+                    return Err(error(at, format!("expected \"id\" on a flow event {ph:?}")));
                 };
                 let stage = match ph {
                     "s" => 0,
@@ -435,7 +399,7 @@ impl<'a> Reader<'a> {
             }
             "C" => {
                 let t = time(self)?;
-                self.counter(thread, name, t, ev.args, offset)?;
+                self.counter(thread, name, t, ev.args, at)?;
             }
             other => *self.skipped.entry(format!("phase {other:?}")).or_default() += 1,
         }
@@ -450,13 +414,12 @@ impl<'a> Reader<'a> {
         name: &str,
         time: u64,
         args: Option<&RawValue>,
-        offset: usize,
+        at: Position,
     ) -> Result<(), TraceError> {
         let values: serde_json::Map<String, serde_json::Value> = match args {
             Some(a) => serde_json::from_str(a.get()).map_err(|e| {
                 error(
-                    self.input,
-                    offset,
+                    at,
                     format!("expected counter args as an object of numbers: {e}"),
                 )
             })?,
@@ -537,69 +500,20 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Reads a Chrome trace (object with `traceEvents`, or a bare array).
+/// Reads a Chrome trace (object with `traceEvents`, or a bare array) as it streams in: one
+/// event's text is held at a time.
 pub fn parse(
-    input: &[u8],
+    input: &mut dyn std::io::Read,
     fallback_name: &str,
     budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
-    let first = input
-        .iter()
-        .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
-    let (events, other): (Vec<&RawValue>, Option<&RawValue>) = match first.map(|i| input[i]) {
-        Some(b'[') => serde_json::from_slice(input).map(|events| (events, None)),
-        _ => serde_json::from_slice::<Document>(input).map(|d| (d.trace_events, d.other_data)),
-    }
-    .map_err(|e| {
-        let text = e.to_string();
-        let text = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(t, _)| t)
-            .to_owned();
-        TraceError::at_line_column(
-            FORMAT_NAME,
-            input,
-            e.line(),
-            e.column(),
-            format!("expected a trace event array: {text}"),
-        )
-    })?;
-    if let Some(past) = events.get(budget.max_events as usize) {
-        budget.check(
-            super::budget::Limit::Events,
-            events.len() as u64,
-            FORMAT_NAME,
-            input,
-            offset_of(input, past),
-        )?;
-    }
-    let parts = other
-        .and_then(|o| serde_json::from_str::<OtherData>(o.get()).ok())
-        .and_then(|o| o.tracescope);
-    let mut builder = match &parts {
-        Some(p) => TraceBuilder::new(
-            p.name.clone(),
-            Clock {
-                ticks_per_second: p.ticks_per_second,
-            },
-        ),
-        None => TraceBuilder::new(fallback_name, Clock::NANOSECONDS),
-    };
-    let mut regions = HashMap::new();
-    for region in parts.iter().flat_map(|p| &p.regions) {
-        regions.insert(
-            region.name.clone(),
-            builder.add_region(region.name.clone(), region.role),
-        );
-    }
     let mut reader = Reader {
-        input,
         budget,
-        builder,
+        builder: TraceBuilder::new(fallback_name, Clock::NANOSECONDS),
         threads: HashMap::new(),
         nodes: HashMap::new(),
         pending: Vec::new(),
-        regions,
+        regions: HashMap::new(),
         thread_names: HashMap::new(),
         node_names: HashMap::new(),
         open: Vec::new(),
@@ -611,8 +525,44 @@ pub fn parse(
         counters: Vec::new(),
         counter_ids: HashMap::new(),
     };
-    for raw in &events {
-        reader.event(raw)?;
+    let mut parts: Option<ModelParts> = None;
+    let mut n_events = 0u64;
+    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, &mut |part| {
+        match (part.key, part.element) {
+            (None | Some("traceEvents"), true) => {
+                n_events += 1;
+                budget.check_at(super::budget::Limit::Events, n_events, FORMAT_NAME, part.at)?;
+                reader.event(part.bytes, part.at)
+            }
+            (Some("otherData"), false) => {
+                // Tracescope's own exports carry the model's other parts here, before the
+                // events, so that its regions keep their order; other producers' otherData is
+                // theirs to define and is not read.
+                let other = serde_json::from_slice::<OtherData>(part.bytes).ok();
+                if let Some(p) = other.and_then(|o| o.tracescope) {
+                    for region in &p.regions {
+                        reader.region(&region.name, region.role);
+                    }
+                    parts = Some(p);
+                }
+                Ok(())
+            }
+            _ => serde_json::from_slice::<serde::de::IgnoredAny>(part.bytes)
+                .map(|_| ())
+                .map_err(|e| {
+                    error(
+                        super::json_stream::position_in(part.at, part.bytes, e.line(), e.column()),
+                        super::json_stream::message_of(&e),
+                    )
+                }),
+        }
+    })?;
+    let end = walked.end;
+    if !walked.array && !walked.keys.iter().any(|k| k == "traceEvents") {
+        return Err(error(
+            Position::START,
+            "expected a trace event array: a JSON array, or an object with \"traceEvents\"",
+        ));
     }
     let mut notes = Vec::new();
     if reader.model_events == 0 {
@@ -638,17 +588,17 @@ pub fn parse(
         for &link in &p.links {
             builder
                 .add_link(link)
-                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+                .map_err(|e| error(end, format!("otherData.tracescope: {e}")))?;
         }
         for &sample in &p.cpu_samples {
             builder
                 .add_cpu_sample(sample)
-                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+                .map_err(|e| error(end, format!("otherData.tracescope: {e}")))?;
         }
         for &sample in &p.link_samples {
             builder
                 .add_link_sample(sample)
-                .map_err(|e| error(input, 0, format!("otherData.tracescope: {e}")))?;
+                .map_err(|e| error(end, format!("otherData.tracescope: {e}")))?;
         }
     }
     let exported = parts
@@ -658,7 +608,7 @@ pub fn parse(
     for counter in reader.counters.into_iter().chain(exported) {
         builder
             .add_counter(counter)
-            .map_err(|e| error(input, 0, e.to_string()))?;
+            .map_err(|e| error(end, e.to_string()))?;
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
     let keep_recorded_order = reader.model_events > 0;
@@ -668,12 +618,16 @@ pub fn parse(
             records.sort_by_key(|&(t, order, _)| (t, order));
         }
         for (_, _, r) in records {
-            builder
-                .push(r)
-                .map_err(|e| error(input, 0, e.to_string()))?;
+            builder.push(r).map_err(|e| error(end, e.to_string()))?;
         }
     }
     let mut trace = builder.build();
+    if let Some(p) = &parts {
+        trace.name.clone_from(&p.name);
+        trace.clock = Clock {
+            ticks_per_second: p.ticks_per_second,
+        };
+    }
     for (key, &node) in &reader.nodes {
         if let Some(name) = reader.node_names.get(key) {
             trace.nodes[node.index()].name = name.clone();

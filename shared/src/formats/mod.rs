@@ -12,6 +12,7 @@ pub mod paraver;
 pub mod shiviz;
 pub mod tmon;
 
+mod json_stream;
 mod reading;
 pub mod stream;
 
@@ -291,10 +292,11 @@ pub fn import_with(
 
 /// [`import_with`] from a stream (a file, an upload spooled to disk): gzip is inflated as it is
 /// read, a tar streams into its files, and the text formats whose text is larger than the
-/// model built from it (Paraver, Pajé) are parsed a line at a time, so the input is never held
-/// whole. The other formats are read whole within the input limit: their encoding is more
-/// compact than the model (Tmon, the binary model, OTF2), or their reading needs the whole
-/// text (the JSON formats, ShiViz's multi-line expressions).
+/// model built from it are parsed as they arrive (Paraver and Pajé a line at a time, Chrome
+/// JSON an event at a time), so the input is never held whole. The other formats are read
+/// whole within the input limit: their encoding is more compact than the model (Tmon, the
+/// binary model, OTF2), or their reading needs the whole text (ShiViz's multi-line
+/// expressions; the native JSON, whose events refer to parts that may come after them).
 pub fn import_reader(
     reader: impl std::io::Read,
     format: Option<Format>,
@@ -363,9 +365,9 @@ fn detected(format: Option<Format>, head: &[u8]) -> Result<Format, TraceError> {
     })
 }
 
-/// Whether a format is parsed as it streams in, a line at a time.
+/// Whether a format is parsed as it streams in.
 fn streams(format: Format) -> bool {
-    matches!(format, Format::Paraver | Format::Paje)
+    matches!(format, Format::Paraver | Format::Paje | Format::ChromeJson)
 }
 
 /// Parses a format that [`streams`].
@@ -377,6 +379,7 @@ fn parse_stream(
 ) -> Result<(Trace, Vec<String>), TraceError> {
     match format {
         Format::Paraver => paraver::parse(reader, None, name, &options.budget),
+        Format::ChromeJson => chrome::parse(reader, name, &options.budget),
         _ => paje::parse(reader, name, &options.budget, options.time_unit),
     }
 }
@@ -392,7 +395,6 @@ fn parse_whole(
     let budget = &options.budget;
     Ok(match format {
         Format::TracescopeJson => (native::parse(input, name, budget)?, Vec::new()),
-        Format::ChromeJson => chrome::parse(input, name, budget)?,
         Format::Shiviz => shiviz::parse(input, None, name, budget)?,
         Format::Tmon => tmon::parse(input, name, budget)?,
         Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
@@ -412,6 +414,8 @@ fn parse_whole(
                 "expected a tar archive",
             ));
         }
-        Format::Paraver | Format::Paje => parse_stream(format, &mut &input[..], name, options)?,
+        Format::Paraver | Format::Paje | Format::ChromeJson => {
+            parse_stream(format, &mut &input[..], name, options)?
+        }
     })
 }

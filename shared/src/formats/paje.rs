@@ -519,6 +519,19 @@ pub fn parse(
     }
     // Utilization: X_used / X on the same container.
     let mut samples = 0;
+    // Each variable's held values by (container, type), in the order they were held: a
+    // capacity is found by binary search, not by a scan of every value (which made many
+    // samples quadratic).
+    type Spans = Vec<(u64, u64, f64)>;
+    let mut held: HashMap<(&str, &str), Spans> = HashMap::new();
+    for (container, type_name, start, end, value) in &variable_history {
+        held.entry((container.as_str(), type_name.as_str()))
+            .or_default()
+            .push((*start, *end, *value));
+    }
+    for spans in held.values_mut() {
+        spans.sort_by_key(|&(start, end, _)| (start, end));
+    }
     for (container, type_name, start, end, used) in &variable_history {
         let Some(capacity_type) = type_name.strip_suffix("_used") else {
             continue;
@@ -526,12 +539,14 @@ pub fn parse(
         let Some(c) = containers.get(container) else {
             continue;
         };
-        let capacity = variable_history
-            .iter()
-            .find(|(c2, t2, s2, e2, _)| {
-                c2 == container && t2 == capacity_type && s2 <= start && e2 >= end
+        // The capacity held over the whole sample: the last span starting at or before it.
+        let capacity = held
+            .get(&(container.as_str(), capacity_type))
+            .and_then(|spans| {
+                let after = spans.partition_point(|&(s2, _, _)| s2 <= *start);
+                spans[..after].last().filter(|&&(_, e2, _)| e2 >= *end)
             })
-            .map(|h| h.4)
+            .map(|h| h.2)
             .or_else(|| {
                 variables
                     .get(&(container.clone(), capacity_type.to_owned()))

@@ -11,6 +11,7 @@ mod pairing;
 mod rankings;
 mod selection;
 mod states;
+mod streaming;
 mod viewport;
 
 use std::path::PathBuf;
