@@ -110,6 +110,20 @@ impl Scanner<'_> {
         }
     }
 
+    /// Moves past the next `n` buffered bytes, keeping the position.
+    fn consume(&mut self, n: usize) {
+        let taken = &self.chunk[self.pos..self.pos + n];
+        match taken.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                self.at.line += taken.iter().filter(|&&b| b == b'\n').count();
+                self.at.column = n - last;
+            }
+            None => self.at.column += n,
+        }
+        self.at.offset += n;
+        self.pos += n;
+    }
+
     fn skip_whitespace(&mut self) -> Result<Option<u8>, TraceError> {
         while let Some(b) = self.peek()? {
             if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
@@ -151,14 +165,12 @@ impl Scanner<'_> {
             }
             let start = self.pos;
             let mut done = false;
-            while self.pos < self.len {
-                let b = self.chunk[self.pos];
-                if scalar && matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
-                    done = true;
-                    break;
-                }
-                self.advance(b);
+            let mut i = start;
+            let bytes = &self.chunk[..self.len];
+            while i < bytes.len() {
+                let b = bytes[i];
                 if in_string {
+                    i += 1;
                     if escaped {
                         escaped = false;
                     } else if b == b'\\' {
@@ -172,6 +184,11 @@ impl Scanner<'_> {
                     }
                     continue;
                 }
+                if scalar && matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                    done = true;
+                    break;
+                }
+                i += 1;
                 match b {
                     b'"' => in_string = true,
                     b'{' | b'[' => depth += 1,
@@ -185,6 +202,7 @@ impl Scanner<'_> {
                     _ => {}
                 }
             }
+            self.consume(i - start);
             out.extend_from_slice(&self.chunk[start..self.pos]);
             if done {
                 return Ok(());
