@@ -528,13 +528,15 @@ pub fn parse(
     let mut parts: Option<ModelParts> = None;
     let mut n_events = 0u64;
     let walked = super::json_stream::walk(input, FORMAT_NAME, budget, &mut |part| {
-        match (part.key, part.element) {
-            (None | Some("traceEvents"), true) => {
+        use super::json_stream::Piece;
+        match (part.key, part.piece) {
+            (_, Piece::Open) => Ok(()),
+            (None | Some("traceEvents"), Piece::Element) => {
                 n_events += 1;
                 budget.check_at(super::budget::Limit::Events, n_events, FORMAT_NAME, part.at)?;
                 reader.event(part.bytes, part.at)
             }
-            (Some("otherData"), false) => {
+            (Some("otherData"), Piece::Member) => {
                 // Tracescope's own exports carry the model's other parts here, before the
                 // events, so that its regions keep their order; other producers' otherData is
                 // theirs to define and is not read.

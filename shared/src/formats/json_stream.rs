@@ -11,13 +11,24 @@ use std::io::Read;
 use super::budget::Budget;
 use crate::model::error::{Position, TraceError};
 
+/// What a part handed to the visitor is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece {
+    /// The whole value of a member of the top-level object that is not an array.
+    Member,
+    /// The opening of an array (its bytes are `[`): its elements follow.
+    Open,
+    /// An element of an array.
+    Element,
+}
+
 /// One value handed to the visitor.
 pub struct Part<'a> {
     /// The key of the top-level object's member it is, or belongs to (`None` for the elements
     /// of a top-level array).
     pub key: Option<&'a str>,
-    /// Whether it is an element of an array (else the whole value of a member).
-    pub element: bool,
+    /// What it is.
+    pub piece: Piece,
     /// The value's JSON text.
     pub bytes: &'a [u8],
     /// Where it starts.
@@ -277,7 +288,7 @@ pub fn walk(
                         s.value(&mut buf)?;
                         visit(Part {
                             key: Some(&key),
-                            element: false,
+                            piece: Piece::Member,
                             bytes: &buf,
                             at,
                         })?;
@@ -318,6 +329,12 @@ fn array(
     buf: &mut Vec<u8>,
     visit: &mut dyn FnMut(Part<'_>) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
+    visit(Part {
+        key,
+        piece: Piece::Open,
+        bytes: b"[",
+        at: s.at,
+    })?;
     s.advance(b'[');
     if s.skip_whitespace()? == Some(b']') {
         s.advance(b']');
@@ -329,7 +346,7 @@ fn array(
         s.value(buf)?;
         visit(Part {
             key,
-            element: true,
+            piece: Piece::Element,
             bytes: buf,
             at,
         })?;
@@ -352,19 +369,31 @@ mod tests {
     type Seen = (Option<String>, bool, String, usize, usize);
 
     fn parts(text: &str) -> Result<Vec<Seen>, TraceError> {
+        parts_and_arrays(text).map(|(parts, _)| parts)
+    }
+
+    /// The parts, and the arrays opened: (key, offset of the `[`).
+    fn parts_and_arrays(
+        text: &str,
+    ) -> Result<(Vec<Seen>, Vec<(Option<String>, usize)>), TraceError> {
         let mut out = Vec::new();
+        let mut opened = Vec::new();
         let mut reader = text.as_bytes();
         walk(&mut reader, "x", &Budget::UNLIMITED, &mut |p| {
+            if p.piece == Piece::Open {
+                opened.push((p.key.map(str::to_owned), p.at.offset));
+                return Ok(());
+            }
             out.push((
                 p.key.map(str::to_owned),
-                p.element,
+                p.piece == Piece::Element,
                 String::from_utf8_lossy(p.bytes).into_owned(),
                 p.at.offset,
                 p.at.line,
             ));
             Ok(())
         })?;
-        Ok(out)
+        Ok((out, opened))
     }
 
     #[test]
@@ -392,6 +421,8 @@ mod tests {
         ];
         assert_eq!(got, expected);
         assert_eq!(&text[26..29], "[2]");
+        let (_, opened) = parts_and_arrays(text).expect("walks");
+        assert_eq!(opened, vec![(Some("a".to_owned()), 6)]);
         let bare = parts(" [ ] ").expect("an empty array");
         assert!(bare.is_empty());
         let top = parts("[true,null]").expect("walks");

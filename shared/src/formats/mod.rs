@@ -293,10 +293,10 @@ pub fn import_with(
 /// [`import_with`] from a stream (a file, an upload spooled to disk): gzip is inflated as it is
 /// read, a tar streams into its files, and the text formats whose text is larger than the
 /// model built from it are parsed as they arrive (Paraver and Pajé a line at a time, Chrome
-/// JSON an event at a time), so the input is never held whole. The other formats are read
-/// whole within the input limit: their encoding is more compact than the model (Tmon, the
-/// binary model, OTF2), or their reading needs the whole text (ShiViz's multi-line
-/// expressions; the native JSON, whose events refer to parts that may come after them).
+/// and native JSON an event at a time), so the input is never held whole. The other formats
+/// are read whole within the input limit: their encoding is more compact than the model
+/// (Tmon, the binary model, OTF2), or their reading needs the whole text (ShiViz's multi-line
+/// expressions).
 pub fn import_reader(
     reader: impl std::io::Read,
     format: Option<Format>,
@@ -367,7 +367,10 @@ fn detected(format: Option<Format>, head: &[u8]) -> Result<Format, TraceError> {
 
 /// Whether a format is parsed as it streams in.
 fn streams(format: Format) -> bool {
-    matches!(format, Format::Paraver | Format::Paje | Format::ChromeJson)
+    matches!(
+        format,
+        Format::Paraver | Format::Paje | Format::ChromeJson | Format::TracescopeJson
+    )
 }
 
 /// Parses a format that [`streams`].
@@ -380,6 +383,7 @@ fn parse_stream(
     match format {
         Format::Paraver => paraver::parse(reader, None, name, &options.budget),
         Format::ChromeJson => chrome::parse(reader, name, &options.budget),
+        Format::TracescopeJson => Ok((native::parse(reader, name, &options.budget)?, Vec::new())),
         _ => paje::parse(reader, name, &options.budget, options.time_unit),
     }
 }
@@ -394,7 +398,6 @@ fn parse_whole(
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let budget = &options.budget;
     Ok(match format {
-        Format::TracescopeJson => (native::parse(input, name, budget)?, Vec::new()),
         Format::Shiviz => shiviz::parse(input, None, name, budget)?,
         Format::Tmon => tmon::parse(input, name, budget)?,
         Format::TracescopeBinary => (binary::parse(input)?, Vec::new()),
@@ -414,7 +417,7 @@ fn parse_whole(
                 "expected a tar archive",
             ));
         }
-        Format::Paraver | Format::Paje | Format::ChromeJson => {
+        Format::Paraver | Format::Paje | Format::ChromeJson | Format::TracescopeJson => {
             parse_stream(format, &mut &input[..], name, options)?
         }
     })

@@ -7,9 +7,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-use crate::model::error::TraceError;
+use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
     CpuSample, Direction, EventKind, EventRecord, Link, LinkEnd, LinkId, LinkSample, NodeId,
@@ -22,34 +21,6 @@ pub const FORMAT_NAME: &str = "tracescope-json";
 pub const FORMAT_TAG: &str = "tracescope";
 /// The version this code writes, and the newest it reads.
 pub const VERSION: u32 = 1;
-
-#[derive(Deserialize)]
-struct Header {
-    format: String,
-    version: u32,
-}
-
-#[derive(Deserialize)]
-struct Document<'a> {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    ticks_per_second: Option<u64>,
-    #[serde(borrow)]
-    nodes: Vec<&'a RawValue>,
-    #[serde(borrow)]
-    processes: Vec<&'a RawValue>,
-    #[serde(borrow)]
-    events: Vec<&'a RawValue>,
-    #[serde(default, borrow)]
-    regions: Vec<&'a RawValue>,
-    #[serde(default, borrow)]
-    links: Vec<&'a RawValue>,
-    #[serde(default, borrow)]
-    cpu_samples: Vec<&'a RawValue>,
-    #[serde(default, borrow)]
-    link_samples: Vec<&'a RawValue>,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,111 +99,272 @@ struct EventDoc<'a> {
     root: Option<u32>,
 }
 
-/// Reads a native trace. `fallback_name` names the trace when the document has no `name`.
+/// A declaration read, with where it was.
+type Declared<T> = Vec<(T, Position)>;
+
+/// What a native document declares besides its events, read as it streams in.
+#[derive(Default)]
+struct Parts {
+    format: bool,
+    version: bool,
+    name: Option<String>,
+    ticks_per_second: Option<u64>,
+    nodes: Declared<NodeDoc>,
+    processes: Declared<ProcessDoc>,
+    regions: Declared<RegionDoc>,
+    links: Declared<LinkDoc>,
+    cpu_samples: Declared<CpuSampleDoc>,
+    link_samples: Declared<LinkSampleDoc>,
+    /// The arrays begun so far, by key.
+    opened: Vec<String>,
+    /// Whether the nodes, processes and regions are in the builder (then events go straight
+    /// in).
+    declared: bool,
+    /// Events read before the nodes, processes and regions were all known (a document in
+    /// another order than Tracescope writes): their text and position, read at the end.
+    deferred: Vec<(Vec<u8>, Position)>,
+    events: usize,
+}
+
+impl Parts {
+    /// Whether every array an event may refer to has been read (they come before the events
+    /// in what Tracescope writes, and a JSON array is read whole before the next member).
+    fn ready(&self) -> bool {
+        ["nodes", "processes", "regions"]
+            .iter()
+            .all(|k| self.opened.iter().any(|o| o == k))
+    }
+
+    /// Puts the nodes, processes and regions in the builder.
+    fn declare(&mut self, builder: &mut TraceBuilder) -> Result<(), TraceError> {
+        if self.declared {
+            return Ok(());
+        }
+        self.declared = true;
+        for (node, _) in self.nodes.drain(..) {
+            builder.add_node(node.name);
+        }
+        for (process, at) in self.processes.drain(..) {
+            builder
+                .add_process(process.name, NodeId(process.node))
+                .map_err(|e| TraceError::at(FORMAT_NAME, at, e.to_string()))?;
+        }
+        for (region, _) in self.regions.drain(..) {
+            builder.add_region(region.name, region.role);
+        }
+        Ok(())
+    }
+
+    /// Reads one event into the builder.
+    fn event(
+        &mut self,
+        builder: &mut TraceBuilder,
+        bytes: &[u8],
+        at: Position,
+    ) -> Result<(), TraceError> {
+        let idx = self.events;
+        self.events += 1;
+        let event: EventDoc = item(bytes, at, "an event object")?;
+        let record = event_record(builder, event)
+            .map_err(|msg| TraceError::at(FORMAT_NAME, at, format!("event {idx}: {msg}")))?;
+        builder
+            .push(record)
+            .map_err(|e| TraceError::at(FORMAT_NAME, at, format!("event {idx}: {e}")))
+    }
+
+    /// Reads one part of the document.
+    fn read(
+        &mut self,
+        builder: &mut TraceBuilder,
+        budget: &super::budget::Budget,
+        part: super::json_stream::Part<'_>,
+    ) -> Result<(), TraceError> {
+        use super::json_stream::Piece;
+        let at = part.at;
+        let bytes = part.bytes;
+        match (part.key.unwrap_or(""), part.piece) {
+            (key, Piece::Open) => {
+                if self.opened.iter().any(|o| o == key) {
+                    return Err(TraceError::at(
+                        FORMAT_NAME,
+                        at,
+                        format!("expected one \"{key}\" array, found a second"),
+                    ));
+                }
+                self.opened.push(key.to_owned());
+            }
+            ("format", Piece::Member) => {
+                let format: String = item(bytes, at, "the format name")?;
+                if format != FORMAT_TAG {
+                    return Err(TraceError::at(
+                        FORMAT_NAME,
+                        at,
+                        format!("expected \"format\": \"{FORMAT_TAG}\", found {format:?}"),
+                    ));
+                }
+                self.format = true;
+            }
+            ("version", Piece::Member) => {
+                let version: u32 = item(bytes, at, "a version number")?;
+                if version == 0 || version > VERSION {
+                    return Err(TraceError::at(
+                        FORMAT_NAME,
+                        at,
+                        format!(
+                            "unsupported version {version} (this build reads versions 1 to {VERSION})"
+                        ),
+                    ));
+                }
+                self.version = true;
+            }
+            ("name", Piece::Member) => self.name = item(bytes, at, "the trace's name")?,
+            ("ticks_per_second", Piece::Member) => {
+                self.ticks_per_second = item(bytes, at, "a number of ticks per second")?;
+                if self.ticks_per_second == Some(0) {
+                    return Err(TraceError::at(
+                        FORMAT_NAME,
+                        at,
+                        "expected ticks_per_second of 1 or more (leave it out for a trace without a time unit), found 0",
+                    ));
+                }
+            }
+            ("nodes", Piece::Element) => self
+                .nodes
+                .push((item(bytes, at, "a node object {\"name\": …}")?, at)),
+            ("processes", Piece::Element) => {
+                budget.check_at(
+                    super::budget::Limit::Processes,
+                    self.processes.len() as u64 + 1,
+                    FORMAT_NAME,
+                    at,
+                )?;
+                self.processes.push((
+                    item(bytes, at, "a process object {\"name\": …, \"node\": …}")?,
+                    at,
+                ));
+            }
+            ("regions", Piece::Element) => self.regions.push((
+                item(
+                    bytes,
+                    at,
+                    "a region object {\"name\": …, \"role\": \"activity\" or \"phase\"}",
+                )?,
+                at,
+            )),
+            ("links", Piece::Element) => self.links.push((
+                item(
+                    bytes,
+                    at,
+                    "a link object {\"a\": {\"node\": …, \"link\": …}, \"b\": …}",
+                )?,
+                at,
+            )),
+            ("cpu_samples", Piece::Element) => self.cpu_samples.push((
+                item(
+                    bytes,
+                    at,
+                    "a CPU sample {\"node\", \"start\", \"end\", \"utilization\"}",
+                )?,
+                at,
+            )),
+            ("link_samples", Piece::Element) => self.link_samples.push((
+                item(
+                    bytes,
+                    at,
+                    "a link sample {\"link\", \"direction\", \"start\", \"end\", \"utilization\"}",
+                )?,
+                at,
+            )),
+            ("events", Piece::Element) => {
+                budget.check_at(
+                    super::budget::Limit::Events,
+                    (self.events + self.deferred.len()) as u64 + 1,
+                    FORMAT_NAME,
+                    at,
+                )?;
+                if self.declared || self.ready() {
+                    self.declare(builder)?;
+                    self.event(builder, bytes, at)?;
+                } else {
+                    self.deferred.push((bytes.to_vec(), at));
+                }
+            }
+            (
+                key @ ("nodes" | "processes" | "regions" | "links" | "cpu_samples" | "link_samples"
+                | "events"),
+                Piece::Member,
+            ) => {
+                return Err(TraceError::at(
+                    FORMAT_NAME,
+                    at,
+                    format!("expected an array for \"{key}\""),
+                ));
+            }
+            _ => {
+                serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(|e| {
+                    TraceError::at(
+                        FORMAT_NAME,
+                        super::json_stream::position_in(at, bytes, e.line(), e.column()),
+                        super::json_stream::message_of(&e),
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a native trace as it streams in. `fallback_name` names the trace when the document
+/// has no `name`. A document in the order Tracescope writes it (nodes, processes and regions
+/// before the events) holds one event's text at a time; in another order the events read
+/// before those arrays wait, as text, until the end.
 pub fn parse(
-    input: &[u8],
+    input: &mut dyn std::io::Read,
     fallback_name: &str,
     budget: &super::budget::Budget,
 ) -> Result<Trace, TraceError> {
-    let header: Header = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
-    if header.format != FORMAT_TAG {
-        return Err(TraceError::at_offset(
+    let mut builder = TraceBuilder::new(fallback_name, Clock::default());
+    let mut parts = Parts::default();
+    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, &mut |part| {
+        parts.read(&mut builder, budget, part)
+    })?;
+    let end = walked.end;
+    if walked.array {
+        return Err(TraceError::at(
             FORMAT_NAME,
-            input,
-            0,
-            format!(
-                "expected \"format\": \"{FORMAT_TAG}\", found {:?}",
-                header.format
-            ),
+            Position::START,
+            "expected an object with \"format\": \"tracescope\", found an array",
         ));
     }
-    if header.version == 0 || header.version > VERSION {
-        return Err(TraceError::at_offset(
-            FORMAT_NAME,
-            input,
-            0,
-            format!(
-                "unsupported version {} (this build reads versions 1 to {VERSION})",
-                header.version
-            ),
-        ));
+    for (present, key) in [
+        (parts.format, "format"),
+        (parts.version, "version"),
+        (walked.keys.iter().any(|k| k == "nodes"), "nodes"),
+        (walked.keys.iter().any(|k| k == "processes"), "processes"),
+        (walked.keys.iter().any(|k| k == "events"), "events"),
+    ] {
+        if !present {
+            return Err(TraceError::at(
+                FORMAT_NAME,
+                end,
+                format!("expected a member \"{key}\", found none"),
+            ));
+        }
     }
-    let doc: Document = serde_json::from_slice(input).map_err(|e| json_error(input, &e))?;
-    let at = |raw: Option<&&RawValue>| raw.map_or(0, |r| item_offset(input, r));
-    let limit = budget.max_processes as usize;
-    budget.check(
-        super::budget::Limit::Processes,
-        doc.processes.len() as u64,
-        FORMAT_NAME,
-        input,
-        at(doc.processes.get(limit)),
-    )?;
-    let limit = budget.max_events as usize;
-    budget.check(
-        super::budget::Limit::Events,
-        doc.events.len() as u64,
-        FORMAT_NAME,
-        input,
-        at(doc.events.get(limit)),
-    )?;
-    if doc.ticks_per_second == Some(0) {
-        let at = input
-            .windows(18)
-            .position(|w| w == b"\"ticks_per_second\"")
-            .unwrap_or(0);
-        return Err(TraceError::at_offset(
-            FORMAT_NAME,
-            input,
-            at,
-            "expected ticks_per_second of 1 or more (leave it out for a trace without a time unit), found 0",
-        ));
+    parts.declare(&mut builder)?;
+    for (bytes, at) in std::mem::take(&mut parts.deferred) {
+        parts.event(&mut builder, &bytes, at)?;
     }
-    let name = doc.name.unwrap_or_else(|| fallback_name.to_owned());
-    let mut builder = TraceBuilder::new(
-        name,
-        Clock {
-            ticks_per_second: doc.ticks_per_second,
-        },
-    );
-
-    for raw in &doc.nodes {
-        let node: NodeDoc = item(input, raw, "a node object {\"name\": …}")?;
-        builder.add_node(node.name);
-    }
-    for raw in &doc.processes {
-        let process: ProcessDoc = item(input, raw, "a process object {\"name\": …, \"node\": …}")?;
-        builder
-            .add_process(process.name, NodeId(process.node))
-            .map_err(|e| at_item(input, raw, e.to_string()))?;
-    }
-    for raw in &doc.regions {
-        let region: RegionDoc = item(
-            input,
-            raw,
-            "a region object {\"name\": …, \"role\": \"activity\" or \"phase\"}",
-        )?;
-        builder.add_region(region.name, region.role);
-    }
-    for raw in &doc.links {
-        let link: LinkDoc = item(
-            input,
-            raw,
-            "a link object {\"a\": {\"node\": …, \"link\": …}, \"b\": …}",
-        )?;
+    for (link, at) in parts.links.drain(..) {
         builder
             .add_link(Link {
                 a: link.a,
                 b: link.b,
                 bits_per_second: link.bits_per_second,
             })
-            .map_err(|e| at_item(input, raw, e.to_string()))?;
+            .map_err(|e| TraceError::at(FORMAT_NAME, at, e.to_string()))?;
     }
-    for raw in &doc.cpu_samples {
-        let s: CpuSampleDoc = item(
-            input,
-            raw,
-            "a CPU sample {\"node\", \"start\", \"end\", \"utilization\"}",
-        )?;
+    for (s, at) in parts.cpu_samples.drain(..) {
         let sample = Sample {
             start: Time(s.start),
             end: Time(s.end),
@@ -243,14 +375,9 @@ pub fn parse(
                 node: NodeId(s.node),
                 sample,
             })
-            .map_err(|e| at_item(input, raw, e.to_string()))?;
+            .map_err(|e| TraceError::at(FORMAT_NAME, at, e.to_string()))?;
     }
-    for raw in &doc.link_samples {
-        let s: LinkSampleDoc = item(
-            input,
-            raw,
-            "a link sample {\"link\", \"direction\", \"start\", \"end\", \"utilization\"}",
-        )?;
+    for (s, at) in parts.link_samples.drain(..) {
         let sample = Sample {
             start: Time(s.start),
             end: Time(s.end),
@@ -262,18 +389,14 @@ pub fn parse(
                 direction: s.direction,
                 sample,
             })
-            .map_err(|e| at_item(input, raw, e.to_string()))?;
+            .map_err(|e| TraceError::at(FORMAT_NAME, at, e.to_string()))?;
     }
-    builder.reserve_events(doc.events.len());
-    for (idx, raw) in doc.events.iter().enumerate() {
-        let event: EventDoc = item(input, raw, "an event object")?;
-        let record = event_record(&mut builder, event)
-            .map_err(|msg| at_item(input, raw, format!("event {idx}: {msg}")))?;
-        builder
-            .push(record)
-            .map_err(|e| at_item(input, raw, format!("event {idx}: {e}")))?;
-    }
-    Ok(builder.build())
+    let mut trace = builder.build();
+    trace.name = parts.name.unwrap_or_else(|| fallback_name.to_owned());
+    trace.clock = Clock {
+        ticks_per_second: parts.ticks_per_second,
+    };
+    Ok(trace)
 }
 
 /// Checks one event's fields against its kind and turns it into a record.
@@ -351,49 +474,22 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
     })
 }
 
-/// Deserializes one array item, reporting errors at its position in the whole input.
+/// Deserializes one value, reporting errors at their position in the whole input.
 fn item<'a, T: Deserialize<'a>>(
-    input: &[u8],
-    raw: &'a RawValue,
+    bytes: &'a [u8],
+    at: Position,
     expected: &str,
 ) -> Result<T, TraceError> {
-    serde_json::from_str(raw.get()).map_err(|e| {
-        let base = item_offset(input, raw);
-        let inner =
-            TraceError::at_line_column(FORMAT_NAME, raw.get().as_bytes(), e.line(), e.column(), "");
-        TraceError::at_offset(
+    serde_json::from_slice(bytes).map_err(|e| {
+        TraceError::at(
             FORMAT_NAME,
-            input,
-            base + inner.offset,
-            format!("expected {expected}: {}", strip_position(&e)),
+            super::json_stream::position_in(at, bytes, e.line(), e.column()),
+            format!(
+                "expected {expected}: {}",
+                super::json_stream::message_of(&e)
+            ),
         )
     })
-}
-
-fn at_item(input: &[u8], raw: &RawValue, message: String) -> TraceError {
-    TraceError::at_offset(FORMAT_NAME, input, item_offset(input, raw), message)
-}
-
-/// The byte offset of a borrowed raw value inside the input it was parsed from.
-fn item_offset(input: &[u8], raw: &RawValue) -> usize {
-    let start = input.as_ptr() as usize;
-    let at = raw.get().as_ptr() as usize;
-    at.checked_sub(start)
-        .filter(|&o| o <= input.len())
-        .unwrap_or(0)
-}
-
-fn json_error(input: &[u8], e: &serde_json::Error) -> TraceError {
-    TraceError::at_line_column(FORMAT_NAME, input, e.line(), e.column(), strip_position(e))
-}
-
-/// serde_json's message without its trailing "at line L column C", which the error carries.
-fn strip_position(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text,
-    }
 }
 
 /// Writes a trace in the native format, one event per line, events grouped by process.
@@ -426,18 +522,22 @@ pub fn write(trace: &Trace) -> String {
         .collect();
     let _ = writeln!(out, "  \"processes\": [\n{}\n  ],", processes.join(",\n"));
     let json_items = |items: Vec<String>| format!("[\n{}\n  ]", items.join(",\n"));
-    if !trace.regions.is_empty() {
-        let regions = trace
-            .regions
-            .iter()
-            .map(|r| {
-                format!(
-                    "    {{\"name\": {}, \"role\": {}}}",
-                    json(&r.name),
-                    to_json(&r.role)
-                )
-            })
-            .collect();
+    // Regions are written even when there are none, before the events, so that a reader can
+    // take each event as it comes.
+    let regions: Vec<String> = trace
+        .regions
+        .iter()
+        .map(|r| {
+            format!(
+                "    {{\"name\": {}, \"role\": {}}}",
+                json(&r.name),
+                to_json(&r.role)
+            )
+        })
+        .collect();
+    if regions.is_empty() {
+        let _ = writeln!(out, "  \"regions\": [],");
+    } else {
         let _ = writeln!(out, "  \"regions\": {},", json_items(regions));
     }
     if !trace.links.is_empty() {

@@ -727,7 +727,12 @@ fn a_zero_tick_rate_is_an_error_not_nan() {
         "nodes": [{"name": "n"}], "processes": [{"name": "p", "node": 0}], "events": []}"#;
     let err = import(text, None, "zero").expect_err("refused");
     assert!(err.message.contains("ticks_per_second"), "{err}");
-    assert_eq!(err.offset, 39, "the field's own offset");
+    let value = text
+        .windows(21)
+        .position(|w| w == b"\"ticks_per_second\": 0")
+        .expect("the field")
+        + 20;
+    assert_eq!(err.offset, value, "the value's own offset");
     let clock = shared::model::time::Clock {
         ticks_per_second: Some(0),
     };

@@ -121,3 +121,31 @@ fn pajé_utilization_finds_the_capacity_held_over_each_sample() {
         ]
     );
 }
+
+#[test]
+fn a_native_document_in_any_member_order_reads_the_same() {
+    let trace = shared::model::synthetic::ring(3, 4);
+    let written = shared::formats::native::write(&trace);
+    let value: serde_json::Value = serde_json::from_str(&written).expect("JSON");
+    let object = value.as_object().expect("an object");
+    // The events first, then the rest in reverse: every event waits for the arrays it needs.
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort_by_key(|k| (k.as_str() != "events", std::cmp::Reverse(k.as_str())));
+    assert_eq!(keys[0], "events");
+    let members: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            format!(
+                "{}: {}",
+                serde_json::to_string(k).expect("key"),
+                object[k.as_str()]
+            )
+        })
+        .collect();
+    let shuffled = format!("{{{}}}", members.join(",\n"));
+    let options = ImportOptions::default();
+    let in_order = import_with(written.as_bytes(), None, "t", &options).expect("reads");
+    let out_of_order = import_with(shuffled.as_bytes(), None, "t", &options).expect("reads");
+    assert_eq!(out_of_order.trace, in_order.trace);
+    assert_eq!(in_order.trace, trace);
+}
