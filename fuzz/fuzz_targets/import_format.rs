@@ -18,6 +18,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
 
 /// The budget of a server with a 1 MiB upload limit and 256 MiB of memory: gzip inputs inflate
 /// to at most 1 MiB, so libFuzzer's 2 GiB RSS limit stands for "over the budget".
-fn budget() -> shared::formats::Budget {
-    shared::formats::Budget::scaled(1 << 20, 256 << 20)
+fn budget() -> Budget {
+    Budget::scaled(1 << 20, 256 << 20)
 }

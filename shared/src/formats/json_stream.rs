@@ -372,10 +372,11 @@ mod tests {
         parts_and_arrays(text).map(|(parts, _)| parts)
     }
 
-    /// The parts, and the arrays opened: (key, offset of the `[`).
-    fn parts_and_arrays(
-        text: &str,
-    ) -> Result<(Vec<Seen>, Vec<(Option<String>, usize)>), TraceError> {
+    /// An array opened: (key, offset of the `[`).
+    type Opened = (Option<String>, usize);
+
+    /// The parts, and the arrays opened.
+    fn parts_and_arrays(text: &str) -> Result<(Vec<Seen>, Vec<Opened>), TraceError> {
         let mut out = Vec::new();
         let mut opened = Vec::new();
         let mut reader = text.as_bytes();

@@ -12,6 +12,7 @@ mod rankings;
 mod selection;
 mod states;
 mod streaming;
+mod topology;
 mod viewport;
 
 use std::path::PathBuf;

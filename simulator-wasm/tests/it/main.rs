@@ -5,6 +5,7 @@ mod comstime;
 mod links;
 mod opcodes;
 mod programs;
+mod topology_view;
 
 use simulator_wasm::asm::{Program, assemble};
 use simulator_wasm::cpu::Node;
