@@ -94,6 +94,10 @@ pub struct Prepared<'a> {
         shared::analyses::causality::Causality,
         shared::view::hasse::Diagram,
     )>,
+    topology: OnceLock<(
+        shared::view::topology::Topology,
+        shared::view::topology::Load,
+    )>,
 }
 
 impl Prepared<'_> {
@@ -140,6 +144,20 @@ impl Prepared<'_> {
         })
     }
 
+    /// The topology view's layout and load functions, built on first use.
+    pub fn topology(
+        &self,
+    ) -> &(
+        shared::view::topology::Topology,
+        shared::view::topology::Load,
+    ) {
+        self.topology.get_or_init(|| {
+            let topology = shared::view::topology::Topology::new(self.cx.trace, &self.cx.pairing);
+            let load = shared::view::topology::Load::new(&self.cx, &topology);
+            (topology, load)
+        })
+    }
+
     /// The Gantt chart's level-of-detail index.
     pub fn index(&self) -> &ViewportIndex {
         self.index
@@ -167,6 +185,7 @@ impl RunWorkspace {
             report: OnceLock::new(),
             index: OnceLock::new(),
             hasse: OnceLock::new(),
+            topology: OnceLock::new(),
         })
     }
 

@@ -2,7 +2,10 @@
 //! a range of rows and a width in pixels (see `shared::view::viewport`); and
 //! `GET /api/runs/{id}/outline`: the run with its model's nodes, processes and regions but no
 //! events, all a browser needs to draw a large run through the viewport API; and
-//! `GET /api/runs/{id}/hasse`: a window of the run's Hasse diagram at a width.
+//! `GET /api/runs/{id}/hasse`: a window of the run's Hasse diagram at a width; and
+//! `GET /api/runs/{id}/topology`: the run's network or communication graph, laid out, with
+//! `/topology/load` (each vertex's and edge's load over a window or at an instant) and
+//! `/topology/strip` (one edge's load over time).
 //!
 //! Both read the run's workspace (`crate::cache::RunWorkspace`), where the viewport index is
 //! built from the run's one analysis context on first use. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
@@ -26,6 +29,103 @@ pub fn router() -> axum::Router<AppState> {
         .route("/runs/{id}/outline", get(outline))
         .route("/runs/{id}/hasse", get(hasse))
         .route("/runs/{id}/hasse/areas", get(hasse_areas))
+        .route("/runs/{id}/topology", get(topology))
+        .route("/runs/{id}/topology/load", get(topology_load))
+        .route("/runs/{id}/topology/strip", get(topology_strip))
+}
+
+/// The run's topology, laid out (`shared::view::topology::Topology`).
+async fn topology(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let topology = tokio::task::spawn_blocking(move || workspace.prepared().topology().0.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("the topology task failed: {e}"))?;
+    Ok((
+        [(header::CACHE_CONTROL, IMMUTABLE.to_owned())],
+        Json(topology),
+    )
+        .into_response())
+}
+
+/// Query of `GET /api/runs/{id}/topology/load` and `/strip`.
+#[derive(serde::Deserialize)]
+struct LoadQuery {
+    /// The window's start in ticks (default: the run's start).
+    start: Option<u64>,
+    /// The window's end in ticks, exclusive (default: the run's end); at or before `start`,
+    /// the load at the instant `start`.
+    end: Option<u64>,
+    /// The edge of a strip.
+    edge: Option<usize>,
+    /// How many slices a strip has (1 to 4096; default 100).
+    buckets: Option<usize>,
+}
+
+impl LoadQuery {
+    fn window(
+        &self,
+        trace: &shared::Trace,
+    ) -> (shared::model::time::Time, shared::model::time::Time) {
+        use shared::model::time::Time;
+        let (first, last) = trace.time_bounds().unwrap_or((Time(0), Time(0)));
+        (
+            Time(self.start.unwrap_or(first.0)),
+            Time(self.end.unwrap_or(last.0)),
+        )
+    }
+}
+
+/// Each vertex's and edge's load over a window, or at an instant
+/// (`shared::view::topology::LoadFrame`).
+async fn topology_load(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<LoadQuery>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let frame = tokio::task::spawn_blocking(move || {
+        let (start, end) = query.window(workspace.trace());
+        workspace.prepared().topology().1.frame(start, end)
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the topology task failed: {e}"))?;
+    Ok(([(header::CACHE_CONTROL, IMMUTABLE.to_owned())], Json(frame)).into_response())
+}
+
+/// One edge's load over a window in equal slices, each direction (Tmon's link view).
+async fn topology_strip(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<LoadQuery>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let buckets = query.buckets.unwrap_or(100);
+    if !(1..=4096).contains(&buckets) {
+        return Err(AppError::BadRequest(format!(
+            "expected buckets from 1 to 4096, found {buckets}"
+        )));
+    }
+    let edge = query
+        .edge
+        .ok_or_else(|| AppError::BadRequest("expected edge=N, the edge's index".to_owned()))?;
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let strip = tokio::task::spawn_blocking(move || {
+        let (topology, load) = workspace.prepared().topology();
+        if edge >= topology.edges.len() {
+            return None;
+        }
+        let (start, end) = query.window(workspace.trace());
+        Some(load.strip(edge, start, end, buckets))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the topology task failed: {e}"))?
+    .ok_or_else(|| AppError::NotFound(format!("the run's topology has no edge {edge}")))?;
+    Ok(([(header::CACHE_CONTROL, IMMUTABLE.to_owned())], Json(strip)).into_response())
 }
 
 /// Query of `GET /api/runs/{id}/hasse/areas`.

@@ -1042,6 +1042,70 @@ async fn importer_notes_are_stored_with_the_run() {
     assert_eq!(list.runs[0].notes, info.notes);
 }
 
+/// `GET /api/runs/{id}/topology` answers the engine's layout, `/topology/load` its load over a
+/// window, `/topology/strip` an edge's load over time; bad requests are 400 or 404 in the
+/// error shape.
+#[tokio::test]
+async fn the_topology_and_its_load_are_the_engines() {
+    use shared::graph::context::Context;
+    use shared::view::topology::{Load, LoadFrame, Topology};
+    let server = TestServer::new(1 << 20).await;
+    let created = server.upload_ok("t4.json", worked_example()).await;
+    let trace = shared::formats::import(&worked_example(), None, "t4")
+        .expect("imports")
+        .trace;
+    let cx = Context::new(&trace);
+    let expected = Topology::new(&trace, &cx.pairing);
+    let load = Load::new(&cx, &expected);
+    let (status, body) = server
+        .get(&format!("/api/runs/{}/topology", created.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let answer: Topology = json(&body);
+    assert_eq!(answer, expected);
+    let (_, body) = server
+        .get(&format!(
+            "/api/runs/{}/topology/load?start=10&end=40",
+            created.id
+        ))
+        .await;
+    let frame: LoadFrame = json(&body);
+    use shared::model::time::Time;
+    assert_eq!(frame, load.frame(Time(10), Time(40)));
+    let (_, body) = server
+        .get(&format!("/api/runs/{}/topology/load", created.id))
+        .await;
+    let whole: LoadFrame = json(&body);
+    let (first, last) = trace.time_bounds().expect("events");
+    assert_eq!(whole, load.frame(first, last));
+    let (_, body) = server
+        .get(&format!(
+            "/api/runs/{}/topology/strip?edge=0&start=0&end=69&buckets=23",
+            created.id
+        ))
+        .await;
+    let strip: Vec<[f32; 2]> = json(&body);
+    assert_eq!(strip, load.strip(0, Time(0), Time(69), 23));
+    let (status, _) = server
+        .get(&format!("/api/runs/{}/topology/strip?edge=5", created.id))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, body) = server
+        .get(&format!(
+            "/api/runs/{}/topology/strip?edge=0&buckets=0",
+            created.id
+        ))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("buckets")),
+        "{error}"
+    );
+}
+
 /// `GET /api/runs/{id}/hasse` answers the window the Hasse view draws, as the engine computes
 /// it; a bad request is a 400 in the error shape.
 #[tokio::test]
