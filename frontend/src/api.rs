@@ -249,6 +249,42 @@ pub async fn get_hasse_areas(id: &str, event: u32) -> ApiResult<shared::view::ha
     .await
 }
 
+/// A run's topology, laid out.
+pub async fn get_topology(id: &str) -> ApiResult<shared::view::topology::Topology> {
+    get_json(&format!(
+        "/api/runs/{}/topology",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
+/// A run's topology load over `[start, end)`, or at the instant `start` when `end` ≤ `start`.
+pub async fn get_topology_load(
+    id: &str,
+    start: u64,
+    end: u64,
+) -> ApiResult<shared::view::topology::LoadFrame> {
+    get_json(&format!(
+        "/api/runs/{}/topology/load?start={start}&end={end}",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
+/// One edge's load over `[start, end)` in `buckets` slices, each direction.
+pub async fn get_topology_strip(
+    id: &str,
+    edge: u32,
+    (start, end): (u64, u64),
+    buckets: usize,
+) -> ApiResult<Vec<[f32; 2]>> {
+    get_json(&format!(
+        "/api/runs/{}/topology/strip?edge={edge}&start={start}&end={end}&buckets={buckets}",
+        js_sys::encode_uri_component(id)
+    ))
+    .await
+}
+
 /// A selection of a run for the analysis parts: a window `[start, end)` in ticks and a process
 /// list such as `0,2-5` (empty: every process).
 #[derive(Debug, Clone, PartialEq, Eq)]

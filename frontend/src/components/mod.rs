@@ -2,4 +2,6 @@
 
 pub mod gantt;
 pub mod hasse;
+pub mod replay;
 pub mod svg;
+pub mod topology;

@@ -140,6 +140,10 @@ pub fn document(items: &[DrawItem], width: f64, height: f64) -> String {
                 out,
                 r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="none" stroke="{color}" stroke-width="{width}"/>"#
             ),
+            DrawItem::Disc { x, y, r, color } => write!(
+                out,
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="{color}"/>"#
+            ),
             DrawItem::Clip(rect) => {
                 if open_group {
                     out.push_str("</g>");

@@ -1,4 +1,5 @@
-//! `/runs/{id}`: one run's summary and its views: the Gantt chart and the Hasse diagram.
+//! `/runs/{id}`: one run's summary and its views: the Gantt chart, the Hasse diagram and the
+//! topology.
 
 use std::sync::Arc;
 
@@ -11,6 +12,8 @@ use shared::view::state::{ViewKind, ViewState};
 use crate::api;
 use crate::components::gantt::GanttChart;
 use crate::components::hasse::HasseView;
+use crate::components::replay::ReplayBar;
+use crate::components::topology::TopologyView;
 use crate::workspace::data::RunData;
 use crate::workspace::store::Store;
 use crate::workspace::{Command, Workspace};
@@ -143,6 +146,7 @@ fn view_tabs(store: Store) -> impl IntoView {
         <div class="view-tabs" role="tablist" aria-label="Views of this run">
             {tab(ViewKind::Gantt, "Gantt chart", "tab-gantt")}
             {tab(ViewKind::Hasse, "Happened-before (Hasse)", "tab-hasse")}
+            {tab(ViewKind::Topology, "Topology and load", "tab-topology")}
         </div>
     }
 }
@@ -226,11 +230,15 @@ pub fn RunView(
                 }}
             </div>
             {view_tabs(store)}
+            <ReplayBar trace=trace.clone() remote=remote/>
             <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
                 <GanttChart trace=trace.clone() run_id=Some(run.id.clone()) data=data remote=remote/>
             </div>
             <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
-                <HasseView trace=trace data=data run_id=Some(run.id.clone()) remote=remote/>
+                <HasseView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>
+            </div>
+            <div class="view-pane" data-testid="topology-pane" style:display=move || shown(store, ViewKind::Topology)>
+                <TopologyView trace=trace data=data run_id=Some(run.id.clone()) remote=remote/>
             </div>
         </div>
     }

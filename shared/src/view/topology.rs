@@ -259,10 +259,21 @@ fn network(trace: &Trace) -> Topology {
             for e in &mut edges {
                 e.wrap = wraps.contains(&(e.a.min(e.b), e.a.max(e.b)));
             }
-            // The host stands left of node 0.
+            // The host stands left of node 0, most of a step away.
+            let (x0, y0) = (vertices[0].x, vertices[0].y);
+            let step = compute
+                .iter()
+                .skip(1)
+                .map(|&c| {
+                    let v = &vertices[c as usize];
+                    ((v.x - x0).powi(2) + (v.y - y0).powi(2)).sqrt()
+                })
+                .filter(|d| *d > 0.0)
+                .fold(f32::MAX, f32::min);
+            let step = if step == f32::MAX { 1.0 } else { step };
             for (i, _) in host.iter().enumerate().filter(|(_, h)| **h) {
-                vertices[i].x = vertices[0].x - 0.15;
-                vertices[i].y = vertices[0].y;
+                vertices[i].x = x0 - 0.8 * step;
+                vertices[i].y = y0;
             }
             shape
         }

@@ -126,6 +126,12 @@ pub fn paint(ctx: &CanvasRenderingContext2d, width: f64, height: f64, items: &[D
                 let _ = ctx.arc(*x, *y, *r, 0.0, std::f64::consts::TAU);
                 ctx.stroke();
             }
+            DrawItem::Disc { x, y, r, color } => {
+                fill.set(color);
+                ctx.begin_path();
+                let _ = ctx.arc(*x, *y, *r, 0.0, std::f64::consts::TAU);
+                ctx.fill();
+            }
             DrawItem::Clip(rect) => {
                 // Restoring the context restores its fill colour too.
                 fill.forget();

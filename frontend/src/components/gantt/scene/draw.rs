@@ -111,6 +111,13 @@ pub enum DrawItem {
         color: &'static str,
         width: f64,
     },
+    /// A filled circle centred at `(x, y)`.
+    Disc {
+        x: f64,
+        y: f64,
+        r: f64,
+        color: &'static str,
+    },
     /// Restricts the following items to a rectangle (`None` lifts it).
     Clip(Option<(f64, f64, f64, f64)>),
 }
