@@ -189,3 +189,70 @@ test('@bench the Hasse view at 10^6 events: its build, then zooming and scrollin
   fs.writeFileSync(path.join(__dirname, '../../target/frame-bench-hasse.json'), JSON.stringify(result, null, 2));
   expect(frames.length).toBeGreaterThan(10);
 });
+
+test('@bench the replay at 10^6 events: the topology and the clock while playing', async ({ page, request }) => {
+  test.setTimeout(600_000);
+  const id = await uploadRing(request);
+  await page.addInitScript(() => {
+    (window as any).__tracescopeTopologyFrameTimes = [];
+  });
+  await page.goto(`/runs/${id}`);
+  const run = new RunPage(page);
+  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
+  await run.waitForPaint();
+  // The first showing builds the run's topology and load functions in the browser.
+  const clicked = Date.now();
+  await page.getByTestId('tab-topology').click();
+  const canvas = page.getByTestId('topology-canvas');
+  await expect
+    .poll(async () => (await canvas.getAttribute('data-vertices')) ?? '[]', { timeout: 300_000 })
+    .not.toBe('[]');
+  const built = Date.now();
+  await page.getByTestId('replay-speed').selectOption({ label: '10,000 events/s' });
+  await page.evaluate(() => {
+    const w = window as any;
+    w.__tracescopeTopologyFrameTimes.length = 0;
+    w.__rafIntervals = [];
+    w.__longTasks = [];
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.__rafIntervals.push(now - last);
+      last = now;
+      if (!w.__stopRaf) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+  const clock = page.getByTestId('replay-clock');
+  await page.getByTestId('replay-play').click();
+  await page.waitForTimeout(10_000);
+  await page.getByTestId('replay-play').click();
+  const reached = Number(await clock.getAttribute('data-tick'));
+  const measured = await page.evaluate(() => {
+    const w = window as any;
+    w.__stopRaf = true;
+    return {
+      frames: [...w.__tracescopeTopologyFrameTimes] as number[],
+      intervals: [...w.__rafIntervals].slice(1) as number[],
+      longTasks: [...w.__longTasks] as number[],
+    };
+  });
+  const frames = [...measured.frames].sort((a, b) => a - b);
+  const intervals = [...measured.intervals].sort((a, b) => a - b);
+  const result = {
+    events: EVENTS,
+    processes: PROCESSES,
+    build_s: (built - clicked) / 1000,
+    clock_reached: reached,
+    paints: frames.length,
+    frame_ms: { p50: percentile(frames, 0.5), p95: percentile(frames, 0.95), max: frames[frames.length - 1] },
+    raf_interval_ms: { p50: percentile(intervals, 0.5), p95: percentile(intervals, 0.95), max: intervals[intervals.length - 1] },
+    long_tasks: { count: measured.longTasks.length, max_ms: Math.max(0, ...measured.longTasks) },
+  };
+  console.log(`frame-bench replay: ${JSON.stringify(result)}`);
+  fs.writeFileSync(path.join(__dirname, '../../target/frame-bench-replay.json'), JSON.stringify(result, null, 2));
+  expect(reached).toBeGreaterThan(0);
+  expect(frames.length).toBeGreaterThan(100);
+});

@@ -246,7 +246,11 @@ fn frame_bench() -> anyhow::Result<()> {
         &site,
         &[("TRACESCOPE_FRAME_BENCH", "1")],
     )?;
-    for name in ["frame-bench.json", "frame-bench-hasse.json"] {
+    for name in [
+        "frame-bench.json",
+        "frame-bench-hasse.json",
+        "frame-bench-replay.json",
+    ] {
         let report = std::fs::read_to_string(root.join("target").join(name))
             .with_context(|| format!("reading target/{name}"))?;
         println!("{name}: {report}");

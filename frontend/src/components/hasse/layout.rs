@@ -107,6 +107,9 @@ pub struct Frame<'a> {
     pub marked: &'a [(u32, bool)],
     /// Which events the workspace's event filter keeps, by event (`None`: all).
     pub kept: Option<&'a [bool]>,
+    /// The replay clock, and every event's time (`None` for a run drawn by the server): the
+    /// events at or before the clock are ringed as the past when no event is selected.
+    pub replay: Option<(u64, Option<&'a [Time]>)>,
 }
 
 /// A mark the pointer can hit.
@@ -212,6 +215,20 @@ pub fn layout(win: &HasseWindow, names: &[String], frame: &Frame<'_>, g: &Geomet
     edges(&mut out, win);
     out.edges_over_budget = win.edges_over_budget as usize;
     vertices(&mut out.items, win, &out.hits, frame, shown);
+    if let (Some((t, _)), XScale::Time(scale)) = (frame.replay, &scale) {
+        // The replay clock's cursor, on the physical axis.
+        let x = g.gutter + PAD + scale.time_to_px(Time(t));
+        if (g.gutter..=g.width).contains(&x) {
+            out.items.push(DrawItem::Line {
+                x1: x,
+                y1: g.axis,
+                x2: x,
+                y2: g.height,
+                color: colors::REPLAY,
+                width: 2.0,
+            });
+        }
+    }
     out
 }
 
@@ -373,6 +390,15 @@ fn edges(out: &mut Layout, win: &HasseWindow) {
 
 /// Where a mark's vertex stands relative to the selected event.
 fn area_of(frame: &Frame<'_>, shown: &[u32], mark: &shared::view::hasse::Mark) -> Area {
+    if frame.areas.is_none() {
+        // Without a selected event, the replay clock's past.
+        return match frame.replay {
+            Some((t, Some(times))) if times.get(mark.event.index()).is_some_and(|e| e.0 <= t) => {
+                Area::Pre
+            }
+            _ => Area::Concurrent,
+        };
+    }
     frame.areas.map_or(Area::Concurrent, |a| {
         let p = shown.get(mark.row as usize).copied().unwrap_or(0) as usize;
         if mark.vertex == a.vertex {
@@ -581,7 +607,41 @@ mod tests {
             areas: None,
             marked: &[],
             kept: None,
+            replay: None,
         }
+    }
+
+    #[test]
+    fn the_replay_clock_rings_the_past_and_draws_its_cursor_on_the_physical_axis() {
+        let trace = worked_example();
+        let d = diagram(&trace, Collapse::None);
+        let names: Vec<String> = trace.processes.iter().map(|p| p.name.clone()).collect();
+        let g = Geometry::new(1200.0, 200.0);
+        let times = trace.events.time();
+        let past = times.iter().filter(|t| t.0 <= 36).count();
+        let rings = |f: &Frame<'_>| {
+            let laid = layout(&window_of(&d, f, &g), &names, f, &g);
+            let rings = laid
+                .items
+                .iter()
+                .filter(|i| matches!(i, DrawItem::Ring { color, .. } if *color == area_colors::PRE))
+                .count();
+            let cursor = laid
+                .items
+                .iter()
+                .any(|i| matches!(i, DrawItem::Line { color, .. } if *color == colors::REPLAY));
+            (rings, cursor)
+        };
+        let mut f = frame(&[0, 1], Axis::Physical, (0, 69));
+        f.replay = Some((36, Some(times)));
+        assert_eq!(rings(&f), (past, true));
+        // On a logical axis: the past, no cursor.
+        f.axis = Axis::Layer;
+        assert_eq!(rings(&f), (past, false));
+        // Without the events' times (a run drawn by the server): the cursor only.
+        f.axis = Axis::Physical;
+        f.replay = Some((36, None));
+        assert_eq!(rings(&f), (0, true));
     }
 
     #[test]

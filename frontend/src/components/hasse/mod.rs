@@ -352,7 +352,10 @@ fn paint_now(view: View) {
         None => Vec::new(),
     };
     let kept = view.kept.get_untracked();
+    let replay = view.store.with_untracked(|ws| ws.replay);
+    let times = (view.remote.is_none()).then(|| trace.events.time());
     let frame = Frame {
+        replay: replay.map(|t| (t, times)),
         kept: kept.as_deref().map(Vec::as_slice),
         rows: &rows,
         top_row: top_row.min(rows.len().saturating_sub(g.n_rows())),

@@ -291,7 +291,7 @@ fn paint_now(view: View) {
     view.placement.set_value(placement);
     view.items.set_value(items);
     view.painted.update(|n| *n += 1);
-    canvas::record_frame_time("topology", canvas::now_ms() - began);
+    canvas::record_frame_time("__tracescopeTopologyFrameTimes", canvas::now_ms() - began);
 }
 
 /// Where a pointer event is on the canvas, in CSS pixels.
