@@ -101,8 +101,9 @@ pub fn advance(
 struct Replay {
     store: Store,
     trace: StoredValue<Arc<Trace>>,
-    /// Every event's time, sorted (empty for a run drawn by the server).
-    times: StoredValue<Arc<Vec<u64>>>,
+    /// Every event's time, sorted, once first needed (empty for a run drawn by the server).
+    times: StoredValue<Option<Arc<Vec<u64>>>>,
+    remote: bool,
     playing: RwSignal<bool>,
     speed: RwSignal<usize>,
     looping: RwSignal<bool>,
@@ -111,6 +112,25 @@ struct Replay {
 }
 
 impl Replay {
+    /// Every event's time, sorted: built on first use.
+    fn times(&self) -> Arc<Vec<u64>> {
+        if let Some(times) = self.times.get_value() {
+            return times;
+        }
+        let times = if self.remote {
+            Vec::new()
+        } else {
+            self.trace.with_value(|trace| {
+                let mut t: Vec<u64> = trace.events.time().iter().map(|t| t.0).collect();
+                t.sort_unstable();
+                t
+            })
+        };
+        let times = Arc::new(times);
+        self.times.set_value(Some(times.clone()));
+        times
+    }
+
     fn clock(&self) -> Option<u64> {
         self.store.with_untracked(|ws| ws.replay)
     }
@@ -129,7 +149,7 @@ impl Replay {
         self.playing.set(false);
         let (start, end) = self.window();
         let now = self.clock().unwrap_or(start);
-        let times = self.times.get_value();
+        let times = self.times();
         let next = if times.is_empty() {
             let d = ((end - start) / 200).max(1);
             Some(if forward {
@@ -172,7 +192,7 @@ fn schedule(replay: Replay) {
         let (last, carry) = replay.last.get_value().unwrap_or((now, 0.0));
         let speed = SPEEDS[replay.speed.get_untracked().min(SPEEDS.len() - 1)].1;
         let tps = replay.trace.with_value(|t| t.clock.ticks_per_second);
-        let times = replay.times.get_value();
+        let times = replay.times();
         let seconds = ((now - last) / 1000.0).clamp(0.0, 0.25);
         let (mut next, carry) = advance(&times, (tick, carry), seconds, speed, tps);
         let mut playing = true;
@@ -214,19 +234,13 @@ fn for_a_field(ev: &web_sys::KeyboardEvent, buttons: bool) -> bool {
 #[component]
 pub fn ReplayBar(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> impl IntoView {
     let store = Store::expect();
-    let times = if remote {
-        Vec::new()
-    } else {
-        let mut t: Vec<u64> = trace.events.time().iter().map(|t| t.0).collect();
-        t.sort_unstable();
-        t
-    };
     let window_ticks = store.with_untracked(|ws| ws.window.1 - ws.window.0);
     let replay = Replay {
         store,
         speed: RwSignal::new(default_speed(window_ticks, trace.clock.ticks_per_second)),
         trace: StoredValue::new(trace),
-        times: StoredValue::new(Arc::new(times)),
+        times: StoredValue::new(None),
+        remote,
         playing: RwSignal::new(false),
         looping: RwSignal::new(false),
         last: StoredValue::new(None),
