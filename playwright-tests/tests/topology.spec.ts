@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 
 // The topology view and the replay (issue 19): a simulated 4×4 mesh on its grid, a node's
@@ -84,6 +85,24 @@ test('a simulated 4×4 mesh on its grid: a node’s pop-up, its processes alone,
   const clock = Number(await page.getByTestId('replay-clock').getAttribute('data-tick'));
   const load = JSON.parse((await canvas.getAttribute('data-load')) ?? '{}');
   expect(load.start).toBe(clock);
+
+  // The topology at the clock exports as SVG (with a message in flight) and as PNG.
+  const [svgDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('topology-export').click(),
+  ]);
+  expect(svgDownload.suggestedFilename()).toBe('topology.svg');
+  const svg = fs.readFileSync((await svgDownload.path())!, 'utf8');
+  expect(svg.startsWith('<svg')).toBe(true);
+  expect(svg).toContain('>#5<');
+  expect(svg).toContain('fill="#1f1f1f"');
+  const [pngDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('topology-export-png').click(),
+  ]);
+  expect(pngDownload.suggestedFilename()).toBe('topology.png');
+  const png = fs.readFileSync((await pngDownload.path())!);
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
 
   // The permalink reopens at the same clock, view and selection.
   await page.getByTestId('share').click();

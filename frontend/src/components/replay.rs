@@ -180,40 +180,47 @@ impl Replay {
     }
 }
 
-/// Advances the clock once a frame while playing.
+/// Advances the clock once a frame while playing. The clock moves in a task just after the
+/// frame, not inside it: the views then ask to paint in the next frame, and paint every frame
+/// (a paint asked for during a frame's callbacks would wait for the frame after).
 fn schedule(replay: Replay) {
     request_animation_frame(move || {
-        if !replay.playing.get_untracked() {
-            return;
-        }
-        let now = canvas::now_ms();
-        let (start, end) = replay.window();
-        let tick = replay.clock().unwrap_or(start);
-        let (last, carry) = replay.last.get_value().unwrap_or((now, 0.0));
-        let speed = SPEEDS[replay.speed.get_untracked().min(SPEEDS.len() - 1)].1;
-        let tps = replay.trace.with_value(|t| t.clock.ticks_per_second);
-        let times = replay.times();
-        let seconds = ((now - last) / 1000.0).clamp(0.0, 0.25);
-        let (mut next, carry) = advance(&times, (tick, carry), seconds, speed, tps);
-        let mut playing = true;
-        if next >= end {
-            if replay.looping.get_untracked() {
-                next = start;
-            } else {
-                next = end;
-                playing = false;
-            }
-        }
-        replay.last.set_value(Some((now, carry)));
-        if next != tick {
-            replay.set(next);
-        }
-        if playing {
-            schedule(replay);
-        } else {
-            replay.playing.set(false);
-        }
+        set_timeout(move || tick(replay), std::time::Duration::ZERO);
     });
+}
+
+/// One step of the clock while playing.
+fn tick(replay: Replay) {
+    if !replay.playing.get_untracked() {
+        return;
+    }
+    let now = canvas::now_ms();
+    let (start, end) = replay.window();
+    let tick = replay.clock().unwrap_or(start);
+    let (last, carry) = replay.last.get_value().unwrap_or((now, 0.0));
+    let speed = SPEEDS[replay.speed.get_untracked().min(SPEEDS.len() - 1)].1;
+    let tps = replay.trace.with_value(|t| t.clock.ticks_per_second);
+    let times = replay.times();
+    let seconds = ((now - last) / 1000.0).clamp(0.0, 0.25);
+    let (mut next, carry) = advance(&times, (tick, carry), seconds, speed, tps);
+    let mut playing = true;
+    if next >= end {
+        if replay.looping.get_untracked() {
+            next = start;
+        } else {
+            next = end;
+            playing = false;
+        }
+    }
+    replay.last.set_value(Some((now, carry)));
+    if next != tick {
+        replay.set(next);
+    }
+    if playing {
+        schedule(replay);
+    } else {
+        replay.playing.set(false);
+    }
 }
 
 /// Whether a key press is meant for a form field rather than the page (with `buttons`, a

@@ -61,6 +61,8 @@ struct View {
     painted: RwSignal<u32>,
     /// Messages drawn in flight in the last frame.
     dots: RwSignal<usize>,
+    /// What is under the pointer, named.
+    hovered: RwSignal<Option<String>>,
 }
 
 /// The topology view of a run (`remote`: only its outline is in the browser, the server
@@ -88,6 +90,7 @@ pub fn TopologyView(
         resized: RwSignal::new(0),
         painted: RwSignal::new(0),
         dots: RwSignal::new(0),
+        hovered: RwSignal::new(None),
     };
     build_when_shown(view);
     follow_the_clock(view);
@@ -112,8 +115,9 @@ pub fn TopologyView(
                 data-vertices=move || vertices_json(view)
                 data-load=move || load_json(view)
                 data-dots=move || view.dots.get().to_string()
-                title=move || hover_title(view)
+                title=move || view.hovered.get().unwrap_or_else(|| hover_title(view))
                 on:click=move |ev| on_click(view, &ev)
+                on:pointermove=move |ev| on_hover(view, &ev)
             ></canvas>
             {move || view.error.get().map(|message| view! {
                 <p class="error" role="alert">{message}</p>
@@ -327,7 +331,35 @@ fn on_click(view: View, ev: &web_sys::MouseEvent) {
     }
 }
 
-/// The vertices' names, for the pointer.
+/// Names what is under the pointer (every vertex, though labels are thinned on large
+/// networks).
+fn on_hover(view: View, ev: &web_sys::MouseEvent) {
+    let Some((x, y)) = pointer(view, ev) else {
+        return;
+    };
+    let Some(built) = view.built.get_untracked() else {
+        return;
+    };
+    let t = &built.topology;
+    let name = view
+        .placement
+        .with_value(|p| layout::hit(t, p, x, y))
+        .map(|pick| match pick {
+            Pick::Vertex(v) => t.vertices[v as usize].label.clone(),
+            Pick::Edge(e) => {
+                let e = &t.edges[e as usize];
+                format!(
+                    "{} ↔ {}",
+                    t.vertices[e.a as usize].label, t.vertices[e.b as usize].label
+                )
+            }
+        });
+    if view.hovered.get_untracked() != name {
+        view.hovered.set(name);
+    }
+}
+
+/// What the view shows, for the pointer over empty space.
 fn hover_title(view: View) -> String {
     view.built.with(|b| match b {
         Some(b) => format!(
@@ -428,6 +460,13 @@ fn toolbar(view: View) -> impl IntoView {
                 on:click=move |_| export_svg(view)
             >
                 "Export SVG"
+            </button>
+            <button
+                data-testid="topology-export-png"
+                title="Save the topology as shown as a PNG image"
+                on:click=move |_| export_png(view)
+            >
+                "Export PNG"
             </button>
         </div>
     }
@@ -641,14 +680,29 @@ fn export_svg(view: View) {
         "data:image/svg+xml;charset=utf-8,{}",
         js_sys::encode_uri_component(&svg)
     );
+    download(&href, "topology.svg");
+}
+
+/// The canvas as painted (at the device's pixel ratio), as a PNG file.
+fn export_png(view: View) {
+    let Some(canvas) = view.canvas.get_untracked() else {
+        return;
+    };
+    if let Ok(href) = canvas.to_data_url_with_type("image/png") {
+        download(&href, "topology.png");
+    }
+}
+
+/// Saves `href` (a data URL) as `name` through a temporary link.
+fn download(href: &str, name: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
     let Ok(a) = document.create_element("a") else {
         return;
     };
-    let _ = a.set_attribute("href", &href);
-    let _ = a.set_attribute("download", "topology.svg");
+    let _ = a.set_attribute("href", href);
+    let _ = a.set_attribute("download", name);
     if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
         a.click();
     }
