@@ -9,6 +9,7 @@
 
 use shared::view::topology::{LoadFrame, Topology};
 
+use crate::components::gantt::axis;
 use crate::components::gantt::scene::draw::DrawItem;
 
 /// A sequential colour scale from idle to fully busy (ColorBrewer YlOrRd, 9 classes).
@@ -278,7 +279,7 @@ pub fn scene(
         }
     }
     let every = n.div_ceil(MAX_LABELS).max(1);
-    for (v, vertex) in topology.vertices.iter().enumerate() {
+    for v in 0..n {
         let (x, y) = p.centres[v];
         let load = frame
             .and_then(|f| f.vertices.get(v))
@@ -298,11 +299,25 @@ pub fn scene(
             color: if picked { SELECTED } else { INK },
             width: if picked { 3.0 } else { 1.0 },
         });
+    }
+    // Labels over every disc, each on a white ground so that a neighbour never hides it.
+    for (v, vertex) in topology.vertices.iter().enumerate() {
+        let picked = selected == Some(Pick::Vertex(v as u32));
         if v % every == 0 || picked {
+            let (x, y) = p.centres[v];
+            let text = short_label(&vertex.label, n).to_owned();
+            let (lx, ly) = (x + p.radius * 0.7 + 2.0, y - p.radius - 6.0);
+            items.push(DrawItem::Rect {
+                x: lx - 2.0,
+                y: ly - 7.0,
+                w: axis::label_px(&text) + 4.0,
+                h: 14.0,
+                color: "#ffffff",
+            });
             items.push(DrawItem::Text {
-                x: x + p.radius + 3.0,
-                y: y - p.radius * 0.6,
-                text: short_label(&vertex.label, n).to_owned(),
+                x: lx,
+                y: ly,
+                text,
                 color: INK,
                 align_right: false,
             });
