@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type APIRequestContext, expect, test } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { RunPage } from '../fixtures/pages';
 
 // The frame-time benchmark (issue 7): a generated run of 10^6 events on 64 processes, 10 s of
@@ -51,6 +51,40 @@ async function uploadRing(request: APIRequestContext): Promise<string> {
   return (await created.json()).id;
 }
 
+/** Starts measuring: empties the view's frame-time list `times`, and records animation-frame
+ *  intervals and long tasks from now on. */
+async function startMeasuring(page: Page, times: string) {
+  await page.evaluate((times) => {
+    const w = window as any;
+    w[times].length = 0;
+    w.__rafIntervals = [];
+    w.__longTasks = [];
+    let last = performance.now();
+    const tick = (now: number) => {
+      w.__rafIntervals.push(now - last);
+      last = now;
+      if (!w.__stopRaf) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  }, times);
+}
+
+/** Stops measuring; answers the frame times, the animation-frame intervals and long tasks. */
+async function stopMeasuring(page: Page, times: string) {
+  return page.evaluate((times) => {
+    const w = window as any;
+    w.__stopRaf = true;
+    return {
+      frames: [...w[times]] as number[],
+      intervals: [...w.__rafIntervals].slice(1) as number[],
+      longTasks: [...w.__longTasks] as number[],
+    };
+  }, times);
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.round((sorted.length - 1) * p))];
 }
@@ -71,22 +105,7 @@ test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({
   const opened = Date.now();
 
   // Start measuring: animation-frame intervals and long tasks from now on.
-  await page.evaluate(() => {
-    const w = window as any;
-    w.__tracescopeFrameTimes.length = 0;
-    w.__rafIntervals = [];
-    w.__longTasks = [];
-    let last = performance.now();
-    const tick = (now: number) => {
-      w.__rafIntervals.push(now - last);
-      last = now;
-      if (!w.__stopRaf) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
-    }).observe({ type: 'longtask', buffered: false });
-  });
+  await startMeasuring(page, '__tracescopeFrameTimes');
 
   const box = await run.canvas.boundingBox();
   if (!box) throw new Error('canvas has no box');
@@ -104,15 +123,7 @@ test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({
     await page.waitForTimeout(16);
   }
 
-  const measured = await page.evaluate(() => {
-    const w = window as any;
-    w.__stopRaf = true;
-    return {
-      frames: [...w.__tracescopeFrameTimes] as number[],
-      intervals: [...w.__rafIntervals].slice(1) as number[],
-      longTasks: [...w.__longTasks] as number[],
-    };
-  });
+  const measured = await stopMeasuring(page, '__tracescopeFrameTimes');
   const frames = [...measured.frames].sort((a, b) => a - b);
   const intervals = [...measured.intervals].sort((a, b) => a - b);
   const result = {
@@ -209,36 +220,13 @@ test('@bench the replay at 10^6 events: the topology and the clock while playing
     .not.toBe('[]');
   const built = Date.now();
   await page.getByTestId('replay-speed').selectOption({ label: '10,000 events/s' });
-  await page.evaluate(() => {
-    const w = window as any;
-    w.__tracescopeTopologyFrameTimes.length = 0;
-    w.__rafIntervals = [];
-    w.__longTasks = [];
-    let last = performance.now();
-    const tick = (now: number) => {
-      w.__rafIntervals.push(now - last);
-      last = now;
-      if (!w.__stopRaf) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) w.__longTasks.push(entry.duration);
-    }).observe({ type: 'longtask', buffered: false });
-  });
+  await startMeasuring(page, '__tracescopeTopologyFrameTimes');
   const clock = page.getByTestId('replay-clock');
   await page.getByTestId('replay-play').click();
   await page.waitForTimeout(10_000);
   await page.getByTestId('replay-play').click();
   const reached = Number(await clock.getAttribute('data-tick'));
-  const measured = await page.evaluate(() => {
-    const w = window as any;
-    w.__stopRaf = true;
-    return {
-      frames: [...w.__tracescopeTopologyFrameTimes] as number[],
-      intervals: [...w.__rafIntervals].slice(1) as number[],
-      longTasks: [...w.__longTasks] as number[],
-    };
-  });
+  const measured = await stopMeasuring(page, '__tracescopeTopologyFrameTimes');
   const frames = [...measured.frames].sort((a, b) => a - b);
   const intervals = [...measured.intervals].sort((a, b) => a - b);
   const result = {

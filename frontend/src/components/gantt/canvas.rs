@@ -100,6 +100,30 @@ fn area_bars(chart: &Chart, selected: Option<u64>) -> Vec<AreaBar> {
     })
 }
 
+/// Where a pointer event is on `canvas`, in CSS pixels from its top left corner.
+pub fn point_in(canvas: &web_sys::HtmlCanvasElement, ev: &web_sys::MouseEvent) -> (f64, f64) {
+    let rect = canvas.get_bounding_client_rect();
+    (
+        f64::from(ev.client_x()) - rect.left(),
+        f64::from(ev.client_y()) - rect.top(),
+    )
+}
+
+/// Saves `href` (a data URL) as the file `name`, through a temporary link.
+pub fn download(href: &str, name: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = document.create_element("a") else {
+        return;
+    };
+    let _ = a.set_attribute("href", href);
+    let _ = a.set_attribute("download", name);
+    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+        a.click();
+    }
+}
+
 /// The 2D context of `canvas` sized for `width` × `height` CSS pixels at the device's pixel
 /// ratio, its transform mapping CSS pixels to device pixels. Resizing a canvas reallocates and
 /// clears its bitmap, so it is resized only when its size changed.

@@ -21,7 +21,6 @@ use shared::graph::pairing::pair_messages;
 use shared::model::EventIdx;
 use shared::view::hasse::{Axis, CausalAreas, Collapse, Diagram, HasseWindow, WindowQuery};
 use shared::view::state::{Selection, ViewKind};
-use wasm_bindgen::JsCast as _;
 
 use self::layout::{Frame, Geometry, Layout};
 use crate::api;
@@ -492,12 +491,7 @@ fn stats_text(laid: &Layout, areas: Option<&CausalAreas>) -> String {
 }
 
 fn canvas_point(view: View, ev: &web_sys::MouseEvent) -> Option<(f64, f64)> {
-    let canvas = view.canvas.get_untracked()?;
-    let rect = canvas.get_bounding_client_rect();
-    Some((
-        f64::from(ev.client_x()) - rect.left(),
-        f64::from(ev.client_y()) - rect.top(),
-    ))
+    Some(canvas::point_in(&view.canvas.get_untracked()?, ev))
 }
 
 fn on_click(view: View, ev: &web_sys::MouseEvent) {
@@ -877,17 +871,7 @@ fn export_svg(view: View) {
         "data:image/svg+xml;charset=utf-8,{}",
         js_sys::encode_uri_component(&svg)
     );
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(a) = document.create_element("a") else {
-        return;
-    };
-    let _ = a.set_attribute("href", &href);
-    let _ = a.set_attribute("download", "hasse.svg");
-    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
-        a.click();
-    }
+    canvas::download(&href, "hasse.svg");
 }
 
 fn query_panel(view: View) -> impl IntoView {

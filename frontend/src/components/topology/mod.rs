@@ -17,7 +17,6 @@ use shared::graph::context::Context;
 use shared::model::time::Time;
 use shared::view::state::ViewKind;
 use shared::view::topology::{Kind, Load, LoadFrame, Topology};
-use wasm_bindgen::JsCast as _;
 
 use self::layout::{Pick, Placement};
 use crate::api;
@@ -300,12 +299,7 @@ fn paint_now(view: View) {
 
 /// Where a pointer event is on the canvas, in CSS pixels.
 fn pointer(view: View, ev: &web_sys::MouseEvent) -> Option<(f64, f64)> {
-    let canvas = view.canvas.get_untracked()?;
-    let rect = canvas.get_bounding_client_rect();
-    Some((
-        f64::from(ev.client_x()) - rect.left(),
-        f64::from(ev.client_y()) - rect.top(),
-    ))
+    Some(canvas::point_in(&view.canvas.get_untracked()?, ev))
 }
 
 fn on_click(view: View, ev: &web_sys::MouseEvent) {
@@ -680,7 +674,7 @@ fn export_svg(view: View) {
         "data:image/svg+xml;charset=utf-8,{}",
         js_sys::encode_uri_component(&svg)
     );
-    download(&href, "topology.svg");
+    canvas::download(&href, "topology.svg");
 }
 
 /// The canvas as painted (at the device's pixel ratio), as a PNG file.
@@ -689,21 +683,6 @@ fn export_png(view: View) {
         return;
     };
     if let Ok(href) = canvas.to_data_url_with_type("image/png") {
-        download(&href, "topology.png");
-    }
-}
-
-/// Saves `href` (a data URL) as `name` through a temporary link.
-fn download(href: &str, name: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(a) = document.create_element("a") else {
-        return;
-    };
-    let _ = a.set_attribute("href", href);
-    let _ = a.set_attribute("download", name);
-    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
-        a.click();
+        canvas::download(&href, "topology.png");
     }
 }
