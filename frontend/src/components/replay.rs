@@ -96,6 +96,14 @@ pub fn advance(
     }
 }
 
+/// What the replay plays: the selected range when there is one, else the time window.
+fn played(ws: &crate::workspace::Workspace) -> (u64, u64) {
+    match &ws.range {
+        Some(r) if r.end > r.start => (r.start, r.end),
+        _ => ws.window,
+    }
+}
+
 /// The replay's state in the page.
 #[derive(Clone, Copy)]
 struct Replay {
@@ -136,7 +144,7 @@ impl Replay {
     }
 
     fn window(&self) -> (u64, u64) {
-        self.store.with_untracked(|ws| ws.window)
+        self.store.with_untracked(played)
     }
 
     fn set(&self, tick: u64) {
@@ -284,7 +292,7 @@ fn bar(replay: Replay) -> impl IntoView {
     };
     let scrub_value = move || {
         store
-            .with(|ws| ws.replay.unwrap_or(ws.window.0))
+            .with(|ws| ws.replay.unwrap_or(played(ws).0))
             .to_string()
     };
     let on_scrub = move |ev: leptos::ev::Event| {
@@ -312,8 +320,8 @@ fn bar(replay: Replay) -> impl IntoView {
             <button data-testid="replay-forward" title="The next event (.)"
                 on:click=move |_| replay.step(true)>"event ▶"</button>
             <input type="range" class="replay-scrub" data-testid="replay-scrub" aria-label="Replay clock"
-                min=move || store.with(|ws| ws.window.0.to_string())
-                max=move || store.with(|ws| ws.window.1.to_string())
+                min=move || store.with(|ws| played(ws).0.to_string())
+                max=move || store.with(|ws| played(ws).1.to_string())
                 prop:value=scrub_value
                 on:input=on_scrub/>
             <span class="replay-clock" data-testid="replay-clock"
@@ -332,7 +340,7 @@ fn bar(replay: Replay) -> impl IntoView {
             </label>
             <label><input type="checkbox" data-testid="replay-loop"
                 prop:checked=move || replay.looping.get()
-                on:change=move |ev| replay.looping.set(event_target_checked(&ev))/>" loop over the window"</label>
+                on:change=move |ev| replay.looping.set(event_target_checked(&ev))/>" loop (over the selected range, or the window)"</label>
             <button data-testid="replay-off" title="Clear the clock: the views show the whole window again"
                 on:click=move |_| { replay.playing.set(false); store.dispatch(Command::SetReplay(None)); }>"Clock off"</button>
         </div>
