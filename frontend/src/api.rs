@@ -322,7 +322,7 @@ pub fn process_list(processes: &[u32]) -> String {
 }
 
 /// One analysis part of a selection (`summary`, `matrix`, `wait-states`, …).
-async fn get_part<T: serde::de::DeserializeOwned>(
+pub async fn get_part<T: serde::de::DeserializeOwned>(
     id: &str,
     part: &str,
     query: &SelectionQuery,

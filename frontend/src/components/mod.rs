@@ -1,5 +1,6 @@
 //! Reusable views.
 
+pub mod analysis;
 pub mod gantt;
 pub mod hasse;
 pub mod replay;

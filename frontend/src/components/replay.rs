@@ -338,9 +338,9 @@ fn bar(replay: Replay) -> impl IntoView {
                     {options}
                 </select>
             </label>
-            <label><input type="checkbox" data-testid="replay-loop"
+            <label title="Loop over the selected range, or the window"><input type="checkbox" data-testid="replay-loop"
                 prop:checked=move || replay.looping.get()
-                on:change=move |ev| replay.looping.set(event_target_checked(&ev))/>" loop (over the selected range, or the window)"</label>
+                on:change=move |ev| replay.looping.set(event_target_checked(&ev))/>" loop"</label>
             <button data-testid="replay-off" title="Clear the clock: the views show the whole window again"
                 on:click=move |_| { replay.playing.set(false); store.dispatch(Command::SetReplay(None)); }>"Clock off"</button>
         </div>

@@ -10,6 +10,7 @@ use shared::view::api::{RunDetail, RunInfo};
 use shared::view::state::{ViewKind, ViewState};
 
 use crate::api;
+use crate::components::analysis::AnalysisView;
 use crate::components::gantt::GanttChart;
 use crate::components::hasse::HasseView;
 use crate::components::replay::ReplayBar;
@@ -147,6 +148,7 @@ fn view_tabs(store: Store) -> impl IntoView {
             {tab(ViewKind::Gantt, "Gantt chart", "tab-gantt")}
             {tab(ViewKind::Hasse, "Happened-before (Hasse)", "tab-hasse")}
             {tab(ViewKind::Topology, "Topology and load", "tab-topology")}
+            {tab(ViewKind::Analysis, "Analysis", "tab-analysis")}
         </div>
     }
 }
@@ -238,7 +240,10 @@ pub fn RunView(
                 <HasseView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>
             </div>
             <div class="view-pane" data-testid="topology-pane" style:display=move || shown(store, ViewKind::Topology)>
-                <TopologyView trace=trace data=data run_id=Some(run.id.clone()) remote=remote/>
+                <TopologyView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>
+            </div>
+            <div class="view-pane" data-testid="analysis-pane" style:display=move || shown(store, ViewKind::Analysis)>
+                <AnalysisView trace=trace data=data run_id=Some(run.id.clone())/>
             </div>
         </div>
     }

@@ -1,0 +1,307 @@
+//! The analysis view: the engine's answers as tables beside the chart — the headline metrics
+//! and POP factors, the critical path and WCPA (with its phase table), Quartz's normalized
+//! processor time, the communication matrix and the wait states — every one computed by the
+//! server for the workspace's current window and process set, every row a click into the
+//! other views, every table a CSV download.
+
+pub mod tables;
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use shared::Trace;
+use shared::view::selection::{CommMatrix, PathInSelection, SelectionSummary, WaitsInSelection};
+use shared::view::state::{Overlay, Selection, ViewKind};
+
+use self::tables::{Action, Table};
+use crate::api::{self, SelectionQuery};
+use crate::components::gantt::canvas;
+use crate::workspace::Command;
+use crate::workspace::data::RunData;
+use crate::workspace::store::Store;
+
+/// The most rows a list answers.
+const LIMIT: usize = 500;
+
+/// The selection's parts, as they arrive.
+#[derive(Debug, Clone, Default)]
+struct Parts {
+    summary: Option<SelectionSummary>,
+    critical: Option<PathInSelection>,
+    wcpa: Option<PathInSelection>,
+    npt: Option<shared::analyses::metrics::Npt>,
+    matrix: Option<CommMatrix>,
+    waits: Option<WaitsInSelection>,
+    error: Option<String>,
+}
+
+/// The analysis view of a stored run.
+#[component]
+pub fn AnalysisView(trace: Arc<Trace>, data: RunData, run_id: Option<String>) -> impl IntoView {
+    let store = Store::expect();
+    let parts = RwSignal::new(None::<Arc<Parts>>);
+    let asked = StoredValue::new(None::<SelectionQuery>);
+    let run = StoredValue::new(run_id);
+    Effect::new(move |_| {
+        if store.with(|ws| ws.view != ViewKind::Analysis) {
+            return;
+        }
+        data.load_report();
+        let query = store.with(|ws| SelectionQuery {
+            start: ws.window.0,
+            end: ws.window.1,
+            processes: ws
+                .processes
+                .as_deref()
+                .map(api::process_list)
+                .unwrap_or_default(),
+            limit: LIMIT,
+        });
+        if asked.get_value().as_ref() == Some(&query) {
+            return;
+        }
+        asked.set_value(Some(query.clone()));
+        let Some(id) = run.get_value() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let answer = fetch(&id, &query).await;
+            // Only if the selection is still this one.
+            if asked.get_value().as_ref() == Some(&query) {
+                parts.set(Some(Arc::new(answer)));
+            }
+        });
+    });
+    let trace = StoredValue::new(trace);
+    view! {
+        <div class="analysis" data-testid="analysis">
+            <p class="analysis-scope" data-testid="analysis-scope">{move || scope_text(store, trace)}</p>
+            {move || body(store, data, trace, parts.get())}
+        </div>
+    }
+}
+
+/// Every part of the selection, asked for together.
+async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
+    let (summary, critical, wcpa, npt, matrix, waits) = futures_join(id, query).await;
+    let error = [
+        summary.as_ref().err(),
+        critical.as_ref().err(),
+        wcpa.as_ref().err(),
+        npt.as_ref().err(),
+        matrix.as_ref().err(),
+        waits.as_ref().err(),
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    .cloned();
+    Parts {
+        summary: summary.ok(),
+        critical: critical.ok(),
+        wcpa: wcpa.ok(),
+        npt: npt.ok(),
+        matrix: matrix.ok(),
+        waits: waits.ok(),
+        error,
+    }
+}
+
+type Answers = (
+    api::ApiResult<SelectionSummary>,
+    api::ApiResult<PathInSelection>,
+    api::ApiResult<PathInSelection>,
+    api::ApiResult<shared::analyses::metrics::Npt>,
+    api::ApiResult<CommMatrix>,
+    api::ApiResult<WaitsInSelection>,
+);
+
+async fn futures_join(id: &str, query: &SelectionQuery) -> Answers {
+    (
+        api::get_selection_summary(id, query).await,
+        api::get_part(id, "critical-path", query).await,
+        api::get_part(id, "wcpa", query).await,
+        api::get_part(id, "npt", query).await,
+        api::get_matrix(id, query).await,
+        api::get_wait_states(id, query).await,
+    )
+}
+
+/// What the tables are computed for, in words.
+fn scope_text(store: Store, trace: StoredValue<Arc<Trace>>) -> String {
+    let (window, processes) = store.with(|ws| (ws.window, ws.processes.as_ref().map(Vec::len)));
+    let trace = trace.get_value();
+    let who = match processes {
+        Some(n) => format!("{n} of {} processes", trace.processes.len()),
+        None => format!("all {} processes", trace.processes.len()),
+    };
+    format!(
+        "Computed for the window {} – {} and {who}: zoom, pan or pick processes in any view to change it. Click a row to see it in the views.",
+        canvas_time(&trace, window.0),
+        canvas_time(&trace, window.1)
+    )
+}
+
+fn canvas_time(trace: &Trace, t: u64) -> String {
+    crate::components::gantt::details::time_text(trace, t)
+}
+
+fn body(
+    store: Store,
+    data: RunData,
+    trace: StoredValue<Arc<Trace>>,
+    parts: Option<Arc<Parts>>,
+) -> AnyView {
+    let trace_now = trace.get_value();
+    let report = data.report.get();
+    let Some(parts) = parts else {
+        return view! { <p>"Computing the analyses…"</p> }.into_any();
+    };
+    let mut list: Vec<Table> = Vec::new();
+    if let Some(Ok(report)) = &report {
+        list.push(tables::headline(
+            &trace_now,
+            &report.analysis,
+            parts.summary.as_ref(),
+        ));
+        list.push(tables::pop(&report.analysis));
+    }
+    if let Some(path) = &parts.critical {
+        list.push(tables::segments(&trace_now, path, false));
+        list.push(tables::shares(
+            "critical-path-processes",
+            "Critical path by process",
+            "Process",
+            (&path.by_process, Some(&trace_now)),
+            true,
+        ));
+        list.push(tables::shares(
+            "critical-path-regions",
+            "Critical path by region",
+            "Region",
+            (&path.by_region, Some(&trace_now)),
+            false,
+        ));
+    }
+    if let Some(path) = &parts.wcpa {
+        list.push(tables::shares(
+            "wcpa-phases",
+            &format!("WCPA phase table (weight {:.1})", path.weight),
+            "Phase",
+            (&path.by_phase, None),
+            false,
+        ));
+        list.push(tables::segments(&trace_now, path, true));
+    }
+    if let Some(npt) = &parts.npt {
+        list.push(tables::npt(&trace_now, npt));
+        list.push(tables::shares(
+            "npt-regions",
+            "Normalized processor time by region (exclusive)",
+            "Region",
+            (&npt.regions_exclusive, Some(&trace_now)),
+            false,
+        ));
+    }
+    if let Some(m) = &parts.matrix {
+        list.push(tables::matrix(&trace_now, m));
+    }
+    if let Some(w) = &parts.waits {
+        list.push(tables::waits(&trace_now, w));
+    }
+    let error = parts.error.clone();
+    view! {
+        {error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        <div class="analysis-panels">
+            {list.into_iter().map(|t| panel(store, t)).collect_view()}
+        </div>
+    }
+    .into_any()
+}
+
+/// One table as a panel: its title, a CSV download, the table with bars and clickable rows.
+fn panel(store: Store, table: Table) -> impl IntoView {
+    let csv = tables::csv(&table);
+    let file = format!("{}.csv", table.id);
+    let download = move |_| {
+        let href = format!(
+            "data:text/csv;charset=utf-8,{}",
+            js_sys::encode_uri_component(&csv)
+        );
+        canvas::download(&href, &file);
+    };
+    let has_bars = table.rows.iter().any(|r| r.bar.is_some());
+    let columns = table.columns.clone();
+    let rows = table
+        .rows
+        .into_iter()
+        .map(|row| {
+            let action = row.action.clone();
+            let clickable = action.is_some();
+            let bar = row.bar.map(|b| {
+                view! {
+                    <td class="bar-cell"><span class="bar" style:width=format!("{:.1}%", 100.0 * b.clamp(0.0, 1.0))></span></td>
+                }
+            });
+            view! {
+                <tr class:clickable=clickable on:click=move |_| {
+                    if let Some(a) = &action {
+                        act(store, a);
+                    }
+                }>
+                    {row.cells.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
+                    {bar}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="analysis-panel" data-testid=format!("panel-{}", table.id)>
+            <header>
+                <h3>{table.title}</h3>
+                <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download title="Download this table as CSV">"CSV"</button>
+            </header>
+            <div class="table-scroll">
+                <table>
+                    <thead><tr>
+                        {columns.into_iter().map(|c| view! { <th>{c}</th> }).collect_view()}
+                        {has_bars.then(|| view! { <th></th> })}
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            {table.note.map(|n| view! { <p class="analysis-note">{n}</p> })}
+        </section>
+    }
+}
+
+/// What a row click does in the workspace.
+fn act(store: Store, action: &Action) {
+    match action {
+        Action::Segment { start, end, wcpa } => {
+            let overlay = if *wcpa {
+                Overlay::Wcpa
+            } else {
+                Overlay::CriticalPath
+            };
+            if !store.with_untracked(|ws| ws.has_overlay(overlay)) {
+                store.dispatch(Command::ToggleOverlay(overlay));
+            }
+            // A little around the segment, so its ends show.
+            let pad = ((end - start) / 10).max(1);
+            store.dispatch(Command::SetWindow(
+                start.saturating_sub(pad),
+                end.saturating_add(pad),
+            ));
+            store.dispatch(Command::ShowView(ViewKind::Gantt));
+        }
+        Action::Processes(processes) => {
+            store.dispatch(Command::ShowProcesses(Some(processes.clone())));
+            store.dispatch(Command::ShowView(ViewKind::Gantt));
+        }
+        Action::Event(index) => {
+            store.dispatch(Command::Select(Some(Selection::Event { index: *index })));
+            store.dispatch(Command::ShowView(ViewKind::Gantt));
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! The analysis panels' tables: from the engine's typed answers (the run's report and the
+//! selection API's parts), rows of text with an optional share bar and what a click on the row
+//! does, and each table as CSV. Pure, so it is tested natively.
+
+use shared::Trace;
+use shared::analyses::metrics::{Analysis, Npt, Share};
+use shared::graph::critical_path::SegmentKind;
+use shared::view::selection::{CommMatrix, PathInSelection, SelectionSummary, WaitsInSelection};
+
+use crate::components::gantt::details::time_text;
+
+/// What clicking a row does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Shows `[start, end)` in the Gantt chart with the critical path (or WCPA) drawn.
+    Segment {
+        /// Its start.
+        start: u64,
+        /// Its end.
+        end: u64,
+        /// Whether it is WCPA's (else the critical path's).
+        wcpa: bool,
+    },
+    /// Shows only these processes in the views.
+    Processes(Vec<u32>),
+    /// Selects this event in the views.
+    Event(u64),
+}
+
+/// One row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Its cells, as text.
+    pub cells: Vec<String>,
+    /// A share from 0 to 1 drawn as a bar after the cells.
+    pub bar: Option<f64>,
+    /// What a click does.
+    pub action: Option<Action>,
+}
+
+/// A table of a panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Its id (tests, file names).
+    pub id: &'static str,
+    /// Its title.
+    pub title: String,
+    /// Its column headings.
+    pub columns: Vec<&'static str>,
+    /// Its rows.
+    pub rows: Vec<Row>,
+    /// What the table leaves out, if anything.
+    pub note: Option<String>,
+}
+
+/// A share as a percentage with one decimal.
+pub fn percent(share: f64) -> String {
+    format!("{:.1} %", (100.0 * share).max(0.0))
+}
+
+/// A weight in ticks, with its unit when the trace has one.
+fn weight(trace: &Trace, w: f64) -> String {
+    time_text(trace, w.round().max(0.0) as u64)
+}
+
+/// The table as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted).
+pub fn csv(table: &Table) -> String {
+    let field = |text: &str| {
+        if text.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut out = String::new();
+    let header: Vec<String> = table.columns.iter().map(|c| field(c)).collect();
+    out.push_str(&header.join(","));
+    out.push_str("\r\n");
+    for row in &table.rows {
+        let cells: Vec<String> = row.cells.iter().map(|c| field(c)).collect();
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+/// The headline metrics of the run and of the selection.
+pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSummary>) -> Table {
+    let mut rows = vec![
+        (
+            "Execution time",
+            weight(trace, analysis.execution_time as f64),
+        ),
+        (
+            "Computation (CPU time)",
+            weight(trace, analysis.total_computation),
+        ),
+        ("Processors", analysis.processors.to_string()),
+        ("Speedup", format!("{:.2}", analysis.speedup)),
+        ("Efficiency", percent(analysis.efficiency)),
+        (
+            "Granularity (computation / communication)",
+            analysis
+                .granularity
+                .ratio
+                .map_or_else(|| "no communication".to_owned(), |r| format!("{r:.2}")),
+        ),
+        (
+            "Mean parallelism",
+            format!("{:.2}", analysis.parallelism_profile.mean),
+        ),
+    ];
+    if let Some(s) = summary {
+        rows.push((
+            "Selection: window",
+            format!(
+                "{} – {}",
+                time_text(trace, s.start),
+                time_text(trace, s.end)
+            ),
+        ));
+        rows.push(("Selection: processes", s.processes.to_string()));
+        rows.push(("Selection: events", s.events.to_string()));
+        rows.push((
+            "Selection: messages sent",
+            format!("{} ({} bytes)", s.messages_sent, s.bytes_sent),
+        ));
+        rows.push(("Selection: busy", percent(s.busy_share)));
+    }
+    Table {
+        id: "summary",
+        title: "Summary".to_owned(),
+        columns: vec!["Metric", "Value"],
+        rows: rows
+            .into_iter()
+            .map(|(name, value)| Row {
+                cells: vec![name.to_owned(), value],
+                bar: None,
+                action: None,
+            })
+            .collect(),
+        note: None,
+    }
+}
+
+/// The POP factors, each with a one-line reading.
+pub fn pop(analysis: &Analysis) -> Table {
+    let p = &analysis.pop;
+    let reading = |value: f64, good: &str, bad: &str| {
+        if value >= 0.9 {
+            good.to_owned()
+        } else {
+            format!("{bad} ({} lost)", percent(1.0 - value))
+        }
+    };
+    let rows = [
+        (
+            "Load balance",
+            p.load_balance,
+            reading(
+                p.load_balance,
+                "work is spread evenly",
+                "some processes compute much more than others",
+            ),
+        ),
+        (
+            "Serialisation",
+            p.serialisation,
+            reading(
+                p.serialisation,
+                "processes rarely wait for each other",
+                "processes wait on dependencies even with instant messages",
+            ),
+        ),
+        (
+            "Transfer",
+            p.transfer,
+            reading(
+                p.transfer,
+                "message transfer costs little",
+                "time goes into moving messages",
+            ),
+        ),
+        (
+            "Parallel efficiency",
+            p.parallel_efficiency,
+            "load balance × serialisation × transfer".to_owned(),
+        ),
+    ];
+    Table {
+        id: "pop",
+        title: "POP factors".to_owned(),
+        columns: vec!["Factor", "Value", "Reading"],
+        rows: rows
+            .into_iter()
+            .map(|(name, value, reading)| Row {
+                cells: vec![name.to_owned(), percent(value), reading],
+                bar: Some(value.clamp(0.0, 1.0)),
+                action: None,
+            })
+            .collect(),
+        note: None,
+    }
+}
+
+/// A path's segments inside the selection.
+pub fn segments(trace: &Trace, path: &PathInSelection, wcpa: bool) -> Table {
+    let name = |p: u32| {
+        trace
+            .processes
+            .get(p as usize)
+            .map_or_else(|| format!("process {p}"), |p| p.name.clone())
+    };
+    let rows = path
+        .segments
+        .iter()
+        .map(|s| {
+            let kind = match s.kind {
+                SegmentKind::Start => "start",
+                SegmentKind::Computation => "computation",
+                SegmentKind::Transit => "transit",
+                SegmentKind::Blocked => "blocked",
+                SegmentKind::Collective => "collective",
+            };
+            let share = if path.weight > 0.0 {
+                s.weight / path.weight
+            } else {
+                0.0
+            };
+            Row {
+                cells: vec![
+                    name(s.process.0),
+                    kind.to_owned(),
+                    time_text(trace, s.start),
+                    time_text(trace, s.end),
+                    if wcpa {
+                        format!("{:.1}", s.weight)
+                    } else {
+                        weight(trace, s.weight)
+                    },
+                    percent(share),
+                    s.region.clone().unwrap_or_default(),
+                    s.phase.clone().unwrap_or_default(),
+                ],
+                bar: Some(share),
+                action: Some(Action::Segment {
+                    start: s.start,
+                    end: s.end,
+                    wcpa,
+                }),
+            }
+        })
+        .collect();
+    let hidden = path.total_segments.saturating_sub(path.segments.len());
+    Table {
+        id: if wcpa {
+            "wcpa-segments"
+        } else {
+            "critical-path"
+        },
+        title: if wcpa {
+            format!("WCPA segments (weight {:.1})", path.weight)
+        } else {
+            format!("Critical path ({})", weight(trace, path.weight))
+        },
+        columns: vec![
+            "Process", "Kind", "From", "To", "Weight", "Share", "Region", "Phase",
+        ],
+        rows,
+        note: (hidden > 0).then(|| format!("{hidden} more segments not listed")),
+    }
+}
+
+/// A ranking of shares (by process, region or phase): weights in the trace's time when `timed`
+/// is given (else as numbers: WCPA's weights have no unit); `processes` makes a row click show
+/// the process alone.
+pub fn shares(
+    id: &'static str,
+    title: &str,
+    what: &'static str,
+    (list, timed): (&[Share], Option<&Trace>),
+    processes: bool,
+) -> Table {
+    Table {
+        id,
+        title: title.to_owned(),
+        columns: vec![what, "Weight", "Share"],
+        rows: list
+            .iter()
+            .map(|s| Row {
+                cells: vec![
+                    s.name.clone(),
+                    match timed {
+                        Some(trace) => weight(trace, s.weight),
+                        None => format!("{:.1}", s.weight),
+                    },
+                    percent(s.share),
+                ],
+                bar: Some(s.share.clamp(0.0, 1.0)),
+                action: match (processes, s.id) {
+                    (true, Some(p)) => Some(Action::Processes(vec![p])),
+                    _ => None,
+                },
+            })
+            .collect(),
+        note: None,
+    }
+}
+
+/// Quartz's normalized processor time by process (inclusive of everything it computed).
+pub fn npt(trace: &Trace, npt: &Npt) -> Table {
+    let mut table = shares(
+        "npt",
+        &format!("Normalized processor time (Σ {})", weight(trace, npt.total)),
+        "Process",
+        (&npt.processes, Some(trace)),
+        true,
+    );
+    table.columns = vec!["Process", "NPT", "Share"];
+    table
+}
+
+/// The communication matrix: one row per sender–receiver pair, busiest first.
+pub fn matrix(trace: &Trace, m: &CommMatrix) -> Table {
+    let name = |p: u32| {
+        trace
+            .processes
+            .get(p as usize)
+            .map_or_else(|| format!("process {p}"), |p| p.name.clone())
+    };
+    let mut order: Vec<usize> = (0..m.count.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(m.bytes[i]),
+            std::cmp::Reverse(m.count[i]),
+            i,
+        )
+    });
+    let most = m.bytes.iter().copied().max().unwrap_or(0).max(1);
+    Table {
+        id: "matrix",
+        title: format!(
+            "Communication matrix ({} messages, {} bytes)",
+            m.messages, m.total_bytes
+        ),
+        columns: vec!["Sender", "Receiver", "Messages", "Bytes", "Transit"],
+        rows: order
+            .into_iter()
+            .map(|i| Row {
+                cells: vec![
+                    name(m.from[i].0),
+                    name(m.to[i].0),
+                    m.count[i].to_string(),
+                    m.bytes[i].to_string(),
+                    time_text(trace, m.transit[i]),
+                ],
+                bar: Some(m.bytes[i] as f64 / most as f64),
+                action: Some(Action::Processes(vec![m.from[i].0, m.to[i].0])),
+            })
+            .collect(),
+        note: None,
+    }
+}
+
+/// `LateSender` as `Late Sender`.
+fn spaced(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i > 0 && c.is_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The wait states: each one, longest first, clickable to its waiting event.
+pub fn waits(trace: &Trace, w: &WaitsInSelection) -> Table {
+    let name = |p: u32| {
+        trace
+            .processes
+            .get(p as usize)
+            .map_or_else(|| format!("process {p}"), |p| p.name.clone())
+    };
+    let longest = w.wait_states.iter().map(|s| s.time).fold(0.0, f64::max);
+    Table {
+        id: "wait-states",
+        title: format!(
+            "Wait states ({} of them, {} in all)",
+            w.total,
+            weight(trace, w.time)
+        ),
+        columns: vec!["Kind", "Process", "Time", "Region"],
+        rows: w
+            .wait_states
+            .iter()
+            .map(|s| Row {
+                cells: vec![
+                    spaced(&format!("{:?}", s.kind)),
+                    name(s.process.0),
+                    weight(trace, s.time),
+                    s.region.clone().unwrap_or_default(),
+                ],
+                bar: (longest > 0.0).then(|| s.time / longest),
+                action: Some(Action::Event(u64::from(s.event.0))),
+            })
+            .collect(),
+        note: (w.total > w.wait_states.len())
+            .then(|| format!("{} more not listed", w.total - w.wait_states.len())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::analyses::metrics::{AnalysisOptions, analyze_context};
+    use shared::graph::context::Context;
+    use shared::view::selection::{self, Selection};
+
+    use super::*;
+
+    fn worked_example() -> Trace {
+        let text = include_str!("../../../../shared/tests/data/t4-worked-example.json");
+        shared::formats::import(text.as_bytes(), None, "t4")
+            .expect("imports")
+            .trace
+    }
+
+    /// The value of a table's row whose first cell is `first`, column `column`.
+    fn cell<'a>(table: &'a Table, first: &str, column: usize) -> &'a str {
+        &table
+            .rows
+            .iter()
+            .find(|r| r.cells[0] == first)
+            .unwrap_or_else(|| panic!("no row {first} in {}", table.id))
+            .cells[column]
+    }
+
+    #[test]
+    fn the_worked_examples_npt_wcpa_waits_and_matrix_read_as_in_analysis_md() {
+        let trace = worked_example();
+        let cx = Context::new(&trace);
+        let whole = Selection::whole(&trace);
+        // NPT: A 29, B 34 (analysis.md §10).
+        let npt_table = npt(&trace, &selection::npt(&cx, &whole));
+        assert_eq!(cell(&npt_table, "A", 1), "29");
+        assert_eq!(cell(&npt_table, "B", 1), "34");
+        assert_eq!(
+            npt_table.rows[0].action,
+            Some(Action::Processes(vec![1])),
+            "B first"
+        );
+        // WCPA: 101.
+        let analysis = analyze_context(&cx, AnalysisOptions::default());
+        assert!((analysis.wcpa.weight - 101.0).abs() < 1e-9);
+        let wcpa = selection::path_in(&cx, &analysis.wcpa.segments, &whole, 1000);
+        let wcpa_table = segments(&trace, &wcpa, true);
+        assert!(wcpa_table.title.contains("101.0"), "{}", wcpa_table.title);
+        // Matrix: 2×2 pairs, one each way.
+        let m = matrix(&trace, &selection::matrix(&cx, &whole));
+        assert_eq!(m.rows.len(), 2);
+        assert_eq!(
+            m.rows
+                .iter()
+                .map(|r| r.cells[2].parse::<u64>().expect("count"))
+                .sum::<u64>(),
+            cx.pairing.messages.len() as u64
+        );
+        // A Late Sender of 5.
+        let prepared = shared::analyses::waits::wait_states(&cx);
+        let w = waits(&trace, &selection::waits_in(&trace, &prepared, &whole, 100));
+        assert!(
+            w.rows
+                .iter()
+                .any(|r| r.cells[0] == "Late Sender" && r.cells[1] == "B" && r.cells[2] == "5"),
+            "{:?}",
+            w.rows
+        );
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let table = Table {
+            id: "t",
+            title: "t".to_owned(),
+            columns: vec!["Name", "Value"],
+            rows: vec![Row {
+                cells: vec!["a, \"b\"".to_owned(), "1".to_owned()],
+                bar: None,
+                action: None,
+            }],
+            note: None,
+        };
+        assert_eq!(csv(&table), "Name,Value\r\n\"a, \"\"b\"\"\",1\r\n");
+    }
+}

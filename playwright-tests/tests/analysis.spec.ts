@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE } from '../fixtures/pages';
+
+// The analysis view (issue 20, first part): the worked example's NPT, WCPA, wait states and
+// matrix as tables computed for the workspace's selection, a row click into the Gantt chart,
+// and a CSV download.
+
+test('the analysis view shows the worked example’s values, its rows lead into the chart, its tables download as CSV', async ({ page }) => {
+  const home = new HomePage(page);
+  await home.goto();
+  await home.upload(WORKED_EXAMPLE);
+  await page.waitForURL(RUN_URL);
+  await new RunPage(page).waitForPaint();
+  await page.getByTestId('tab-analysis').click();
+  const npt = page.getByTestId('panel-npt');
+  await expect(npt).toContainText('Normalized processor time');
+  await expect(npt.locator('tr', { hasText: /^A/ })).toContainText('29');
+  await expect(npt.locator('tr', { hasText: /^B/ })).toContainText('34');
+  await expect(page.getByTestId('panel-wcpa-phases')).toContainText('weight 101.0');
+  await expect(page.getByTestId('panel-wait-states').locator('tr', { hasText: 'Late Sender' }).first()).toBeVisible();
+  await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(2);
+  await expect(page.getByTestId('panel-summary')).toContainText('Execution time');
+
+  // CSV: the NPT table downloads and parses back to its rows.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-npt').click()]);
+  expect(download.suggestedFilename()).toBe('npt.csv');
+  const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  expect(lines[0]).toBe('Process,NPT,Share');
+  const rows = Object.fromEntries(lines.slice(1).map((l) => l.split(',')).map((c) => [c[0], Number(c[1])]));
+  expect(rows).toEqual({ A: 29, B: 34 });
+
+  // A row of the NPT table shows its process alone in the Gantt chart.
+  await npt.locator('tr', { hasText: /^B/ }).click();
+  await expect(page.getByTestId('tab-gantt')).toHaveAttribute('aria-selected', 'true');
+  const state = JSON.parse((await page.getByTestId('workspace').getAttribute('data-state')) ?? '{}');
+  expect(state.processes).toEqual([1]);
+  // Back in the analysis view, the tables are for B alone.
+  await page.getByTestId('tab-analysis').click();
+  await expect(page.getByTestId('analysis-scope')).toContainText('1 of 2 processes');
+  await expect(page.getByTestId('panel-npt').locator('tbody tr')).toHaveCount(1);
+});
