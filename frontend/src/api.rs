@@ -199,6 +199,16 @@ pub async fn get_report(id: &str) -> ApiResult<shared::report::Report> {
     .await
 }
 
+/// The run's report with a what-if scenario replayed (`transit=0`, `region=work*0.5`, …).
+pub async fn get_what_if(id: &str, scenario: &str) -> ApiResult<shared::report::Report> {
+    get_json(&format!(
+        "/api/runs/{}/analysis?what_if={}",
+        js_sys::encode_uri_component(id),
+        js_sys::encode_uri_component(scenario)
+    ))
+    .await
+}
+
 /// The Gantt chart's level-of-detail answer for a window, rows and a width.
 pub async fn get_viewport(
     id: &str,

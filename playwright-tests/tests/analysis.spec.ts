@@ -30,6 +30,19 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const rows = Object.fromEntries(lines.slice(1).map((l) => l.split(',')).map((c) => [c[0], Number(c[1])]));
   expect(rows).toEqual({ A: 29, B: 34 });
 
+  // The diagnostics and statistics panels are there.
+  await expect(page.getByTestId('panel-statistics')).toContainText('computing');
+  await expect(page.getByTestId('panel-diagnostics')).toBeVisible();
+
+  // What if messages took no time: the server replays the run, 69 ticks become fewer.
+  await page.getByTestId('what-if').locator('summary').click();
+  await page.getByTestId('what-if-preset').selectOption('transit=0');
+  await page.getByTestId('what-if-run').click();
+  const whatIf = page.getByTestId('panel-what-if');
+  await expect(whatIf.locator('tr', { hasText: 'Measured execution time' })).toContainText('69');
+  const predicted = await whatIf.locator('tr', { hasText: 'Predicted execution time' }).locator('td').nth(1).textContent();
+  expect(Number(predicted!.split(' ')[0])).toBeLessThan(69);
+
   // A row of the NPT table shows its process alone in the Gantt chart.
   await npt.locator('tr', { hasText: /^B/ }).click();
   await expect(page.getByTestId('tab-gantt')).toHaveAttribute('aria-selected', 'true');

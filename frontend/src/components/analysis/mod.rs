@@ -10,7 +10,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use shared::Trace;
-use shared::view::selection::{CommMatrix, PathInSelection, SelectionSummary, WaitsInSelection};
+use shared::view::selection::{
+    CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectStatistics,
+    WaitsInSelection,
+};
 use shared::view::state::{Overlay, Selection, ViewKind};
 
 use self::tables::{Action, Table};
@@ -32,6 +35,8 @@ struct Parts {
     npt: Option<shared::analyses::metrics::Npt>,
     matrix: Option<CommMatrix>,
     waits: Option<WaitsInSelection>,
+    statistics: Option<Vec<SubjectStatistics>>,
+    diagnostics: Option<DiagnosticsInSelection>,
     error: Option<String>,
 }
 
@@ -76,14 +81,78 @@ pub fn AnalysisView(trace: Arc<Trace>, data: RunData, run_id: Option<String>) ->
     view! {
         <div class="analysis" data-testid="analysis">
             <p class="analysis-scope" data-testid="analysis-scope">{move || scope_text(store, trace)}</p>
+            {what_if_box(store, trace, run)}
             {move || body(store, data, trace, parts.get())}
         </div>
+    }
+}
+
+/// The what-if presets: label and scenario.
+const PRESETS: [(&str, &str); 5] = [
+    ("Instant messages", "transit=0"),
+    ("Messages twice as fast", "transit*0.5"),
+    (
+        "A network of 1,000 ticks latency, 100 bytes a tick",
+        "latency=1000,bandwidth=100",
+    ),
+    ("A region twice as fast (edit its name)", "region=NAME*0.5"),
+    ("One edge's duration (edit the event)", "edge=0:duration=0"),
+];
+
+/// A scenario box: presets or any scenario of the what-if language, replayed by the server.
+fn what_if_box(
+    store: Store,
+    trace: StoredValue<Arc<Trace>>,
+    run: StoredValue<Option<String>>,
+) -> impl IntoView {
+    let text = RwSignal::new(PRESETS[0].1.to_owned());
+    let answer = RwSignal::new(None::<Result<Table, String>>);
+    let go = move |_| {
+        let Some(id) = run.get_value() else {
+            return;
+        };
+        let scenario = text.get_untracked();
+        leptos::task::spawn_local(async move {
+            let result = api::get_what_if(&id, &scenario).await.and_then(|report| {
+                report
+                    .what_if
+                    .map(|w| tables::what_if(&trace.get_value(), &w))
+                    .ok_or_else(|| "the server replayed no scenario".to_owned())
+            });
+            answer.set(Some(result));
+        });
+    };
+    let presets = PRESETS
+        .iter()
+        .map(|(label, scenario)| view! { <option value=*scenario>{*label}</option> })
+        .collect_view();
+    view! {
+        <details class="what-if" data-testid="what-if">
+            <summary>"What if… (replay the run with other weights)"</summary>
+            <div class="what-if-form">
+                <select aria-label="Presets" data-testid="what-if-preset"
+                    on:change=move |ev| text.set(event_target_value(&ev))>{presets}</select>
+                <input type="text" data-testid="what-if-scenario" aria-label="Scenario"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))/>
+                <button data-testid="what-if-run" on:click=go>"Replay"</button>
+            </div>
+            <p class="analysis-note">"Edits separated by ; — transit=V, transit*F, latency=L,bandwidth=B, message=EVENT:transit=V, edge=EVENT:duration=V, region=NAME*F, phase=NAME*F."</p>
+            {move || answer.get().map(|a| match a {
+                Ok(table) => panel(store, table).into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+        </details>
     }
 }
 
 /// Every part of the selection, asked for together.
 async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
     let (summary, critical, wcpa, npt, matrix, waits) = futures_join(id, query).await;
+    let statistics: api::ApiResult<Vec<SubjectStatistics>> =
+        api::get_part(id, "statistics", query).await;
+    let diagnostics: api::ApiResult<DiagnosticsInSelection> =
+        api::get_part(id, "diagnostics", query).await;
     let error = [
         summary.as_ref().err(),
         critical.as_ref().err(),
@@ -91,6 +160,8 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         npt.as_ref().err(),
         matrix.as_ref().err(),
         waits.as_ref().err(),
+        statistics.as_ref().err(),
+        diagnostics.as_ref().err(),
     ]
     .into_iter()
     .flatten()
@@ -103,6 +174,8 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         npt: npt.ok(),
         matrix: matrix.ok(),
         waits: waits.ok(),
+        statistics: statistics.ok(),
+        diagnostics: diagnostics.ok(),
         error,
     }
 }
@@ -207,7 +280,27 @@ fn body(
         list.push(tables::matrix(&trace_now, m));
     }
     if let Some(w) = &parts.waits {
+        list.push(tables::shares(
+            "wait-kinds",
+            "Waiting by kind",
+            "Kind",
+            (&w.by_kind, Some(&trace_now)),
+            false,
+        ));
+        list.push(tables::shares(
+            "wait-processes",
+            "Waiting by process",
+            "Process",
+            (&w.by_process, Some(&trace_now)),
+            true,
+        ));
         list.push(tables::waits(&trace_now, w));
+    }
+    if let Some(st) = &parts.statistics {
+        list.push(tables::statistics(&trace_now, st));
+    }
+    if let Some(d) = &parts.diagnostics {
+        list.push(tables::diagnostics(d));
     }
     let error = parts.error.clone();
     view! {
@@ -231,6 +324,7 @@ fn panel(store: Store, table: Table) -> impl IntoView {
         canvas::download(&href, &file);
     };
     let has_bars = table.rows.iter().any(|r| r.bar.is_some());
+    let empty = table.rows.is_empty();
     let columns = table.columns.clone();
     let rows = table
         .rows
@@ -270,6 +364,7 @@ fn panel(store: Store, table: Table) -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {empty.then(|| view! { <p class="analysis-note">"Nothing in this selection."</p> })}
             {table.note.map(|n| view! { <p class="analysis-note">{n}</p> })}
         </section>
     }

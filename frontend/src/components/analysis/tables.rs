@@ -5,7 +5,10 @@
 use shared::Trace;
 use shared::analyses::metrics::{Analysis, Npt, Share};
 use shared::graph::critical_path::SegmentKind;
-use shared::view::selection::{CommMatrix, PathInSelection, SelectionSummary, WaitsInSelection};
+use shared::view::selection::{
+    CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectStatistics,
+    WaitsInSelection,
+};
 
 use crate::components::gantt::details::time_text;
 
@@ -410,6 +413,113 @@ pub fn waits(trace: &Trace, w: &WaitsInSelection) -> Table {
     }
 }
 
+/// Frequency, distance and duration statistics (SIMPLE's trcstat): quartiles of type 7.
+pub fn statistics(trace: &Trace, list: &[SubjectStatistics]) -> Table {
+    let quartiles = |s: &Option<shared::analyses::stats::Summary>| match s {
+        Some(s) => format!(
+            "{} / {} / {} (max {})",
+            weight(trace, s.q1),
+            weight(trace, s.median),
+            weight(trace, s.q3),
+            weight(trace, s.max)
+        ),
+        None => "—".to_owned(),
+    };
+    Table {
+        id: "statistics",
+        title: "Statistics (quartiles Q1 / median / Q3)".to_owned(),
+        columns: vec!["Subject", "Name", "Count", "Duration", "Distance"],
+        rows: list
+            .iter()
+            .map(|s| Row {
+                cells: vec![
+                    s.subject.clone(),
+                    s.name.clone(),
+                    s.statistics.count.to_string(),
+                    quartiles(&s.statistics.duration),
+                    quartiles(&s.statistics.distance),
+                ],
+                bar: None,
+                action: None,
+            })
+            .collect(),
+        note: None,
+    }
+}
+
+/// The validation's diagnostics, each clickable to its first event.
+pub fn diagnostics(d: &DiagnosticsInSelection) -> Table {
+    Table {
+        id: "diagnostics",
+        title: format!("Validation ({} diagnostics)", d.total),
+        columns: vec!["Severity", "What", "Affects"],
+        rows: d
+            .diagnostics
+            .iter()
+            .map(|x| Row {
+                cells: vec![
+                    format!("{:?}", x.severity).to_lowercase(),
+                    x.message.clone(),
+                    x.affects.join(", "),
+                ],
+                bar: None,
+                action: x.events.first().map(|e| Action::Event(u64::from(e.0))),
+            })
+            .collect(),
+        note: (d.total > d.diagnostics.len())
+            .then(|| format!("{} more not listed", d.total - d.diagnostics.len())),
+    }
+}
+
+/// What a what-if scenario changes: the execution time before and after, and the new critical
+/// path's weight by kind.
+pub fn what_if(trace: &Trace, w: &shared::analyses::whatif::WhatIf) -> Table {
+    let change = if w.baseline > 0.0 {
+        format!(
+            "{:+.1} %",
+            100.0 * (w.execution_time - w.baseline) / w.baseline
+        )
+    } else {
+        "—".to_owned()
+    };
+    let mut rows = vec![
+        (
+            "Measured execution time".to_owned(),
+            weight(trace, w.baseline),
+        ),
+        (
+            "Predicted execution time".to_owned(),
+            format!("{} ({change})", weight(trace, w.execution_time)),
+        ),
+        ("Benefit".to_owned(), weight(trace, w.benefit)),
+    ];
+    let mut by_kind: Vec<(String, f64)> = Vec::new();
+    for s in &w.critical_path {
+        let kind = format!("{:?}", s.kind).to_lowercase();
+        match by_kind.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, total)) => *total += s.weight,
+            None => by_kind.push((kind, s.weight)),
+        }
+    }
+    for (kind, total) in by_kind {
+        rows.push((format!("New critical path: {kind}"), weight(trace, total)));
+    }
+    Table {
+        id: "what-if",
+        title: "What if".to_owned(),
+        columns: vec!["", "Value"],
+        rows: rows
+            .into_iter()
+            .map(|(a, b)| Row {
+                cells: vec![a, b],
+                bar: None,
+                action: None,
+            })
+            .collect(),
+        note: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use shared::analyses::metrics::{AnalysisOptions, analyze_context};
@@ -474,6 +584,37 @@ mod tests {
                 .any(|r| r.cells[0] == "Late Sender" && r.cells[1] == "B" && r.cells[2] == "5"),
             "{:?}",
             w.rows
+        );
+    }
+
+    #[test]
+    fn a_what_if_without_transit_predicts_the_worked_examples_shorter_run() {
+        let trace = worked_example();
+        let cx = Context::new(&trace);
+        let report = shared::report::build(
+            &cx,
+            &shared::analyses::waits::wait_states(&cx),
+            &shared::report::ReportRequest {
+                file: "t4",
+                format: shared::formats::Format::TracescopeJson,
+                notes: &[],
+                options: AnalysisOptions::default(),
+            },
+        );
+        let report = shared::report::with_what_if(report, &cx, "transit=0").expect("a scenario");
+        let w = report.what_if.expect("replayed");
+        let table = what_if(&trace, &w);
+        assert_eq!(cell(&table, "Measured execution time", 1), "69");
+        assert!(w.execution_time < 69.0);
+        assert!(
+            cell(&table, "Predicted execution time", 1).contains('%'),
+            "{table:?}"
+        );
+        assert!(
+            table
+                .rows
+                .iter()
+                .all(|r| !r.cells[0].contains("transit") || r.cells[1] == "0")
         );
     }
 
