@@ -43,6 +43,12 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const predicted = await whatIf.locator('tr', { hasText: 'Predicted execution time' }).locator('td').nth(1).textContent();
   expect(Number(predicted!.split(' ')[0])).toBeLessThan(69);
 
+  // The run downloads as Chrome JSON that Perfetto opens: its events are there.
+  const [chrome] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-chrome-json').click()]);
+  expect(chrome.suggestedFilename()).toMatch(/\.chrome\.json$/);
+  const exported = JSON.parse(fs.readFileSync((await chrome.path())!, 'utf8'));
+  expect(exported.traceEvents.length).toBeGreaterThan(13);
+
   // A row of the NPT table shows its process alone in the Gantt chart.
   await npt.locator('tr', { hasText: /^B/ }).click();
   await expect(page.getByTestId('tab-gantt')).toHaveAttribute('aria-selected', 'true');

@@ -153,6 +153,29 @@ fn view_tabs(store: Store) -> impl IntoView {
     }
 }
 
+/// Links that download the run in the formats it can be written in.
+fn downloads(id: &str) -> impl IntoView + use<> {
+    let link = |format: &'static str, label: &'static str, title: &'static str| {
+        let href = format!(
+            "/api/runs/{}/export/{format}",
+            js_sys::encode_uri_component(id)
+        );
+        view! {
+            <a href=href download="" title=title data-testid=format!("export-{format}")>{label}</a>
+        }
+    };
+    view! {
+        <span class="downloads">
+            "Download as "
+            {link("chrome-json", "Chrome JSON", "Opens in Perfetto and chrome://tracing, with message arrows")}
+            " · "
+            {link("native", "Tracescope JSON", "Tracescope's own JSON format")}
+            " · "
+            {link("binary", "binary", "Tracescope's compact binary format")}
+        </span>
+    }
+}
+
 /// The run's facts, its workspace (shown as the Gantt chart), and a button that shares the
 /// whole workspace. With `state` (a permalink's), the workspace opens as it was shared.
 #[component]
@@ -223,6 +246,7 @@ pub fn RunView(
                 <button on:click=share data-testid="share" title="Store this view and show a link to it">
                     "Share this view"
                 </button>
+                {downloads(&run.id)}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {

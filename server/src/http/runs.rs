@@ -29,6 +29,78 @@ pub fn router() -> axum::Router<AppState> {
         )
         .route("/runs/{id}", get(get_run).delete(delete_run))
         .route("/runs/{id}/info", get(get_run_info))
+        .route("/runs/{id}/export/{format}", get(export_run))
+}
+
+/// `GET /api/runs/{id}/export/{format}`: the run's model as a file to download —
+/// `chrome-json` (opens in Perfetto and chrome://tracing), `native`, `binary` or `tmon` —,
+/// named after the run.
+async fn export_run(
+    State(state): State<AppState>,
+    Path((id, format)): Path<(String, String)>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&id)?;
+    let (mime, extension) = match format.as_str() {
+        "chrome-json" => ("application/json", "chrome.json"),
+        "native" => ("application/json", "tracescope.json"),
+        "binary" => ("application/octet-stream", "tscb"),
+        "tmon" => ("application/octet-stream", "tmon"),
+        other => {
+            return Err(AppError::BadRequest(format!(
+                "unknown export format {other:?}: expected chrome-json, native, binary or tmon"
+            )));
+        }
+    };
+    let workspace = super::workspace::workspace(&state, &id).await?;
+    let (bytes, name) = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
+        let trace = workspace.trace();
+        let bytes = match format.as_str() {
+            "chrome-json" => shared::formats::chrome::write(trace).into_bytes(),
+            "native" => shared::formats::native::write(trace).into_bytes(),
+            "binary" => shared::formats::binary::write(trace),
+            _ => {
+                shared::formats::tmon::write(trace)
+                    .map_err(|e| {
+                        AppError::BadRequest(format!(
+                            "this run cannot be written as Tmon records: {e}"
+                        ))
+                    })?
+                    .0
+            }
+        };
+        Ok((bytes, trace.name.clone()))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the export task failed: {e}"))??;
+    // A file name of the run's name, safe in a header.
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    let stem = if stem.trim_matches(['_', '.']).is_empty() {
+        "run".to_owned()
+    } else {
+        stem
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, mime.to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{stem}.{extension}\""),
+            ),
+            (header::CACHE_CONTROL, IMMUTABLE.to_owned()),
+        ],
+        bytes,
+    )
+        .into_response())
 }
 
 /// Query parameters of an upload.

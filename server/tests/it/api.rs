@@ -1042,6 +1042,41 @@ async fn importer_notes_are_stored_with_the_run() {
     assert_eq!(list.runs[0].notes, info.notes);
 }
 
+/// `GET /api/runs/{id}/export/{format}` downloads the run's model in each format it can be
+/// written in, and each reads back as the same model; an unknown format is a 400.
+#[tokio::test]
+async fn a_run_exports_in_every_written_format_and_reads_back() {
+    let server = TestServer::new(1 << 20).await;
+    let created = server.upload_ok("t4.json", worked_example()).await;
+    let trace = shared::formats::import(&worked_example(), None, "t4")
+        .expect("imports")
+        .trace;
+    for (format, read_as) in [
+        ("chrome-json", shared::formats::Format::ChromeJson),
+        ("native", shared::formats::Format::TracescopeJson),
+        ("binary", shared::formats::Format::TracescopeBinary),
+    ] {
+        let (status, body) = server
+            .get(&format!("/api/runs/{}/export/{format}", created.id))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{format}");
+        let again = shared::formats::import(&body, None, "again").expect("reads back");
+        assert_eq!(again.format, read_as, "{format}");
+        assert_eq!(again.trace, trace, "{format}");
+    }
+    let (status, body) = server
+        .get(&format!("/api/runs/{}/export/pdf", created.id))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("chrome-json")),
+        "{error}"
+    );
+}
+
 /// `GET /api/runs/{id}/topology` answers the engine's layout, `/topology/load` its load over a
 /// window, `/topology/strip` an edge's load over time; bad requests are 400 or 404 in the
 /// error shape.
