@@ -58,4 +58,12 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   await page.getByTestId('tab-analysis').click();
   await expect(page.getByTestId('analysis-scope')).toContainText('1 of 2 processes');
   await expect(page.getByTestId('panel-npt').locator('tbody tr')).toHaveCount(1);
+
+  // The permalink reopens the analysis view for the same selection.
+  await page.getByTestId('share').click();
+  const link = await page.getByTestId('share-link').getAttribute('href');
+  await page.goto(link!);
+  await expect(page.getByTestId('tab-analysis')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('analysis-scope')).toContainText('1 of 2 processes');
+  await expect(page.getByTestId('panel-npt').locator('tbody tr')).toHaveCount(1);
 });
