@@ -199,6 +199,14 @@ pub async fn get_report(id: &str) -> ApiResult<shared::report::Report> {
     .await
 }
 
+/// Where the run downloads as `format` (`chrome-json`, `native`, `binary` or `tmon`).
+pub fn export_url(id: &str, format: &str) -> String {
+    format!(
+        "/api/runs/{}/export/{format}",
+        js_sys::encode_uri_component(id)
+    )
+}
+
 /// The run's report with a what-if scenario replayed (`transit=0`, `region=work*0.5`, …).
 pub async fn get_what_if(id: &str, scenario: &str) -> ApiResult<shared::report::Report> {
     get_json(&format!(

@@ -49,6 +49,17 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const exported = JSON.parse(fs.readFileSync((await chrome.path())!, 'utf8'));
   expect(exported.traceEvents.length).toBeGreaterThan(13);
 
+  // A cell of the matrix shows its messages in the Gantt chart: B's one message to A.
+  await page.getByTestId('matrix-cell-1-0').click();
+  await expect(page.getByTestId('tab-gantt')).toHaveAttribute('aria-selected', 'true');
+  const filtered = JSON.parse((await page.getByTestId('workspace').getAttribute('data-state')) ?? '{}');
+  expect(filtered.event_filter).toBe('message=1>0');
+  expect(filtered.processes).toEqual([1, 0]);
+  await expect(page.getByTestId('gantt-event-filter')).toContainText('message=1>0');
+  await page.getByTestId('gantt-event-filter').getByRole('button').click();
+  await expect(page.getByTestId('gantt-event-filter')).toHaveCount(0);
+  await page.getByTestId('tab-analysis').click();
+
   // A row of the NPT table shows its process alone in the Gantt chart.
   await npt.locator('tr', { hasText: /^B/ }).click();
   await expect(page.getByTestId('tab-gantt')).toHaveAttribute('aria-selected', 'true');

@@ -156,10 +156,7 @@ fn view_tabs(store: Store) -> impl IntoView {
 /// Links that download the run in the formats it can be written in.
 fn downloads(id: &str) -> impl IntoView + use<> {
     let link = |format: &'static str, label: &'static str, title: &'static str| {
-        let href = format!(
-            "/api/runs/{}/export/{format}",
-            js_sys::encode_uri_component(id)
-        );
+        let href = api::export_url(id, format);
         view! {
             <a href=href download="" title=title data-testid=format!("export-{format}")>{label}</a>
         }

@@ -4,8 +4,9 @@
 //! kinds, written with the words `init exit send recv arr probe enter leave`, e.g.
 //! `(send recv)+`; `.` stands for any event. Matches are reported as event-index ranges.
 //!
-//! Filters (in the spirit of IPPM's templates): event kinds, nodes, processes and a time range,
-//! written as `kind=send,arr node=0 process=A,B time=10..50`; every view can apply one.
+//! Filters (in the spirit of IPPM's templates): event kinds, nodes, processes, messages between
+//! two processes and a time range, written as `kind=send,arr node=0 process=A,B
+//! message=A>B time=10..50`; every view can apply one.
 
 use serde::{Deserialize, Serialize};
 
@@ -139,10 +140,13 @@ pub struct Filter {
     pub processes: Option<Vec<ProcessId>>,
     /// The time range kept, [start, end].
     pub window: Option<(Time, Time)>,
+    /// Messages kept, as (sender, receiver): their sends and their arrivals.
+    pub messages: Option<Vec<(ProcessId, ProcessId)>>,
 }
 
 impl Filter {
-    /// Reads `kind=send,arr node=0 process=A,B time=10..50` (any subset, any order).
+    /// Reads `kind=send,arr node=0 process=A,B message=A>B time=10..50` (any subset, any
+    /// order).
     /// Processes are named or numbered; kinds use the pattern words or the kind names.
     pub fn parse(text: &str, trace: &Trace) -> Result<Filter, PatternError> {
         let mut filter = Filter::default();
@@ -162,6 +166,21 @@ impl Filter {
                 return Err(err(format!("expected key=value, found {term:?}")));
             };
             let items = value.split(',').filter(|s| !s.is_empty());
+            // A process by name or number.
+            let process = |w: &str| {
+                trace
+                    .processes
+                    .iter()
+                    .position(|p| p.name == w)
+                    .map(|i| i as u32)
+                    .or_else(|| {
+                        w.parse::<u32>()
+                            .ok()
+                            .filter(|&n| (n as usize) < trace.processes.len())
+                    })
+                    .map(ProcessId)
+                    .ok_or_else(|| err(format!("no process {w:?}")))
+            };
             match key {
                 "kind" => {
                     let kinds = items
@@ -195,23 +214,19 @@ impl Filter {
                     filter.nodes = Some(nodes);
                 }
                 "process" => {
-                    let processes = items
-                        .map(|w| {
-                            trace
-                                .processes
-                                .iter()
-                                .position(|p| p.name == w)
-                                .map(|i| i as u32)
-                                .or_else(|| {
-                                    w.parse::<u32>()
-                                        .ok()
-                                        .filter(|&n| (n as usize) < trace.processes.len())
-                                })
-                                .map(ProcessId)
-                                .ok_or_else(|| err(format!("no process {w:?}")))
-                        })
-                        .collect::<Result<_, _>>()?;
+                    let processes = items.map(process).collect::<Result<_, _>>()?;
                     filter.processes = Some(processes);
+                }
+                "message" => {
+                    let pairs = items
+                        .map(|w| {
+                            let (from, to) = w.split_once('>').ok_or_else(|| {
+                                err(format!("expected message=SENDER>RECEIVER, found {w:?}"))
+                            })?;
+                            Ok((process(from)?, process(to)?))
+                        })
+                        .collect::<Result<_, PatternError>>()?;
+                    filter.messages = Some(pairs);
                 }
                 "time" => {
                     let (a, b) = value
@@ -230,7 +245,7 @@ impl Filter {
                 }
                 _ => {
                     return Err(err(format!(
-                        "unknown key {key:?}; expected kind, node, process or time"
+                        "unknown key {key:?}; expected kind, node, process, message or time"
                     )));
                 }
             }
@@ -256,6 +271,14 @@ impl Filter {
             && self
                 .window
                 .is_none_or(|(a, b)| (a..=b).contains(&e.time()[i.index()]))
+            && self.messages.as_ref().is_none_or(|pairs| {
+                let peer = e.peer()[i.index()];
+                match (e.kind()[i.index()], peer) {
+                    (EventKind::MsgSend, Some(to)) => pairs.contains(&(process, to)),
+                    (EventKind::MsgArr, Some(from)) => pairs.contains(&(from, process)),
+                    _ => false,
+                }
+            })
     }
 
     /// Every event that passes, in index order.

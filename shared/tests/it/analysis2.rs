@@ -200,6 +200,32 @@ fn t27_pattern_search() {
 }
 
 #[test]
+fn a_message_filter_keeps_one_directions_sends_and_arrivals() {
+    let trace = load("t4-worked-example.json");
+    let kept = |text: &str| -> Vec<(EventKind, u64)> {
+        Filter::parse(text, &trace)
+            .expect("parses")
+            .apply(&trace)
+            .iter()
+            .map(|&i| {
+                (
+                    trace.events.kind()[i.index()],
+                    trace.events.time()[i.index()].0,
+                )
+            })
+            .collect()
+    };
+    // B sends one message to A (sent at 38, arrived at 48).
+    assert_eq!(
+        kept("message=B>A"),
+        [(EventKind::MsgArr, 48), (EventKind::MsgSend, 38)]
+    );
+    assert_eq!(kept("message=A>B").len(), 4, "two messages from A to B");
+    let e = Filter::parse("message=A-B", &trace).expect_err("no >");
+    assert!(e.message.contains("SENDER>RECEIVER"), "{e:?}");
+}
+
+#[test]
 fn filters_select_by_kind_node_process_and_time() {
     let trace = load("t4-worked-example.json");
     let f = Filter::parse("kind=send,msg_arr process=B time=30..60", &trace).expect("parses");

@@ -276,6 +276,7 @@ fn body(
             false,
         ));
     }
+    let heat = parts.matrix.as_ref().map(|m| heatmap(store, &trace_now, m));
     if let Some(m) = &parts.matrix {
         list.push(tables::matrix(&trace_now, m));
     }
@@ -306,6 +307,7 @@ fn body(
     view! {
         {error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
         <div class="analysis-panels">
+            {heat}
             {list.into_iter().map(|t| panel(store, t)).collect_view()}
         </div>
     }
@@ -370,6 +372,74 @@ fn panel(store: Store, table: Table) -> impl IntoView {
     }
 }
 
+/// The most processes the matrix is drawn as a grid for (beyond, its pairs table remains).
+const MAX_GRID: usize = 40;
+
+/// The communication matrix as a heatmap: senders down, receivers across, each cell's colour
+/// its share of the busiest pair's bytes; a click shows that pair's messages.
+fn heatmap(store: Store, trace: &Trace, m: &CommMatrix) -> Option<AnyView> {
+    let mut ids: Vec<u32> = m.from.iter().chain(&m.to).map(|p| p.0).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() || ids.len() > MAX_GRID {
+        return None;
+    }
+    let name = |p: u32| {
+        trace
+            .processes
+            .get(p as usize)
+            .map_or_else(|| p.to_string(), |p| p.name.clone())
+    };
+    let most = m.bytes.iter().copied().max().unwrap_or(0).max(1);
+    let cell =
+        |from: u32, to: u32| (0..m.count.len()).find(|&i| m.from[i].0 == from && m.to[i].0 == to);
+    let header = ids
+        .iter()
+        .map(|&p| view! { <th title=name(p)>{name(p)}</th> })
+        .collect_view();
+    let rows = ids
+        .iter()
+        .map(|&from| {
+            let cells = ids
+                .iter()
+                .map(|&to| match cell(from, to) {
+                    Some(i) => {
+                        let share = m.bytes[i] as f64 / most as f64;
+                        let text = format!("{} · {} B", m.count[i], m.bytes[i]);
+                        let title = format!("{} → {}: {text}", name(from), name(to));
+                        view! {
+                            <td class="heat clickable" title=title
+                                data-testid=format!("matrix-cell-{from}-{to}")
+                                style:background=crate::components::topology::layout::load_color(share as f32)
+                                on:click=move |_| act(store, &Action::Messages { from, to })>
+                                {m.count[i]}
+                            </td>
+                        }
+                        .into_any()
+                    }
+                    None => view! { <td class="heat"></td> }.into_any(),
+                })
+                .collect_view();
+            view! { <tr><th>{name(from)}</th>{cells}</tr> }
+        })
+        .collect_view();
+    Some(
+        view! {
+            <section class="analysis-panel" data-testid="panel-heatmap">
+                <header><h3>"Who sends to whom (messages; colour: bytes)"</h3></header>
+                <div class="table-scroll">
+                    <table class="heatmap">
+                        <thead><tr><th>"from \\ to"</th>{header}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+                <p class="analysis-note">"Click a cell for its messages in the Gantt chart."</p>
+            </section>
+        }
+        .into_any(),
+    )
+}
+
 /// What a row click does in the workspace.
 fn act(store: Store, action: &Action) {
     match action {
@@ -392,6 +462,15 @@ fn act(store: Store, action: &Action) {
         }
         Action::Processes(processes) => {
             store.dispatch(Command::ShowProcesses(Some(processes.clone())));
+            store.dispatch(Command::ShowView(ViewKind::Gantt));
+        }
+        Action::Messages { from, to } => {
+            let mut processes = vec![*from, *to];
+            processes.dedup();
+            store.dispatch(Command::ShowProcesses(Some(processes)));
+            store.dispatch(Command::SetEventFilter(Some(format!(
+                "message={from}>{to}"
+            ))));
             store.dispatch(Command::ShowView(ViewKind::Gantt));
         }
         Action::Event(index) => {

@@ -26,6 +26,13 @@ pub enum Action {
     },
     /// Shows only these processes in the views.
     Processes(Vec<u32>),
+    /// Shows the messages from one process to another (and only those two processes).
+    Messages {
+        /// The sender.
+        from: u32,
+        /// The receiver.
+        to: u32,
+    },
     /// Selects this event in the views.
     Event(u64),
 }
@@ -358,7 +365,10 @@ pub fn matrix(trace: &Trace, m: &CommMatrix) -> Table {
                     time_text(trace, m.transit[i]),
                 ],
                 bar: Some(m.bytes[i] as f64 / most as f64),
-                action: Some(Action::Processes(vec![m.from[i].0, m.to[i].0])),
+                action: Some(Action::Messages {
+                    from: m.from[i].0,
+                    to: m.to[i].0,
+                }),
             })
             .collect(),
         note: None,

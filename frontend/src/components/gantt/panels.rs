@@ -81,6 +81,12 @@ pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
             >{move || format!("Processes ({}/{n})", shown())}</button>
             {fold_buttons(chart)}
             {row_filter(chart)}
+            {move || store.with(|ws| ws.event_filter.clone()).map(|f| view! {
+                <span class="filter-chip" data-testid="gantt-event-filter" title="Events other than these are drawn faint in every view">
+                    "events: " <code>{f}</code>
+                    <button aria-label="Show all events" on:click=move |_| store.dispatch(Command::SetEventFilter(None))>"×"</button>
+                </span>
+            })}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
                 <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
