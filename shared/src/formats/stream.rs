@@ -84,9 +84,15 @@ impl<R: Read> Read for Gunzip<R> {
 pub fn io_error(format: &str, e: &std::io::Error, at: Position, budget: &Budget) -> TraceError {
     let inner = e.get_ref();
     if inner.is_some_and(|i| i.is::<OverLimit>()) {
-        return budget
-            .check_at(Limit::InputBytes, u64::MAX, format, at)
-            .expect_err("u64::MAX is over any input limit but the unlimited one");
+        return match budget.check_at(Limit::InputBytes, u64::MAX, format, at) {
+            Err(e) => e,
+            // Only a limited reader says so, and only past a limit; name it all the same.
+            Ok(()) => {
+                let mut e = TraceError::at(format, at, "the input is over its limit");
+                e.exceeded = Some(Limit::InputBytes);
+                e
+            }
+        };
     }
     if let Some(damaged) = inner.and_then(|i| i.downcast_ref::<Damaged>()) {
         return TraceError::at("gzip", at, damaged.0.clone());

@@ -495,11 +495,21 @@ fn tree(n: u32, wires: &[(u32, u8, u32, u8)]) -> Option<Placed> {
     (seen == n).then_some((Shape::Tree, positions, vec![]))
 }
 
+/// The most vertices laid out by force: each step of the simulation is quadratic, so larger
+/// graphs (a trace of 300,000 threads) are placed on a square grid in index order instead.
+pub const MAX_FORCE_VERTICES: usize = 2_000;
+
 /// A force-directed layout of `n` vertices joined by `edges`, from a circle: deterministic.
 fn force_layout(n: usize, edges: &[(u32, u32)]) -> Vec<(f32, f32)> {
     use force_graph::{EdgeData, ForceGraph, NodeData};
     if n <= 2 {
         return (0..n).map(|i| (i as f32, 0.0)).collect();
+    }
+    if n > MAX_FORCE_VERTICES {
+        let side = (n as f64).sqrt().ceil() as usize;
+        return (0..n)
+            .map(|i| ((i % side) as f32, (i / side) as f32))
+            .collect();
     }
     let mut graph: ForceGraph<usize, ()> = ForceGraph::new(Default::default());
     let radius = 40.0 * n as f32;

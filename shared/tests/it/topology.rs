@@ -73,3 +73,38 @@ fn the_emulators_host_stands_beside_a_recognised_network() {
     assert!(h.x < n0.x && n0.x < n1.x, "{h:?} {n0:?} {n1:?}");
     assert_eq!(h.y, n0.y);
 }
+
+#[test]
+fn a_communication_graph_too_large_for_force_is_placed_on_a_grid() {
+    // 3,000 threads on 3,000 nodes, each sending one message to the next: placed in index order.
+    let n = 3_000usize;
+    let mut b = TraceBuilder::new("many", Clock::NANOSECONDS);
+    let processes: Vec<_> = (0..n)
+        .map(|i| {
+            let node = b.add_node(format!("n{i}"));
+            b.add_process(format!("p{i}"), node).expect("process")
+        })
+        .collect();
+    for (i, &p) in processes.iter().enumerate() {
+        let next = processes[(i + 1) % n];
+        let mut send =
+            shared::model::EventRecord::plain(p, Time(1), shared::model::EventKind::MsgSend);
+        send.peer = Some(next);
+        b.push(send).expect("send");
+        let mut arrival =
+            shared::model::EventRecord::plain(p, Time(2), shared::model::EventKind::MsgArr);
+        arrival.peer = Some(processes[(i + n - 1) % n]);
+        b.push(arrival).expect("arrival");
+    }
+    let trace = b.build();
+    let view = Topology::new(&trace, &shared::graph::pairing::pair_messages(&trace));
+    assert_eq!(view.vertices.len(), n);
+    assert!(n > shared::view::topology::MAX_FORCE_VERTICES);
+    // 55 a row: vertex 55 starts the second row.
+    let (v0, v1, v55) = (&view.vertices[0], &view.vertices[1], &view.vertices[55]);
+    assert_eq!(v0.y, v1.y);
+    assert!(v1.x > v0.x);
+    assert_eq!(v55.x, v0.x);
+    assert!(v55.y > v0.y);
+    assert_eq!(view.edges.len(), n);
+}
