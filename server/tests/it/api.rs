@@ -83,6 +83,19 @@ fn json<T: serde::de::DeserializeOwned>(body: &[u8]) -> T {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)))
 }
 
+/// Asks `path` and expects a 400 in the error shape whose message mentions `needle`.
+async fn expect_bad_request(server: &TestServer, path: &str, needle: &str) {
+    let (status, body) = server.get(path).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{path}");
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(needle)),
+        "{path}: {error}"
+    );
+}
+
 fn worked_example() -> Vec<u8> {
     std::fs::read(shared_data("t4-worked-example.json")).expect("worked example")
 }
@@ -1064,17 +1077,12 @@ async fn a_run_exports_in_every_written_format_and_reads_back() {
         assert_eq!(again.format, read_as, "{format}");
         assert_eq!(again.trace, trace, "{format}");
     }
-    let (status, body) = server
-        .get(&format!("/api/runs/{}/export/pdf", created.id))
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-    assert!(
-        error["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("chrome-json")),
-        "{error}"
-    );
+    expect_bad_request(
+        &server,
+        &format!("/api/runs/{}/export/pdf", created.id),
+        "chrome-json",
+    )
+    .await;
 }
 
 /// `GET /api/runs/{id}/topology` answers the engine's layout, `/topology/load` its load over a
@@ -1125,20 +1133,12 @@ async fn the_topology_and_its_load_are_the_engines() {
         .get(&format!("/api/runs/{}/topology/strip?edge=5", created.id))
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, body) = server
-        .get(&format!(
-            "/api/runs/{}/topology/strip?edge=0&buckets=0",
-            created.id
-        ))
-        .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST);
-    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-    assert!(
-        error["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("buckets")),
-        "{error}"
-    );
+    expect_bad_request(
+        &server,
+        &format!("/api/runs/{}/topology/strip?edge=0&buckets=0", created.id),
+        "buckets",
+    )
+    .await;
 }
 
 /// `GET /api/runs/{id}/hasse` answers the window the Hasse view draws, as the engine computes
