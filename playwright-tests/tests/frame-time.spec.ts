@@ -85,6 +85,27 @@ async function stopMeasuring(page: Page, times: string) {
   }, times);
 }
 
+/** Uploads the ring, opens it, shows view `tab` (`hasse`, `topology`) with its frame-time list
+ *  `times` ready, and waits until its canvas's attribute `drawn` holds something; answers the
+ *  canvas and how long the first showing took to build. */
+async function openView(page: Page, request: APIRequestContext, tab: string, drawn: string, times: string) {
+  const id = await uploadRing(request);
+  await page.addInitScript((times) => {
+    (window as any)[times] = [];
+  }, times);
+  await page.goto(`/runs/${id}`);
+  const run = new RunPage(page);
+  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
+  await run.waitForPaint();
+  const clicked = Date.now();
+  await page.getByTestId(`tab-${tab}`).click();
+  const canvas = page.getByTestId(`${tab}-canvas`);
+  await expect
+    .poll(async () => (await canvas.getAttribute(drawn)) ?? '[]', { timeout: 300_000 })
+    .not.toBe('[]');
+  return { canvas, build_s: (Date.now() - clicked) / 1000 };
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.round((sorted.length - 1) * p))];
 }
@@ -145,22 +166,8 @@ test('@bench pan and zoom at 10^6 events stay within the frame budget', async ({
 
 test('@bench the Hasse view at 10^6 events: its build, then zooming and scrolling', async ({ page, request }) => {
   test.setTimeout(600_000);
-  const id = await uploadRing(request);
-  await page.addInitScript(() => {
-    (window as any).__tracescopeHasseFrameTimes = [];
-  });
-  await page.goto(`/runs/${id}`);
-  const run = new RunPage(page);
-  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
-  await run.waitForPaint();
   // The first showing builds the run's causality and diagram in the browser.
-  const clicked = Date.now();
-  await page.getByTestId('tab-hasse').click();
-  const canvas = page.getByTestId('hasse-canvas');
-  await expect
-    .poll(async () => (await canvas.getAttribute('data-hits')) ?? '[]', { timeout: 300_000 })
-    .not.toBe('[]');
-  const built = Date.now();
+  const { canvas, build_s } = await openView(page, request, 'hasse', 'data-hits', '__tracescopeHasseFrameTimes');
   await page.evaluate(() => {
     (window as any).__tracescopeHasseFrameTimes.length = 0;
   });
@@ -192,7 +199,7 @@ test('@bench the Hasse view at 10^6 events: its build, then zooming and scrollin
     events: EVENTS,
     processes: PROCESSES,
     inputs: step,
-    build_s: (built - clicked) / 1000,
+    build_s,
     paints: frames.length,
     frame_ms: { p50: percentile(frames, 0.5), p95: percentile(frames, 0.95), max: frames[frames.length - 1] },
   };
@@ -203,22 +210,8 @@ test('@bench the Hasse view at 10^6 events: its build, then zooming and scrollin
 
 test('@bench the replay at 10^6 events: the topology and the clock while playing', async ({ page, request }) => {
   test.setTimeout(600_000);
-  const id = await uploadRing(request);
-  await page.addInitScript(() => {
-    (window as any).__tracescopeTopologyFrameTimes = [];
-  });
-  await page.goto(`/runs/${id}`);
-  const run = new RunPage(page);
-  await expect(run.canvas).toBeVisible({ timeout: 300_000 });
-  await run.waitForPaint();
   // The first showing builds the run's topology and load functions in the browser.
-  const clicked = Date.now();
-  await page.getByTestId('tab-topology').click();
-  const canvas = page.getByTestId('topology-canvas');
-  await expect
-    .poll(async () => (await canvas.getAttribute('data-vertices')) ?? '[]', { timeout: 300_000 })
-    .not.toBe('[]');
-  const built = Date.now();
+  const { build_s } = await openView(page, request, 'topology', 'data-vertices', '__tracescopeTopologyFrameTimes');
   await page.getByTestId('replay-speed').selectOption({ label: '10,000 events/s' });
   await startMeasuring(page, '__tracescopeTopologyFrameTimes');
   const clock = page.getByTestId('replay-clock');
@@ -232,7 +225,7 @@ test('@bench the replay at 10^6 events: the topology and the clock while playing
   const result = {
     events: EVENTS,
     processes: PROCESSES,
-    build_s: (built - clicked) / 1000,
+    build_s,
     clock_reached: reached,
     paints: frames.length,
     frame_ms: { p50: percentile(frames, 0.5), p95: percentile(frames, 0.95), max: frames[frames.length - 1] },

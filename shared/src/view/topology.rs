@@ -740,7 +740,7 @@ impl Load {
     pub fn frame(&self, start: Time, end: Time) -> LoadFrame {
         let over = |f: &StepFn| -> f32 {
             if end.0 > start.0 {
-                (f.integral(start.0, end.0) / (end.0 - start.0) as f64).clamp(0.0, 1.0) as f32
+                mean(f, start.0, end.0)
             } else {
                 f.pieces(start.0, start.0 + 1)
                     .next()
@@ -759,6 +759,14 @@ impl Load {
         }
     }
 
+    /// One vertex's mean load over [start, end) (0 for an empty window or no such vertex).
+    pub fn vertex(&self, v: usize, start: Time, end: Time) -> f32 {
+        match self.vertices.get(v) {
+            Some(f) => mean(f, start.0, end.0),
+            None => 0.0,
+        }
+    }
+
     /// An edge's load over [start, end) in `buckets` equal slices (Tmon's link view), each
     /// direction.
     pub fn strip(&self, edge: usize, start: Time, end: Time, buckets: usize) -> Vec<[f32; 2]> {
@@ -771,15 +779,17 @@ impl Load {
             .map(|k| {
                 let a = start.0 + len * k as u64 / buckets as u64;
                 let b = start.0 + len * (k as u64 + 1) / buckets as u64;
-                let mean = |f: &StepFn| {
-                    if b > a {
-                        (f.integral(a, b) / (b - a) as f64).clamp(0.0, 1.0) as f32
-                    } else {
-                        0.0
-                    }
-                };
-                [mean(ab), mean(ba)]
+                [mean(ab, a, b), mean(ba, a, b)]
             })
             .collect()
+    }
+}
+
+/// A load function's mean over [a, b), from 0 to 1 (0 for an empty window).
+fn mean(f: &StepFn, a: u64, b: u64) -> f32 {
+    if b > a {
+        (f.integral(a, b) / (b - a) as f64).clamp(0.0, 1.0) as f32
+    } else {
+        0.0
     }
 }

@@ -33,6 +33,7 @@ fn the_worked_example_is_drawn_as_its_communication_graph_with_the_analyses_load
                 "{v}: {} against {expected}",
                 frame.vertices[v]
             );
+            assert_eq!(load.vertex(v, window.0, window.1), frame.vertices[v]);
         }
         assert!(frame.edges[0].iter().all(|u| (0.0..=1.0).contains(u)));
     }

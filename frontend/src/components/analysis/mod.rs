@@ -148,7 +148,7 @@ fn what_if_box(
 
 /// Every part of the selection, asked for together.
 async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
-    let (summary, critical, wcpa, npt, matrix, waits) = futures_join(id, query).await;
+    let (summary, critical, wcpa, npt, matrix, waits) = ask_all(id, query).await;
     let statistics: api::ApiResult<Vec<SubjectStatistics>> =
         api::get_part(id, "statistics", query).await;
     let diagnostics: api::ApiResult<DiagnosticsInSelection> =
@@ -189,7 +189,9 @@ type Answers = (
     api::ApiResult<WaitsInSelection>,
 );
 
-async fn futures_join(id: &str, query: &SelectionQuery) -> Answers {
+/// The six parts the tables need most, asked one after the other (each answers in
+/// milliseconds once the run's context is built).
+async fn ask_all(id: &str, query: &SelectionQuery) -> Answers {
     (
         api::get_selection_summary(id, query).await,
         api::get_part(id, "critical-path", query).await,

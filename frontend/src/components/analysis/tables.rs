@@ -537,13 +537,7 @@ mod tests {
     use shared::view::selection::{self, Selection};
 
     use super::*;
-
-    fn worked_example() -> Trace {
-        let text = include_str!("../../../../shared/tests/data/t4-worked-example.json");
-        shared::formats::import(text.as_bytes(), None, "t4")
-            .expect("imports")
-            .trace
-    }
+    use crate::components::gantt::test_data::worked_example;
 
     /// The value of a table's row whose first cell is `first`, column `column`.
     fn cell<'a>(table: &'a Table, first: &str, column: usize) -> &'a str {

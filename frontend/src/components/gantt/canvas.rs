@@ -267,6 +267,12 @@ pub fn schedule_paints(chart: &Chart) {
             });
         }
     });
+    count_resizes(resized);
+}
+
+/// Counts the window's resizes in `resized` (a view repaints when it changes) until the
+/// calling component is cleaned up.
+pub fn count_resizes(resized: RwSignal<u32>) {
     let resize = window_event_listener(leptos::ev::resize, move |_| {
         resized.update(|n| *n += 1);
     });

@@ -144,10 +144,7 @@ pub fn HasseView(
     build_when_shown(view);
     publish_areas(view, data);
     schedule_paints(view);
-    let resize = window_event_listener(leptos::ev::resize, move |_| {
-        view.resized.update(|n| *n += 1)
-    });
-    on_cleanup(move || resize.remove());
+    canvas::count_resizes(view.resized);
     view! {
         <div class="hasse" data-testid="hasse">
             {toolbar(view)}

@@ -100,10 +100,7 @@ pub fn TopologyView(
             data.load_report();
         }
     });
-    let resize = window_event_listener(leptos::ev::resize, move |_| {
-        view.resized.update(|n| *n += 1)
-    });
-    on_cleanup(move || resize.remove());
+    canvas::count_resizes(view.resized);
     view! {
         <div class="topology" data-testid="topology">
             {toolbar(view)}
@@ -580,7 +577,7 @@ fn busiest_interval(load: &Load, v: usize, (start, end): (u64, u64)) -> Option<(
         .filter_map(|k| {
             let a = start + len * k / slices;
             let b = start + len * (k + 1) / slices;
-            (b > a).then(|| (a, b, load.frame(Time(a), Time(b)).vertices[v]))
+            (b > a).then(|| (a, b, load.vertex(v, Time(a), Time(b))))
         })
         .max_by(|x, y| x.2.total_cmp(&y.2))
         .filter(|&(_, _, u)| u > 0.0)
