@@ -161,7 +161,7 @@ async fn part(
                 "statistics" => serde_json::to_string(&s::statistics(cx, &selection)),
                 "matrix" => serde_json::to_string(&s::matrix(cx, &selection)),
                 "wait-states" => {
-                    serde_json::to_string(&s::waits_in(trace, prepared.waits(), &selection, limit))
+                    serde_json::to_string(&s::waits_in(cx, prepared.waits(), &selection, limit))
                 }
                 _ => serde_json::to_string(&s::diagnostics_in(
                     trace,

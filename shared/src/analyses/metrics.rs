@@ -132,6 +132,33 @@ pub struct Npt {
     pub phases: Vec<Share>,
     /// Σ NPT = wall time with at least one processor busy.
     pub total: f64,
+    /// The same time as a tree, process → region → phase, heaviest first at every level (the
+    /// heaviest [`NPT_TREE_PROCESSES`] processes; empty in the whole-run report, which keeps
+    /// the flat rankings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tree: Vec<NptBranch>,
+}
+
+/// The most processes an NPT tree lists (the heaviest).
+pub const NPT_TREE_PROCESSES: usize = 1000;
+
+/// A row of the NPT tree: a process (its children its regions), a region of that process (its
+/// children the phases it ran in) or a phase of that region.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NptBranch {
+    /// The process, region or phase id (none for time in no phase).
+    pub id: Option<u32>,
+    /// Its name.
+    pub name: String,
+    /// Inclusive: a process's whole NPT; a region's time with it anywhere on the stack; a
+    /// phase's part of that.
+    pub inclusive: f64,
+    /// Exclusive: a process's time outside every region; a region's time with it innermost; a
+    /// phase's part of that.
+    pub exclusive: f64,
+    /// The next level, heaviest (inclusive) first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<NptBranch>,
 }
 
 /// Wall time with k processors busy.
@@ -605,17 +632,29 @@ fn critical_path_report(
     }
 }
 
-/// NPT per process, region (inclusive and exclusive) and phase, from every computation edge.
+/// NPT per process, region (inclusive and exclusive) and phase, from every computation edge
+/// (the whole-run report keeps the flat rankings only).
 fn npt(cx: &Context<'_>) -> Npt {
-    npt_in(cx, (0, u64::MAX), &|_| true)
+    let mut npt = npt_in(cx, (0, u64::MAX), &|_| true);
+    npt.tree = Vec::new();
+    npt
 }
+
+/// Inclusive time per (region, phase) of one process.
+type RegionPhaseTime = HashMap<(RegionId, Option<u32>), f64>;
 
 /// The regions open in one process, for inclusive times without walking the region stack per
 /// edge: a region's time is what the process computed between the outermost enter of it and
-/// its leave (a recursive region counts once).
+/// its leave (a recursive region counts once), split at every change of phase (each open region
+/// gets the time since it was entered or the phase began, whichever is later).
 struct OpenRegions {
     count: Vec<u32>,
     entered_at: Vec<f64>,
+    /// The distinct open regions, outermost first.
+    distinct: Vec<RegionId>,
+    /// The phase the process computes in, and its computed time when that phase began.
+    phase: Option<u32>,
+    phase_since: f64,
 }
 
 impl OpenRegions {
@@ -623,7 +662,16 @@ impl OpenRegions {
         OpenRegions {
             count: vec![0; n_regions],
             entered_at: vec![0.0; n_regions],
+            distinct: Vec::new(),
+            phase: None,
+            phase_since: 0.0,
         }
+    }
+
+    /// A new process: nothing open, no phase yet.
+    fn restart(&mut self) {
+        self.phase = None;
+        self.phase_since = 0.0;
     }
 
     /// `r` is entered when the process has computed `now`.
@@ -631,84 +679,213 @@ impl OpenRegions {
         if let Some(count) = self.count.get_mut(r.index()) {
             if *count == 0 {
                 self.entered_at[r.index()] = now;
+                self.distinct.push(r);
             }
             *count += 1;
         }
     }
 
+    /// The time `r` has been open in the current phase, up to `now`, added to `inclusive`.
+    fn charge(&self, r: RegionId, now: f64, inclusive: &mut RegionPhaseTime) {
+        let time = now - self.entered_at[r.index()].max(self.phase_since);
+        if time > 0.0 {
+            *inclusive.entry((r, self.phase)).or_default() += time;
+        }
+    }
+
+    /// The process computes in `phase` from `now` on.
+    fn set_phase(&mut self, phase: Option<u32>, now: f64, inclusive: &mut RegionPhaseTime) {
+        if phase != self.phase {
+            for &r in &self.distinct {
+                self.charge(r, now, inclusive);
+            }
+            self.phase = phase;
+            self.phase_since = now;
+        }
+    }
+
     /// `r` is left at `now`: the outermost leave adds its time to `inclusive`.
-    fn close(&mut self, r: RegionId, now: f64, inclusive: &mut HashMap<RegionId, f64>) {
-        if let Some(count) = self.count.get_mut(r.index()) {
-            *count = count.saturating_sub(1);
-            let time = now - self.entered_at[r.index()];
-            if *count == 0 && time > 0.0 {
-                *inclusive.entry(r).or_default() += time;
+    fn close(&mut self, r: RegionId, now: f64, inclusive: &mut RegionPhaseTime) {
+        let Some(&count) = self.count.get(r.index()) else {
+            return;
+        };
+        self.count[r.index()] = count.saturating_sub(1);
+        if count == 1 {
+            self.charge(r, now, inclusive);
+            // Leaves close from the top of the stack, so `r` is the innermost distinct region.
+            if let Some(at) = self.distinct.iter().rposition(|&o| o == r) {
+                self.distinct.remove(at);
             }
         }
     }
 }
 
+/// What one process's computation was spent in: exclusive time per (innermost region, phase)
+/// and inclusive time per (region, phase).
+#[derive(Default)]
+struct ProcessNpt {
+    total: f64,
+    exclusive: HashMap<(Option<RegionId>, Option<u32>), f64>,
+    inclusive: RegionPhaseTime,
+}
+
+/// One process's NPT over `[from, to)`.
+fn process_npt(
+    cx: &Context<'_>,
+    process: ProcessId,
+    (from, to): (u64, u64),
+    open: &mut OpenRegions,
+    stack: &mut Vec<RegionId>,
+) -> ProcessNpt {
+    let e = &cx.trace.events;
+    let node = cx.trace.processes[process.index()].node;
+    let mut out = ProcessNpt::default();
+    stack.clear();
+    open.restart();
+    let mut prev: Option<EventIdx> = None;
+    for v in cx.graph.program(process) {
+        if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
+            let (a, b) = (cx.graph.time(p).0.max(from), cx.graph.time(v).0.min(to));
+            let value = if a < b {
+                cx.timeline.normalized_time(node, a, b)
+            } else {
+                0.0
+            };
+            if value > 0.0 {
+                let phase = cx.attribution.phase.get(p.index()).copied().flatten();
+                open.set_phase(phase, out.total, &mut out.inclusive);
+                out.total += value;
+                *out.exclusive
+                    .entry((stack.last().copied(), phase))
+                    .or_default() += value;
+            }
+        }
+        match (e.kind()[v.index()], e.region()[v.index()]) {
+            (EventKind::Enter, Some(r)) => {
+                open.enter(r, out.total);
+                stack.push(r);
+            }
+            (EventKind::Leave, Some(r)) => {
+                if let Some(pos) = stack.iter().rposition(|&o| o == r) {
+                    // The leave closes its region and any left open inside it.
+                    for closed in stack.drain(pos..).rev() {
+                        open.close(closed, out.total, &mut out.inclusive);
+                    }
+                }
+            }
+            _ => {}
+        }
+        prev = Some(v);
+    }
+    // Regions never left end with the process.
+    for left_open in stack.drain(..).rev() {
+        open.close(left_open, out.total, &mut out.inclusive);
+    }
+    out
+}
+
+/// Branches sorted heaviest (inclusive) first, then by id.
+fn heaviest_first(mut branches: Vec<NptBranch>) -> Vec<NptBranch> {
+    branches.sort_by(|a, b| b.inclusive.total_cmp(&a.inclusive).then(a.id.cmp(&b.id)));
+    branches
+}
+
+/// One process's branch of the NPT tree: its regions, each with its phases.
+fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBranch {
+    let mut regions: HashMap<RegionId, NptBranch> = HashMap::new();
+    let mut phases: HashMap<(RegionId, Option<u32>), NptBranch> = HashMap::new();
+    let phase_branch = |phase: Option<u32>| NptBranch {
+        id: phase,
+        name: phase_label(cx, phase),
+        inclusive: 0.0,
+        exclusive: 0.0,
+        children: Vec::new(),
+    };
+    let region_branch = |r: RegionId| NptBranch {
+        id: Some(r.0),
+        name: region_label(cx.trace, Some(r.0)),
+        inclusive: 0.0,
+        exclusive: 0.0,
+        children: Vec::new(),
+    };
+    for (&(r, phase), &t) in &times.inclusive {
+        regions
+            .entry(r)
+            .or_insert_with(|| region_branch(r))
+            .inclusive += t;
+        phases
+            .entry((r, phase))
+            .or_insert_with(|| phase_branch(phase))
+            .inclusive += t;
+    }
+    let mut outside = 0.0;
+    for (&(r, phase), &t) in &times.exclusive {
+        match r {
+            Some(r) => {
+                regions
+                    .entry(r)
+                    .or_insert_with(|| region_branch(r))
+                    .exclusive += t;
+                phases
+                    .entry((r, phase))
+                    .or_insert_with(|| phase_branch(phase))
+                    .exclusive += t;
+            }
+            None => outside += t,
+        }
+    }
+    let mut by_region: HashMap<RegionId, Vec<NptBranch>> = HashMap::new();
+    for ((r, _), branch) in phases {
+        by_region.entry(r).or_default().push(branch);
+    }
+    let children = regions
+        .into_iter()
+        .map(|(r, mut branch)| {
+            branch.children = heaviest_first(by_region.remove(&r).unwrap_or_default());
+            branch
+        })
+        .collect();
+    NptBranch {
+        id: Some(process.0),
+        name: process_label(cx.trace, Some(process.0)),
+        inclusive: times.total,
+        exclusive: outside,
+        children: heaviest_first(children),
+    }
+}
+
 /// Normalized processor time (decision D-b) of the processes `keep` accepts, over the window
 /// `[from, to)` only: each computation is clipped to the window. Shares are of this total.
-pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
+pub fn npt_in(cx: &Context<'_>, window: (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
     let trace = cx.trace;
-    let e = &trace.events;
     let mut by_process: HashMap<ProcessId, f64> = HashMap::new();
     let mut inclusive: HashMap<RegionId, f64> = HashMap::new();
     let mut exclusive: HashMap<RegionId, f64> = HashMap::new();
     let mut by_phase: HashMap<Option<u32>, f64> = HashMap::new();
     let mut stack: Vec<RegionId> = Vec::new();
     let mut open = OpenRegions::new(trace.regions.len());
+    let mut tree = Vec::new();
     let mut total = 0.0;
     for process in trace.process_ids() {
         if !keep(process) {
             continue;
         }
-        stack.clear();
-        let node = trace.processes[process.index()].node;
-        let mut process_total = 0.0;
-        let mut prev: Option<EventIdx> = None;
-        for v in cx.graph.program(process) {
-            if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
-                let (a, b) = (cx.graph.time(p).0.max(from), cx.graph.time(v).0.min(to));
-                let value = if a < b {
-                    cx.timeline.normalized_time(node, a, b)
-                } else {
-                    0.0
-                };
-                if value > 0.0 {
-                    process_total += value;
-                    if let Some(&top) = stack.last() {
-                        *exclusive.entry(top).or_default() += value;
-                    }
-                    let phase = cx.attribution.phase.get(p.index()).copied().flatten();
-                    *by_phase.entry(phase).or_default() += value;
-                }
-            }
-            match (e.kind()[v.index()], e.region()[v.index()]) {
-                (EventKind::Enter, Some(r)) => {
-                    open.enter(r, process_total);
-                    stack.push(r);
-                }
-                (EventKind::Leave, Some(r)) => {
-                    if let Some(pos) = stack.iter().rposition(|&o| o == r) {
-                        // The leave closes its region and any left open inside it.
-                        for closed in stack.drain(pos..).rev() {
-                            open.close(closed, process_total, &mut inclusive);
-                        }
-                    }
-                }
-                _ => {}
-            }
-            prev = Some(v);
+        let times = process_npt(cx, process, window, &mut open, &mut stack);
+        for (&(r, _), &t) in &times.inclusive {
+            *inclusive.entry(r).or_default() += t;
         }
-        // Regions never left end with the process.
-        for left_open in stack.drain(..).rev() {
-            open.close(left_open, process_total, &mut inclusive);
+        for (&(r, phase), &t) in &times.exclusive {
+            if let Some(r) = r {
+                *exclusive.entry(r).or_default() += t;
+            }
+            *by_phase.entry(phase).or_default() += t;
         }
-        total += process_total;
-        by_process.insert(process, process_total);
+        total += times.total;
+        by_process.insert(process, times.total);
+        tree.push(npt_branch(cx, process, &times));
     }
+    let mut tree = heaviest_first(tree);
+    tree.truncate(NPT_TREE_PROCESSES);
     let region = |r: &RegionId| (Some(r.0), region_label(trace, Some(r.0)));
     Npt {
         processes: rank(by_process, total, |p| {
@@ -718,6 +895,7 @@ pub fn npt_in(cx: &Context<'_>, (from, to): (u64, u64), keep: &dyn Fn(ProcessId)
         regions_exclusive: rank(exclusive, total, region),
         phases: rank(by_phase, total, |&id| (id, phase_label(cx, id))),
         total,
+        tree,
     }
 }
 

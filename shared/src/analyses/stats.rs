@@ -54,6 +54,59 @@ pub fn summarize(values: &mut [f64]) -> Option<Summary> {
     })
 }
 
+/// Counts of values in bins of one round width (1, 2 or 5 × 10^k, at least `min_width`), with
+/// the values' summary: what a histogram panel draws.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Where the first bin starts (a multiple of `width`).
+    pub start: f64,
+    /// Each bin's width.
+    pub width: f64,
+    /// How many values fall in each bin, `[start + k·width, start + (k+1)·width)`.
+    pub counts: Vec<u64>,
+    /// Count, extremes, mean and type-7 quartiles.
+    pub summary: Summary,
+}
+
+/// The smallest round width (1, 2 or 5 × 10^k) of at least `raw`.
+pub fn round_width(raw: f64) -> f64 {
+    if !(raw > 0.0) || !raw.is_finite() {
+        return 1.0;
+    }
+    let decade = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&w| w >= raw * (1.0 - 1e-12))
+        .unwrap_or(10.0 * decade)
+}
+
+/// A histogram of `values` (sorted in place) in at most `max_bins` bins of a round width no
+/// smaller than `min_width` (1 for tick and byte counts); `None` for no values.
+pub fn histogram(values: &mut [f64], max_bins: usize, min_width: f64) -> Option<Histogram> {
+    let summary = summarize(values)?;
+    let bins = max_bins.max(1) as f64;
+    let mut width = round_width(((summary.max - summary.min) / bins).max(min_width));
+    let mut start = (summary.min / width).floor() * width;
+    // Flooring the start can push the last value one bin further: widen until it fits.
+    while ((summary.max - start) / width).floor() >= bins && width.is_finite() {
+        width = round_width(width * 1.000_001);
+        start = (summary.min / width).floor() * width;
+    }
+    let n = (((summary.max - start) / width).floor() as usize + 1).min(max_bins.max(1));
+    let mut counts = vec![0u64; n];
+    for v in values.iter() {
+        let k = (((v - start) / width).floor().max(0.0) as usize).min(n - 1);
+        counts[k] += 1;
+    }
+    Some(Histogram {
+        start,
+        width,
+        counts,
+        summary,
+    })
+}
+
 /// What to take statistics of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", content = "value")]
@@ -148,5 +201,40 @@ pub fn statistics_of(mut occurrences: Vec<(u64, Option<u64>)>, window_len: u64) 
         rate: occurrences.len() as f64 / window_len,
         distance: summarize(&mut gaps),
         duration: summarize(&mut durations),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_are_round() {
+        let widths: Vec<f64> = [0.3, 1.0, 1.5, 3.0, 7.0, 12.0, 480.0, 0.0]
+            .into_iter()
+            .map(round_width)
+            .collect();
+        assert_eq!(widths, [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 500.0, 1.0]);
+    }
+
+    #[test]
+    fn a_histogram_bins_every_value_once_with_type7_quartiles() {
+        // 1..=100: 10 bins of 10 from 0; the quartiles of type 7: 25.75, 50.5, 75.25.
+        let mut values: Vec<f64> = (1..=100).map(f64::from).collect();
+        let h = histogram(&mut values, 10, 1.0).expect("values");
+        assert_eq!((h.start, h.width), (0.0, 20.0));
+        assert_eq!(h.counts, [19, 20, 20, 20, 20, 1]);
+        assert_eq!(h.counts.iter().sum::<u64>(), 100);
+        assert_eq!(
+            (h.summary.q1, h.summary.median, h.summary.q3),
+            (25.75, 50.5, 75.25)
+        );
+        // The same values in at most 20 bins: width 5, 21 bins would be one too many.
+        let h = histogram(&mut values, 20, 1.0).expect("values");
+        assert_eq!((h.start, h.width, h.counts.len()), (0.0, 10.0, 11));
+        // One value: one bin of the smallest width.
+        let h = histogram(&mut [7.0], 10, 1.0).expect("a value");
+        assert_eq!((h.start, h.width, h.counts.clone()), (7.0, 1.0, vec![1]));
+        assert!(histogram(&mut [], 10, 1.0).is_none());
     }
 }

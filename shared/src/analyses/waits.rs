@@ -226,9 +226,9 @@ pub struct WaitSummary {
     pub by_region: Vec<(String, WaitKind, f64, Option<RegionId>)>,
     /// Root causes: short-term delay costs per process and call path: (process name, call path,
     /// cost, process id).
-    pub short_term_costs: Vec<(String, String, f64, ProcessId)>,
+    pub short_term_costs: Vec<CostRow>,
     /// Root causes: long-term delay costs per process and call path, as above.
-    pub long_term_costs: Vec<(String, String, f64, ProcessId)>,
+    pub long_term_costs: Vec<CostRow>,
 }
 
 /// Rows of `(label, kind, time, id)` from totals keyed by `(id, kind)`, heaviest first.
@@ -247,10 +247,7 @@ fn sorted<K: Ord + Copy>(
         .collect()
 }
 
-fn sorted_costs(
-    map: CostMap,
-    label: impl Fn(ProcessId) -> String,
-) -> Vec<(String, String, f64, ProcessId)> {
+fn sorted_costs(map: CostMap, label: impl Fn(ProcessId) -> String) -> Vec<CostRow> {
     let mut v: Vec<_> = map.into_iter().filter(|(_, t)| *t > 1e-12).collect();
     v.sort_by(|((pa, ra), a), ((pb, rb), b)| {
         b.total_cmp(a)
@@ -280,14 +277,29 @@ pub fn summarize_waits(cx: &Context<'_>, states: &[WaitState]) -> WaitSummary {
         *by_process.entry((w.process, w.kind)).or_insert(0.0) += w.time;
         *by_region.entry((w.region_id, w.kind)).or_insert(0.0) += w.time;
     }
-    let (short, long) = delay_costs(cx, states);
+    let (short_term_costs, long_term_costs) = delay_cost_rows(cx, states);
     WaitSummary {
         by_process: sorted(by_process, name),
         by_region: sorted(by_region, region_name),
-        short_term_costs: sorted_costs(short, name),
-        long_term_costs: sorted_costs(long, name),
+        short_term_costs,
+        long_term_costs,
         states: states.to_vec(),
     }
+}
+
+/// Delay-cost rows of a process and call path: (process name, call path, cost, process id).
+pub type CostRow = (String, String, f64, ProcessId);
+
+/// The short- and long-term delay costs of `states` (their root causes), heaviest first.
+pub fn delay_cost_rows(cx: &Context<'_>, states: &[WaitState]) -> (Vec<CostRow>, Vec<CostRow>) {
+    let name = |p: ProcessId| {
+        cx.trace
+            .processes
+            .get(p.index())
+            .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
+    };
+    let (short, long) = delay_costs(cx, states);
+    (sorted_costs(short, name), sorted_costs(long, name))
 }
 
 /// The callpath of a computation edge: the innermost region its source left open.

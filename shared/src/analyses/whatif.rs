@@ -5,10 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyses::metrics::process_label;
 use crate::graph::context::Context;
 use crate::graph::critical_path::{EdgeWeights, SegmentKind, longest_path, path_edges};
 use crate::graph::execution::ProgramEdge;
-use crate::model::{EventIdx, EventKind, RegionId};
+use crate::model::{EventIdx, EventKind, ProcessId, RegionId};
 
 /// One edit of the graph's weights.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,6 +75,41 @@ pub struct WhatIf {
     pub benefit: f64,
     /// The predicted critical path's edges with their edited weights, in time order.
     pub critical_path: Vec<WhatIfSegment>,
+    /// When each process ends, replayed with the recorded weights and with the edited ones.
+    #[serde(default)]
+    pub processes: Vec<WhatIfProcess>,
+    /// The longest computations (at most [`WHAT_IF_SPANS`]), when they ran replayed with the
+    /// recorded weights and with the edited ones: the measured and the predicted chart.
+    #[serde(default)]
+    pub spans: Vec<WhatIfSpan>,
+}
+
+/// The most computations a what-if answer draws.
+pub const WHAT_IF_SPANS: usize = 4000;
+
+/// One process under a scenario (ticks from the run's start).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIfProcess {
+    /// The process.
+    pub process: ProcessId,
+    /// Its name.
+    pub name: String,
+    /// When it ends with the recorded weights.
+    pub measured_end: f64,
+    /// When it ends with the edited weights.
+    pub predicted_end: f64,
+}
+
+/// One computation under a scenario: `[start, end]` replayed with the recorded weights and with
+/// the edited ones (ticks from the run's start).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WhatIfSpan {
+    /// Its process.
+    pub process: ProcessId,
+    /// With the recorded weights.
+    pub measured: (f64, f64),
+    /// With the edited weights.
+    pub predicted: (f64, f64),
 }
 
 /// An edge of a predicted critical path.
@@ -149,10 +185,12 @@ pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]
 /// Replays the trace with edits and returns the predicted execution time.
 pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
     let base = observed_weights(cx);
-    let baseline = longest_path(&cx.graph, &base).length;
+    let measured = longest_path(&cx.graph, &base);
+    let baseline = measured.length;
     let mut edited = base;
     edit(cx, &mut edited, changes);
     let path = longest_path(&cx.graph, &edited);
+    let (processes, spans) = replayed(cx, &measured.dist, &path.dist);
     let critical_path = path_edges(&cx.graph, &path)
         .into_iter()
         .map(|e| {
@@ -178,7 +216,50 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
         execution_time: path.length,
         benefit: baseline - path.length,
         critical_path,
+        processes,
+        spans,
     }
+}
+
+/// Each process's end and the longest computations, replayed twice (`before` and `after` are
+/// the two longest-path distances of every vertex).
+fn replayed(
+    cx: &Context<'_>,
+    before: &[f64],
+    after: &[f64],
+) -> (Vec<WhatIfProcess>, Vec<WhatIfSpan>) {
+    let mut processes = Vec::new();
+    let mut spans = Vec::new();
+    for process in cx.trace.process_ids() {
+        let mut prev: Option<EventIdx> = None;
+        for v in cx.graph.program(process) {
+            if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
+                let (a, b) = (p.index(), v.index());
+                if before[b] > before[a] || after[b] > after[a] {
+                    spans.push(WhatIfSpan {
+                        process,
+                        measured: (before[a], before[b]),
+                        predicted: (after[a], after[b]),
+                    });
+                }
+            }
+            prev = Some(v);
+        }
+        if let Some(last) = prev {
+            processes.push(WhatIfProcess {
+                process,
+                name: process_label(cx.trace, Some(process.0)),
+                measured_end: before[last.index()],
+                predicted_end: after[last.index()],
+            });
+        }
+    }
+    if spans.len() > WHAT_IF_SPANS {
+        let length = |s: &WhatIfSpan| s.measured.1 - s.measured.0;
+        spans.select_nth_unstable_by(WHAT_IF_SPANS, |a, b| length(b).total_cmp(&length(a)));
+        spans.truncate(WHAT_IF_SPANS);
+    }
+    (processes, spans)
 }
 
 /// CPM slack of every vertex's in-edges: how much each edge could grow before it lengthens the

@@ -2,6 +2,7 @@
 //! of a selection, and the JSON API's wire types.
 
 pub mod api;
+pub mod compare;
 pub mod hasse;
 pub mod selection;
 pub mod state;

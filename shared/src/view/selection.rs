@@ -14,10 +14,12 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyses::metrics::{Npt, Segment, Share, npt_in, path_rankings, process_label, rank};
-use crate::analyses::stats::{Statistics, statistics_of};
+use crate::analyses::metrics::{
+    Npt, Segment, Share, npt_in, path_rankings, process_label, rank, region_label,
+};
+use crate::analyses::stats::{Histogram, Statistics, histogram, statistics_of};
 use crate::analyses::validate::Diagnostic;
-use crate::analyses::waits::{WaitKind, WaitState};
+use crate::analyses::waits::{CostRow, WaitKind, WaitState, delay_cost_rows};
 use crate::graph::context::Context;
 use crate::graph::states::State;
 use crate::model::{EventKind, ProcessId, RegionId, Trace};
@@ -418,25 +420,64 @@ pub struct SubjectStatistics {
 /// in the window.
 pub fn statistics(cx: &Context<'_>, selection: &Selection) -> Vec<SubjectStatistics> {
     let trace = cx.trace;
-    let e = &trace.events;
     let (start, end) = selection.window();
     let length = end - start;
     let mut out = Vec::new();
-    for (state, name) in [(State::Computing, "computing"), (State::Blocked, "blocked")] {
-        let occurrences: Vec<(u64, Option<u64>)> = cx
-            .spans
-            .iter()
-            .filter(|s| {
-                s.state == state && selection.has(s.process) && selection.contains(s.start.0)
-            })
-            .map(|s| (s.start.0, Some(s.end.0 - s.start.0)))
-            .collect();
+    for (state, name) in STATES {
         out.push(SubjectStatistics {
             subject: "state".to_owned(),
             name: name.to_owned(),
+            statistics: statistics_of(state_occurrences(cx, selection, state), length),
+        });
+    }
+    let Occurrences { regions, mut kinds } = occurrences(trace, selection);
+    for (r, occurrences) in regions.into_iter().enumerate() {
+        if occurrences.is_empty() {
+            continue;
+        }
+        out.push(SubjectStatistics {
+            subject: "region".to_owned(),
+            name: trace.regions[r].name.clone(),
             statistics: statistics_of(occurrences, length),
         });
     }
+    for kind in EventKind::ALL {
+        if let Some(occurrences) = kinds.remove(&kind) {
+            out.push(SubjectStatistics {
+                subject: "event".to_owned(),
+                name: kind.name().to_owned(),
+                statistics: statistics_of(occurrences, length),
+            });
+        }
+    }
+    out
+}
+
+/// The states statistics and histograms are taken of, with their names.
+const STATES: [(State, &str); 2] = [(State::Computing, "computing"), (State::Blocked, "blocked")];
+
+/// (start, duration) of each span of `state` of a selected process starting in the window.
+fn state_occurrences(
+    cx: &Context<'_>,
+    selection: &Selection,
+    state: State,
+) -> Vec<(u64, Option<u64>)> {
+    cx.spans
+        .iter()
+        .filter(|s| s.state == state && selection.has(s.process) && selection.contains(s.start.0))
+        .map(|s| (s.start.0, Some(s.end.0 - s.start.0)))
+        .collect()
+}
+
+/// Occurrences in a selection: (enter, duration) of each region instance entered in the
+/// window, by region id; (time, none) of each event in the window, by kind.
+struct Occurrences {
+    regions: Vec<Vec<(u64, Option<u64>)>>,
+    kinds: HashMap<EventKind, Vec<(u64, Option<u64>)>>,
+}
+
+fn occurrences(trace: &Trace, selection: &Selection) -> Occurrences {
+    let e = &trace.events;
     let mut regions: Vec<Vec<(u64, Option<u64>)>> = vec![Vec::new(); trace.regions.len()];
     let mut kinds: HashMap<EventKind, Vec<(u64, Option<u64>)>> = HashMap::new();
     let mut open: Vec<(RegionId, u64)> = Vec::new();
@@ -464,24 +505,84 @@ pub fn statistics(cx: &Context<'_>, selection: &Selection) -> Vec<SubjectStatist
             }
         }
     }
-    for (r, occurrences) in regions.into_iter().enumerate() {
-        if occurrences.is_empty() {
-            continue;
+    Occurrences { regions, kinds }
+}
+
+/// A histogram of one quantity inside a selection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubjectHistogram {
+    /// `message`, `state` or `region`.
+    pub subject: String,
+    /// What is counted: `size` or `transit` of messages, a state's or a region's name.
+    pub name: String,
+    /// The values' unit: `bytes` or `ticks`.
+    pub unit: String,
+    /// The bins and the values' quartiles.
+    pub histogram: Histogram,
+}
+
+/// The most bins a histogram has.
+pub const HISTOGRAM_BINS: usize = 24;
+
+/// The most regions histograms are drawn for (those with the most time in the selection).
+pub const HISTOGRAM_REGIONS: usize = 6;
+
+/// Histograms of a selection: message sizes and transit times (messages between selected
+/// processes sent in the window), state durations, and the durations of the regions with the
+/// most time (instances entered in the window). Quantities with no values are left out.
+pub fn histograms(cx: &Context<'_>, selection: &Selection) -> Vec<SubjectHistogram> {
+    let trace = cx.trace;
+    let e = &trace.events;
+    let mut sizes = Vec::new();
+    let mut transits = Vec::new();
+    for m in &cx.pairing.messages {
+        let (s, r) = (m.send.index(), m.arrival.index());
+        if selection.has(e.process()[s])
+            && selection.has(e.process()[r])
+            && selection.contains(e.time()[s].0)
+        {
+            sizes.push(e.size()[s] as f64);
+            transits.push(e.time()[r].0.saturating_sub(e.time()[s].0) as f64);
         }
-        out.push(SubjectStatistics {
-            subject: "region".to_owned(),
-            name: trace.regions[r].name.clone(),
-            statistics: statistics_of(occurrences, length),
-        });
     }
-    for kind in EventKind::ALL {
-        if let Some(occurrences) = kinds.remove(&kind) {
-            out.push(SubjectStatistics {
-                subject: "event".to_owned(),
-                name: kind.name().to_owned(),
-                statistics: statistics_of(occurrences, length),
+    let mut out = Vec::new();
+    let mut push = |subject: &str, name: &str, unit: &str, mut values: Vec<f64>| {
+        if let Some(histogram) = histogram(&mut values, HISTOGRAM_BINS, 1.0) {
+            out.push(SubjectHistogram {
+                subject: subject.to_owned(),
+                name: name.to_owned(),
+                unit: unit.to_owned(),
+                histogram,
             });
         }
+    };
+    push("message", "size", "bytes", sizes);
+    push("message", "transit", "ticks", transits);
+    for (state, name) in STATES {
+        let durations = state_occurrences(cx, selection, state)
+            .into_iter()
+            .filter_map(|(_, d)| d.map(|d| d as f64))
+            .collect();
+        push("state", name, "ticks", durations);
+    }
+    let mut regions: Vec<(usize, Vec<f64>)> = occurrences(trace, selection)
+        .regions
+        .into_iter()
+        .enumerate()
+        .map(|(r, list)| {
+            (
+                r,
+                list.into_iter()
+                    .filter_map(|(_, d)| d.map(|d| d as f64))
+                    .collect(),
+            )
+        })
+        .filter(|(_, list): &(usize, Vec<f64>)| !list.is_empty())
+        .collect();
+    let total = |list: &[f64]| list.iter().sum::<f64>();
+    regions.sort_by(|(ra, a), (rb, b)| total(b).total_cmp(&total(a)).then(ra.cmp(rb)));
+    for (r, durations) in regions.into_iter().take(HISTOGRAM_REGIONS) {
+        push("region", &trace.regions[r].name, "ticks", durations);
     }
     out
 }
@@ -499,15 +600,26 @@ pub struct WaitsInSelection {
     pub by_process: Vec<Share>,
     /// The wait states (at most the limit asked for), longest first.
     pub wait_states: Vec<WaitState>,
+    /// Time per call site: the innermost region of the waiting event, heaviest first.
+    #[serde(default)]
+    pub by_call_site: Vec<Share>,
+    /// Root causes of these wait states: short-term delay costs per process and call path
+    /// (Scalasca's delay analysis), heaviest first, at most the limit asked for.
+    #[serde(default)]
+    pub short_term_costs: Vec<CostRow>,
+    /// Long-term delay costs (propagated through earlier waits), as above.
+    #[serde(default)]
+    pub long_term_costs: Vec<CostRow>,
 }
 
 /// The wait states charged to a selected process at an event inside the window.
 pub fn waits_in(
-    trace: &Trace,
+    cx: &Context<'_>,
     waits: &[WaitState],
     selection: &Selection,
     limit: usize,
 ) -> WaitsInSelection {
+    let trace = cx.trace;
     let e = &trace.events;
     let mut kept: Vec<&WaitState> = waits
         .iter()
@@ -521,10 +633,16 @@ pub fn waits_in(
     let time: f64 = kept.iter().map(|w| w.time).sum();
     let mut kind_time: HashMap<WaitKind, f64> = HashMap::new();
     let mut process_time: HashMap<ProcessId, f64> = HashMap::new();
+    let mut site_time: HashMap<Option<RegionId>, f64> = HashMap::new();
     for w in &kept {
         *kind_time.entry(w.kind).or_default() += w.time;
         *process_time.entry(w.process).or_default() += w.time;
+        *site_time.entry(w.region_id).or_default() += w.time;
     }
+    let states: Vec<WaitState> = kept.iter().map(|&w| w.clone()).collect();
+    let (mut short_term_costs, mut long_term_costs) = delay_cost_rows(cx, &states);
+    short_term_costs.truncate(limit);
+    long_term_costs.truncate(limit);
     // The kind's name as the API spells it (`late_sender`, ...).
     let kind_name = |kind: WaitKind| {
         serde_json::to_value(kind)
@@ -544,7 +662,12 @@ pub fn waits_in(
         by_process: rank(process_time, time, |p| {
             (Some(p.0), process_label(trace, Some(p.0)))
         }),
+        by_call_site: rank(site_time, time, |r| {
+            (r.map(|r| r.0), region_label(trace, r.map(|r| r.0)))
+        }),
         wait_states: kept.into_iter().take(limit).cloned().collect(),
+        short_term_costs,
+        long_term_costs,
     }
 }
 

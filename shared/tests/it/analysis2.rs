@@ -1193,3 +1193,32 @@ fn causal_areas_on_the_diagram_agree_with_happened_before() {
         assert_eq!((a.pre_events, a.post_events), (pre, post), "event {e:?}");
     }
 }
+
+#[test]
+fn what_if_draws_the_measured_and_predicted_runs() {
+    let trace = load("t4-worked-example.json");
+    let cx = Context::new(&trace);
+    let changes = parse_scenario("transit=0", &cx).expect("parses");
+    let w = what_if(&cx, &changes);
+    // The runs end where the two longest paths end: 69 measured, 53 predicted (T10).
+    let last = |f: fn(&shared::analyses::whatif::WhatIfProcess) -> f64| {
+        w.processes.iter().map(f).fold(0.0, f64::max)
+    };
+    assert_eq!(
+        (last(|p| p.measured_end), last(|p| p.predicted_end)),
+        (69.0, 53.0)
+    );
+    assert_eq!(w.processes.len(), 2);
+    // Messages cost nothing, computations stay as they were: 85 ticks of computing either way,
+    // each process's computations in order and never overlapping.
+    let total = |f: fn(&shared::analyses::whatif::WhatIfSpan) -> (f64, f64)| {
+        w.spans.iter().map(|s| f(s).1 - f(s).0).sum::<f64>()
+    };
+    assert_eq!(
+        (total(|s| s.measured), total(|s| s.predicted)),
+        (85.0, 85.0)
+    );
+    for pair in w.spans.windows(2).filter(|p| p[0].process == p[1].process) {
+        assert!(pair[0].predicted.1 <= pair[1].predicted.0, "{pair:?}");
+    }
+}

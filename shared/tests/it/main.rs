@@ -3,10 +3,12 @@
 mod analysis;
 mod analysis2;
 mod budget;
+mod compare;
 mod fuzz;
 mod importers;
 mod invariants;
 mod native_format;
+mod npt_tree;
 mod pairing;
 mod rankings;
 mod selection;

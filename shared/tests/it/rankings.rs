@@ -135,10 +135,15 @@ fn selections_rank_same_named_processes_apart() {
         [(Some(0), "worker", 10.5), (Some(1), "worker", 10.5)]
     );
     let waits = wait_states(&cx);
-    let in_selection = selection::waits_in(&trace, &waits, &whole, 10);
+    let in_selection = selection::waits_in(&cx, &waits, &whole, 10);
     assert_eq!(
         rows(&in_selection.by_process),
         [(Some(0), "worker", 8.0), (Some(1), "worker", 6.0)]
+    );
+    // Both waits are charged at the one receive call site.
+    assert_eq!(
+        rows(&in_selection.by_call_site),
+        [(Some(2), "MPI_Recv", 14.0)]
     );
     let analysis = analyze_context(&cx, AnalysisOptions::default());
     let path = selection::path_in(&cx, &analysis.critical_path.segments, &whole, 10);

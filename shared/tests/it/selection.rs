@@ -33,7 +33,11 @@ fn select(window: (Option<u64>, Option<u64>), processes: Option<&str>) -> Value 
         "npt": selection::npt(&cx, &s),
         "matrix": selection::matrix(&cx, &s),
         "statistics": statistics,
-        "wait_states": selection::waits_in(&trace, &waits, &s, 100),
+        "wait_states": selection::waits_in(&cx, &waits, &s, 100),
+        "histograms": selection::histograms(&cx, &s)
+            .into_iter()
+            .map(|h| (format!("{} {}", h.subject, h.name), serde_json::to_value(h.histogram).expect("serializes")))
+            .collect::<serde_json::Map<String, Value>>(),
     })
 }
 
@@ -78,6 +82,12 @@ fn the_whole_trace_selected_gives_the_whole_trace_values() {
             ("/wait_states/time", 16.0),
             ("/statistics/state blocked/count", 3.0),
             ("/statistics/state blocked/duration/median", 13.0),
+            // The histograms agree with the statistics: three blocked spans, median 13; three
+            // messages of 2,100 bytes in all.
+            ("/histograms/state blocked/summary/count", 3.0),
+            ("/histograms/state blocked/summary/median", 13.0),
+            ("/histograms/message size/summary/count", 3.0),
+            ("/histograms/message size/summary/mean", 700.0),
         ],
     );
 }
@@ -198,4 +208,36 @@ fn bad_selections_say_what_is_wrong() {
     assert!(error.to_string().contains("0 to 1"), "{error}");
     let both = Selection::new(&trace, None, None, Some(" 0-1 ")).expect("valid");
     assert_eq!(both, Selection::whole(&trace));
+}
+
+#[test]
+fn the_whole_runs_wait_states_have_the_reports_delay_costs() {
+    let trace = load("t4-worked-example.json");
+    let cx = Context::new(&trace);
+    let waits = shared::analyses::waits::wait_states(&cx);
+    let report = shared::analyses::waits::summarize_waits(&cx, &waits);
+    let w = selection::waits_in(&cx, &waits, &Selection::whole(&trace), 100);
+    assert!(!report.short_term_costs.is_empty());
+    assert_eq!(w.short_term_costs, report.short_term_costs);
+    assert_eq!(w.long_term_costs, report.long_term_costs);
+}
+
+/// The OTF2 ping-pong sample (Score-P, two ranks): 8 messages each way of 522,240 bytes each,
+/// 4,177,920 bytes in all, as the official OTF2 library counts them (16 messages).
+#[test]
+fn the_otf2_ping_pong_matrix_has_eight_messages_of_4177920_bytes_each_way() {
+    let files = crate::importers::otf2_files("pipit-ping-pong-otf2");
+    let imported = shared::formats::import_files(
+        &files,
+        "pipit-ping-pong-otf2",
+        &shared::formats::Budget::default(),
+    )
+    .expect("imports");
+    let cx = Context::new(&imported.trace);
+    let m = selection::matrix(&cx, &Selection::whole(&imported.trace));
+    let cells: Vec<(u32, u32, u64, u64)> = (0..m.count.len())
+        .map(|i| (m.from[i].0, m.to[i].0, m.count[i], m.bytes[i]))
+        .collect();
+    assert_eq!(cells, [(0, 1, 8, 4_177_920), (1, 0, 8, 4_177_920)]);
+    assert_eq!((m.messages, m.total_bytes), (16, 2 * 4_177_920));
 }
