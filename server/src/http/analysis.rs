@@ -28,6 +28,29 @@ pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
         .route("/runs/{id}/analysis", get(analysis))
         .route("/runs/{id}/analysis/{part}", get(part))
+        .route("/compare/{a}/{b}", get(compare))
+}
+
+/// Two runs compared: their reports' metrics, processes, critical paths and NPT rankings side
+/// by side (`shared::view::compare`).
+async fn compare(
+    State(state): State<AppState>,
+    Path((a, b)): Path<(String, String)>,
+) -> Result<Response, AppError> {
+    super::error::check_run_id(&a)?;
+    super::error::check_run_id(&b)?;
+    let first = super::workspace::workspace(&state, &a).await?;
+    let second = super::workspace::workspace(&state, &b).await?;
+    let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
+        let comparison = shared::view::compare::compare(
+            first.prepared().report(),
+            second.prepared().report(),
+        );
+        Ok(serde_json::to_string(&comparison).map_err(anyhow::Error::from)?)
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the comparison task failed: {e}"))??;
+    Ok(json_response(json))
 }
 
 /// Query parameters: the `analyze` command's options.
@@ -89,12 +112,13 @@ fn json_response(json: String) -> Response {
 }
 
 /// The parts answered for a selection.
-const PARTS: [&str; 8] = [
+const PARTS: [&str; 9] = [
     "summary",
     "critical-path",
     "wcpa",
     "npt",
     "statistics",
+    "histograms",
     "matrix",
     "wait-states",
     "diagnostics",
@@ -159,6 +183,7 @@ async fn part(
                 )),
                 "npt" => serde_json::to_string(&s::npt(cx, &selection)),
                 "statistics" => serde_json::to_string(&s::statistics(cx, &selection)),
+                "histograms" => serde_json::to_string(&s::histograms(cx, &selection)),
                 "matrix" => serde_json::to_string(&s::matrix(cx, &selection)),
                 "wait-states" => {
                     serde_json::to_string(&s::waits_in(cx, prepared.waits(), &selection, limit))

@@ -834,6 +834,15 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
         .expect("a row for the blocked state");
     assert_eq!(number(blocked, "/statistics/count"), 3.0);
     assert!(ok(part("diagnostics").await)["total"].is_u64());
+    // The histograms say what the statistics say: three blocked spans, median 13.
+    let histograms = ok(part("histograms").await);
+    let blocked = histograms
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == "blocked"))
+        .expect("a histogram of the blocked state");
+    assert_eq!(number(blocked, "/histogram/summary/median"), 13.0);
+    // Both waits of B's are charged at its receives (no region in this trace: "(none)").
+    assert_eq!(number(&waits, "/by_call_site/0/weight"), 16.0);
 
     for (query, status, says) in [
         ("bogus", StatusCode::NOT_FOUND, "the parts are"),
@@ -847,6 +856,29 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
         let error: ApiError = json(&body);
         assert!(error.message.contains(says), "{query}: {}", error.message);
     }
+}
+
+/// Two stored runs compared: the worked example before, a two-rank OTF2 run after.
+#[sqlx::test(migrations = "../migrations")]
+async fn two_runs_compare_by_name(pool: SqlitePool) {
+    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 22);
+    let before = server.upload_ok("t4.json", worked_example()).await;
+    let after = server.upload_ok("ping-pong.tar.gz", otf2_example()).await;
+    let (status, body) = server
+        .get(&format!("/api/compare/{}/{}", before.id, after.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let c: shared::view::compare::Comparison = json(&body);
+    // The worked example has no clock unit: times in ticks; 69 before (T4a).
+    assert_eq!(c.time_unit, "ticks");
+    assert_eq!(c.metrics[0].name, "Execution time");
+    assert_eq!(c.metrics[0].before, Some(69.0));
+    assert_eq!(c.metrics[0].after, Some(499_960.0), "the ping-pong run, in its ticks");
+    assert_eq!(c.processes.len(), 4, "A, B, then the two ranks");
+    let (status, _) = server
+        .get(&format!("/api/compare/{}/AAAAAAAAAAAAAAAAAAAAAA", before.id))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
 #[sqlx::test(migrations = "../migrations")]
