@@ -199,6 +199,16 @@ pub async fn get_report(id: &str) -> ApiResult<shared::report::Report> {
     .await
 }
 
+/// Two stored runs compared (`a` before, `b` after).
+pub async fn get_compare(a: &str, b: &str) -> ApiResult<shared::view::compare::Comparison> {
+    get_json(&format!(
+        "/api/compare/{}/{}",
+        js_sys::encode_uri_component(a),
+        js_sys::encode_uri_component(b)
+    ))
+    .await
+}
+
 /// Where the run downloads as `format` (`chrome-json`, `native`, `binary` or `tmon`).
 pub fn export_url(id: &str, format: &str) -> String {
     format!(

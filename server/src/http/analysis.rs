@@ -42,10 +42,8 @@ async fn compare(
     let first = super::workspace::workspace(&state, &a).await?;
     let second = super::workspace::workspace(&state, &b).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
-        let comparison = shared::view::compare::compare(
-            first.prepared().report(),
-            second.prepared().report(),
-        );
+        let comparison =
+            shared::view::compare::compare(first.prepared().report(), second.prepared().report());
         Ok(serde_json::to_string(&comparison).map_err(anyhow::Error::from)?)
     })
     .await

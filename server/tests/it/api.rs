@@ -873,10 +873,17 @@ async fn two_runs_compare_by_name(pool: SqlitePool) {
     assert_eq!(c.time_unit, "ticks");
     assert_eq!(c.metrics[0].name, "Execution time");
     assert_eq!(c.metrics[0].before, Some(69.0));
-    assert_eq!(c.metrics[0].after, Some(499_960.0), "the ping-pong run, in its ticks");
+    assert_eq!(
+        c.metrics[0].after,
+        Some(499_960.0),
+        "the ping-pong run, in its ticks"
+    );
     assert_eq!(c.processes.len(), 4, "A, B, then the two ranks");
     let (status, _) = server
-        .get(&format!("/api/compare/{}/AAAAAAAAAAAAAAAAAAAAAA", before.id))
+        .get(&format!(
+            "/api/compare/{}/AAAAAAAAAAAAAAAAAAAAAA",
+            before.id
+        ))
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }

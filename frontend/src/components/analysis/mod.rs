@@ -4,15 +4,17 @@
 //! server for the workspace's current window and process set, every row a click into the
 //! other views, every table a CSV download.
 
+pub mod charts;
 pub mod tables;
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use shared::Trace;
+use shared::analyses::whatif::WhatIf;
 use shared::view::selection::{
-    CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectStatistics,
-    WaitsInSelection,
+    CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectHistogram,
+    SubjectStatistics, WaitsInSelection,
 };
 use shared::view::state::{Overlay, Selection, ViewKind};
 
@@ -36,6 +38,7 @@ struct Parts {
     matrix: Option<CommMatrix>,
     waits: Option<WaitsInSelection>,
     statistics: Option<Vec<SubjectStatistics>>,
+    histograms: Option<Vec<SubjectHistogram>>,
     diagnostics: Option<DiagnosticsInSelection>,
     error: Option<String>,
 }
@@ -106,7 +109,7 @@ fn what_if_box(
     run: StoredValue<Option<String>>,
 ) -> impl IntoView {
     let text = RwSignal::new(PRESETS[0].1.to_owned());
-    let answer = RwSignal::new(None::<Result<Table, String>>);
+    let answer = RwSignal::new(None::<Result<Arc<WhatIf>, String>>);
     let go = move |_| {
         let Some(id) = run.get_value() else {
             return;
@@ -116,7 +119,7 @@ fn what_if_box(
             let result = api::get_what_if(&id, &scenario).await.and_then(|report| {
                 report
                     .what_if
-                    .map(|w| tables::what_if(&trace.get_value(), &w))
+                    .map(Arc::new)
                     .ok_or_else(|| "the server replayed no scenario".to_owned())
             });
             answer.set(Some(result));
@@ -139,7 +142,17 @@ fn what_if_box(
             </div>
             <p class="analysis-note">"Edits separated by ; — transit=V, transit*F, latency=L,bandwidth=B, message=EVENT:transit=V, edge=EVENT:duration=V, region=NAME*F, phase=NAME*F."</p>
             {move || answer.get().map(|a| match a {
-                Ok(table) => panel(store, table).into_any(),
+                Ok(w) => {
+                    let trace = trace.get_value();
+                    view! {
+                        <div class="analysis-panels">
+                            {panel(store, tables::what_if(&trace, &w))}
+                            {charts::what_if(&trace, &w)}
+                            {panel(store, tables::what_if_processes(&trace, &w))}
+                        </div>
+                    }
+                    .into_any()
+                }
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             })}
         </details>
@@ -153,6 +166,8 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         api::get_part(id, "statistics", query).await;
     let diagnostics: api::ApiResult<DiagnosticsInSelection> =
         api::get_part(id, "diagnostics", query).await;
+    let histograms: api::ApiResult<Vec<SubjectHistogram>> =
+        api::get_part(id, "histograms", query).await;
     let error = [
         summary.as_ref().err(),
         critical.as_ref().err(),
@@ -161,6 +176,7 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         matrix.as_ref().err(),
         waits.as_ref().err(),
         statistics.as_ref().err(),
+        histograms.as_ref().err(),
         diagnostics.as_ref().err(),
     ]
     .into_iter()
@@ -175,6 +191,7 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         matrix: matrix.ok(),
         waits: waits.ok(),
         statistics: statistics.ok(),
+        histograms: histograms.ok(),
         diagnostics: diagnostics.ok(),
         error,
     }
@@ -228,97 +245,222 @@ fn body(
     parts: Option<Arc<Parts>>,
 ) -> AnyView {
     let trace_now = trace.get_value();
+    let trace = &trace_now;
     let report = data.report.get();
     let Some(parts) = parts else {
         return view! { <p>"Computing the analyses…"</p> }.into_any();
     };
-    let mut list: Vec<Table> = Vec::new();
+    let mut items: Vec<AnyView> = Vec::new();
+    let mut add = |table: Table| items.push(panel(store, table).into_any());
     if let Some(Ok(report)) = &report {
-        list.push(tables::headline(
-            &trace_now,
+        add(tables::headline(
+            trace,
             &report.analysis,
             parts.summary.as_ref(),
         ));
-        list.push(tables::pop(&report.analysis));
+        add(tables::pop(&report.analysis));
     }
     if let Some(path) = &parts.critical {
-        list.push(tables::segments(&trace_now, path, false));
-        list.push(tables::shares(
+        add(tables::segments(trace, path, false));
+        add(tables::shares(
             "critical-path-processes",
             "Critical path by process",
             "Process",
-            (&path.by_process, Some(&trace_now)),
+            (&path.by_process, Some(trace)),
             true,
         ));
-        list.push(tables::shares(
+        add(tables::shares(
             "critical-path-regions",
             "Critical path by region",
             "Region",
-            (&path.by_region, Some(&trace_now)),
+            (&path.by_region, Some(trace)),
             false,
         ));
     }
     if let Some(path) = &parts.wcpa {
-        list.push(tables::shares(
+        add(tables::shares(
             "wcpa-phases",
             &format!("WCPA phase table (weight {:.1})", path.weight),
             "Phase",
             (&path.by_phase, None),
             false,
         ));
-        list.push(tables::segments(&trace_now, path, true));
+        add(tables::segments(trace, path, true));
     }
     if let Some(npt) = &parts.npt {
-        list.push(tables::npt(&trace_now, npt));
-        list.push(tables::shares(
-            "npt-regions",
-            "Normalized processor time by region (exclusive)",
-            "Region",
-            (&npt.regions_exclusive, Some(&trace_now)),
-            false,
-        ));
+        add(tables::npt(trace, npt));
     }
-    let heat = parts.matrix.as_ref().map(|m| heatmap(store, &trace_now, m));
+    let mut items = items;
+    if let Some(npt) = &parts.npt {
+        items.push(tree_panel(store, trace, npt));
+    }
+    if let Some(Ok(report)) = &report {
+        items.push(charts::parallelism(&report.analysis.parallelism_profile));
+    }
     if let Some(m) = &parts.matrix {
-        list.push(tables::matrix(&trace_now, m));
+        items.extend(heatmap(store, trace, m));
+        items.push(panel(store, tables::matrix(trace, m)).into_any());
     }
-    if let Some(w) = &parts.waits {
-        list.push(tables::shares(
-            "wait-kinds",
-            "Waiting by kind",
-            "Kind",
-            (&w.by_kind, Some(&trace_now)),
-            false,
-        ));
-        list.push(tables::shares(
-            "wait-processes",
-            "Waiting by process",
-            "Process",
-            (&w.by_process, Some(&trace_now)),
-            true,
-        ));
-        list.push(tables::waits(&trace_now, w));
+    items.extend(wait_panels(store, trace, &parts));
+    if let Some(list) = &parts.histograms {
+        items.extend(list.iter().map(|h| charts::histogram(trace, h)));
     }
     if let Some(st) = &parts.statistics {
-        list.push(tables::statistics(&trace_now, st));
+        items.push(panel(store, tables::statistics(trace, st)).into_any());
     }
     if let Some(d) = &parts.diagnostics {
-        list.push(tables::diagnostics(d));
+        items.push(panel(store, tables::diagnostics(d)).into_any());
     }
     let error = parts.error.clone();
     view! {
         {error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        <div class="analysis-panels">
-            {heat}
-            {list.into_iter().map(|t| panel(store, t)).collect_view()}
-        </div>
+        <div class="analysis-panels">{items}</div>
     }
     .into_any()
 }
 
-/// One table as a panel: its title, a CSV download, the table with bars and clickable rows.
-fn panel(store: Store, table: Table) -> impl IntoView {
-    let csv = tables::csv(&table);
+/// The wait states' panels: by kind, process and call site, their root causes, the list.
+fn wait_panels(store: Store, trace: &Trace, parts: &Parts) -> Vec<AnyView> {
+    let Some(w) = &parts.waits else {
+        return Vec::new();
+    };
+    vec![
+        tables::shares(
+            "wait-kinds",
+            "Waiting by kind",
+            "Kind",
+            (&w.by_kind, Some(trace)),
+            false,
+        ),
+        tables::shares(
+            "wait-processes",
+            "Waiting by process",
+            "Process",
+            (&w.by_process, Some(trace)),
+            true,
+        ),
+        tables::shares(
+            "wait-call-sites",
+            "Waiting by call site (the region of the waiting call)",
+            "Call site",
+            (&w.by_call_site, Some(trace)),
+            false,
+        ),
+        tables::delay_costs(trace, w),
+        tables::waits(trace, w),
+    ]
+    .into_iter()
+    .map(|t| panel(store, t).into_any())
+    .collect()
+}
+
+/// The NPT tree as a panel: processes, their regions and the regions' phases; a few processes
+/// open at first (their regions shown), phases folded; sorted by inclusive or exclusive time.
+fn tree_panel(store: Store, trace: &Trace, npt: &shared::analyses::metrics::Npt) -> AnyView {
+    /// Processes opened at first when there are at most this many.
+    const OPEN_AT_FIRST: usize = 16;
+    let by_exclusive = RwSignal::new(false);
+    let (csv_table, keys) = tables::npt_tree(trace, npt, false);
+    let first: std::collections::HashSet<String> = if npt.tree.len() <= OPEN_AT_FIRST {
+        keys.iter().filter(|k| !k.contains('/')).cloned().collect()
+    } else {
+        Default::default()
+    };
+    let open = RwSignal::new(first);
+    let trace = trace.clone();
+    let npt = npt.clone();
+    let rows = move || {
+        let (table, keys) = tables::npt_tree(&trace, &npt, by_exclusive.get());
+        let opened = open.get();
+        table
+            .rows
+            .into_iter()
+            .zip(keys)
+            .filter(|(_, key)| {
+                // Shown when every ancestor is open.
+                key.match_indices('/')
+                    .all(|(at, _)| opened.contains(&key[..at]))
+            })
+            .map(|(row, key)| {
+                let depth = key.matches('/').count();
+                let toggle = (depth < 2).then(|| {
+                    let is_open = opened.contains(&key);
+                    (key, is_open)
+                });
+                tree_row(store, row, depth, toggle, open)
+            })
+            .collect_view()
+    };
+    let sort = move |ev| by_exclusive.set(event_target_value(&ev) == "exclusive");
+    view! {
+        <section class="analysis-panel" data-testid="panel-npt-tree">
+            <header>
+                <h3>"Where the time goes: NPT by process → region → phase"</h3>
+                <span>
+                    <select aria-label="Sort by" data-testid="npt-tree-sort" on:change=sort>
+                        <option value="inclusive">"by inclusive"</option>
+                        <option value="exclusive">"by exclusive"</option>
+                    </select>
+                    " "
+                    {csv_button(&csv_table)}
+                </span>
+            </header>
+            <div class="table-scroll">
+                <table class="tree">
+                    <thead><tr><th>"Process / region / phase"</th><th>"Inclusive"</th><th>"Exclusive"</th><th>"Share"</th><th></th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            {csv_table.note.map(|n| view! { <p class="analysis-note">{n}</p> })}
+        </section>
+    }
+    .into_any()
+}
+
+/// A row of the NPT tree: indented by depth, with a fold button when it has children.
+fn tree_row(
+    store: Store,
+    row: tables::Row,
+    depth: usize,
+    toggle: Option<(String, bool)>,
+    open: RwSignal<std::collections::HashSet<String>>,
+) -> impl IntoView {
+    let action = row.action.clone();
+    let mut cells = row.cells.into_iter();
+    let name = cells.next().unwrap_or_default();
+    let fold = toggle.map(|(key, is_open)| {
+        let label = if is_open { "▾" } else { "▸" };
+        view! {
+            <button class="fold" aria-expanded=is_open.to_string() aria-label="Show or hide what is inside"
+                on:click=move |ev| {
+                    ev.stop_propagation();
+                    open.update(|o| {
+                        if !o.remove(&key) {
+                            o.insert(key.clone());
+                        }
+                    });
+                }>{label}</button>
+        }
+    });
+    let bar = row.bar.map(|b| {
+        view! { <td class="bar-cell"><span class="bar" style:width=format!("{:.1}%", 100.0 * b.clamp(0.0, 1.0))></span></td> }
+    });
+    view! {
+        <tr class=format!("clickable depth-{depth}") on:click=move |_| {
+            if let Some(a) = &action {
+                act(store, a);
+            }
+        }>
+            <td style:padding-left=format!("{}rem", 1.1 * depth as f64)>{fold}" "{name}</td>
+            {cells.map(|c| view! { <td>{c}</td> }).collect_view()}
+            {bar}
+        </tr>
+    }
+}
+
+/// A button that downloads `table` as `<id>.csv`.
+fn csv_button(table: &Table) -> impl IntoView + use<> {
+    let csv = tables::csv(table);
     let file = format!("{}.csv", table.id);
     let download = move |_| {
         let href = format!(
@@ -327,6 +469,14 @@ fn panel(store: Store, table: Table) -> impl IntoView {
         );
         canvas::download(&href, &file);
     };
+    view! {
+        <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download title="Download this table as CSV">"CSV"</button>
+    }
+}
+
+/// One table as a panel: its title, a CSV download, the table with bars and clickable rows.
+fn panel(store: Store, table: Table) -> impl IntoView {
+    let csv = csv_button(&table);
     let has_bars = table.rows.iter().any(|r| r.bar.is_some());
     let empty = table.rows.is_empty();
     let columns = table.columns.clone();
@@ -357,7 +507,7 @@ fn panel(store: Store, table: Table) -> impl IntoView {
         <section class="analysis-panel" data-testid=format!("panel-{}", table.id)>
             <header>
                 <h3>{table.title}</h3>
-                <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download title="Download this table as CSV">"CSV"</button>
+                {csv}
             </header>
             <div class="table-scroll">
                 <table>
@@ -473,6 +623,11 @@ fn act(store: Store, action: &Action) {
             store.dispatch(Command::SetEventFilter(Some(format!(
                 "message={from}>{to}"
             ))));
+            store.dispatch(Command::ShowView(ViewKind::Gantt));
+        }
+        Action::Region { process, region } => {
+            store.dispatch(Command::ShowProcesses(Some(vec![*process])));
+            store.dispatch(Command::FilterRegion(Some(*region)));
             store.dispatch(Command::ShowView(ViewKind::Gantt));
         }
         Action::Event(index) => {

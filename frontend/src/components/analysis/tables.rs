@@ -3,7 +3,7 @@
 //! does, and each table as CSV. Pure, so it is tested natively.
 
 use shared::Trace;
-use shared::analyses::metrics::{Analysis, Npt, Share};
+use shared::analyses::metrics::{Analysis, Npt, NptBranch, Share};
 use shared::graph::critical_path::SegmentKind;
 use shared::view::selection::{
     CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectStatistics,
@@ -35,6 +35,13 @@ pub enum Action {
     },
     /// Selects this event in the views.
     Event(u64),
+    /// Shows this process alone with one region's bars in colour.
+    Region {
+        /// The process.
+        process: u32,
+        /// The region.
+        region: u32,
+    },
 }
 
 /// One row.
@@ -330,6 +337,145 @@ pub fn npt(trace: &Trace, npt: &Npt) -> Table {
     table
 }
 
+/// Quartz's NPT as a tree: processes, each with its regions, each with its phases; siblings
+/// heaviest first by inclusive (or exclusive) time. Returns each row's key beside the table:
+/// `p<id>`, `p<id>/r<id>`, `p<id>/r<id>/f<id>` (its depth is its number of slashes).
+pub fn npt_tree(trace: &Trace, npt: &Npt, by_exclusive: bool) -> (Table, Vec<String>) {
+    let time = |b: &NptBranch| {
+        if by_exclusive {
+            b.exclusive
+        } else {
+            b.inclusive
+        }
+    };
+    fn sorted(list: &[NptBranch], time: impl Fn(&NptBranch) -> f64) -> Vec<&NptBranch> {
+        let mut v: Vec<&NptBranch> = list.iter().collect();
+        v.sort_by(|a, b| time(b).total_cmp(&time(a)).then(a.id.cmp(&b.id)));
+        v
+    }
+    let mut rows = Vec::new();
+    let mut keys = Vec::new();
+    let mut push = |branch: &NptBranch, key: String, action: Option<Action>| {
+        let share = if npt.total > 0.0 {
+            time(branch) / npt.total
+        } else {
+            0.0
+        };
+        rows.push(Row {
+            cells: vec![
+                branch.name.clone(),
+                weight(trace, branch.inclusive),
+                weight(trace, branch.exclusive),
+                percent(share),
+            ],
+            bar: Some(share.clamp(0.0, 1.0)),
+            action,
+        });
+        keys.push(key);
+    };
+    let id = |b: &NptBranch| b.id.map_or_else(|| "-".to_owned(), |i| i.to_string());
+    for p in sorted(&npt.tree, time) {
+        let process = p.id.unwrap_or(0);
+        let pk = format!("p{}", id(p));
+        push(p, pk.clone(), Some(Action::Processes(vec![process])));
+        for r in sorted(&p.children, time) {
+            let action = r.id.map(|region| Action::Region { process, region });
+            let rk = format!("{pk}/r{}", id(r));
+            push(r, rk.clone(), action.clone());
+            for phase in sorted(&r.children, time) {
+                push(phase, format!("{rk}/f{}", id(phase)), action.clone());
+            }
+        }
+    }
+    let table = Table {
+        id: "npt-tree",
+        title: format!(
+            "Where the time goes: NPT by process → region → phase (Σ {})",
+            weight(trace, npt.total)
+        ),
+        columns: vec!["Process / region / phase", "Inclusive", "Exclusive", "Share"],
+        rows,
+        note: Some(
+            "Inclusive: with the region anywhere on the stack; exclusive: with it innermost (a process's exclusive time is outside every region). Click a region to see its bars alone in colour."
+                .to_owned(),
+        ),
+    };
+    (table, keys)
+}
+
+/// The root causes of the waiting: delay costs per process and call path (short-term: the
+/// extra work that made a partner late; long-term: propagated through earlier waits).
+pub fn delay_costs(trace: &Trace, w: &WaitsInSelection) -> Table {
+    let mut rows: Vec<Row> = Vec::new();
+    let most = w
+        .short_term_costs
+        .iter()
+        .chain(&w.long_term_costs)
+        .map(|c| c.2)
+        .fold(0.0, f64::max);
+    for (term, list) in [("short", &w.short_term_costs), ("long", &w.long_term_costs)] {
+        for (name, path, cost, process) in list {
+            rows.push(Row {
+                cells: vec![
+                    term.to_owned(),
+                    name.clone(),
+                    path.clone(),
+                    weight(trace, *cost),
+                ],
+                bar: (most > 0.0).then(|| cost / most),
+                action: Some(Action::Processes(vec![process.0])),
+            });
+        }
+    }
+    Table {
+        id: "delay-costs",
+        title: "Why they waited: delay costs (root causes)".to_owned(),
+        columns: vec!["Term", "Process", "Call path", "Cost"],
+        rows,
+        note: Some(
+            "Short-term: the extra work a late partner did since the two last synchronised; long-term: waits it caused further on."
+                .to_owned(),
+        ),
+    }
+}
+
+/// A scenario's change per process: when each ends, measured and predicted.
+pub fn what_if_processes(trace: &Trace, w: &shared::analyses::whatif::WhatIf) -> Table {
+    let longest = w
+        .processes
+        .iter()
+        .map(|p| p.measured_end.max(p.predicted_end))
+        .fold(0.0, f64::max);
+    Table {
+        id: "what-if-processes",
+        title: "What if: each process's end".to_owned(),
+        columns: vec!["Process", "Measured end", "Predicted end", "Change"],
+        rows: w
+            .processes
+            .iter()
+            .map(|p| Row {
+                cells: vec![
+                    p.name.clone(),
+                    weight(trace, p.measured_end),
+                    weight(trace, p.predicted_end),
+                    format!(
+                        "{}{}",
+                        if p.predicted_end < p.measured_end {
+                            "−"
+                        } else {
+                            "+"
+                        },
+                        weight(trace, (p.predicted_end - p.measured_end).abs())
+                    ),
+                ],
+                bar: (longest > 0.0).then(|| p.predicted_end / longest),
+                action: Some(Action::Processes(vec![p.process.0])),
+            })
+            .collect(),
+        note: None,
+    }
+}
+
 /// The communication matrix: one row per sender–receiver pair, busiest first.
 pub fn matrix(trace: &Trace, m: &CommMatrix) -> Table {
     let name = |p: u32| {
@@ -581,7 +727,7 @@ mod tests {
         );
         // A Late Sender of 5.
         let prepared = shared::analyses::waits::wait_states(&cx);
-        let w = waits(&trace, &selection::waits_in(&trace, &prepared, &whole, 100));
+        let w = waits(&trace, &selection::waits_in(&cx, &prepared, &whole, 100));
         assert!(
             w.rows
                 .iter()
