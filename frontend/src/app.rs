@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use leptos_router::components::{A, Route, Router, Routes};
 use leptos_router::path;
 
+use crate::pages::compare::ComparePage;
 use crate::pages::home::HomePage;
 use crate::pages::run::{RunPage, ViewPage};
 use crate::pages::simulate::SimulatePage;
@@ -26,6 +27,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/runs/:id") view=RunPage/>
                     <Route path=path!("/v/:id") view=ViewPage/>
+                    <Route path=path!("/compare/:a/:b") view=ComparePage/>
                     <Route path=path!("/simulate") view=SimulatePage/>
                 </Routes>
             </main>

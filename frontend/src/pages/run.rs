@@ -173,6 +173,33 @@ fn downloads(id: &str) -> impl IntoView + use<> {
     }
 }
 
+/// A list of the other stored runs: picking one opens the comparison of this run (before) with
+/// it (after).
+fn compare_picker(id: String) -> impl IntoView {
+    let runs = LocalResource::new(|| api::list_runs(String::new()));
+    let this = id.clone();
+    let navigate = leptos_router::hooks::use_navigate();
+    let go = move |ev| {
+        let other = event_target_value(&ev);
+        if other.is_empty() {
+            return;
+        }
+        navigate(&format!("/compare/{this}/{other}"), Default::default());
+    };
+    view! {
+        <select class="compare-picker" data-testid="compare-with" aria-label="Compare with another run" on:change=go>
+            <option value="">"Compare with…"</option>
+            {move || runs.get().and_then(Result::ok).map(|list| {
+                list.runs
+                    .into_iter()
+                    .filter(|r| r.id != id)
+                    .map(|r| view! { <option value=r.id.clone()>{r.summary.name.clone()}</option> })
+                    .collect_view()
+            })}
+        </select>
+    }
+}
+
 /// The run's facts, its workspace (shown as the Gantt chart), and a button that shares the
 /// whole workspace. With `state` (a permalink's), the workspace opens as it was shared.
 #[component]
@@ -244,6 +271,7 @@ pub fn RunView(
                     "Share this view"
                 </button>
                 {downloads(&run.id)}
+                {compare_picker(run.id.clone())}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {

@@ -146,9 +146,9 @@ fn what_if_box(
                     let trace = trace.get_value();
                     view! {
                         <div class="analysis-panels">
-                            {panel(store, tables::what_if(&trace, &w))}
+                            {panel(Some(store), tables::what_if(&trace, &w))}
                             {charts::what_if(&trace, &w)}
-                            {panel(store, tables::what_if_processes(&trace, &w))}
+                            {panel(Some(store), tables::what_if_processes(&trace, &w))}
                         </div>
                     }
                     .into_any()
@@ -251,7 +251,7 @@ fn body(
         return view! { <p>"Computing the analyses…"</p> }.into_any();
     };
     let mut items: Vec<AnyView> = Vec::new();
-    let mut add = |table: Table| items.push(panel(store, table).into_any());
+    let mut add = |table: Table| items.push(panel(Some(store), table).into_any());
     if let Some(Ok(report)) = &report {
         add(tables::headline(
             trace,
@@ -299,17 +299,17 @@ fn body(
     }
     if let Some(m) = &parts.matrix {
         items.extend(heatmap(store, trace, m));
-        items.push(panel(store, tables::matrix(trace, m)).into_any());
+        items.push(panel(Some(store), tables::matrix(trace, m)).into_any());
     }
     items.extend(wait_panels(store, trace, &parts));
     if let Some(list) = &parts.histograms {
         items.extend(list.iter().map(|h| charts::histogram(trace, h)));
     }
     if let Some(st) = &parts.statistics {
-        items.push(panel(store, tables::statistics(trace, st)).into_any());
+        items.push(panel(Some(store), tables::statistics(trace, st)).into_any());
     }
     if let Some(d) = &parts.diagnostics {
-        items.push(panel(store, tables::diagnostics(d)).into_any());
+        items.push(panel(Some(store), tables::diagnostics(d)).into_any());
     }
     let error = parts.error.clone();
     view! {
@@ -350,7 +350,7 @@ fn wait_panels(store: Store, trace: &Trace, parts: &Parts) -> Vec<AnyView> {
         tables::waits(trace, w),
     ]
     .into_iter()
-    .map(|t| panel(store, t).into_any())
+    .map(|t| panel(Some(store), t).into_any())
     .collect()
 }
 
@@ -474,8 +474,13 @@ fn csv_button(table: &Table) -> impl IntoView + use<> {
     }
 }
 
+/// A table as a panel whose rows lead nowhere (a page without a workspace).
+pub fn static_panel(table: Table) -> AnyView {
+    panel(None, table).into_any()
+}
+
 /// One table as a panel: its title, a CSV download, the table with bars and clickable rows.
-fn panel(store: Store, table: Table) -> impl IntoView {
+fn panel(store: Option<Store>, table: Table) -> impl IntoView {
     let csv = csv_button(&table);
     let has_bars = table.rows.iter().any(|r| r.bar.is_some());
     let empty = table.rows.is_empty();
@@ -493,7 +498,7 @@ fn panel(store: Store, table: Table) -> impl IntoView {
             });
             view! {
                 <tr class:clickable=clickable on:click=move |_| {
-                    if let Some(a) = &action {
+                    if let (Some(store), Some(a)) = (store, &action) {
                         act(store, a);
                     }
                 }>

@@ -149,6 +149,42 @@ pub fn context_for(
     Some(ctx)
 }
 
+/// The frame as it is drawn now: the display list the painter replays.
+fn display_list(chart: &Chart) -> Vec<super::scene::draw::DrawItem> {
+    let g = chart.geometry();
+    let scale = chart.scale(&g);
+    let rows = chart.rows.get_untracked();
+    let overlays = overlays(chart);
+    let draw = |views: &dyn Views| {
+        let scene = Scene::new(&chart.model, &rows, views, &scale, &g);
+        layout(&scene, &overlays)
+    };
+    match chart.remote {
+        Some(remote) => remote.with_value(|r| draw(r)),
+        None => draw(&chart.model.index),
+    }
+}
+
+/// Saves the chart as shown as `gantt.svg`: the same display list as the canvas paints.
+pub fn export_svg(chart: &Chart) {
+    let g = chart.geometry();
+    let svg = crate::components::svg::document(&display_list(chart), g.width, g.height);
+    let href = format!(
+        "data:image/svg+xml;charset=utf-8,{}",
+        js_sys::encode_uri_component(&svg)
+    );
+    download(&href, "gantt.svg");
+}
+
+/// Saves the canvas as painted (at the device's pixel ratio) as `gantt.png`.
+pub fn export_png(chart: &Chart) {
+    if let Some(canvas) = chart.canvas.get_untracked()
+        && let Ok(href) = canvas.to_data_url_with_type("image/png")
+    {
+        download(&href, "gantt.png");
+    }
+}
+
 /// Paints one frame now.
 fn paint_now(chart: &Chart) {
     let Some(canvas) = chart.canvas.get_untracked() else {
@@ -160,16 +196,7 @@ fn paint_now(chart: &Chart) {
     let Some(ctx) = context_for(&canvas, g.width, g.height) else {
         return;
     };
-    let rows = chart.rows.get_untracked();
-    let overlays = overlays(chart);
-    let draw = |views: &dyn Views| {
-        let scene = Scene::new(&chart.model, &rows, views, &scale, &g);
-        paint::paint(&ctx, g.width, g.height, &layout(&scene, &overlays));
-    };
-    match chart.remote {
-        Some(remote) => remote.with_value(|r| draw(r)),
-        None => draw(&chart.model.index),
-    }
+    paint::paint(&ctx, g.width, g.height, &display_list(chart));
     fetch_wanted(chart);
     record_frame_time("__tracescopeFrameTimes", now_ms() - began);
     publish_axis(chart, &canvas, &g, &scale);
