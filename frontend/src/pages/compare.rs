@@ -242,7 +242,10 @@ pub fn tables(c: &Comparison) -> Vec<Table> {
             title: "Headline metrics".to_owned(),
             columns: vec!["Metric", "Before", "After", "Change"],
             rows: delta_rows(&c.metrics),
-            note: Some(format!("Times in {}.", if unit == "s" { "seconds" } else { "ticks" })),
+            note: Some(format!(
+                "Times in {}.",
+                if unit == "s" { "seconds" } else { "ticks" }
+            )),
         },
         Table {
             id: "compare-processes",
@@ -305,6 +308,9 @@ mod tests {
         };
         assert_eq!(change(&p), "+12.5 %");
         let gone = Delta { after: None, ..d };
-        assert_eq!((amount(gone.after, "ticks"), change(&gone)), ("—".to_owned(), "—".to_owned()));
+        assert_eq!(
+            (amount(gone.after, "ticks"), change(&gone)),
+            ("—".to_owned(), "—".to_owned())
+        );
     }
 }

@@ -101,21 +101,110 @@ pub fn ViewPage() -> impl IntoView {
     }
 }
 
-/// Keeps `data.kept` the events the workspace's event filter keeps, for every view.
-fn keep_filtered_events(store: Store, data: RunData, trace: Arc<Trace>) {
+/// Keeps `data.kept` the events the workspace's event filter keeps, for every view — and, while
+/// the repaired clocks are shown, only the events the repair moved (the others drawn faint).
+fn keep_filtered_events(
+    store: Store,
+    data: RunData,
+    trace: Arc<Trace>,
+    clocks: RwSignal<Option<Arc<ClockFix>>>,
+) {
     Effect::new(move |_| {
         let filter = store.with(|ws| ws.event_filter.clone());
-        let kept = filter
+        let moved = clocks.get().map(|fix| fix.moved.clone());
+        let filtered = filter
             .and_then(|text| shared::analyses::patterns::Filter::parse(&text, &trace).ok())
             .map(|f| {
-                Arc::new(
-                    (0..trace.events.len())
-                        .map(|i| f.matches(&trace, shared::model::EventIdx(i as u32)))
-                        .collect::<Vec<bool>>(),
-                )
+                (0..trace.events.len())
+                    .map(|i| f.matches(&trace, shared::model::EventIdx(i as u32)))
+                    .collect::<Vec<bool>>()
             });
+        let kept = match (filtered, moved) {
+            (Some(f), Some(m)) => Some(Arc::new(
+                f.iter().zip(m.iter()).map(|(a, b)| *a && *b).collect(),
+            )),
+            (Some(f), None) => Some(Arc::new(f)),
+            (None, m) => m,
+        };
         data.kept.set(kept);
     });
+}
+
+/// The run on clocks repaired by the controlled logical clock (analysis.md, clock repair).
+#[derive(Debug)]
+pub struct ClockFix {
+    /// The run with the repaired times.
+    pub trace: Arc<Trace>,
+    /// Which events the repair moved, by index.
+    pub moved: Arc<Vec<bool>>,
+    /// How many it moved.
+    pub moves: usize,
+    /// The largest shift, in ticks.
+    pub max_shift: f64,
+}
+
+/// Repairs the run's clocks in the browser: `None` when no message arrives before it was sent
+/// (nothing to repair) or the repair would reorder a process.
+fn repair_clocks(trace: &Trace) -> Option<ClockFix> {
+    use shared::analyses::clocks::{ClcOptions, controlled_logical_clock, repaired_trace};
+    let pairing = shared::graph::pairing::pair_messages(trace);
+    let repair = controlled_logical_clock(trace, &pairing, ClcOptions::default());
+    let fixed = repaired_trace(trace, &repair)?;
+    let mut moved = vec![false; trace.events.len()];
+    for m in &repair.moves {
+        if let Some(slot) = moved.get_mut(m.event.index()) {
+            *slot = true;
+        }
+    }
+    Some(ClockFix {
+        trace: Arc::new(fixed),
+        moved: Arc::new(moved),
+        moves: repair.moves.len(),
+        max_shift: repair.max_shift,
+    })
+}
+
+/// A toggle between the recorded clocks and the repaired ones for the Gantt chart; the repair
+/// is computed on first use.
+fn clock_toggle(
+    trace: Arc<Trace>,
+    remote: bool,
+    clocks: RwSignal<Option<Arc<ClockFix>>>,
+) -> impl IntoView {
+    // None: not tried yet; Some(None): nothing to repair.
+    let tried = StoredValue::new(None::<Option<Arc<ClockFix>>>);
+    let message = RwSignal::new(None::<String>);
+    let toggle = move |_| {
+        if clocks.get_untracked().is_some() {
+            clocks.set(None);
+            message.set(None);
+            return;
+        }
+        if tried.get_value().is_none() {
+            tried.set_value(Some(repair_clocks(&trace).map(Arc::new)));
+        }
+        match tried.get_value().flatten() {
+            Some(fix) => {
+                message.set(Some(format!(
+                    "{} events moved (up to {:.0} ticks): only they keep their icons in the chart.",
+                    fix.moves, fix.max_shift
+                )));
+                clocks.set(Some(fix));
+            }
+            None => message.set(Some(
+                "Nothing to repair: every message arrives after it was sent.".to_owned(),
+            )),
+        }
+    };
+    view! {
+        <span class="clock-toggle">
+            <button data-testid="toggle-repaired-clocks" disabled=remote
+                aria-pressed=move || clocks.with(Option::is_some).to_string()
+                title=if remote { "The repair needs the run in the browser (this run is drawn by the server)" } else { "Show the Gantt chart on clocks repaired by the controlled logical clock: no message arrives before it was sent" }
+                on:click=toggle>"Repaired clocks"</button>
+            {move || message.get().map(|m| view! { <span class="readout" data-testid="repaired-clocks-note">{m}</span> })}
+        </span>
+    }
 }
 
 /// `display` for a view's pane: shown when it is the workspace's view. Both stay mounted, so a
@@ -223,7 +312,8 @@ pub fn RunView(
     };
     let store = Store::provide(workspace);
     let data = RunData::new(Some(run.id.clone()));
-    keep_filtered_events(store, data, trace.clone());
+    let clocks = RwSignal::new(None::<Arc<ClockFix>>);
+    keep_filtered_events(store, data, trace.clone(), clocks);
     let facts = format!(
         "{} · {} nodes · {} processes · {} events · {} messages · {}",
         s.format.name(),
@@ -272,6 +362,7 @@ pub fn RunView(
                 </button>
                 {downloads(&run.id)}
                 {compare_picker(run.id.clone())}
+                {clock_toggle(trace.clone(), remote, clocks)}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {
@@ -283,7 +374,13 @@ pub fn RunView(
             {view_tabs(store)}
             <ReplayBar trace=trace.clone() remote=remote/>
             <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
-                <GanttChart trace=trace.clone() run_id=Some(run.id.clone()) data=data remote=remote/>
+                {
+                    let (recorded, id) = (trace.clone(), run.id.clone());
+                    move || {
+                        let shown = clocks.get().map_or_else(|| recorded.clone(), |fix| fix.trace.clone());
+                        view! { <GanttChart trace=shown run_id=Some(id.clone()) data=data remote=remote/> }
+                    }
+                }
             </div>
             <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
                 <HasseView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>

@@ -156,7 +156,8 @@ pub struct NptBranch {
     /// Exclusive: a process's time outside every region; a region's time with it innermost; a
     /// phase's part of that.
     pub exclusive: f64,
-    /// The next level, heaviest (inclusive) first.
+    /// The next level, heaviest (inclusive) first. A process's time outside every region is a
+    /// child of its own, `(outside regions)` with no id, split by phase like a region.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<NptBranch>,
 }
@@ -819,6 +820,7 @@ fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBr
             .inclusive += t;
     }
     let mut outside = 0.0;
+    let mut outside_phases: HashMap<Option<u32>, NptBranch> = HashMap::new();
     for (&(r, phase), &t) in &times.exclusive {
         match r {
             Some(r) => {
@@ -831,20 +833,37 @@ fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBr
                     .or_insert_with(|| phase_branch(phase))
                     .exclusive += t;
             }
-            None => outside += t,
+            None => {
+                outside += t;
+                let branch = outside_phases
+                    .entry(phase)
+                    .or_insert_with(|| phase_branch(phase));
+                branch.inclusive += t;
+                branch.exclusive += t;
+            }
         }
     }
     let mut by_region: HashMap<RegionId, Vec<NptBranch>> = HashMap::new();
     for ((r, _), branch) in phases {
         by_region.entry(r).or_default().push(branch);
     }
-    let children = regions
+    let mut children: Vec<NptBranch> = regions
         .into_iter()
         .map(|(r, mut branch)| {
             branch.children = heaviest_first(by_region.remove(&r).unwrap_or_default());
             branch
         })
         .collect();
+    // The time outside every region, split by phase too: a row of its own (no region id).
+    if outside > 0.0 {
+        children.push(NptBranch {
+            id: None,
+            name: "(outside regions)".to_owned(),
+            inclusive: outside,
+            exclusive: outside,
+            children: heaviest_first(outside_phases.into_values().collect()),
+        });
+    }
     NptBranch {
         id: Some(process.0),
         name: process_label(cx.trace, Some(process.0)),

@@ -66,7 +66,15 @@ fn the_tree_splits_each_region_by_phase_inclusive_and_exclusive() {
         (p.name.as_str(), p.inclusive, p.exclusive),
         ("P", 15.0, 3.0)
     );
-    assert_eq!(level(p), [("outer", 12.0, 5.0), ("inner", 7.0, 7.0)]);
+    // The time outside every region is a row of its own, split by phase like a region.
+    assert_eq!(
+        level(p),
+        [
+            ("outer", 12.0, 5.0),
+            ("inner", 7.0, 7.0),
+            ("(outside regions)", 3.0, 3.0)
+        ]
+    );
     assert_eq!(
         level(&p.children[0]),
         [("solve", 7.0, 3.0), ("read", 5.0, 2.0)]
@@ -75,6 +83,7 @@ fn the_tree_splits_each_region_by_phase_inclusive_and_exclusive() {
         level(&p.children[1]),
         [("solve", 4.0, 4.0), ("read", 3.0, 3.0)]
     );
+    assert_eq!(level(&p.children[2]), [("solve", 3.0, 3.0)]);
 }
 
 #[test]
@@ -99,7 +108,11 @@ fn check_consistent(npt: &Npt) {
     for p in &npt.tree {
         let flat = npt.processes.iter().find(|s| s.id == p.id).expect("ranked");
         assert!(close(flat.weight, p.inclusive), "{} {flat:?}", p.name);
-        let inside: f64 = p.children.iter().map(|r| r.exclusive).sum();
+        let (regions, outside): (Vec<&NptBranch>, Vec<&NptBranch>) =
+            p.children.iter().partition(|r| r.id.is_some());
+        let inside: f64 = regions.iter().map(|r| r.exclusive).sum();
+        let outside: f64 = outside.iter().map(|r| r.exclusive).sum();
+        assert!(close(outside, p.exclusive), "process {}", p.name);
         assert!(
             close(p.exclusive + inside, p.inclusive),
             "process {}",
@@ -116,8 +129,10 @@ fn check_consistent(npt: &Npt) {
                 "region {}",
                 r.name
             );
-            *inclusive.entry(r.id.expect("a region id")).or_default() += r.inclusive;
-            *exclusive.entry(r.id.expect("a region id")).or_default() += r.exclusive;
+            if let Some(id) = r.id {
+                *inclusive.entry(id).or_default() += r.inclusive;
+                *exclusive.entry(id).or_default() += r.exclusive;
+            }
         }
     }
     for s in &npt.regions_inclusive {

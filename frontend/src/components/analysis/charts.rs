@@ -143,13 +143,17 @@ fn value_ticks(start: f64, end: f64, unit: &str, trace: &Trace) -> Vec<(f64, Str
         .collect()
 }
 
-/// A byte count with a binary unit past 1 KiB.
+/// A byte count in decimal units (kB, MB, GB), so round values read round.
 fn bytes_text(v: f64) -> String {
-    match v {
-        v if v >= 1024.0 * 1024.0 => format!("{:.1} MiB", v / (1024.0 * 1024.0)),
-        v if v >= 1024.0 => format!("{:.1} KiB", v / 1024.0),
-        v => format!("{v:.0} B"),
-    }
+    let (value, unit) = match v.abs() {
+        a if a >= 1e9 => (v / 1e9, "GB"),
+        a if a >= 1e6 => (v / 1e6, "MB"),
+        a if a >= 1e3 => (v / 1e3, "kB"),
+        _ => (v, "B"),
+    };
+    let text = format!("{value:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {unit}")
 }
 
 /// A histogram with its quartiles marked (Q1, median, Q3 dashed; the median solid).
@@ -302,6 +306,8 @@ const WHAT_IF_ROWS: usize = 24;
 /// each process's computations as bars and the run's end as a line.
 pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
     const ROW: f64 = 14.0;
+    /// Room for the process names left of the plot.
+    const NAMES: f64 = 96.0;
     let shown: Vec<u32> = w
         .processes
         .iter()
@@ -312,7 +318,7 @@ pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
     let lane = rows * ROW;
     let end = w.baseline.max(w.execution_time).max(1.0);
     let scale = TimeScale::fit(Time(0), Time(end.ceil() as u64), WIDTH);
-    let x = |t: f64| LEFT + scale.tick_to_px(t);
+    let x = |t: f64| NAMES + scale.tick_to_px(t);
     let tops = [18.0, 18.0 + lane + 30.0];
     let mut bars = Vec::new();
     for s in &w.spans {
@@ -339,7 +345,7 @@ pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
                 .map_or_else(|| p.to_string(), |p| p.name.clone());
             tops.map(|top| {
                 view! {
-                    <text x=LEFT - 4.0 y=top + row as f64 * ROW + ROW / 2.0 + 4.0 font-size="11" text-anchor="end" fill="#333">{name.clone()}</text>
+                    <text x=NAMES - 4.0 y=top + row as f64 * ROW + ROW / 2.0 + 4.0 font-size="11" text-anchor="end" fill="#333">{name.clone()}</text>
                 }
             })
         })
@@ -350,7 +356,7 @@ pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
     ]
     .map(|(top, t, what)| {
         view! {
-            <text x=LEFT y=top - 5.0 font-size="11" fill="#333">{format!("{what}: ends at {}", crate::components::gantt::details::time_text(trace, t.round().max(0.0) as u64))}</text>
+            <text x=NAMES y=top - 5.0 font-size="11" fill="#333">{format!("{what}: ends at {}", crate::components::gantt::details::time_text(trace, t.round().max(0.0) as u64))}</text>
             <line x1=x(t) x2=x(t) y1=top y2=top + lane stroke="#c0392b" stroke-width=1.5/>
         }
     });
@@ -366,8 +372,8 @@ pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
         .collect_view();
     let height = axis_y + 20.0;
     let chart = view! {
-        <svg xmlns=XMLNS width=LEFT + WIDTH + 16.0 height=height role="img" aria-label="measured and predicted runs">
-            <rect x="0" y="0" width=LEFT + WIDTH + 16.0 height=height fill="#ffffff"/>
+        <svg xmlns=XMLNS width=NAMES + WIDTH + 16.0 height=height role="img" aria-label="measured and predicted runs">
+            <rect x="0" y="0" width=NAMES + WIDTH + 16.0 height=height fill="#ffffff"/>
             {ticks}
             {bars}
             {names}
@@ -386,4 +392,18 @@ pub fn what_if(trace: &Trace, w: &WhatIf) -> AnyView {
             "Blue: as recorded; orange: as the scenario predicts. One time scale.".to_owned()
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes_text;
+
+    #[test]
+    fn byte_counts_read_round() {
+        let texts: Vec<String> = [0.0, 800.0, 2000.0, 2500.0, 4_177_920.0, 3e9]
+            .into_iter()
+            .map(bytes_text)
+            .collect();
+        assert_eq!(texts, ["0 B", "800 B", "2 kB", "2.5 kB", "4.18 MB", "3 GB"]);
+    }
 }

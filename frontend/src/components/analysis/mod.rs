@@ -372,6 +372,12 @@ fn tree_panel(store: Store, trace: &Trace, npt: &shared::analyses::metrics::Npt)
     let rows = move || {
         let (table, keys) = tables::npt_tree(&trace, &npt, by_exclusive.get());
         let opened = open.get();
+        let parents: std::collections::HashSet<&str> = keys
+            .iter()
+            .filter_map(|k| k.rsplit_once('/').map(|(parent, _)| parent))
+            .collect();
+        let parents: std::collections::HashSet<String> =
+            parents.into_iter().map(str::to_owned).collect();
         table
             .rows
             .into_iter()
@@ -383,7 +389,7 @@ fn tree_panel(store: Store, trace: &Trace, npt: &shared::analyses::metrics::Npt)
             })
             .map(|(row, key)| {
                 let depth = key.matches('/').count();
-                let toggle = (depth < 2).then(|| {
+                let toggle = parents.contains(&key).then(|| {
                     let is_open = opened.contains(&key);
                     (key, is_open)
                 });
@@ -564,8 +570,9 @@ fn heatmap(store: Store, trace: &Trace, m: &CommMatrix) -> Option<AnyView> {
                         let share = m.bytes[i] as f64 / most as f64;
                         let text = format!("{} · {} B", m.count[i], m.bytes[i]);
                         let title = format!("{} → {}: {text}", name(from), name(to));
+                        let ink = if share > 0.55 { "#ffffff" } else { "#1b1f27" };
                         view! {
-                            <td class="heat clickable" title=title
+                            <td class="heat clickable" title=title style:color=ink
                                 data-testid=format!("matrix-cell-{from}-{to}")
                                 style:background=crate::components::topology::layout::load_color(share as f32)
                                 on:click=move |_| act(store, &Action::Messages { from, to })>

@@ -766,6 +766,37 @@ mod tests {
                 .iter()
                 .all(|r| !r.cells[0].contains("transit") || r.cells[1] == "0")
         );
+        // Each process's end, measured and predicted: B's run ends at 69, then at 53 (T10).
+        let ends = what_if_processes(&trace, &w);
+        assert_eq!(cell(&ends, "B", 1), "69");
+        assert_eq!(cell(&ends, "B", 2), "53");
+        assert_eq!(cell(&ends, "B", 3), "−16");
+    }
+
+    #[test]
+    fn the_npt_tree_lists_processes_then_their_regions_and_phases() {
+        let trace = worked_example();
+        let cx = Context::new(&trace);
+        let npt = selection::npt(&cx, &Selection::whole(&trace));
+        let (table, keys) = npt_tree(&trace, &npt, false);
+        // B (34) before A (29), each followed by its rows; the worked example has no regions:
+        // each process's time is outside regions (analysis.md §10, T6′).
+        let firsts: Vec<(&str, &str, &str)> = table
+            .rows
+            .iter()
+            .zip(&keys)
+            .filter(|(_, k)| !k.contains('/'))
+            .map(|(r, k)| (k.as_str(), r.cells[0].as_str(), r.cells[1].as_str()))
+            .collect();
+        assert_eq!(firsts, [("p1", "B", "34"), ("p0", "A", "29")]);
+        assert_eq!(table.rows[0].action, Some(Action::Processes(vec![1])));
+        let inside: Vec<&str> = keys
+            .iter()
+            .filter(|k| k.starts_with("p1/"))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(inside[0], "p1/r-", "B's time outside regions: {keys:?}");
+        assert_eq!(table.rows[1].cells[2], "34");
     }
 
     #[test]
