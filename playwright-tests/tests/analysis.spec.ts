@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE } from '../fixtures/pages';
+import path from 'node:path';
+import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE, openTrace } from '../fixtures/pages';
+
+const SKEWED_CLOCKS = path.join(__dirname, '..', 'fixtures', 'skewed-clocks.json');
 
 // The analysis view (issue 20, first part): the worked example's NPT, WCPA, wait states and
 // matrix as tables computed for the workspace's selection, a row click into the Gantt chart,
@@ -34,6 +37,26 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   await expect(page.getByTestId('panel-statistics')).toContainText('computing');
   await expect(page.getByTestId('panel-diagnostics')).toBeVisible();
 
+  // The NPT tree: B (34) above A (29), each with its time outside regions folded under it.
+  const tree = page.getByTestId('panel-npt-tree');
+  await expect(tree.locator('tbody tr').nth(0)).toContainText('B');
+  await expect(tree.locator('tbody tr').nth(0)).toContainText('34');
+  await expect(tree.locator('tbody tr', { hasText: /^\W*A/ }).first()).toContainText('29');
+  await expect(tree.locator('tbody tr', { hasText: 'outside regions' })).toHaveCount(2);
+
+  // A histogram with its quartiles: the blocked spans' median is 13 ticks; it saves as SVG.
+  const blocked = page.getByTestId('panel-histogram-state-blocked');
+  await expect(blocked).toContainText('median 13');
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('svg-histogram-state-blocked').click()]);
+  expect(svg.suggestedFilename()).toBe('histogram-state-blocked.svg');
+  expect(fs.readFileSync((await svg.path())!, 'utf8')).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*<rect/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('png-parallelism').click()]);
+  expect(fs.readFileSync((await png.path())!).subarray(1, 4).toString()).toBe('PNG');
+
+  // Waiting by call site and the delay costs (the root causes) are there.
+  await expect(page.getByTestId('panel-wait-call-sites').locator('tbody tr')).toHaveCount(1);
+  await expect(page.getByTestId('panel-delay-costs')).toContainText('short');
+
   // What if messages took no time: the server replays the run, 69 ticks become fewer.
   await page.getByTestId('what-if').locator('summary').click();
   await page.getByTestId('what-if-preset').selectOption('transit=0');
@@ -42,6 +65,11 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   await expect(whatIf.locator('tr', { hasText: 'Measured execution time' })).toContainText('69');
   const predicted = await whatIf.locator('tr', { hasText: 'Predicted execution time' }).locator('td').nth(1).textContent();
   expect(Number(predicted!.split(' ')[0])).toBeLessThan(69);
+  // Each process's end, measured and predicted (B: 69 → 53), and the two runs drawn.
+  const ends = page.getByTestId('panel-what-if-processes').locator('tr', { hasText: /^B/ });
+  await expect(ends).toContainText('69');
+  await expect(ends).toContainText('53');
+  await expect(page.getByTestId('panel-what-if-chart').locator('svg rect').nth(5)).toBeAttached();
 
   // The run downloads as Chrome JSON that Perfetto opens: its events are there.
   const [chrome] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-chrome-json').click()]);
@@ -77,4 +105,34 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   await expect(page.getByTestId('tab-analysis')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByTestId('analysis-scope')).toContainText('1 of 2 processes');
   await expect(page.getByTestId('panel-npt').locator('tbody tr')).toHaveCount(1);
+});
+
+test('the Gantt chart saves as SVG and PNG', async ({ page }) => {
+  await openTrace(page, WORKED_EXAMPLE);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gantt-export-svg').click()]);
+  expect(svg.suggestedFilename()).toBe('gantt.svg');
+  const text = fs.readFileSync((await svg.path())!, 'utf8');
+  // The rows' labels and the bars are in it.
+  expect(text).toContain('A @ T800 #0');
+  expect((text.match(/<rect/g) ?? []).length).toBeGreaterThan(8);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gantt-export-png').click()]);
+  expect(fs.readFileSync((await png.path())!).subarray(1, 4).toString()).toBe('PNG');
+});
+
+test('repaired clocks move the events that broke causality', async ({ page }) => {
+  const run = await openTrace(page, SKEWED_CLOCKS);
+  const before = (await run.pixelCounts()).blocked;
+  await page.getByTestId('toggle-repaired-clocks').click();
+  await expect(page.getByTestId('toggle-repaired-clocks')).toHaveAttribute('aria-pressed', 'true');
+  // B's clock ran 10 ticks behind: its first arrival and everything after it on B move.
+  await expect(page.getByTestId('repaired-clocks-note')).toContainText('6 events moved');
+  // The chart is drawn on the repaired times: B waits longer for its messages.
+  await expect.poll(async () => (await run.pixelCounts()).blocked).toBeGreaterThan(before);
+  await page.getByTestId('toggle-repaired-clocks').click();
+  await expect(page.getByTestId('toggle-repaired-clocks')).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByTestId('repaired-clocks-note')).toHaveCount(0);
+  // The worked example's clocks need no repair.
+  await openTrace(page, WORKED_EXAMPLE);
+  await page.getByTestId('toggle-repaired-clocks').click();
+  await expect(page.getByTestId('repaired-clocks-note')).toContainText('Nothing to repair');
 });

@@ -401,7 +401,7 @@ fn tree_panel(store: Store, trace: &Trace, npt: &shared::analyses::metrics::Npt)
     view! {
         <section class="analysis-panel" data-testid="panel-npt-tree">
             <header>
-                <h3>"Where the time goes: NPT by process → region → phase"</h3>
+                <h3>"Where the time goes (NPT)"</h3>
                 <span>
                     <select aria-label="Sort by" data-testid="npt-tree-sort" on:change=sort>
                         <option value="inclusive">"by inclusive"</option>
