@@ -325,6 +325,8 @@ pub struct SelectionQuery {
     pub processes: String,
     /// The most list items answered.
     pub limit: usize,
+    /// The workspace's event filter (empty: none).
+    pub filter: String,
 }
 
 /// A process list for a [`SelectionQuery`]: ascending runs written as ranges (`0-5,8,10-12`).
@@ -356,12 +358,13 @@ pub async fn get_part<T: serde::de::DeserializeOwned>(
     query: &SelectionQuery,
 ) -> ApiResult<T> {
     get_json(&format!(
-        "/api/runs/{}/analysis/{part}?start={}&end={}&processes={}&limit={}",
+        "/api/runs/{}/analysis/{part}?start={}&end={}&processes={}&limit={}&filter={}",
         js_sys::encode_uri_component(id),
         query.start,
         query.end,
         js_sys::encode_uri_component(&query.processes),
-        query.limit
+        query.limit,
+        js_sys::encode_uri_component(&query.filter)
     ))
     .await
 }

@@ -84,6 +84,13 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   expect(filtered.event_filter).toBe('message=1>0');
   expect(filtered.processes).toEqual([1, 0]);
   await expect(page.getByTestId('gantt-event-filter')).toContainText('message=1>0');
+  // The workspace's filter bar shows it, and the analysis panels' lists keep only those
+  // messages: one row in the matrix.
+  await expect(page.getByTestId('event-filter')).toHaveValue('message=1>0');
+  await page.getByTestId('tab-analysis').click();
+  await expect(page.getByTestId('analysis-scope')).toContainText('message=1>0');
+  await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(1);
+  await page.getByTestId('tab-gantt').click();
   await page.getByTestId('gantt-event-filter').getByRole('button').click();
   await expect(page.getByTestId('gantt-event-filter')).toHaveCount(0);
   await page.getByTestId('tab-analysis').click();

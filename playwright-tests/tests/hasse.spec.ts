@@ -91,16 +91,16 @@ test('dependence queries show their errors and their instances', async ({ page }
   await page.getByTestId('hasse-instances').getByRole('button').first().click();
   expect((await workspaceState(page)).selection).toEqual({ type: 'event', index: 1 });
 
-  // The event filter, applied to both views: only the three sends keep their marks here.
-  await page.getByTestId('hasse-filter').fill('kind=send procss=A');
-  await page.getByTestId('hasse-filter-apply').click();
-  await expect(page.getByTestId('hasse-filter-error')).toContainText('column 11');
-  await page.getByTestId('hasse-filter').fill('kind=send');
-  await page.getByTestId('hasse-filter-apply').click();
+  // The workspace's event filter, applied to every view: only the three sends keep their marks here.
+  await page.getByTestId('event-filter').fill('kind=send procss=A');
+  await page.getByTestId('event-filter-apply').click();
+  await expect(page.getByTestId('event-filter-error')).toContainText('column 11');
+  await page.getByTestId('event-filter').fill('kind=send');
+  await page.getByTestId('event-filter-apply').click();
   await expect(page.getByTestId('hasse-canvas')).toHaveAttribute('data-kept', '3');
   expect((await workspaceState(page)).event_filter).toBe('kind=send');
-  await page.getByTestId('hasse-filter').fill('');
-  await page.getByTestId('hasse-filter-apply').click();
+  await page.getByTestId('event-filter').fill('');
+  await page.getByTestId('event-filter-apply').click();
   await expect(page.getByTestId('hasse-canvas')).toHaveAttribute('data-kept', '12');
 
   // Motifs: on the worked example A's first request is answered, and so is B's reply to it.

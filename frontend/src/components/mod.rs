@@ -1,6 +1,7 @@
 //! Reusable views.
 
 pub mod analysis;
+pub mod filter_bar;
 pub mod gantt;
 pub mod hasse;
 pub mod replay;

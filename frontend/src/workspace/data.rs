@@ -86,6 +86,7 @@ impl RunData {
                 end: bounds.1.saturating_add(1),
                 processes: String::new(),
                 limit: MAX_OVERLAY_WAITS,
+                filter: String::new(),
             };
             let answer = api::get_wait_states(&id, &query).await;
             waits.set(Some(answer.map(|w| Arc::new(w.wait_states))));

@@ -137,6 +137,8 @@ struct PartParams {
     processes: Option<String>,
     /// The most list items answered.
     limit: Option<usize>,
+    /// An event filter (`kind=send process=A`): narrows the lists of events.
+    filter: Option<String>,
 }
 
 async fn part(
@@ -160,6 +162,7 @@ async fn part(
                 params.end,
                 params.processes.as_deref(),
             )
+            .and_then(|s| s.with_filter(trace, params.filter.as_deref()))
             .map_err(|e| AppError::BadRequest(e.to_string()))?;
             let limit = params.limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT);
             let cx = &prepared.cx;

@@ -834,6 +834,9 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
         .expect("a row for the blocked state");
     assert_eq!(number(blocked, "/statistics/count"), 3.0);
     assert!(ok(part("diagnostics").await)["total"].is_u64());
+    // An event filter narrows the lists: B's one message to A.
+    let filtered = ok(part("matrix?filter=message%3D1%3E0").await);
+    assert_eq!(number(&filtered, "/messages"), 1.0);
     // The histograms say what the statistics say: three blocked spans, median 13.
     let histograms = ok(part("histograms").await);
     let blocked = histograms
@@ -850,6 +853,11 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
         ("summary?processes=5", StatusCode::BAD_REQUEST, "0 to 1"),
         ("npt?start=9&end=3", StatusCode::BAD_REQUEST, "window"),
         ("npt?limit=many", StatusCode::BAD_REQUEST, "limit"),
+        (
+            "matrix?filter=kind%3Dsideways",
+            StatusCode::BAD_REQUEST,
+            "column",
+        ),
     ] {
         let (got, body) = part(query).await;
         assert_eq!(got, status, "{query}");

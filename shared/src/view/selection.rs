@@ -22,7 +22,7 @@ use crate::analyses::validate::Diagnostic;
 use crate::analyses::waits::{CostRow, WaitKind, WaitState, delay_cost_rows};
 use crate::graph::context::Context;
 use crate::graph::states::State;
-use crate::model::{EventKind, ProcessId, RegionId, Trace};
+use crate::model::{EventIdx, EventKind, ProcessId, RegionId, Trace};
 
 /// A time window `[start, end)` in ticks and a set of processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub struct Selection {
     end: u64,
     /// `None`: every process.
     processes: Option<Vec<bool>>,
+    /// The events the workspace's event filter keeps, by index (`None`: every event).
+    events: Option<Vec<bool>>,
 }
 
 /// Why a selection cannot be made.
@@ -62,6 +64,9 @@ pub enum SelectionError {
         /// How many processes the trace has.
         count: usize,
     },
+    /// The event filter does not parse.
+    #[error("{0}")]
+    Filter(String),
 }
 
 impl Selection {
@@ -74,6 +79,7 @@ impl Selection {
             start,
             end,
             processes: None,
+            events: None,
         }
     }
 
@@ -99,7 +105,40 @@ impl Selection {
             start,
             end,
             processes,
+            events: None,
         })
+    }
+
+    /// The selection with the event filter `text` (the filter language of
+    /// `analyses::patterns::Filter`, e.g. `kind=send process=A`; `None` or empty: none). The
+    /// filter narrows the lists of events — messages (by their send), wait states (by the
+    /// waiting event), diagnostics and the statistics of event kinds — never the quantities of
+    /// time, which are the processes' over the window.
+    pub fn with_filter(
+        mut self,
+        trace: &Trace,
+        text: Option<&str>,
+    ) -> Result<Selection, SelectionError> {
+        self.events = match text.map(str::trim) {
+            None | Some("") => None,
+            Some(text) => {
+                let filter = crate::analyses::patterns::Filter::parse(text, trace)
+                    .map_err(|e| SelectionError::Filter(e.to_string()))?;
+                Some(
+                    (0..trace.events.len())
+                        .map(|i| filter.matches(trace, EventIdx(i as u32)))
+                        .collect(),
+                )
+            }
+        };
+        Ok(self)
+    }
+
+    /// Whether the event filter keeps event `event` (always, without a filter).
+    pub fn keeps(&self, event: EventIdx) -> bool {
+        self.events
+            .as_ref()
+            .is_none_or(|keep| keep.get(event.index()).copied().unwrap_or(false))
     }
 
     /// The window `[start, end)`.
@@ -379,7 +418,11 @@ pub fn matrix(cx: &Context<'_>, selection: &Selection) -> CommMatrix {
     for m in &cx.pairing.messages {
         let (s, r) = (m.send.index(), m.arrival.index());
         let (from, to) = (e.process()[s], e.process()[r]);
-        if !(selection.has(from) && selection.has(to) && selection.contains(e.time()[s].0)) {
+        if !(selection.has(from)
+            && selection.has(to)
+            && selection.contains(e.time()[s].0)
+            && selection.keeps(m.send))
+        {
             continue;
         }
         let cell = cells.entry((from, to)).or_default();
@@ -485,7 +528,7 @@ fn occurrences(trace: &Trace, selection: &Selection) -> Occurrences {
         open.clear();
         for i in trace.process_events(p) {
             let t = e.time()[i].0;
-            if selection.contains(t) {
+            if selection.contains(t) && selection.keeps(EventIdx(i as u32)) {
                 kinds.entry(e.kind()[i]).or_default().push((t, None));
             }
             match (e.kind()[i], e.region()[i]) {
@@ -540,6 +583,7 @@ pub fn histograms(cx: &Context<'_>, selection: &Selection) -> Vec<SubjectHistogr
         if selection.has(e.process()[s])
             && selection.has(e.process()[r])
             && selection.contains(e.time()[s].0)
+            && selection.keeps(m.send)
         {
             sizes.push(e.size()[s] as f64);
             transits.push(e.time()[r].0.saturating_sub(e.time()[s].0) as f64);
@@ -625,6 +669,7 @@ pub fn waits_in(
         .iter()
         .filter(|w| {
             selection.has(w.process)
+                && selection.keeps(w.event)
                 && e.time()
                     .get(w.event.index())
                     .is_some_and(|t| selection.contains(t.0))
@@ -690,9 +735,11 @@ pub fn diagnostics_in(
 ) -> DiagnosticsInSelection {
     let e = &trace.events;
     let inside = |i: usize| {
-        e.process()
-            .get(i)
-            .is_some_and(|&p| selection.has(p) && selection.contains(e.time()[i].0))
+        e.process().get(i).is_some_and(|&p| {
+            selection.has(p)
+                && selection.contains(e.time()[i].0)
+                && selection.keeps(EventIdx(i as u32))
+        })
     };
     let kept: Vec<&Diagnostic> = diagnostics
         .iter()

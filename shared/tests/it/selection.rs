@@ -241,3 +241,42 @@ fn the_otf2_ping_pong_matrix_has_eight_messages_of_4177920_bytes_each_way() {
     assert_eq!(cells, [(0, 1, 8, 4_177_920), (1, 0, 8, 4_177_920)]);
     assert_eq!((m.messages, m.total_bytes), (16, 2 * 4_177_920));
 }
+
+/// The event filter narrows the lists (messages, wait states, event statistics), never the
+/// time: B's wait states are its Late Senders 5 + 8 (T13); B's one message to A.
+#[test]
+fn an_event_filter_narrows_the_lists_of_a_selection() {
+    let trace = load("t4-worked-example.json");
+    let cx = Context::new(&trace);
+    let waits = shared::analyses::waits::wait_states(&cx);
+    let whole = Selection::whole(&trace);
+    let only_b = whole
+        .clone()
+        .with_filter(&trace, Some("process=B"))
+        .expect("a filter");
+    assert_eq!(selection::waits_in(&cx, &waits, &only_b, 10).time, 13.0);
+    let b_to_a = whole
+        .clone()
+        .with_filter(&trace, Some("message=1>0"))
+        .expect("a filter");
+    let m = selection::matrix(&cx, &b_to_a);
+    assert_eq!((m.messages, m.total_bytes), (1, 1000));
+    // Time is the processes' whatever the filter: NPT stays 63 (T6′).
+    assert_eq!(selection::npt(&cx, &b_to_a).total, 63.0);
+    let sends = |s: &Selection| {
+        selection::statistics(&cx, s)
+            .into_iter()
+            .find(|row| row.name == "msg_send")
+            .map(|row| row.statistics.count)
+    };
+    assert_eq!((sends(&whole), sends(&b_to_a)), (Some(3), Some(1)));
+    let empty = whole
+        .clone()
+        .with_filter(&trace, Some("  "))
+        .expect("no filter");
+    assert_eq!(empty, whole);
+    let bad = whole
+        .with_filter(&trace, Some("kind=sideways"))
+        .expect_err("no such kind");
+    assert!(bad.to_string().contains("column"), "{bad}");
+}

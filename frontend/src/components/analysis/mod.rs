@@ -64,6 +64,7 @@ pub fn AnalysisView(trace: Arc<Trace>, data: RunData, run_id: Option<String>) ->
                 .map(api::process_list)
                 .unwrap_or_default(),
             limit: LIMIT,
+            filter: ws.event_filter.clone().unwrap_or_default(),
         });
         if asked.get_value().as_ref() == Some(&query) {
             return;
@@ -221,14 +222,23 @@ async fn ask_all(id: &str, query: &SelectionQuery) -> Answers {
 
 /// What the tables are computed for, in words.
 fn scope_text(store: Store, trace: StoredValue<Arc<Trace>>) -> String {
-    let (window, processes) = store.with(|ws| (ws.window, ws.processes.as_ref().map(Vec::len)));
+    let (window, processes, filter) = store.with(|ws| {
+        (
+            ws.window,
+            ws.processes.as_ref().map(Vec::len),
+            ws.event_filter.clone(),
+        )
+    });
     let trace = trace.get_value();
     let who = match processes {
         Some(n) => format!("{n} of {} processes", trace.processes.len()),
         None => format!("all {} processes", trace.processes.len()),
     };
+    let events = filter.map_or_else(String::new, |f| {
+        format!(" The lists of messages, wait states, diagnostics and events keep only the events «{f}».")
+    });
     format!(
-        "Computed for the window {} – {} and {who}: zoom, pan or pick processes in any view to change it. Click a row to see it in the views.",
+        "Computed for the window {} – {} and {who}: zoom, pan or pick processes in any view to change it.{events} Click a row to see it in the views.",
         canvas_time(&trace, window.0),
         canvas_time(&trace, window.1)
     )

@@ -73,6 +73,7 @@ fn load_event_waits(chart: &Chart, event: usize) {
             end: end.saturating_add(1),
             processes: processes.join(","),
             limit: 1000,
+            filter: String::new(),
         };
         let waits = api::get_wait_states(&id, &query)
             .await
@@ -93,6 +94,7 @@ fn load_range_stats(chart: &Chart, range: Range) {
         end: range.end,
         processes: api::process_list(&range.processes),
         limit: 1000,
+        filter: String::new(),
     };
     leptos::task::spawn_local(async move {
         let summary = api::get_selection_summary(&id, &query).await;

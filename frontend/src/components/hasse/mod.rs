@@ -682,7 +682,6 @@ fn toolbar(view: View) -> impl IntoView {
             </button>
             <span class="hasse-stats" data-testid="hasse-stats">{move || view.stats.get()}</span>
         </div>
-        {filter_box(view)}
         <p class="hasse-legend">
             <span class="swatch pre"></span>"causal past"
             <span class="swatch post"></span>"causal future"
@@ -749,58 +748,6 @@ fn motif_panel(view: View) -> impl IntoView {
                 }
             }}
         </details>
-    }
-}
-
-/// The event filter of the workspace (applied to both views): a text such as
-/// `kind=send,arr process=A time=10..50`, checked before it is set.
-fn filter_box(view: View) -> impl IntoView {
-    let text = RwSignal::new(
-        view.store
-            .with_untracked(|ws| ws.event_filter.clone().unwrap_or_default()),
-    );
-    let error = RwSignal::new(None::<String>);
-    let apply = move || {
-        let value = text.get_untracked();
-        let trace = view.trace.get_value();
-        if value.trim().is_empty() {
-            error.set(None);
-            view.store.dispatch(Command::SetEventFilter(None));
-            return;
-        }
-        match shared::analyses::patterns::Filter::parse(&value, &trace) {
-            Ok(_) => {
-                error.set(None);
-                view.store.dispatch(Command::SetEventFilter(Some(value)));
-            }
-            Err(e) => error.set(Some(e.to_string())),
-        }
-    };
-    view! {
-        <div class="hasse-filter">
-            <label>
-                "Events shown in both views: "
-                <input
-                    data-testid="hasse-filter"
-                    placeholder="kind=send,arr process=A time=10..50"
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))
-                    on:keydown=move |ev| {
-                        if ev.key() == "Enter" {
-                            apply();
-                        }
-                    }
-                />
-            </label>
-            <button data-testid="hasse-filter-apply" on:click=move |_| apply()>"Filter"</button>
-            <button on:click=move |_| {
-                text.set(String::new());
-                apply();
-            }>"All events"</button>
-            {move || error.get().map(|m| view! {
-                <span class="error" role="alert" data-testid="hasse-filter-error">{m}</span>
-            })}
-        </div>
     }
 }
 
