@@ -1,27 +1,9 @@
 //! Two runs compared (issue 20): a run against itself changes nothing; two different runs line
 //! up by name, with the worked example's values (analysis.md §10) on its side.
 
-use shared::analyses::metrics::AnalysisOptions;
-use shared::analyses::waits::wait_states;
-use shared::graph::context::Context;
-use shared::report::{Report, ReportRequest, build};
 use shared::view::compare::compare;
 
-fn report(sample: &str) -> Report {
-    let bytes = std::fs::read(crate::data_path(sample)).expect("vendored sample");
-    let imported = shared::formats::import(&bytes, None, sample).expect("imports");
-    let cx = Context::new(&imported.trace);
-    build(
-        &cx,
-        &wait_states(&cx),
-        &ReportRequest {
-            file: sample,
-            format: imported.format,
-            notes: &imported.notes,
-            options: AnalysisOptions::default(),
-        },
-    )
-}
+use crate::report;
 
 #[test]
 fn a_run_against_itself_changes_nothing() {

@@ -35,3 +35,20 @@ pub fn load(name: &str) -> Trace {
         .expect("test data parses")
         .trace
 }
+
+/// The report `tracescope analyze --json` prints for a test trace under `shared/tests/data/`.
+pub fn report(name: &str) -> shared::report::Report {
+    let bytes = std::fs::read(data_path(name)).expect("test data is readable");
+    let imported = shared::formats::import(&bytes, None, name).expect("test data parses");
+    let cx = shared::graph::context::Context::new(&imported.trace);
+    shared::report::build(
+        &cx,
+        &shared::analyses::waits::wait_states(&cx),
+        &shared::report::ReportRequest {
+            file: name,
+            format: imported.format,
+            notes: &imported.notes,
+            options: shared::analyses::metrics::AnalysisOptions::default(),
+        },
+    )
+}

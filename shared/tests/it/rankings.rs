@@ -181,7 +181,7 @@ fn a_real_trace_with_two_threads_of_one_name_keeps_a_row_for_each() {
 /// `Report`, so no number may be written as something it cannot read back (NaN, infinity).
 #[test]
 fn every_sample_report_reads_back_as_a_typed_report() {
-    use shared::report::{Report, ReportRequest, build};
+    use shared::report::Report;
     for sample in [
         "traces/chrome-trace/catapult-webview.json.gz",
         "traces/chrome-trace/catapult-flow_simple.json",
@@ -195,17 +195,7 @@ fn every_sample_report_reads_back_as_a_typed_report() {
     ] {
         let bytes = std::fs::read(crate::data_path(sample)).expect("vendored sample");
         let imported = shared::formats::import(&bytes, None, sample).expect("imports");
-        let cx = Context::new(&imported.trace);
-        let report = build(
-            &cx,
-            &wait_states(&cx),
-            &ReportRequest {
-                file: sample,
-                format: imported.format,
-                notes: &imported.notes,
-                options: AnalysisOptions::default(),
-            },
-        );
+        let report = crate::report(sample);
         let json = serde_json::to_string(&report).expect("serializes");
         let back: Report = serde_json::from_str(&json)
             .unwrap_or_else(|e| panic!("{sample}: {e} in {}", &json[..json.len().min(300)]));

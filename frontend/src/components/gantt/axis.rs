@@ -24,17 +24,10 @@ pub struct AxisTick {
     pub label_x: f64,
 }
 
-/// The smallest 1, 2 or 5 × 10^k that is at least `raw` (`raw` > 0).
+/// The smallest 1, 2 or 5 × 10^k that is at least `raw` (`raw` > 0; 1 otherwise): the
+/// histograms' bin widths are the same round numbers.
 pub fn nice_step(raw: f64) -> f64 {
-    if !(raw.is_finite() && raw > 0.0) {
-        return 1.0;
-    }
-    let power = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * power)
-        .find(|&step| step >= raw * (1.0 - 1e-12))
-        .unwrap_or(10.0 * power)
+    shared::analyses::stats::round_width(raw)
 }
 
 /// A unit for labels: its name and how many of it make a second.
