@@ -325,6 +325,23 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
         .collect();
     late_senders.sort_by_key(|w| std::cmp::Reverse((graph.time(w.event), w.event)));
     let wait_at: HashMap<EventIdx, f64> = late_senders.iter().map(|w| (w.event, w.time)).collect();
+    // Each message's other end, by a binary search (sends are in order; arrivals sorted once).
+    let messages = &cx.pairing.messages;
+    let mut by_arrival: Vec<(EventIdx, EventIdx)> =
+        messages.iter().map(|m| (m.arrival, m.send)).collect();
+    by_arrival.sort_unstable();
+    let partner = |v: EventIdx| {
+        messages
+            .binary_search_by_key(&v, |m| m.send)
+            .ok()
+            .map(|i| messages[i].arrival)
+            .or_else(|| {
+                by_arrival
+                    .binary_search_by_key(&v, |&(arrival, _)| arrival)
+                    .ok()
+                    .map(|i| by_arrival[i].1)
+            })
+    };
     // Downstream cost accumulated at each wait.
     let mut accumulated: HashMap<EventIdx, f64> = HashMap::new();
     let (mut short, mut long) = (CostMap::new(), CostMap::new());
@@ -341,12 +358,7 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
                 && matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr)
             {
                 causer_start = Some(v);
-                waiter_start = cx
-                    .pairing
-                    .messages
-                    .iter()
-                    .find(|m| m.send == v || m.arrival == v)
-                    .map(|m| if m.send == v { m.arrival } else { m.send });
+                waiter_start = partner(v);
                 break;
             }
             cursor = graph.prev(v);
