@@ -168,6 +168,7 @@ fn repair_clocks(trace: &Trace) -> Option<ClockFix> {
 /// A toggle between the recorded clocks and the repaired ones for the Gantt chart; the repair
 /// is computed on first use.
 fn clock_toggle(
+    store: Store,
     trace: Arc<Trace>,
     remote: bool,
     clocks: RwSignal<Option<Arc<ClockFix>>>,
@@ -186,6 +187,10 @@ fn clock_toggle(
         }
         match tried.get_value().flatten() {
             Some(fix) => {
+                // Show the whole repaired run: repairs only ever move events later.
+                if let Some((start, end)) = fix.trace.time_bounds() {
+                    store.dispatch(Command::SetWindow(start.0, end.0.saturating_add(1)));
+                }
                 message.set(Some(format!(
                     "{} events moved (up to {:.0} ticks): only they keep their icons in the chart.",
                     fix.moves, fix.max_shift
@@ -363,7 +368,7 @@ pub fn RunView(
                 </button>
                 {downloads(&run.id)}
                 {compare_picker(run.id.clone())}
-                {clock_toggle(trace.clone(), remote, clocks)}
+                {clock_toggle(store, trace.clone(), remote, clocks)}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {
