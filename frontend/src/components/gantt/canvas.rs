@@ -150,7 +150,7 @@ pub fn context_for(
 }
 
 /// The frame as it is drawn now: the display list the painter replays.
-fn display_list(chart: &Chart) -> Vec<super::scene::draw::DrawItem> {
+pub fn display_list(chart: &Chart) -> Vec<super::scene::draw::DrawItem> {
     let g = chart.geometry();
     let scale = chart.scale(&g);
     let rows = chart.rows.get_untracked();
@@ -162,26 +162,6 @@ fn display_list(chart: &Chart) -> Vec<super::scene::draw::DrawItem> {
     match chart.remote {
         Some(remote) => remote.with_value(|r| draw(r)),
         None => draw(&chart.model.index),
-    }
-}
-
-/// Saves the chart as shown as `gantt.svg`: the same display list as the canvas paints.
-pub fn export_svg(chart: &Chart) {
-    let g = chart.geometry();
-    let svg = crate::components::svg::document(&display_list(chart), g.width, g.height);
-    let href = format!(
-        "data:image/svg+xml;charset=utf-8,{}",
-        js_sys::encode_uri_component(&svg)
-    );
-    download(&href, "gantt.svg");
-}
-
-/// Saves the canvas as painted (at the device's pixel ratio) as `gantt.png`.
-pub fn export_png(chart: &Chart) {
-    if let Some(canvas) = chart.canvas.get_untracked()
-        && let Ok(href) = canvas.to_data_url_with_type("image/png")
-    {
-        download(&href, "gantt.png");
     }
 }
 

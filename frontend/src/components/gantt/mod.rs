@@ -14,6 +14,7 @@ pub mod canvas;
 pub mod chart;
 pub mod counters;
 pub mod details;
+pub mod export;
 pub mod find;
 pub mod input;
 pub mod keys;
@@ -64,7 +65,7 @@ pub fn GanttChart(
     input::listen_to_keys(&chart);
     view! {
         <div class="gantt">
-            {panels::toolbar(&chart)}
+            {panels::toolbar(&chart, export::buttons(&chart))}
             {canvas::stage(&chart)}
             {panels::legend(&chart)}
             {panels::wcpa_phases(&chart)}

@@ -23,17 +23,6 @@ const PICKER_PROCESSES: usize = 2_000;
 /// At most this many regions are named in the legend.
 const LEGEND_REGIONS: usize = 40;
 
-/// Buttons that save the chart as shown, as SVG or PNG.
-fn export_buttons(chart: &Chart) -> impl IntoView + use<> {
-    let (for_svg, for_png) = (chart.clone(), chart.clone());
-    view! {
-        <button data-testid="gantt-export-svg" title="Save the chart as shown as an SVG file"
-            on:click=move |_| super::canvas::export_svg(&for_svg)>"SVG"</button>
-        <button data-testid="gantt-export-png" title="Save the chart as shown as a PNG image"
-            on:click=move |_| super::canvas::export_png(&for_png)>"PNG"</button>
-    }
-}
-
 /// A toggle button of an overlay.
 fn overlay_button(
     chart: &Chart,
@@ -66,7 +55,8 @@ fn overlay_button(
 }
 
 /// The toolbar: fit, the overlays, the filters, the processes, the help, and the readouts.
-pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
+/// The chart's toolbar; `exports` are the buttons that save the chart.
+pub fn toolbar<E: IntoView + 'static>(chart: &Chart, exports: E) -> impl IntoView + use<E> {
     let store = chart.store;
     let (trace, error, cursor) = (chart.trace.clone(), chart.local.error, chart.local.cursor);
     let n = chart.model.rows.len();
@@ -98,7 +88,7 @@ pub fn toolbar(chart: &Chart) -> impl IntoView + use<> {
                     <button aria-label="Show all events" on:click=move |_| store.dispatch(Command::SetEventFilter(None))>"×"</button>
                 </span>
             })}
-            {export_buttons(chart)}
+            {exports}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
                 <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
