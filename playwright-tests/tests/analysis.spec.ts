@@ -150,3 +150,26 @@ test('repaired clocks move the events that broke causality', async ({ page }) =>
   await page.getByTestId('toggle-repaired-clocks').click();
   await expect(page.getByTestId('repaired-clocks-note')).toContainText('Nothing to repair');
 });
+
+test('the filter bar keeps the events of a pattern or a motif in every view and panel', async ({ page }) => {
+  await openTrace(page, WORKED_EXAMPLE);
+  // A receive call followed by its arrival: once on A, twice on B.
+  await page.getByTestId('event-filter').fill('pattern=recv,arr');
+  await page.getByTestId('event-filter-apply').click();
+  await expect(page.getByTestId('event-filter-count')).toHaveText('6 events kept');
+  await expect(page.getByTestId('gantt-event-filter')).toContainText('pattern=recv,arr');
+  // The analysis panels' lists keep them too: no send is kept, so the matrix is empty.
+  await page.getByTestId('tab-analysis').click();
+  await expect(page.getByTestId('analysis-scope')).toContainText('pattern=recv,arr');
+  await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(0);
+  // A motif; then a mistake, said with its column.
+  await page.getByTestId('event-filter').fill('motif=request-response');
+  await page.getByTestId('event-filter-apply').click();
+  await expect(page.getByTestId('event-filter-count')).toContainText('events kept');
+  await page.getByTestId('event-filter').fill('kind=send motif=chain:1');
+  await page.getByTestId('event-filter-apply').click();
+  await expect(page.getByTestId('event-filter-error')).toContainText('column 11');
+  await page.getByTestId('event-filter-clear').click();
+  await expect(page.getByTestId('event-filter-count')).toHaveCount(0);
+  await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(2);
+});

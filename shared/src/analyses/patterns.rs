@@ -6,7 +6,9 @@
 //!
 //! Filters (in the spirit of IPPM's templates): event kinds, nodes, processes, messages between
 //! two processes and a time range, written as `kind=send,arr node=0 process=A,B
-//! message=A>B time=10..50`; every view can apply one.
+//! message=A>B time=10..50`, and the events of pattern matches (`pattern=(send,arr)+`, the
+//! words comma-separated) or of message motifs (`motif=request-response`, `motif=chain:3`,
+//! `motif=broadcast:3`); every view can apply one.
 
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +144,12 @@ pub struct Filter {
     pub window: Option<(Time, Time)>,
     /// Messages kept, as (sender, receiver): their sends and their arrivals.
     pub messages: Option<Vec<(ProcessId, ProcessId)>>,
+    /// Only the events of a pattern's matches, sorted (`pattern=`).
+    #[serde(default)]
+    pub pattern_events: Option<Vec<EventIdx>>,
+    /// Only the events of a motif's instances, sorted (`motif=`).
+    #[serde(default)]
+    pub motif_events: Option<Vec<EventIdx>>,
 }
 
 impl Filter {
@@ -243,9 +251,36 @@ impl Filter {
                     }
                     filter.window = Some((a, b));
                 }
+                "pattern" => {
+                    // Words are comma-separated in a filter (a space separates its terms).
+                    let pattern = Pattern::new(&value.replace(',', " "))
+                        .map_err(|e| err(format!("pattern {value:?}: {}", e.message)))?;
+                    let mut events: Vec<EventIdx> = pattern
+                        .find(trace)
+                        .into_iter()
+                        .flat_map(|m| {
+                            (m.first_event.0..m.first_event.0 + m.len as u32).map(EventIdx)
+                        })
+                        .collect();
+                    events.sort_unstable();
+                    filter.pattern_events = Some(events);
+                }
+                "motif" => {
+                    let motif = crate::analyses::motifs::Motif::parse(&value.replace(':', " "))
+                        .map_err(|e| err(format!("motif {value:?}: {e}")))?;
+                    let pairing = crate::graph::pairing::pair_messages(trace);
+                    let mut events: Vec<EventIdx> =
+                        crate::analyses::motifs::find(trace, &pairing, motif)
+                            .into_iter()
+                            .flat_map(|m| m.events)
+                            .collect();
+                    events.sort_unstable();
+                    events.dedup();
+                    filter.motif_events = Some(events);
+                }
                 _ => {
                     return Err(err(format!(
-                        "unknown key {key:?}; expected kind, node, process, message or time"
+                        "unknown key {key:?}; expected kind, node, process, message, time, pattern or motif"
                     )));
                 }
             }
@@ -271,6 +306,9 @@ impl Filter {
             && self
                 .window
                 .is_none_or(|(a, b)| (a..=b).contains(&e.time()[i.index()]))
+            && [&self.pattern_events, &self.motif_events]
+                .into_iter()
+                .all(|events| events.as_ref().is_none_or(|v| v.binary_search(&i).is_ok()))
             && self.messages.as_ref().is_none_or(|pairs| {
                 let peer = e.peer()[i.index()];
                 match (e.kind()[i.index()], peer) {

@@ -1222,3 +1222,43 @@ fn what_if_draws_the_measured_and_predicted_runs() {
         assert!(pair[0].predicted.1 <= pair[1].predicted.0, "{pair:?}");
     }
 }
+
+#[test]
+fn filters_keep_the_events_of_pattern_matches_and_motifs() {
+    let trace = load("t4-worked-example.json");
+    let kept = |text: &str| Filter::parse(text, &trace).expect("parses").apply(&trace);
+    // A receive call then its arrival: once on A (35, 48), twice on B (20, 33; 43, 54).
+    let times = |events: Vec<EventIdx>| -> Vec<u64> {
+        let mut t: Vec<u64> = events
+            .iter()
+            .map(|&i| trace.events.time()[i.index()].0)
+            .collect();
+        t.sort_unstable();
+        t
+    };
+    assert_eq!(times(kept("pattern=recv,arr")), [20, 33, 35, 43, 48, 54]);
+    assert_eq!(times(kept("pattern=recv,arr process=B")), [20, 33, 43, 54]);
+    // A motif keeps exactly the events of its instances.
+    let pairing = shared::graph::pairing::pair_messages(&trace);
+    for (term, motif) in [
+        ("motif=request-response", "request-response"),
+        ("motif=chain:3", "chain 3"),
+    ] {
+        let mut want: Vec<EventIdx> = shared::analyses::motifs::find(
+            &trace,
+            &pairing,
+            shared::analyses::motifs::Motif::parse(motif).expect("a motif"),
+        )
+        .into_iter()
+        .flat_map(|m| m.events)
+        .collect();
+        want.sort_unstable();
+        want.dedup();
+        assert!(!want.is_empty(), "{motif}");
+        assert_eq!(kept(term), want, "{term}");
+    }
+    let e = Filter::parse("kind=send motif=chain:1", &trace).expect_err("too short a chain");
+    assert!(e.column == 11 && e.message.contains("2 or more"), "{e}");
+    let e = Filter::parse("pattern=send,bogus", &trace).expect_err("an unknown word");
+    assert!(e.message.contains("bogus"), "{e}");
+}

@@ -79,6 +79,11 @@ fn the_whole_trace_selected_gives_the_whole_trace_values() {
             ("/summary/messages_sent", 3.0),
             ("/summary/bytes_sent", 2100.0),
             ("/matrix/messages", 3.0),
+            // The 2×2 matrix: A→B two messages of 800 + 300 bytes, B→A one of 1,000.
+            ("/matrix/count/0", 2.0),
+            ("/matrix/bytes/0", 1100.0),
+            ("/matrix/count/1", 1.0),
+            ("/matrix/bytes/1", 1000.0),
             ("/wait_states/time", 16.0),
             ("/statistics/state blocked/count", 3.0),
             ("/statistics/state blocked/duration/median", 13.0),

@@ -286,6 +286,13 @@ fn body(
             (&path.by_region, Some(trace)),
             false,
         ));
+        add(tables::shares(
+            "critical-path-phases",
+            "Critical path by phase",
+            "Phase",
+            (&path.by_phase, Some(trace)),
+            false,
+        ));
     }
     if let Some(path) = &parts.wcpa {
         add(tables::shares(

@@ -125,6 +125,9 @@ pub fn draw_path(scene: &Scene, path: &[PathBar], items: &mut Vec<DrawItem>) {
 
 /// The wait states in the window, as marks along the top of their processes' rows.
 pub fn draw_waits(scene: &Scene, waits: &[WaitBar], items: &mut Vec<DrawItem>) {
+    // Hatching costs a line per few pixels: past this many lines a frame keeps the strips only.
+    const MAX_HATCH_LINES: usize = 4000;
+    let mut hatch_lines = 0;
     for w in waits {
         if !in_window(scene, w.start, w.end) {
             continue;
@@ -133,14 +136,55 @@ pub fn draw_waits(scene: &Scene, waits: &[WaitBar], items: &mut Vec<DrawItem>) {
             continue;
         };
         let (x1, x2) = (scene.x_of(w.start), scene.x_of(w.end));
+        let top = scene.g.row_top(row) + 1.0;
         items.push(DrawItem::Rect {
             x: x1,
-            y: scene.g.row_top(row) + 1.0,
+            y: top,
             w: (x2 - x1).max(1.0),
             h: 3.0,
             color: colors::WAIT,
         });
+        let lines = hatch(
+            x1.max(0.0),
+            x2.min(scene.g.width),
+            top + 3.0,
+            scene.g.row_height - 5.0,
+        );
+        if hatch_lines + lines.len() <= MAX_HATCH_LINES {
+            hatch_lines += lines.len();
+            items.extend(lines);
+        }
     }
+}
+
+/// The gap between hatch lines, in pixels.
+const HATCH_GAP: f64 = 6.0;
+
+/// Diagonal hatch lines across `[x1, x2] × [top, top + h]` (rising to the right, 45°), each
+/// clipped to the box.
+fn hatch(x1: f64, x2: f64, top: f64, h: f64) -> Vec<DrawItem> {
+    let mut out = Vec::new();
+    if x2 - x1 < 2.0 || h <= 0.0 {
+        return out;
+    }
+    let bottom = top + h;
+    // A line starts at (x0, bottom) and rises to (x0 + h, top); x0 on a grid of the gap.
+    let mut x0 = (x1 / HATCH_GAP).floor() * HATCH_GAP - h;
+    while x0 < x2 {
+        let (a, b) = (x0.max(x1), (x0 + h).min(x2));
+        if a < b {
+            out.push(DrawItem::Line {
+                x1: a,
+                y1: bottom - (a - x0),
+                x2: b,
+                y2: bottom - (b - x0),
+                color: colors::WAIT,
+                width: 1.0,
+            });
+        }
+        x0 += HATCH_GAP;
+    }
+    out
 }
 
 fn distance_to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
@@ -170,4 +214,32 @@ pub fn path_hit(scene: &Scene, path: &[PathBar], x: f64, y: f64) -> Option<usize
             distance_to_segment((x, y), (x1, y1), (x2, y2)) <= TOLERANCE_PX
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hatch_lines_stay_in_their_box() {
+        let lines = hatch(10.0, 70.0, 5.0, 12.0);
+        // One line every 6 px across the box and its height: (60 + 12) / 6 = 12, give or take
+        // the grid's phase.
+        assert!((11..=13).contains(&lines.len()), "{}", lines.len());
+        for line in &lines {
+            let DrawItem::Line { x1, y1, x2, y2, .. } = *line else {
+                panic!("a line");
+            };
+            assert!(10.0 <= x1 && x1 < x2 && x2 <= 70.0, "{line:?}");
+            assert!(
+                (5.0..=17.0).contains(&y1) && (5.0..=17.0).contains(&y2),
+                "{line:?}"
+            );
+            assert!(((x2 - x1) - (y1 - y2)).abs() < 1e-9, "45°: {line:?}");
+        }
+        assert!(
+            hatch(10.0, 11.0, 5.0, 12.0).is_empty(),
+            "too narrow to hatch"
+        );
+    }
 }
