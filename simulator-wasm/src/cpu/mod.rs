@@ -286,6 +286,11 @@ impl Node {
                 return Ok(());
             }
             if !self.prepare()? {
+                // A packet just put on a wire (an acknowledge sent by a link action) goes to
+                // the network before the node idles on: the reply may come before `limit`.
+                if self.stop_on_emit && !self.outbox.is_empty() {
+                    return Ok(());
+                }
                 if self.idle_until(limit) == Status::Idle {
                     self.idle_cycles += limit - self.cycles;
                     self.cycles = limit;
@@ -358,7 +363,9 @@ impl Node {
             self.apply_actions()?;
         }
         self.wake_timers()?;
-        if self.preempt && self.running && self.pri == 1 {
+        // A transputer never interrupts between a prefix and its instruction: Oreg is not
+        // saved, so the preemption waits until the instruction completes (Oreg is 0 again).
+        if self.preempt && self.running && self.pri == 1 && self.oreg == 0 {
             self.preempt = false;
             self.interrupted = Some(Interrupted {
                 wptr: self.wptr,
@@ -398,6 +405,10 @@ impl Node {
         self.horizon = limit.min(self.next_action_cycle);
         if let Some(timer) = self.next_timer_cycle() {
             self.horizon = self.horizon.min(timer);
+        }
+        if self.preempt {
+            // A preemption waits for the prefixed instruction under way: one byte at a time.
+            self.horizon = 0;
         }
         loop {
             self.instruction()?;

@@ -248,3 +248,81 @@ fn a_mesh_run_in_slices_gives_the_same_trace_as_one_run() {
     };
     assert_eq!(trace(&sliced), trace(&whole));
 }
+
+/// Boot code that writes a line through the host twenty times, reading each reply (the host
+/// sends it byte by byte, each acknowledged), then exits.
+const HOST_TALK: &str = "
+BUF = #80002000
+LINK0_OUT = #80000000
+LINK0_IN = #80000010
+    ajw 64
+    ldc 20
+    stl 1
+again:
+    ldc line
+    ldc LINK0_OUT
+    ldc line_end - line
+    out
+    ldc BUF
+    ldc LINK0_IN
+    ldc 2
+    in
+    ldc BUF
+    ldc LINK0_IN
+    ldc 6
+    in
+    ldl 1
+    adc -1
+    stl 1
+    ldl 1
+    cj done
+    j again
+done:
+    ldc bye
+    ldc LINK0_OUT
+    ldc bye_end - bye
+    out
+    stopp
+line:
+    .byte 10, 0, 13, 1, 0, 0, 0, 3, 0, \"ab\", 10
+line_end:
+bye:
+    .byte 6, 0, 35, 0, 0, 0, 0, 0
+bye_end:
+";
+
+#[test]
+fn sampling_never_changes_the_machines_behaviour() {
+    // A program that talks to the host byte by byte: the utilization sampling period must
+    // not change when anything happens.
+    let code = assemble(HOST_TALK, &CycleTable::new(Chip::T800, 0), Chip::T800.mem_start())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .code;
+    let mut boot = vec![code.len() as u8];
+    boot.extend_from_slice(&code);
+    let run = |sample_ns: u64| {
+        let setup = Setup {
+            topology: "single".to_owned(),
+            sample_ns,
+            ..Setup::default()
+        };
+        let mut session = Session::new(&Program::BootFile(boot.clone()), &setup)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(session.finish(), Ok(Outcome::Exited(0)));
+        let events: Vec<_> = session
+            .network
+            .nodes
+            .iter()
+            .map(|n| n.events.iter().collect::<Vec<_>>())
+            .collect();
+        (session.network.nanoseconds(), session.output(), events)
+    };
+    let fine = run(1_000);
+    assert!(fine.0 > 0);
+    for sample_ns in [100_000, 1_000_000] {
+        let other = run(sample_ns);
+        assert_eq!(other.0, fine.0, "virtual time at a {sample_ns} ns sampling period");
+        assert_eq!(other.1, fine.1);
+        assert!(other.2 == fine.2, "events differ at {sample_ns} ns");
+    }
+}

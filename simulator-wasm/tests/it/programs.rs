@@ -379,3 +379,68 @@ fn running_in_bursts_is_the_same_as_stepping_with_the_bookkeeping_before_each_in
         assert!(memory(&bursts) == memory(&stepped));
     }
 }
+
+/// A low-priority loop full of prefixed instructions (`adc #12345`, `adc -#2345`, `ldc #7FFF`)
+/// that a high-priority timer process preempts every 100 cycles, 800 times.
+const PREFIXES_UNDER_PREEMPTION: &str = "
+    ws_hi = #80006000
+    RESULT = #80005000
+        ldc hi - h1
+        ldpi
+    h1: ldc ws_hi
+        stnl -1
+        ldc ws_hi
+        runp
+        ldc 0
+        stl 3
+        ldc 0
+        stl 1
+        ldc 3000
+        stl 2
+    loop:
+        ldl 3
+        adc #12345
+        adc -#2345
+        ldc #7FFF
+        and
+        stl 3
+        ldlp 1
+        ldc done - loop
+        lend
+    done:
+        ldl 3
+        ldc RESULT
+        stnl 0
+        stopp
+    hi: ldc 800
+        stl 1
+    again:
+        ldtimer
+        adc 5
+        tin
+        ldl 1
+        adc -1
+        stl 1
+        ldl 1
+        cj over
+        j again
+    over:
+        stopp";
+
+#[test]
+fn a_preemption_never_falls_between_a_prefix_and_its_instruction() {
+    // The sum the low-priority loop computes, whatever interrupts it.
+    let want = (0..3000).fold(0u32, |s, _| {
+        (s.wrapping_add(0x12345).wrapping_sub(0x2345)) & 0x7FFF
+    });
+    let (mut bursts, _) = boot(PREFIXES_UNDER_PREEMPTION);
+    run(&mut bursts, 10_000_000);
+    let (mut stepped, _) = boot(PREFIXES_UNDER_PREEMPTION);
+    while stepped.step() == Ok(Status::Ran) {}
+    for node in [&bursts, &stepped] {
+        assert_eq!(node.read_word(0x8000_5000), Ok(want), "{}", node.dump());
+        // The high process ran all its 800 rounds (its counter is 0).
+        assert_eq!(node.read_word(0x8000_6004), Ok(0), "{}", node.dump());
+    }
+    assert_eq!(bursts.dump(), stepped.dump());
+}
