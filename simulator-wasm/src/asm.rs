@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use crate::error::AsmError;
-use crate::isa::{CycleTable, DIRECT, direct_code};
+use crate::isa::{CycleTable, DIRECT, direct_code, fp_entry_named};
 
 /// An assembled program.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,6 +250,29 @@ pub fn assemble(source: &str, table: &CycleTable, origin: u32) -> Result<Program
                         return Err(error(number, format!("{mnemonic} takes no operand")));
                     }
                     Item::Operation(u32::from(op.code))
+                } else if let (Some(selector), Some(entry)) =
+                    (fp_entry_named(mnemonic), table.op_named("fpentry"))
+                {
+                    // An fpentry selector (`fpurz`, `fpusqrtfirst`, …): `ldc SELECTOR`, then
+                    // `fpentry`.
+                    if !rest.is_empty() {
+                        return Err(error(number, format!("{mnemonic} takes no operand")));
+                    }
+                    lines.push(Line {
+                        number,
+                        label,
+                        item: Some(Item::Direct {
+                            function: 0x4,
+                            operand: selector.to_string(),
+                            relative: false,
+                        }),
+                    });
+                    lines.push(Line {
+                        number,
+                        label: None,
+                        item: Some(Item::Operation(u32::from(entry.code))),
+                    });
+                    continue;
                 } else {
                     return Err(error(
                         number,

@@ -270,6 +270,105 @@ pub enum Op {
     Wsubdb,
     /// `probe`.
     Probe,
+    /// `fmul` (fractional multiply).
+    Fmul,
+    /// A T800 floating-point operation.
+    Fp(FpOp),
+}
+
+/// The T800's direct floating-point operations (`fpentry` takes a selector from A: see
+/// [`FP_ENTRY`]).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FpOp {
+    Ldnlsn,
+    Ldnldb,
+    Ldnlsni,
+    Ldnldbi,
+    Ldzerosn,
+    Ldzerodb,
+    Ldnladdsn,
+    Ldnladddb,
+    Ldnlmulsn,
+    Ldnlmuldb,
+    Stnlsn,
+    Stnldb,
+    Stnli32,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Remfirst,
+    Remstep,
+    Nan,
+    Ordered,
+    Notfinite,
+    Gt,
+    Eq,
+    I32tor32,
+    I32tor64,
+    B32tor64,
+    Testerr,
+    Rtoi32,
+    Int,
+    Dup,
+    Rev,
+    Chkerr,
+    Entry,
+}
+
+/// What an `fpentry` selector does.
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FpEntry {
+    Sqrtfirst,
+    Sqrtstep,
+    Sqrtlast,
+    Rp,
+    Rm,
+    Rz,
+    Rn,
+    R32tor64,
+    R64tor32,
+    Expdec32,
+    Expinc32,
+    Abs,
+    Noround,
+    Chki32,
+    Chki64,
+    Divby2,
+    Mulby2,
+    Seterr,
+    Clrerr,
+}
+
+/// The `fpentry` selectors: the value in A, what it does, its name and its cost (datasheet
+/// timings).
+pub const FP_ENTRY: &[(u32, FpEntry, &str, Cost)] = &[
+    (0x01, FpEntry::Sqrtfirst, "fpusqrtfirst", Cost::Fixed(27)),
+    (0x02, FpEntry::Sqrtstep, "fpusqrtstep", Cost::Fixed(42)),
+    (0x03, FpEntry::Sqrtlast, "fpusqrtlast", Cost::Fixed(8)),
+    (0x04, FpEntry::Rp, "fpurp", Cost::Fixed(1)),
+    (0x05, FpEntry::Rm, "fpurm", Cost::Fixed(1)),
+    (0x06, FpEntry::Rz, "fpurz", Cost::Fixed(1)),
+    (0x07, FpEntry::R32tor64, "fpur32tor64", Cost::Fixed(3)),
+    (0x08, FpEntry::R64tor32, "fpur64tor32", Cost::Fixed(3)),
+    (0x09, FpEntry::Expdec32, "fpuexpdec32", Cost::Fixed(6)),
+    (0x0A, FpEntry::Expinc32, "fpuexpinc32", Cost::Fixed(6)),
+    (0x0B, FpEntry::Abs, "fpuabs", Cost::Fixed(2)),
+    (0x0D, FpEntry::Noround, "fpunoround", Cost::Fixed(2)),
+    (0x0E, FpEntry::Chki32, "fpuchki32", Cost::Fixed(3)),
+    (0x0F, FpEntry::Chki64, "fpuchki64", Cost::Fixed(2)),
+    (0x11, FpEntry::Divby2, "fpudivby2", Cost::Fixed(6)),
+    (0x12, FpEntry::Mulby2, "fpumulby2", Cost::Fixed(6)),
+    (0x22, FpEntry::Rn, "fpurn", Cost::Fixed(1)),
+    (0x23, FpEntry::Seterr, "fpuseterr", Cost::Fixed(1)),
+    (0x9C, FpEntry::Clrerr, "fpuclrerr", Cost::Fixed(1)),
+];
+
+/// The `fpentry` selector named `name`.
+pub fn fp_entry_named(name: &str) -> Option<u32> {
+    FP_ENTRY.iter().find(|e| e.2 == name).map(|e| e.0)
 }
 
 /// Which chips have an operation.
@@ -296,6 +395,11 @@ pub struct OpInfo {
     pub chips: Chips,
     /// Its cost.
     pub cost: Cost,
+}
+
+/// A T800 floating-point operation.
+const fn fp(f: FpOp, code: u16, name: &'static str, cost: Cost) -> OpInfo {
+    op(Op::Fp(f), code, name, Chips::T800, cost)
 }
 
 const fn op(op: Op, code: u16, name: &'static str, chips: Chips, cost: Cost) -> OpInfo {
@@ -439,6 +543,42 @@ pub const OPERATIONS: &[OpInfo] = &[
         PerBit { base: 4 },
     ),
     op(Op::Wsubdb, 0x81, "wsubdb", T800_ONLY, Fixed(3)),
+    op(Op::Fmul, 0x72, "fmul", All, Fixed(35)),
+    // The T800's FPU (datasheet timings; `Either`: double length (`yes`) or single (`no`)).
+    fp(FpOp::Ldnldbi, 0x82, "fpldnldbi", Fixed(6)),
+    fp(FpOp::Chkerr, 0x83, "fpchkerr", Fixed(1)),
+    fp(FpOp::Stnldb, 0x84, "fpstnldb", Fixed(3)),
+    fp(FpOp::Ldnlsni, 0x86, "fpldnlsni", Fixed(4)),
+    fp(FpOp::Add, 0x87, "fpadd", Either { yes: 9, no: 6 }),
+    fp(FpOp::Stnlsn, 0x88, "fpstnlsn", Fixed(2)),
+    fp(FpOp::Sub, 0x89, "fpsub", Either { yes: 9, no: 6 }),
+    fp(FpOp::Ldnldb, 0x8A, "fpldnldb", Fixed(3)),
+    fp(FpOp::Mul, 0x8B, "fpmul", Either { yes: 18, no: 11 }),
+    fp(FpOp::Div, 0x8C, "fpdiv", Either { yes: 31, no: 16 }),
+    fp(FpOp::Ldnlsn, 0x8E, "fpldnlsn", Fixed(2)),
+    fp(FpOp::Remfirst, 0x8F, "fpremfirst", Fixed(36)),
+    fp(FpOp::Remstep, 0x90, "fpremstep", Fixed(32)),
+    fp(FpOp::Nan, 0x91, "fpnan", Fixed(2)),
+    fp(FpOp::Ordered, 0x92, "fpordered", Fixed(3)),
+    fp(FpOp::Notfinite, 0x93, "fpnotfinite", Fixed(2)),
+    fp(FpOp::Gt, 0x94, "fpgt", Either { yes: 5, no: 4 }),
+    fp(FpOp::Eq, 0x95, "fpeq", Either { yes: 4, no: 3 }),
+    fp(FpOp::I32tor32, 0x96, "fpi32tor32", Fixed(8)),
+    fp(FpOp::I32tor64, 0x98, "fpi32tor64", Fixed(8)),
+    fp(FpOp::B32tor64, 0x9A, "fpb32tor64", Fixed(8)),
+    fp(FpOp::Testerr, 0x9C, "fptesterr", Fixed(2)),
+    fp(FpOp::Rtoi32, 0x9D, "fprtoi32", Fixed(2)),
+    fp(FpOp::Stnli32, 0x9E, "fpstnli32", Fixed(4)),
+    fp(FpOp::Ldzerosn, 0x9F, "fpldzerosn", Fixed(2)),
+    fp(FpOp::Ldzerodb, 0xA0, "fpldzerodb", Fixed(2)),
+    fp(FpOp::Int, 0xA1, "fpint", Fixed(5)),
+    fp(FpOp::Dup, 0xA3, "fpdup", Fixed(1)),
+    fp(FpOp::Rev, 0xA4, "fprev", Fixed(1)),
+    fp(FpOp::Ldnladddb, 0xA6, "fpldnladddb", Fixed(9)),
+    fp(FpOp::Ldnlmuldb, 0xA8, "fpldnlmuldb", Fixed(21)),
+    fp(FpOp::Ldnladdsn, 0xAA, "fpldnladdsn", Fixed(8)),
+    fp(FpOp::Entry, 0xAB, "fpentry", Fixed(1)),
+    fp(FpOp::Ldnlmulsn, 0xAC, "fpldnlmulsn", Fixed(13)),
     op(Op::Probe, PROBE, "probe", All, Fixed(1)),
 ];
 

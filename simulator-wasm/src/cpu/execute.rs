@@ -689,6 +689,18 @@ impl Node {
                 let index = self.probe_texts.len().saturating_sub(1) as u32;
                 self.record(EventKind::Probe, me, index, c, a);
             }
+            Op::Fp(f) => condition = self.float(f, code)?,
+            Op::Fmul => {
+                // Fractional multiply: A × B as fixed-point fractions of 31 bits (the 64-bit
+                // product shifted right 31), rounded to nearest.
+                let product = i64::from(a as i32) * i64::from(b as i32);
+                let rounded = (product + (1 << 30)) >> 31;
+                if rounded > i64::from(i32::MAX) {
+                    self.set_error()?;
+                }
+                self.a = rounded as u32;
+                self.b = c;
+            }
             // The T414's floating-point support operations are not implemented yet.
             Op::Unpacksn | Op::Postnormsn | Op::Roundsn | Op::Ldinf | Op::Cflerr => {
                 return Err(self.unimplemented(code, info.name));

@@ -28,11 +28,14 @@ use crate::words::*;
 
 pub mod events;
 mod execute;
+mod float;
+pub mod fpu;
 mod links;
 mod memory;
 mod scheduler;
 
 pub use self::events::{Event, EventKind, EventLog};
+use self::fpu::Fpu;
 
 /// The timeslice period in processor cycles at 20 MHz: 5120 periods of the 5 MHz input clock.
 pub const TIMESLICE_CYCLES_AT_20MHZ: u64 = 5120 * 4;
@@ -55,7 +58,7 @@ pub enum Status {
 }
 
 /// A low-priority process interrupted by a high-priority one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Interrupted {
     wptr: u32,
     iptr: u32,
@@ -63,6 +66,8 @@ struct Interrupted {
     b: u32,
     c: u32,
     slices_at: u64,
+    /// The T800 saves the FP registers of an interrupted low-priority process too.
+    fpu: Fpu,
 }
 
 /// One transputer node.
@@ -143,6 +148,8 @@ pub struct Node {
     horizon: u64,
     /// `move2dinit`'s rows, destination stride and source stride.
     move2d: (u32, u32, u32),
+    /// The floating-point unit (T800).
+    pub fpu: Fpu,
 }
 
 /// `a / b` when `b` divides `a`, else 0.
@@ -192,6 +199,7 @@ impl Node {
             stop_on_emit: false,
             horizon: 0,
             move2d: (0, 0, 0),
+            fpu: Fpu::default(),
         }
     }
 
@@ -374,6 +382,7 @@ impl Node {
                 b: self.b,
                 c: self.c,
                 slices_at: self.slices_at,
+                fpu: self.fpu,
             });
             self.running = false;
             self.schedule()?;

@@ -87,6 +87,7 @@ impl Node {
             self.c = saved.c;
             self.pri = 1;
             self.slices_at = saved.slices_at;
+            self.fpu = saved.fpu;
             self.running = true;
         } else if let Some(w) = self.dequeue(1)? {
             self.start_running(w, 1)?;
