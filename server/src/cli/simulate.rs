@@ -27,7 +27,7 @@ pub struct SimulateReport {
     /// Link speed, Mbit/s.
     pub link_mbit: u32,
     /// `exited` (the program asked the host to), `idle` (every node waits: finished or
-    /// deadlocked) or `until` (the time limit).
+    /// deadlocked), `until` (the time limit) or `error` (see `error`).
     pub outcome: &'static str,
     /// The exit status, when the program exited.
     pub exit_status: Option<i32>,
@@ -49,6 +49,9 @@ pub struct SimulateReport {
     pub output: String,
     /// Where the trace was written, when asked.
     pub trace_file: Option<String>,
+    /// Why the run stopped early (`outcome` is then `error`): the output and the figures up
+    /// to that point are kept.
+    pub error: Option<String>,
     /// The analysis of the trace, when asked.
     pub analysis: Option<Report>,
 }
@@ -88,7 +91,11 @@ pub fn simulate(
 ) -> Result<(SimulateReport, shared::model::Trace), SimulateError> {
     let started = Instant::now();
     let mut session = Session::new(program, setup)?;
-    let outcome = session.finish()?;
+    // A run that fails keeps what it printed and did up to the failure.
+    let (outcome, error) = match session.finish() {
+        Ok(outcome) => (Some(outcome), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     let host_seconds = started.elapsed().as_secs_f64();
     let name = std::path::Path::new(file)
         .file_name()
@@ -121,9 +128,10 @@ pub fn simulate(
         mhz: setup.mhz,
         link_mbit: setup.link_mbit,
         outcome: match outcome {
-            Outcome::Exited(_) => "exited",
-            Outcome::Idle => "idle",
-            Outcome::Until => "until",
+            Some(Outcome::Exited(_)) => "exited",
+            Some(Outcome::Idle) => "idle",
+            Some(Outcome::Until) => "until",
+            None => "error",
         },
         exit_status: session.exit_status(),
         virtual_ns: session.network.nanoseconds(),
@@ -136,6 +144,7 @@ pub fn simulate(
         output: session.output(),
         trace_file: None,
         analysis,
+        error,
     };
     Ok((report, trace))
 }
@@ -174,6 +183,13 @@ pub struct SimulateArgs {
     /// What the host answers when the program asks for its command line.
     #[arg(long, default_value = "")]
     pub command_line: String,
+    /// Keys the program reads (SP.GETKEY, SP.POLLKEY), in order; escapes `\r`, `\n`, `\t`,
+    /// `\\` and `\xNN` (e.g. `42\r`).
+    #[arg(long, default_value = "")]
+    pub keys: String,
+    /// Also read keys from standard input (after `--keys`), to its end.
+    #[arg(long)]
+    pub stdin: bool,
     /// Write the trace to this file.
     #[arg(long)]
     pub trace: Option<std::path::PathBuf>,
@@ -203,11 +219,20 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         until,
         sample,
         command_line,
+        keys,
+        stdin,
         trace,
         to,
         analyze,
         json,
     } = args;
+    let mut keys = parse_keys(&keys)?;
+    if stdin {
+        use std::io::Read as _;
+        std::io::stdin()
+            .read_to_end(&mut keys)
+            .context("reading keys from standard input")?;
+    }
     use simulator_wasm::session::{Setup, chip as chip_named, parse_duration_ns};
     let bytes =
         std::fs::read(&program).with_context(|| format!("reading {}", program.display()))?;
@@ -223,7 +248,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         until_ns: parse_duration_ns(&until)?,
         sample_ns: parse_duration_ns(&sample)?,
         command_line,
-        keys: Vec::new(),
+        keys,
         tracing: true,
     };
     let (mut report, simulated) = simulate(&file, &code, &setup, analyze)?;
@@ -234,6 +259,9 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
+        if let Some(e) = &report.error {
+            anyhow::bail!("{e}");
+        }
     } else {
         print!("{}", report.output);
         eprintln!(
@@ -264,6 +292,47 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         if let Some(analysis) = &report.analysis {
             print!("{}", super::analyze::render_text(analysis));
         }
+        if let Some(e) = &report.error {
+            anyhow::bail!("{e}");
+        }
     }
     Ok(())
+}
+
+/// The bytes of `--keys`: text with the escapes `\r`, `\n`, `\t`, `\\` and `\xNN`.
+pub fn parse_keys(text: &str) -> anyhow::Result<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        if bytes[k] != b'\\' {
+            out.push(bytes[k]);
+            k += 1;
+            continue;
+        }
+        let escape = bytes.get(k + 1).copied();
+        let (byte, len) = match escape {
+            Some(b'r') => (b'\r', 2),
+            Some(b'n') => (b'\n', 2),
+            Some(b't') => (b'\t', 2),
+            Some(b'\\') => (b'\\', 2),
+            Some(b'x') => {
+                let hex = text.get(k + 2..k + 4).unwrap_or("");
+                let byte = u8::from_str_radix(hex, 16).map_err(|_| {
+                    anyhow::anyhow!(
+                        "--keys, column {}: expected two hex digits after \\x",
+                        k + 3
+                    )
+                })?;
+                (byte, 4)
+            }
+            _ => anyhow::bail!(
+                "--keys, column {}: unknown escape; expected \\r, \\n, \\t, \\\\ or \\xNN",
+                k + 1
+            ),
+        };
+        out.push(byte);
+        k += len;
+    }
+    Ok(out)
 }

@@ -552,3 +552,54 @@ fn hasse_prints_the_engines_diagram_a_window_and_queries() {
     let stderr = String::from_utf8_lossy(&typo.stderr);
     assert!(stderr.contains("line 1, column 36"), "{stderr}");
 }
+
+#[test]
+fn simulate_hands_out_keys_and_keeps_the_output_when_the_run_fails() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let program = dir.path().join("key.s");
+    // Reads a key (SP.GETKEY), writes it back with a newline (SP.WRITE), then executes fpadd,
+    // which a T414 does not have.
+    std::fs::write(
+        &program,
+        "    ajw -8\n    ldc getkey\n    ldc #80000000\n    ldc 8\n    out\n\
+         \x20   ldc #80002000\n    ldc #80000010\n    ldc 8\n    in\n\
+         \x20   ldc #80002003\n    lb\n    ldc slot\n    sb\n\
+         \x20   ldc msg\n    ldc #80000000\n    ldc msg_end - msg\n    out\n\
+         \x20   ldc #80002000\n    ldc #80000010\n    ldc 8\n    in\n\
+         \x20   .byte #28, #F7\n    stopp\n\
+         getkey:\n    .byte 6, 0, 30, 0, 0, 0, 0, 0\n\
+         msg:\n    .byte 10, 0, 13, 1, 0, 0, 0, 2, 0\n\
+         slot:\n    .byte 0, 10, 0\n\
+         msg_end:\n",
+    )
+    .expect("writes the program");
+    let path = program.to_str().expect("utf-8 path");
+    let out = tracescope(&[
+        "simulate", path, "--chip", "T414", "--keys", "\\x41x", "--json",
+    ]);
+    assert!(!out.status.success(), "the run fails at fpadd");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        report["output"], "A\n",
+        "the key read, kept though the run failed"
+    );
+    assert_eq!(report["outcome"], "error");
+    let error = report["error"].as_str().expect("an error");
+    assert!(
+        error.contains("0x87") || error.contains("unimplemented"),
+        "{error}"
+    );
+    assert!(report["instructions"].as_u64().is_some_and(|n| n > 20));
+    // As text: the output, the figures, then the error.
+    let text = tracescope(&["simulate", path, "--chip", "T414", "--keys", "Z"]);
+    assert!(!text.status.success());
+    assert_eq!(String::from_utf8_lossy(&text.stdout), "Z\n");
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert!(
+        stderr.contains("instructions") && stderr.contains("error"),
+        "{stderr}"
+    );
+    // A bad escape says where.
+    let bad = tracescope(&["simulate", path, "--keys", "a\\q"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("column 2"));
+}

@@ -397,9 +397,18 @@ mod tests {
         // 1 + 2^-60 rounds to 1 except upward.
         let tiny = 2f64.powi(-60);
         assert_eq!(arith64(Arith::Add, 1.0, tiny, Round::Nearest), 1.0);
-        assert_eq!(arith64(Arith::Add, 1.0, tiny, Round::Plus), 1.0f64.next_up());
-        assert_eq!(arith64(Arith::Sub, 1.0, tiny, Round::Minus), 1.0f64.next_down());
-        assert_eq!(arith64(Arith::Sub, 1.0, tiny, Round::Zero), 1.0f64.next_down());
+        assert_eq!(
+            arith64(Arith::Add, 1.0, tiny, Round::Plus),
+            1.0f64.next_up()
+        );
+        assert_eq!(
+            arith64(Arith::Sub, 1.0, tiny, Round::Minus),
+            1.0f64.next_down()
+        );
+        assert_eq!(
+            arith64(Arith::Sub, 1.0, tiny, Round::Zero),
+            1.0f64.next_down()
+        );
         // Singles: 1 + 2^-30 likewise, and 0.1 × 3 on both sides.
         let t32 = 2f32.powi(-30);
         assert_eq!(arith32(Arith::Add, 1.0, t32, Round::Plus), 1.0f32.next_up());
@@ -412,11 +421,17 @@ mod tests {
 
     #[test]
     fn overflow_rounds_to_the_largest_finite_value_away_from_infinity() {
-        assert_eq!(arith64(Arith::Mul, f64::MAX, 2.0, Round::Nearest), f64::INFINITY);
+        assert_eq!(
+            arith64(Arith::Mul, f64::MAX, 2.0, Round::Nearest),
+            f64::INFINITY
+        );
         assert_eq!(arith64(Arith::Mul, f64::MAX, 2.0, Round::Zero), f64::MAX);
         assert_eq!(arith64(Arith::Mul, f64::MAX, 2.0, Round::Minus), f64::MAX);
         assert_eq!(arith64(Arith::Mul, -f64::MAX, 2.0, Round::Plus), -f64::MAX);
-        assert_eq!(arith32(Arith::Add, f32::MAX, f32::MAX, Round::Zero), f32::MAX);
+        assert_eq!(
+            arith32(Arith::Add, f32::MAX, f32::MAX, Round::Zero),
+            f32::MAX
+        );
         assert_eq!(narrow(1e300, Round::Zero), f32::MAX);
         assert_eq!(narrow(1e300, Round::Nearest), f32::INFINITY);
         // Division by zero is an infinity in every mode.

@@ -66,7 +66,12 @@ const MODES: [&str; 4] = ["", "fpurz", "fpurp", "fpurm"];
 #[test]
 fn single_arithmetic_rounds_in_each_mode() {
     // Products of singles are exact in double; these sums are too.
-    let pairs: [(f32, f32); 4] = [(0.1, 3.0), (1.0, 2f32.powi(-30)), (-1.0e-3, 7.77), (1.5, -2.25)];
+    let pairs: [(f32, f32); 4] = [
+        (0.1, 3.0),
+        (1.0, 2f32.powi(-30)),
+        (-1.0e-3, 7.77),
+        (1.5, -2.25),
+    ];
     for (x, y) in pairs {
         for mode in MODES {
             for (op, exact) in [
@@ -75,7 +80,9 @@ fn single_arithmetic_rounds_in_each_mode() {
                 ("fpsub", f64::from(x) - f64::from(y)),
             ] {
                 let node = fp(
-                    &format!("ldc IN\nfpldnlsn\nldc IN+4\nfpldnlsn\n{mode}\n{op}\nldc OUT\nfpstnlsn"),
+                    &format!(
+                        "ldc IN\nfpldnlsn\nldc IN+4\nfpldnlsn\n{mode}\n{op}\nldc OUT\nfpstnlsn"
+                    ),
                     &[x.to_bits(), y.to_bits()],
                 );
                 let got = f32::from_bits(out(&node, 0));
@@ -229,16 +236,14 @@ fn remainder_absolute_value_and_length_conversions() {
         "ldc IN\nfpldnldb\nldc IN+8\nfpldnldb\nfpremfirst\nldc OUT+16\nstnl 0\nfpremstep\nldc OUT+20\nstnl 0\nldc OUT\nfpstnldb\n\
          ldc IN+16\nfpldnldb\nfpuabs\nfpur64tor32\nldc OUT+8\nfpstnlsn\n\
          ldc IN+24\nfpldnlsn\nfpur32tor64\nfpuexpinc32\nldc OUT+24\nfpstnldb",
-        &[
-            words(5.0),
-            words(3.0),
-            words(-0.1),
-            [0.75f32.to_bits(), 0],
-        ]
-        .concat(),
+        &[words(5.0), words(3.0), words(-0.1), [0.75f32.to_bits(), 0]].concat(),
     );
     assert_eq!(out_double(&node, 0), -1.0, "5 REM 3 = 5 − 2·3");
-    assert_eq!((out(&node, 4), out(&node, 5)), (1, 1), "done after the first step");
+    assert_eq!(
+        (out(&node, 4), out(&node, 5)),
+        (1, 1),
+        "done after the first step"
+    );
     assert_eq!(f32::from_bits(out(&node, 2)), 0.1f32, "|−0.1| as a single");
     assert_eq!(out_double(&node, 6), 0.75 * 4_294_967_296.0);
 }
@@ -262,8 +267,12 @@ fn fp_operations_cost_the_datasheets_cycles_single_and_double() {
     };
     let base_single = cost("", false);
     let base_double = cost("", true);
-    for (op, single, double) in [("fpadd", 6, 9), ("fpsub", 6, 9), ("fpmul", 11, 18), ("fpdiv", 16, 31)]
-    {
+    for (op, single, double) in [
+        ("fpadd", 6, 9),
+        ("fpsub", 6, 9),
+        ("fpmul", 11, 18),
+        ("fpdiv", 16, 31),
+    ] {
         // The operation's pfix byte: one cycle on top of its count.
         assert_eq!(cost(op, false) - base_single, single + 1, "{op} single");
         assert_eq!(cost(op, true) - base_double, double + 1, "{op} double");
@@ -329,7 +338,12 @@ fn a_whetstone_style_kernel_computes_what_ieee_double_arithmetic_does() {
         let h = x * a + b;
         x = (h + h.sqrt()) / c;
     }
-    assert_eq!(out_double(&node, 0).to_bits(), x.to_bits(), "{} vs {x}", out_double(&node, 0));
+    assert_eq!(
+        out_double(&node, 0).to_bits(),
+        x.to_bits(),
+        "{} vs {x}",
+        out_double(&node, 0)
+    );
     assert!(!node.fpu.error);
     // 5 FP arithmetic operations a round (mul, add, sqrt, add, div), 2000 rounds: report the
     // rate at 20 MHz (the note quotes it).

@@ -295,9 +295,13 @@ bye_end:
 fn sampling_never_changes_the_machines_behaviour() {
     // A program that talks to the host byte by byte: the utilization sampling period must
     // not change when anything happens.
-    let code = assemble(HOST_TALK, &CycleTable::new(Chip::T800, 0), Chip::T800.mem_start())
-        .unwrap_or_else(|e| panic!("{e}"))
-        .code;
+    let code = assemble(
+        HOST_TALK,
+        &CycleTable::new(Chip::T800, 0),
+        Chip::T800.mem_start(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .code;
     let mut boot = vec![code.len() as u8];
     boot.extend_from_slice(&code);
     let run = |sample_ns: u64| {
@@ -321,7 +325,10 @@ fn sampling_never_changes_the_machines_behaviour() {
     assert!(fine.0 > 0);
     for sample_ns in [100_000, 1_000_000] {
         let other = run(sample_ns);
-        assert_eq!(other.0, fine.0, "virtual time at a {sample_ns} ns sampling period");
+        assert_eq!(
+            other.0, fine.0,
+            "virtual time at a {sample_ns} ns sampling period"
+        );
         assert_eq!(other.1, fine.1);
         assert!(other.2 == fine.2, "events differ at {sample_ns} ns");
     }
