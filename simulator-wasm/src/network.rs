@@ -31,6 +31,8 @@ pub struct Config {
     pub link_mbit: u32,
     /// Memory of each node in bytes.
     pub memory_bytes: u32,
+    /// Whether an address beyond the installed memory is an error (else it aliases into it).
+    pub strict_memory: bool,
     /// External memory wait states (cycles added to each memory access off the chip).
     pub wait_states: u32,
     /// The utilization sampling interval in picoseconds.
@@ -45,7 +47,8 @@ impl Default for Config {
             chip: Chip::T800,
             clock_hz: 20_000_000,
             link_mbit: 20,
-            memory_bytes: 64 * 1024,
+            memory_bytes: 2 * 1024 * 1024,
+            strict_memory: false,
             wait_states: 0,
             sample_ps: 100_000_000,
             tracing: true,
@@ -143,6 +146,7 @@ impl Network {
         let nodes = (0..topology.nodes)
             .map(|_| {
                 let mut node = Node::new(config.chip, config.clock_hz, config.memory_bytes);
+                node.set_aliasing(config.strict_memory);
                 node.table = CycleTable::new(config.chip, config.wait_states);
                 node.link_timing = timing;
                 node.tracing = config.tracing;

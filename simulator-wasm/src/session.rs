@@ -29,8 +29,11 @@ pub struct Setup {
     pub mhz: u32,
     /// Link speed in Mbit/s: 5, 10 or 20.
     pub link_mbit: u32,
-    /// Memory of each node in KB.
+    /// Memory of each node in KB (2 MB, a B004/B011 board's, by default).
     pub memory_kb: u32,
+    /// Whether an address beyond the installed memory stops the run (else it aliases into
+    /// the memory, as the external memory interface does).
+    pub strict_memory: bool,
     /// External memory wait states.
     pub wait_states: u32,
     /// Stop at this virtual time, nanoseconds.
@@ -52,7 +55,8 @@ impl Default for Setup {
             chip: Chip::T800,
             mhz: 20,
             link_mbit: 20,
-            memory_kb: 64,
+            memory_kb: 2048,
+            strict_memory: false,
             wait_states: 0,
             until_ns: 1_000_000_000,
             sample_ns: 100_000,
@@ -98,6 +102,7 @@ impl Session {
             clock_hz: u64::from(setup.mhz) * 1_000_000,
             link_mbit: setup.link_mbit,
             memory_bytes,
+            strict_memory: setup.strict_memory,
             wait_states: setup.wait_states,
             sample_ps: setup.sample_ns.max(1).saturating_mul(1_000),
             tracing: setup.tracing,

@@ -168,9 +168,13 @@ pub struct SimulateArgs {
     /// Link speed in Mbit/s: 5, 10 or 20.
     #[arg(long, default_value_t = 20)]
     pub link_mbit: u32,
-    /// Memory of each node in KB.
-    #[arg(long, default_value_t = 64)]
+    /// Memory of each node in KB (2 MB, a B004/B011 board's, by default).
+    #[arg(long, default_value_t = 2048)]
     pub memory_kb: u32,
+    /// Stop at an address beyond the installed memory (else it aliases into the memory, as
+    /// the external memory interface does).
+    #[arg(long)]
+    pub strict_memory: bool,
     /// External memory wait states.
     #[arg(long, default_value_t = 0)]
     pub wait_states: u32,
@@ -215,6 +219,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         mhz,
         link_mbit,
         memory_kb,
+        strict_memory,
         wait_states,
         until,
         sample,
@@ -244,6 +249,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         mhz,
         link_mbit,
         memory_kb,
+        strict_memory,
         wait_states,
         until_ns: parse_duration_ns(&until)?,
         sample_ns: parse_duration_ns(&sample)?,

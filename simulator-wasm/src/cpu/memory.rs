@@ -11,7 +11,7 @@ pub(super) fn words(bytes: u32) -> u32 {
 impl Node {
     #[inline(always)]
     pub(super) fn index(&self, address: u32) -> Result<usize, SimError> {
-        let offset = address.wrapping_sub(NOT_PROCESS) as usize;
+        let offset = address.wrapping_sub(NOT_PROCESS) as usize & self.alias_mask;
         if offset < self.memory.len() {
             Ok(offset)
         } else {
@@ -46,7 +46,7 @@ impl Node {
     /// The word at `address` (rounded down to a word boundary), little-endian.
     #[inline(always)]
     pub fn read_word(&self, address: u32) -> Result<u32, SimError> {
-        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize;
+        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize & self.alias_mask;
         // `k + 4` cannot overflow once `k` is inside the memory.
         match self
             .memory
@@ -61,7 +61,7 @@ impl Node {
     /// Writes the word at `address` (rounded down to a word boundary).
     #[inline(always)]
     pub fn write_word(&mut self, address: u32, value: u32) -> Result<(), SimError> {
-        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize;
+        let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize & self.alias_mask;
         let len = self.memory.len();
         match self
             .memory
@@ -109,7 +109,8 @@ impl Node {
         );
         let size = self.memory.len();
         let inside = |at: usize| at <= size && n <= size - at;
-        if inside(f) && inside(t) && (f + n <= t || t + n <= f) {
+        let unaliased = self.alias_mask == usize::MAX;
+        if unaliased && inside(f) && inside(t) && (f + n <= t || t + n <= f) {
             // Both blocks in memory and apart: one move.
             self.memory.copy_within(f..f + n, t);
             return Ok(());

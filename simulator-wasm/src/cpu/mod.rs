@@ -150,6 +150,10 @@ pub struct Node {
     move2d: (u32, u32, u32),
     /// The floating-point unit (T800).
     pub fpu: Fpu,
+    /// Addresses are reduced with this mask before the bounds check: the external memory
+    /// interface decodes only the address bits the installed memory needs, so addresses
+    /// beyond it alias into it (`usize::MAX`: strict, every address outside is an error).
+    alias_mask: usize,
 }
 
 /// `a / b` when `b` divides `a`, else 0.
@@ -200,7 +204,19 @@ impl Node {
             horizon: 0,
             move2d: (0, 0, 0),
             fpu: Fpu::default(),
+            alias_mask: usize::MAX,
         }
+    }
+
+    /// Makes addresses beyond the installed memory alias into it (as the external memory
+    /// interface does: the next power of two of the memory size is decoded; a part of that
+    /// not installed stays an error), or, `strict`, every address outside an error.
+    pub fn set_aliasing(&mut self, strict: bool) {
+        self.alias_mask = if strict {
+            usize::MAX
+        } else {
+            self.memory.len().next_power_of_two() - 1
+        };
     }
 
     /// Records the running process's start (the first process of a loaded node).
