@@ -2,7 +2,8 @@
 //! `hypercube 3`, `tree 7`, or explicit wiring `nodes 3: 0.1-1.2, 1.1-2.2` (node.link pairs).
 //!
 //! Link numbering follows one rule so programs can rely on it: link 0 of node 0 is left for the
-//! host. In a pipe or ring, link 1 goes to the next node and link 2 to the previous one; in a
+//! host. In a pipe or ring, link 1 goes to the next node and link 2 to the previous one (`pipe N
+//! inmos`, `ring N inmos`: the INMOS toolsets' convention, link 2 to the next node's link 1); in a
 //! mesh, torus or cylinder (width × height, node = y·width + x) links 0, 1, 2, 3 go north,
 //! east, south and west; in a hypercube, link d goes to the node differing in bit d; in a
 //! (binary) tree, link 0 goes to the parent and links 1 and 2 to the children.
@@ -95,14 +96,24 @@ impl Topology {
         let (nodes, name) = match kind.to_ascii_lowercase().as_str() {
             "single" | "node" => (1, "single".to_owned()),
             "pipe" | "ring" => {
-                let n = number(rest, "a node count")?;
+                // `pipe N inmos`: the INMOS toolsets' convention, link 2 out to the next
+                // node's link 1 (boards wired for iserver pipelines boot this way).
+                let (count, inmos) = match rest.split_once(char::is_whitespace) {
+                    Some((count, convention)) if convention.trim().eq_ignore_ascii_case("inmos") => {
+                        (count, true)
+                    }
+                    _ => (rest, false),
+                };
+                let n = number(count, "a node count")?;
+                let (out, back) = if inmos { (2, 1) } else { (1, 2) };
                 for i in 0..n.saturating_sub(1) {
-                    wire((i, 1), (i + 1, 2));
+                    wire((i, out), (i + 1, back));
                 }
                 if kind.eq_ignore_ascii_case("ring") && n > 2 {
-                    wire((n - 1, 1), (0, 2));
+                    wire((n - 1, out), (0, back));
                 }
-                (n, format!("{} {n}", kind.to_ascii_lowercase()))
+                let suffix = if inmos { " inmos" } else { "" };
+                (n, format!("{} {n}{suffix}", kind.to_ascii_lowercase()))
             }
             "mesh" | "torus" | "cylinder" => {
                 let (w, h) = dims(rest)?;
@@ -265,6 +276,14 @@ mod tests {
         );
         assert_eq!(Topology::parse("ring 5")?.wires.len(), 5);
         assert_eq!(Topology::parse("pipe 5")?.wires.len(), 4);
+        // The INMOS convention: link 2 out to the next node's link 1.
+        let inmos = Topology::parse("pipe 3 inmos")?;
+        assert_eq!(inmos.name, "pipe 3 inmos");
+        assert_eq!(
+            inmos.wires[0],
+            (End { node: 0, link: 2 }, End { node: 1, link: 1 })
+        );
+        assert!(Topology::parse("pipe 3 sideways").is_err());
         let cube = Topology::parse("hypercube 4")?;
         assert_eq!((cube.nodes, cube.wires.len()), (16, 32));
         let tree = Topology::parse("tree 7")?;
