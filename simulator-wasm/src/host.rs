@@ -1,10 +1,11 @@
 //! The iserver host on the root's link 0: a link endpoint like a node. It streams a boot file,
-//! then answers SP requests (write, puts, flush, exit, command line, keys, version).
+//! then answers SP requests (the protocol itself is [`crate::iserver`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use crate::error::SimError;
+use crate::iserver::Server;
 use crate::link::{Action, LinkTiming, PacketKind};
 
 /// The iserver on the root's link 0.
@@ -18,35 +19,14 @@ pub struct Host {
     pub(crate) wire_free_ps: u64,
     pub(crate) actions: BinaryHeap<Reverse<(u64, Action)>>,
     pub(crate) outbox: Vec<(u64, PacketKind)>,
-    pub(crate) command_line: String,
-    pub(crate) keys: VecDeque<u8>,
-    /// What the program wrote to the screen (standard output and error).
-    pub output: Vec<u8>,
-    /// The status the program exited with.
-    pub exit: Option<i32>,
+    /// The SP protocol's state: files, streams, keys, the screen, the exit status.
+    pub server: Server,
     /// When each byte from the root arrived (its stop bit), picoseconds.
     pub received_at: Vec<u64>,
     /// When each byte to the root was sent (its start bit), picoseconds.
     pub sent_at: Vec<u64>,
     /// Picoseconds the host's wire carried packets.
     pub busy_out_ps: u64,
-}
-
-/// SP protocol tags (the iserver's, as `pahihu/t4:server.h` lists them).
-mod sp {
-    pub const WRITE: u8 = 13;
-    pub const PUTS: u8 = 15;
-    pub const FLUSH: u8 = 16;
-    pub const GETKEY: u8 = 30;
-    pub const POLLKEY: u8 = 31;
-    pub const EXIT: u8 = 35;
-    pub const COMMANDLINE: u8 = 40;
-    pub const VERSION: u8 = 42;
-    pub const OK: u8 = 0;
-    pub const NOT_IMPLEMENTED: u8 = 1;
-    pub const ERROR: u8 = 128;
-    /// `EXIT` with this status means success.
-    pub const SUCCESS: i32 = 999_999_999;
 }
 
 impl Host {
@@ -62,10 +42,7 @@ impl Host {
             wire_free_ps: 0,
             actions: BinaryHeap::new(),
             outbox: Vec::new(),
-            command_line: command_line.to_owned(),
-            keys: keys.iter().copied().collect(),
-            output: Vec::new(),
-            exit: None,
+            server: Server::new(command_line, keys),
             received_at: Vec::new(),
             sent_at: Vec::new(),
             busy_out_ps: 0,
@@ -92,7 +69,7 @@ impl Host {
     }
 
     fn pump(&mut self, at: u64) {
-        if self.awaiting_ack || self.exit.is_some() {
+        if self.awaiting_ack || self.server.exit.is_some() {
             return;
         }
         if let Some(byte) = self.pending.pop_front() {
@@ -124,6 +101,7 @@ impl Host {
                     self.arriving = false;
                     self.received_at.push(at);
                     self.request.push(byte);
+                    self.server.seconds = (at / 1_000_000_000_000) as u32;
                     self.serve()?;
                     self.pump(at);
                 }
@@ -154,43 +132,7 @@ impl Host {
             return Ok(());
         }
         let frame: Vec<u8> = self.request.drain(..length + 2).collect();
-        let body = &frame[2..];
-        let u16_at = |k: usize| usize::from(u16::from_le_bytes([body[k], body[k + 1]]));
-        let i32_at =
-            |k: usize| i32::from_le_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]]);
-        let mut reply = vec![sp::OK];
-        match body[0] {
-            sp::WRITE | sp::PUTS => {
-                let count = u16_at(5).min(body.len().saturating_sub(7));
-                self.output.extend_from_slice(&body[7..7 + count]);
-                if body[0] == sp::PUTS {
-                    self.output.push(b'\n');
-                } else {
-                    reply.extend_from_slice(&(count as u16).to_le_bytes());
-                }
-            }
-            sp::FLUSH => {}
-            sp::GETKEY | sp::POLLKEY => match self.keys.pop_front() {
-                Some(key) => reply.push(key),
-                None => reply[0] = sp::ERROR,
-            },
-            sp::EXIT => {
-                let status = i32_at(1);
-                self.exit = Some(match status {
-                    sp::SUCCESS => 0,
-                    s if s == -sp::SUCCESS => 1,
-                    s => s,
-                });
-            }
-            sp::COMMANDLINE => {
-                let text = self.command_line.as_bytes();
-                let n = text.len().min(500);
-                reply.extend_from_slice(&(n as u16).to_le_bytes());
-                reply.extend_from_slice(&text[..n]);
-            }
-            sp::VERSION => reply.extend_from_slice(&[10, 7, 4, 2]),
-            _ => reply[0] = sp::NOT_IMPLEMENTED,
-        }
+        let mut reply = self.server.answer(&frame[2..]);
         while reply.len() < 6 || reply.len() % 2 == 1 {
             reply.push(0);
         }

@@ -273,7 +273,7 @@ impl Network {
             }
         }
         if let Some(h) = &self.host
-            && h.exit.is_none()
+            && h.server.exit.is_none()
         {
             let pumping = !h.awaiting_ack && !h.pending.is_empty();
             survey.host_waits = h.actions.is_empty() && !pumping;
@@ -295,7 +295,7 @@ impl Network {
         // free and there is no jump, so the next window needs no survey.
         let mut busy = 0;
         while self.time_ps < until_ps {
-            if let Some(status) = self.host.as_ref().and_then(|h| h.exit) {
+            if let Some(status) = self.host.as_ref().and_then(|h| h.server.exit) {
                 return Ok(Outcome::Exited(status));
             }
             if busy < 2 {
@@ -324,7 +324,7 @@ impl Network {
             self.time_ps = end;
             self.sample();
         }
-        Ok(match self.host.as_ref().and_then(|h| h.exit) {
+        Ok(match self.host.as_ref().and_then(|h| h.server.exit) {
             Some(status) => Outcome::Exited(status),
             None => Outcome::Until,
         })

@@ -46,6 +46,8 @@ pub struct Setup {
     pub keys: Vec<u8>,
     /// Whether events are recorded.
     pub tracing: bool,
+    /// The files the program finds (the iserver's sandbox), by name.
+    pub files: std::collections::BTreeMap<String, Vec<u8>>,
 }
 
 impl Default for Setup {
@@ -63,6 +65,7 @@ impl Default for Setup {
             command_line: String::new(),
             keys: Vec::new(),
             tracing: true,
+            files: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -127,12 +130,14 @@ impl Session {
                 bytes
             }
         };
-        let host = Host::new(
+        let mut host = Host::new(
             network.link_timing(),
             boot,
             &setup.command_line,
             &setup.keys,
         );
+        host.server.board_size = memory_bytes;
+        host.server.files = setup.files.clone();
         network.attach_host(host);
         Ok(Session {
             network,
@@ -180,13 +185,24 @@ impl Session {
 
     /// What the program wrote to the host's screen.
     pub fn output(&self) -> String {
-        let bytes = self.network.host.as_ref().map_or(&[][..], |h| &h.output);
+        let bytes = self
+            .network
+            .host
+            .as_ref()
+            .map_or(&[][..], |h| &h.server.output);
         String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    /// The sandbox's files after the run, and the names the program created, changed or
+    /// removed (in order of first change).
+    pub fn files(&self) -> Option<(&std::collections::BTreeMap<String, Vec<u8>>, &[String])> {
+        let server = &self.network.host.as_ref()?.server;
+        Some((&server.files, &server.written))
     }
 
     /// The status the program exited with, if it asked the host to exit.
     pub fn exit_status(&self) -> Option<i32> {
-        self.network.host.as_ref().and_then(|h| h.exit)
+        self.network.host.as_ref().and_then(|h| h.server.exit)
     }
 }
 

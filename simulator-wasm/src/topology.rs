@@ -99,7 +99,9 @@ impl Topology {
                 // `pipe N inmos`: the INMOS toolsets' convention, link 2 out to the next
                 // node's link 1 (boards wired for iserver pipelines boot this way).
                 let (count, inmos) = match rest.split_once(char::is_whitespace) {
-                    Some((count, convention)) if convention.trim().eq_ignore_ascii_case("inmos") => {
+                    Some((count, convention))
+                        if convention.trim().eq_ignore_ascii_case("inmos") =>
+                    {
                         (count, true)
                     }
                     _ => (rest, false),

@@ -52,6 +52,11 @@ pub struct SimulateReport {
     /// Why the run stopped early (`outcome` is then `error`): the output and the figures up
     /// to that point are kept.
     pub error: Option<String>,
+    /// Files the program created, changed or removed (in its sandbox), in order.
+    pub files_written: Vec<String>,
+    /// Their contents after the run (`None`: removed); not printed.
+    #[serde(skip)]
+    pub file_contents: Vec<Option<Vec<u8>>>,
     /// The analysis of the trace, when asked.
     pub analysis: Option<Report>,
 }
@@ -97,6 +102,15 @@ pub fn simulate(
         Err(e) => (None, Some(e.to_string())),
     };
     let host_seconds = started.elapsed().as_secs_f64();
+    let (files_written, file_contents): (Vec<String>, Vec<Option<Vec<u8>>>) = session
+        .files()
+        .map(|(files, written)| {
+            written
+                .iter()
+                .map(|name| (name.clone(), files.get(name).cloned()))
+                .unzip()
+        })
+        .unwrap_or_default();
     let name = std::path::Path::new(file)
         .file_name()
         .map_or_else(|| file.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -145,6 +159,8 @@ pub fn simulate(
         trace_file: None,
         analysis,
         error,
+        files_written,
+        file_contents,
     };
     Ok((report, trace))
 }
@@ -194,6 +210,10 @@ pub struct SimulateArgs {
     /// Also read keys from standard input (after `--keys`), to its end.
     #[arg(long)]
     pub stdin: bool,
+    /// The program's files (SP.OPEN and the rest): this directory, never outside it; what
+    /// the program writes is written back into it.
+    #[arg(long)]
+    pub files: Option<std::path::PathBuf>,
     /// Write the trace to this file.
     #[arg(long)]
     pub trace: Option<std::path::PathBuf>,
@@ -226,6 +246,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         command_line,
         keys,
         stdin,
+        files,
         trace,
         to,
         analyze,
@@ -256,8 +277,15 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         command_line,
         keys,
         tracing: true,
+        files: match &files {
+            Some(dir) => read_sandbox(dir)?,
+            None => Default::default(),
+        },
     };
     let (mut report, simulated) = simulate(&file, &code, &setup, analyze)?;
+    if let Some(dir) = &files {
+        write_sandbox(dir, &report.files_written, &report.file_contents)?;
+    }
     if let Some(path) = &trace {
         let out = encode(&simulated, to)?;
         std::fs::write(path, &out).with_context(|| format!("writing {}", path.display()))?;
@@ -341,4 +369,70 @@ pub fn parse_keys(text: &str) -> anyhow::Result<Vec<u8>> {
         k += len;
     }
     Ok(out)
+}
+
+/// The files under `dir` (their names relative to it, `/`-separated), for the program's
+/// sandbox. Only plain names are taken; links and other special files are skipped.
+pub fn read_sandbox(
+    dir: &std::path::Path,
+) -> anyhow::Result<std::collections::BTreeMap<String, Vec<u8>>> {
+    use anyhow::Context as _;
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&at).with_context(|| format!("reading {}", at.display()))?;
+        for entry in entries {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let path = entry.path();
+            if kind.is_dir() {
+                pending.push(path);
+            } else if kind.is_file() {
+                let name = path
+                    .strip_prefix(dir)
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                if simulator_wasm::iserver::safe_name(&name) {
+                    let bytes = std::fs::read(&path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    files.insert(name, bytes);
+                }
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Writes back what the program changed in its sandbox: each name (checked to stay inside
+/// `dir`) written with its new contents, or removed.
+pub fn write_sandbox(
+    dir: &std::path::Path,
+    names: &[String],
+    contents: &[Option<Vec<u8>>],
+) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    for (name, bytes) in names.iter().zip(contents) {
+        if !simulator_wasm::iserver::safe_name(name) {
+            continue;
+        }
+        let path = dir.join(name);
+        match bytes {
+            Some(bytes) => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("creating {}", parent.display()))?;
+                }
+                std::fs::write(&path, bytes)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            None => {
+                if path.is_file() {
+                    std::fs::remove_file(&path)
+                        .with_context(|| format!("removing {}", path.display()))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

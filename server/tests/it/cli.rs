@@ -603,3 +603,33 @@ fn simulate_hands_out_keys_and_keeps_the_output_when_the_run_fails() {
     let bad = tracescope(&["simulate", path, "--keys", "a\\q"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("column 2"));
 }
+
+#[test]
+fn simulate_gives_the_program_a_sandbox_of_files_and_writes_back_what_it_made() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    std::fs::write(dir.path().join("in.txt"), "hello!!\nmore").expect("writes the input");
+    let program = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../simulator-wasm/programs/copy-file.s"
+    );
+    let out = tracescope(&[
+        "simulate",
+        program,
+        "--files",
+        dir.path().to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["outcome"], "exited");
+    assert_eq!(report["files_written"], serde_json::json!(["out/copy.txt"]));
+    let copy = std::fs::read_to_string(dir.path().join("out/copy.txt")).expect("written back");
+    assert_eq!(copy, "hello!!\n", "the first 8 bytes of in.txt");
+    // Nothing else appeared, and nothing outside the directory.
+    assert!(dir.path().join("in.txt").is_file());
+    assert_eq!(std::fs::read_dir(dir.path()).expect("lists").count(), 2);
+}

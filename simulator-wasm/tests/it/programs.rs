@@ -448,12 +448,17 @@ fn a_preemption_never_falls_between_a_prefix_and_its_instruction() {
 #[test]
 fn addresses_beyond_the_installed_memory_alias_into_it_unless_strict() {
     // 64 KB decode 16 address bits: #80010004 is #80000004 again.
-    let source = "ldc 1234\nldc #80010104\nstnl 0\nldc #80000104\nldnl 0\nldc #80000200\nstnl 0\nstopp";
+    let source =
+        "ldc 1234\nldc #80010104\nstnl 0\nldc #80000104\nldnl 0\nldc #80000200\nstnl 0\nstopp";
     let (mut node, _) = boot(source);
     node.set_aliasing(false);
     run(&mut node, 1_000);
     assert_eq!(node.read_word(0x8000_0200), Ok(1234));
-    assert_eq!(node.read_word(0x8002_0200), Ok(1234), "an alias reads the same word");
+    assert_eq!(
+        node.read_word(0x8002_0200),
+        Ok(1234),
+        "an alias reads the same word"
+    );
     let (mut strict, _) = boot(source);
     strict.set_aliasing(true);
     let error = strict.run(1_000).expect_err("strict memory");
