@@ -333,3 +333,56 @@ fn sampling_never_changes_the_machines_behaviour() {
         assert!(other.2 == fine.2, "events differ at {sample_ns} ns");
     }
 }
+
+/// The standard two-stage boot, built with this assembler: a primary bootstrap (one boot
+/// block) that loads a secondary loader, which runs `fptesterr` as INMOS's does and loads the
+/// program; the program boots 15 more nodes down a pipe, reads a key and writes a file.
+fn two_stage_boot_file() -> Vec<u8> {
+    let table = CycleTable::new(Chip::T800, 0);
+    let part = |source: &str, origin: u32| {
+        assemble(source, &table, origin)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .code
+    };
+    let primary = part(
+        include_str!("../../programs/two-stage/primary.s"),
+        Chip::T800.mem_start(),
+    );
+    let secondary = part(
+        include_str!("../../programs/two-stage/secondary.s"),
+        0x8001_0000,
+    );
+    let program = part(
+        include_str!("../../programs/two-stage/program.s"),
+        0x8002_0000,
+    );
+    assert!(primary.len() <= 255);
+    let mut boot = vec![primary.len() as u8];
+    boot.extend_from_slice(&primary);
+    for stage in [secondary, program] {
+        boot.extend_from_slice(&(stage.len() as u32).to_le_bytes());
+        boot.extend_from_slice(&stage);
+    }
+    boot
+}
+
+#[test]
+fn a_two_stage_boot_file_boots_sixteen_nodes_reads_a_key_and_writes_a_file() {
+    let setup = Setup {
+        topology: "pipe 16".to_owned(),
+        keys: b"Q".to_vec(),
+        ..Setup::default()
+    };
+    let mut session = Session::new(&Program::BootFile(two_stage_boot_file()), &setup)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(session.finish(), Ok(Outcome::Exited(0)));
+    assert_eq!(session.output(), "key Q, 15 nodes\n");
+    let (files, written) = session.files().expect("a host");
+    assert_eq!(written, ["result.txt"]);
+    assert_eq!(files["result.txt"], b"key Q, 15 nodes\n");
+    // The secondary loader's fptesterr answered "no error".
+    assert_eq!(session.network.nodes[0].read_word(0x8000_4FF8), Ok(1));
+    assert!(session.network.nodes.iter().all(|n| !n.is_booting()));
+    let trace = to_trace(&session.network, "two-stage").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(trace.nodes.len(), 17, "16 transputers and the host");
+}
