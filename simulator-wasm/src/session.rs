@@ -213,6 +213,45 @@ pub fn chip(name: &str) -> Result<Chip, SimError> {
     })
 }
 
+/// The bytes of a keys text (`--keys`, the Simulator page's keys box): text with the escapes `\r`, `\n`, `\t`, `\\` and `\xNN`.
+pub fn parse_keys(text: &str) -> Result<Vec<u8>, SimError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        if bytes[k] != b'\\' {
+            out.push(bytes[k]);
+            k += 1;
+            continue;
+        }
+        let escape = bytes.get(k + 1).copied();
+        let (byte, len) = match escape {
+            Some(b'r') => (b'\r', 2),
+            Some(b'n') => (b'\n', 2),
+            Some(b't') => (b'\t', 2),
+            Some(b'\\') => (b'\\', 2),
+            Some(b'x') => {
+                let hex = text.get(k + 2..k + 4).unwrap_or("");
+                let byte = u8::from_str_radix(hex, 16).map_err(|_| SimError::Network {
+                    message: format!("keys, column {}: expected two hex digits after \\x", k + 3),
+                })?;
+                (byte, 4)
+            }
+            _ => {
+                return Err(SimError::Network {
+                    message: format!(
+                        "keys, column {}: unknown escape; expected \\r, \\n, \\t, \\\\ or \\xNN",
+                        k + 1
+                    ),
+                });
+            }
+        };
+        out.push(byte);
+        k += len;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +264,21 @@ mod tests {
         assert_eq!(parse_duration_ns("700")?, 700);
         assert!(parse_duration_ns("3 parsecs").is_err());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::parse_keys;
+
+    #[test]
+    fn keys_read_their_escapes() {
+        assert_eq!(
+            parse_keys("42\\r\\x41\\\\n").ok(),
+            Some(b"42\rA\\n".to_vec())
+        );
+        let e = parse_keys("a\\q").expect_err("unknown escape").to_string();
+        assert!(e.contains("column 2"), "{e}");
+        assert!(parse_keys("\\x4").is_err());
     }
 }

@@ -252,7 +252,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         analyze,
         json,
     } = args;
-    let mut keys = parse_keys(&keys)?;
+    let mut keys = simulator_wasm::session::parse_keys(&keys)?;
     if stdin {
         use std::io::Read as _;
         std::io::stdin()
@@ -331,44 +331,6 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The bytes of `--keys`: text with the escapes `\r`, `\n`, `\t`, `\\` and `\xNN`.
-pub fn parse_keys(text: &str) -> anyhow::Result<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut k = 0;
-    while k < bytes.len() {
-        if bytes[k] != b'\\' {
-            out.push(bytes[k]);
-            k += 1;
-            continue;
-        }
-        let escape = bytes.get(k + 1).copied();
-        let (byte, len) = match escape {
-            Some(b'r') => (b'\r', 2),
-            Some(b'n') => (b'\n', 2),
-            Some(b't') => (b'\t', 2),
-            Some(b'\\') => (b'\\', 2),
-            Some(b'x') => {
-                let hex = text.get(k + 2..k + 4).unwrap_or("");
-                let byte = u8::from_str_radix(hex, 16).map_err(|_| {
-                    anyhow::anyhow!(
-                        "--keys, column {}: expected two hex digits after \\x",
-                        k + 3
-                    )
-                })?;
-                (byte, 4)
-            }
-            _ => anyhow::bail!(
-                "--keys, column {}: unknown escape; expected \\r, \\n, \\t, \\\\ or \\xNN",
-                k + 1
-            ),
-        };
-        out.push(byte);
-        k += len;
-    }
-    Ok(out)
 }
 
 /// The files under `dir` (their names relative to it, `/`-separated), for the program's
