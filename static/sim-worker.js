@@ -7,10 +7,10 @@ import { runInSlices } from "./sim-slices.js";
 const ready = init();
 
 self.onmessage = async (event) => {
-  const { source, topology, chip, mhz, linkMbit, untilNs, name, tracing } = event.data;
+  const { source, topology, chip, mhz, linkMbit, untilNs, name, tracing, keys } = event.data;
   try {
     await ready;
-    const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs, tracing);
+    const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs, tracing, keys || "");
     self.postMessage({ type: "assembled", nodes: sim.nodes() });
     const hostSeconds = runInSlices(sim, (seconds) =>
       self.postMessage({
@@ -22,6 +22,15 @@ self.onmessage = async (event) => {
       }),
     );
     if (tracing) self.postMessage({ type: "writing", virtualNs: sim.nanoseconds() });
+    // The files the program wrote, as object URLs the page offers as downloads.
+    const files = sim.written_files().map((fileName) => {
+      const bytes = sim.file_bytes(fileName);
+      return {
+        name: fileName,
+        size: bytes.length,
+        url: URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" })),
+      };
+    });
     self.postMessage({
       type: "done",
       outcome: sim.outcome(),
@@ -30,6 +39,7 @@ self.onmessage = async (event) => {
       virtualNs: sim.nanoseconds(),
       instructions: sim.instructions(),
       hostSeconds,
+      files,
       trace: tracing ? sim.trace_json(name) : null,
     });
     sim.free();

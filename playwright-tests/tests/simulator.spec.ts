@@ -102,3 +102,18 @@ test('emulated instructions per second in WebAssembly (COMSTIME on one node, a 1
     expect(rate).toBeGreaterThan(0);
   }
 });
+
+test('a program reads the keys typed for it and its files download', async ({ page }) => {
+  await page.goto('/simulate');
+  await page.getByTestId('sim-example').selectOption({ label: 'Keys and files through the iserver' });
+  await page.getByTestId('sim-keys').fill('abc\\rleft over');
+  await page.getByTestId('sim-tracing').uncheck();
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-output')).toHaveText('you typed: abc');
+  await expect(page.getByTestId('sim-status')).toContainText('exited 0');
+  const link = page.getByTestId('sim-files').getByRole('link', { name: 'answer.txt (3 bytes)' });
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  expect(download.suggestedFilename()).toBe('answer.txt');
+  const fs = await import('node:fs');
+  expect(fs.readFileSync((await download.path())!, 'utf8')).toBe('abc');
+});

@@ -13,7 +13,8 @@ pub struct Simulation(Session);
 #[wasm_bindgen]
 impl Simulation {
     /// Assembles `source` and loads it into every node of `topology`; `tracing` says whether
-    /// events are recorded.
+    /// events are recorded; `keys` (with `\r`, `\n`, `\t`, `\\`, `\xNN` escapes) are what
+    /// the program reads from the keyboard.
     #[wasm_bindgen(constructor)]
     pub fn new(
         source: &str,
@@ -23,6 +24,7 @@ impl Simulation {
         link_mbit: u32,
         until_ns: f64,
         tracing: bool,
+        keys: &str,
     ) -> Result<Simulation, JsError> {
         let setup = Setup {
             topology: topology.to_owned(),
@@ -31,6 +33,7 @@ impl Simulation {
             link_mbit,
             until_ns: until_ns.max(0.0) as u64,
             tracing,
+            keys: crate::session::parse_keys(keys)?,
             ..Setup::default()
         };
         Ok(Simulation(Session::new(
@@ -77,6 +80,28 @@ impl Simulation {
             Some(Outcome::Until) => "until".to_owned(),
             None => "running".to_owned(),
         }
+    }
+
+    /// The names of the files the program wrote (its in-memory sandbox), in order.
+    pub fn written_files(&self) -> Vec<String> {
+        self.0
+            .files()
+            .map(|(files, written)| {
+                written
+                    .iter()
+                    .filter(|n| files.contains_key(*n))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The contents of file `name` (empty when there is none).
+    pub fn file_bytes(&self, name: &str) -> Vec<u8> {
+        self.0
+            .files()
+            .and_then(|(files, _)| files.get(name).cloned())
+            .unwrap_or_default()
     }
 
     /// The trace so far in Tracescope's JSON format, named `name`.

@@ -20,7 +20,7 @@ struct Example {
     source: fn() -> String,
 }
 
-const EXAMPLES: [Example; 3] = [
+const EXAMPLES: [Example; 4] = [
     Example {
         name: "Mesh 4×4: compute and pass words east",
         program: "meshwork",
@@ -53,7 +53,34 @@ const EXAMPLES: [Example; 3] = [
         until: "10ms",
         source: || include_str!("../../../simulator-wasm/programs/hello-loaded.s").to_owned(),
     },
+    Example {
+        name: "Keys and files through the iserver",
+        program: "keys-to-file",
+        topology: "single",
+        until: "10ms",
+        source: || include_str!("../../../simulator-wasm/programs/keys-to-file.s").to_owned(),
+    },
 ];
+
+/// A file the program wrote: its name, size and a URL the worker made for it.
+#[derive(Debug, Clone, PartialEq)]
+struct WrittenFile {
+    name: String,
+    size: u64,
+    url: String,
+}
+
+/// The files in the worker's "done" message.
+fn written_files(data: &wasm_bindgen::JsValue) -> Vec<WrittenFile> {
+    let list = js_sys::Array::from(&field(data, "files"));
+    list.iter()
+        .map(|f| WrittenFile {
+            name: text(&f, "name"),
+            size: number(&f, "size") as u64,
+            url: text(&f, "url"),
+        })
+        .collect()
+}
 
 /// What the worker last said.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -183,6 +210,10 @@ struct Sim {
     progress: RwSignal<Option<Progress>>,
     status: RwSignal<Option<Result<String, String>>>,
     output: RwSignal<String>,
+    /// What the program reads from the keyboard (escapes `\r`, `\n`, `\xNN`).
+    keys: RwSignal<String>,
+    /// The files the program wrote.
+    files: RwSignal<Vec<WrittenFile>>,
     stored: RwSignal<Option<String>>,
     worker: StoredValue<Option<web_sys::Worker>, LocalStorage>,
 }
@@ -204,6 +235,8 @@ impl Sim {
             progress: RwSignal::new(None),
             status: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            keys: RwSignal::new("hello, transputer\\r".to_owned()),
+            files: RwSignal::new(Vec::new()),
             stored: RwSignal::new(None),
             worker: StoredValue::new_local(start_worker().ok()),
         }
@@ -233,6 +266,7 @@ impl Sim {
             until_ns as f64,
         );
         sim.output.set(text(data, "output"));
+        sim.files.set(written_files(data));
         sim.progress.set(Some(done));
         sim.running.set(false);
         if !sim.tracing.get_untracked() {
@@ -303,6 +337,7 @@ impl Sim {
         set("untilNs", (until_ns as f64).into());
         set("name", name.into());
         set("tracing", self.tracing.get_untracked().into());
+        set("keys", self.keys.get_untracked().into());
         message
     }
 
@@ -331,6 +366,7 @@ impl Sim {
         };
         self.running.set(true);
         self.output.set(String::new());
+        self.files.set(Vec::new());
         self.status.set(Some(Ok("Assembling…".to_owned())));
         self.progress.set(None);
         self.stored.set(None);
@@ -358,6 +394,7 @@ fn controls(sim: Sim) -> impl IntoView {
     };
     let Sim {
         topology,
+        keys,
         until,
         chip,
         mhz,
@@ -398,6 +435,10 @@ fn controls(sim: Sim) -> impl IntoView {
                     <option value="10">"10"</option>
                     <option value="5">"5"</option>
                 </select>
+            </label>
+            <label title="What the program reads from the keyboard (SP.GETKEY, SP.GETS on stream 0); \\r is Return">"Keys "
+                <input class="keys" data-testid="sim-keys" prop:value=move || keys.get()
+                    on:input=move |ev| keys.set(event_target_value(&ev))/>
             </label>
             <label>"Run for " <input class="narrow" data-testid="sim-until" prop:value=move || until.get()
                 on:input=move |ev| until.set(event_target_value(&ev))/></label>
@@ -475,6 +516,7 @@ pub fn SimulatePage() -> impl IntoView {
         status,
         stored,
         output,
+        files,
         ..
     } = sim;
     view! {
@@ -501,6 +543,16 @@ pub fn SimulatePage() -> impl IntoView {
             })}
             {move || (!output.get().is_empty()).then(|| view! {
                 <pre class="sim-output" data-testid="sim-output">{output.get()}</pre>
+            })}
+            {move || (!files.get().is_empty()).then(|| view! {
+                <div class="sim-files" data-testid="sim-files">
+                    "Files the program wrote: "
+                    {files.get().into_iter().map(|f| {
+                        let label = format!("{} ({} bytes)", f.name, f.size);
+                        let download = f.name.rsplit('/').next().unwrap_or(&f.name).to_owned();
+                        view! { <a href=f.url download=download>{label}</a>" " }
+                    }).collect_view()}
+                </div>
             })}
         </section>
     }
