@@ -293,44 +293,40 @@ bye_end:
 
 #[test]
 fn sampling_never_changes_the_machines_behaviour() {
-    // A program that talks to the host byte by byte: the utilization sampling period must
-    // not change when anything happens.
-    let code = assemble(
-        HOST_TALK,
-        &CycleTable::new(Chip::T800, 0),
-        Chip::T800.mem_start(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
-    .code;
-    let mut boot = vec![code.len() as u8];
-    boot.extend_from_slice(&code);
-    let run = |sample_ns: u64| {
-        let setup = Setup {
-            topology: "single".to_owned(),
-            sample_ns,
-            ..Setup::default()
+    // Programs that talk to the host byte by byte (a long boot stream, requests and replies):
+    // the utilization sampling period must not change when anything happens.
+    let code = assemble(HOST_TALK, &CycleTable::new(Chip::T800, 0), Chip::T800.mem_start())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .code;
+    let mut talk = vec![code.len() as u8];
+    talk.extend_from_slice(&code);
+    for (boot, topology) in [(talk, "single"), (two_stage_boot_file(), "pipe 16")] {
+        let run = |sample_ns: u64| {
+            let setup = Setup {
+                topology: topology.to_owned(),
+                sample_ns,
+                keys: b"Q".to_vec(),
+                ..Setup::default()
+            };
+            let mut session = Session::new(&Program::BootFile(boot.clone()), &setup)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(session.finish(), Ok(Outcome::Exited(0)));
+            let events: Vec<_> = session
+                .network
+                .nodes
+                .iter()
+                .map(|n| n.events.iter().collect::<Vec<_>>())
+                .collect();
+            (session.network.nanoseconds(), session.output(), events)
         };
-        let mut session = Session::new(&Program::BootFile(boot.clone()), &setup)
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(session.finish(), Ok(Outcome::Exited(0)));
-        let events: Vec<_> = session
-            .network
-            .nodes
-            .iter()
-            .map(|n| n.events.iter().collect::<Vec<_>>())
-            .collect();
-        (session.network.nanoseconds(), session.output(), events)
-    };
-    let fine = run(1_000);
-    assert!(fine.0 > 0);
-    for sample_ns in [100_000, 1_000_000] {
-        let other = run(sample_ns);
-        assert_eq!(
-            other.0, fine.0,
-            "virtual time at a {sample_ns} ns sampling period"
-        );
-        assert_eq!(other.1, fine.1);
-        assert!(other.2 == fine.2, "events differ at {sample_ns} ns");
+        let fine = run(1_000);
+        assert!(fine.0 > 0);
+        for sample_ns in [100_000, 1_000_000] {
+            let other = run(sample_ns);
+            assert_eq!(other.0, fine.0, "{topology}: virtual time at a {sample_ns} ns period");
+            assert_eq!(other.1, fine.1);
+            assert!(other.2 == fine.2, "{topology}: events differ at {sample_ns} ns");
+        }
     }
 }
 
