@@ -701,9 +701,58 @@ impl Node {
                 self.a = rounded as u32;
                 self.b = c;
             }
-            // The T414's floating-point support operations are not implemented yet.
-            Op::Unpacksn | Op::Postnormsn | Op::Roundsn | Op::Ldinf | Op::Cflerr => {
-                return Err(self.unimplemented(code, info.name));
+            // The T414's support for single-length floating point in software.
+            Op::Unpacksn => {
+                // A: a single; B: a count n. A' = the fraction left-aligned (with its hidden
+                // bit when normal), B' = the biased exponent, C' = 4n + its type (0 zero,
+                // 1 number, 2 infinity, 3 NaN). A denormal gets exponent 1, no hidden bit.
+                let (exponent, fraction) = ((a >> 23) & 0xFF, (a & 0x7F_FFFF) << 8);
+                let (exponent, fraction, kind) = match (exponent, fraction) {
+                    (0, 0) => (0, 0, 0),
+                    (0, f) => (1, f, 1),
+                    (0xFF, 0) => (0xFF, 0, 2),
+                    (0xFF, f) => (0xFF, f, 3),
+                    (e, f) => (e, f | 0x8000_0000, 1),
+                };
+                self.a = fraction;
+                self.b = exponent;
+                self.c = b.wrapping_mul(4).wrapping_add(kind);
+            }
+            Op::Postnormsn => {
+                // A: the guard word, B: the fraction, C: the places normalisation shifted,
+                // W[0]: the exponent. The exponent less the shift; a result too small for a
+                // normal single is shifted into a denormal, or to zero.
+                let exponent = (self.read_word(self.wptr)? as i32).wrapping_sub(c as i32);
+                let (guard, fraction, exponent) = if exponent <= -32 {
+                    (0, 0, 0)
+                } else if exponent <= 0 {
+                    let wide = (u64::from(b) << 32 | u64::from(a)) >> (1 - exponent);
+                    (wide as u32, (wide >> 32) as u32, 0)
+                } else {
+                    (a, b, exponent as u32)
+                };
+                self.a = guard;
+                self.b = fraction;
+                self.c = exponent;
+            }
+            Op::Roundsn => {
+                // A: the guard word, B: the fraction, C: the exponent. Packs the single,
+                // rounded to nearest even; an exponent past 254 gives infinity. (The sign is
+                // the caller's to add.)
+                self.a = if c >= 0xFF {
+                    0x7F80_0000
+                } else {
+                    let packed = (c & 0xFF) << 23 | ((b >> 8) & 0x7F_FFFF);
+                    let round_up = b & 0x80 != 0 && (a | (b & 0x7F) | (packed & 1)) != 0;
+                    packed + u32::from(round_up)
+                };
+            }
+            Op::Ldinf => self.push(0x7F80_0000),
+            Op::Cflerr => {
+                // The Error flag when A holds an infinity or a NaN.
+                if a & 0x7F80_0000 == 0x7F80_0000 {
+                    self.set_error()?;
+                }
             }
         }
         self.charge(info.cost, n, condition);
