@@ -295,9 +295,13 @@ bye_end:
 fn sampling_never_changes_the_machines_behaviour() {
     // Programs that talk to the host byte by byte (a long boot stream, requests and replies):
     // the utilization sampling period must not change when anything happens.
-    let code = assemble(HOST_TALK, &CycleTable::new(Chip::T800, 0), Chip::T800.mem_start())
-        .unwrap_or_else(|e| panic!("{e}"))
-        .code;
+    let code = assemble(
+        HOST_TALK,
+        &CycleTable::new(Chip::T800, 0),
+        Chip::T800.mem_start(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .code;
     let mut talk = vec![code.len() as u8];
     talk.extend_from_slice(&code);
     for (boot, topology) in [(talk, "single"), (two_stage_boot_file(), "pipe 16")] {
@@ -323,9 +327,15 @@ fn sampling_never_changes_the_machines_behaviour() {
         assert!(fine.0 > 0);
         for sample_ns in [100_000, 1_000_000] {
             let other = run(sample_ns);
-            assert_eq!(other.0, fine.0, "{topology}: virtual time at a {sample_ns} ns period");
+            assert_eq!(
+                other.0, fine.0,
+                "{topology}: virtual time at a {sample_ns} ns period"
+            );
             assert_eq!(other.1, fine.1);
-            assert!(other.2 == fine.2, "{topology}: events differ at {sample_ns} ns");
+            assert!(
+                other.2 == fine.2,
+                "{topology}: events differ at {sample_ns} ns"
+            );
         }
     }
 }

@@ -396,16 +396,32 @@ fn the_t414s_floating_point_support_unpacks_normalises_and_rounds_singles() {
         [0.0f32, f32::from_bits(1), f32::INFINITY, f32::NAN].map(|f| kinds(f.to_bits())),
         [0, 1, 2, 3]
     );
-    assert_eq!(t414("unpacksn", (1, 0, 0)).b, 1, "a denormal's exponent is 1");
+    assert_eq!(
+        t414("unpacksn", (1, 0, 0)).b,
+        1,
+        "a denormal's exponent is 1"
+    );
     // roundsn packs them back, to nearest even on the guard bits.
     for f in [1.5f32, 3.25, 1.0e-3, 123_456.78, f32::MAX] {
         let u = t414("unpacksn", (f.to_bits(), 0, 0));
         let r = t414("roundsn", (0, u.a, u.b));
         assert_eq!(r.a, f.to_bits(), "{f}");
     }
-    assert_eq!(t414("roundsn", (1, 0xC000_0080, 127)).a, 0x3FC0_0001, "past half: up");
-    assert_eq!(t414("roundsn", (0, 0xC000_0080, 127)).a, 0x3FC0_0000, "a tie, even: down");
-    assert_eq!(t414("roundsn", (0, 0xC000_0000, 255)).a, 0x7F80_0000, "overflow: infinity");
+    assert_eq!(
+        t414("roundsn", (1, 0xC000_0080, 127)).a,
+        0x3FC0_0001,
+        "past half: up"
+    );
+    assert_eq!(
+        t414("roundsn", (0, 0xC000_0080, 127)).a,
+        0x3FC0_0000,
+        "a tie, even: down"
+    );
+    assert_eq!(
+        t414("roundsn", (0, 0xC000_0000, 255)).a,
+        0x7F80_0000,
+        "overflow: infinity"
+    );
     // postnormsn: exponent 3 (in W[0]) less 5 places shifted is −2: a denormal, shifted 3.
     let source = "ldc 3\nstl 0\nldc 5\nldc #80000000\nldc 0\npostnormsn";
     let p = t414(source, (0, 0, 0));
