@@ -6,6 +6,34 @@ import { runInSlices } from "./sim-slices.js";
 
 const ready = init();
 
+// A binary PPM (P6, maxval ≤ 255) as a PNG object URL, or null when it is not one.
+async function ppmToPng(bytes) {
+  let at = 0;
+  const token = () => {
+    while (at < bytes.length && /\s/.test(String.fromCharCode(bytes[at]))) at++;
+    if (bytes[at] === 35) {
+      while (at < bytes.length && bytes[at] !== 10) at++;
+      return token();
+    }
+    let text = "";
+    while (at < bytes.length && !/\s/.test(String.fromCharCode(bytes[at]))) text += String.fromCharCode(bytes[at++]);
+    return text;
+  };
+  if (token() !== "P6") return null;
+  const [width, height, max] = [Number(token()), Number(token()), Number(token())];
+  at++; // the one whitespace byte after maxval
+  if (!(width > 0 && height > 0 && max > 0 && max < 256) || bytes.length - at < width * height * 3) return null;
+  if (typeof OffscreenCanvas === "undefined") return null;
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  for (let k = 0; k < width * height; k++) {
+    for (let c = 0; c < 3; c++) rgba[4 * k + c] = Math.round((bytes[at + 3 * k + c] * 255) / max);
+    rgba[4 * k + 3] = 255;
+  }
+  const canvas = new OffscreenCanvas(width, height);
+  canvas.getContext("2d").putImageData(new ImageData(rgba, width, height), 0, 0);
+  return URL.createObjectURL(await canvas.convertToBlob({ type: "image/png" }));
+}
+
 self.onmessage = async (event) => {
   const { source, topology, chip, mhz, linkMbit, untilNs, name, tracing, keys } = event.data;
   try {
@@ -22,15 +50,18 @@ self.onmessage = async (event) => {
       }),
     );
     if (tracing) self.postMessage({ type: "writing", virtualNs: sim.nanoseconds() });
-    // The files the program wrote, as object URLs the page offers as downloads.
-    const files = sim.written_files().map((fileName) => {
+    // The files the program wrote, as object URLs the page offers as downloads; a binary
+    // PPM image (the ray tracer's ray.ppm) also as a PNG the page shows.
+    const files = [];
+    for (const fileName of sim.written_files()) {
       const bytes = sim.file_bytes(fileName);
-      return {
+      files.push({
         name: fileName,
         size: bytes.length,
         url: URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" })),
-      };
-    });
+        preview: fileName.toLowerCase().endsWith(".ppm") ? await ppmToPng(bytes) : null,
+      });
+    }
     self.postMessage({
       type: "done",
       outcome: sim.outcome(),

@@ -59,16 +59,22 @@ test('a long run can be stopped, and the next run starts afresh', async ({ page 
   });
 });
 
-test('emulated instructions per second in WebAssembly (COMSTIME on one node, a 16-node mesh)', async ({
+test('emulated instructions per second in WebAssembly (COMSTIME on one node, a 16-node mesh, an FP kernel)', async ({
   page,
 }) => {
-  // Five runs, and storing the mesh's trace before the last.
+  // Six runs, and storing the mesh's trace before the last two.
   test.setTimeout(120_000);
   await page.goto('/simulate');
   await page.getByTestId('sim-example').selectOption({ label: 'COMSTIME on one T800 (20,000 iterations)' });
   const comstime = (await page.getByTestId('sim-source').inputValue()).replace('N = 20000', 'N = 100000');
   await page.getByTestId('sim-example').selectOption({ label: 'Mesh 4×4: compute and pass words east' });
   const mesh = (await page.getByTestId('sim-source').inputValue()).replace('ROUNDS = 20', 'ROUNDS = 200');
+  // A floating-point kernel for the T800's FPU (a Horner step, a division, a square root).
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const fpKernel = fs
+    .readFileSync(path.join(__dirname, '..', '..', 'simulator-wasm', 'programs', 'fp-kernel.s'), 'utf8')
+    .replace('ROUNDS = 200000', 'ROUNDS = 50000');
   const rates: [string, number][] = [];
   // The page's worker stays between runs: the first run includes compiling the emulator
   // and the engine's optimising it, later runs do not.
@@ -78,6 +84,7 @@ test('emulated instructions per second in WebAssembly (COMSTIME on one node, a 1
     ['mesh 4x4, tracing off', mesh, 'mesh 4x4', 16, false, 8_000_000],
     ['mesh 4x4, tracing on', mesh, 'mesh 4x4', 16, true, 8_000_000],
     ['COMSTIME, tracing on', comstime, 'single', 1, true, 100000 * 59],
+    ['FP kernel (T800 FPU), tracing off', fpKernel, 'single', 1, false, 3_000_000],
   ] as const) {
     await expect(page.getByTestId('sim-run')).toBeEnabled({ timeout: 30_000 });
     await page.getByTestId('sim-source').fill(source);
@@ -116,4 +123,29 @@ test('a program reads the keys typed for it and its files download', async ({ pa
   expect(download.suggestedFilename()).toBe('answer.txt');
   const fs = await import('node:fs');
   expect(fs.readFileSync((await download.path())!, 'utf8')).toBe('abc');
+});
+
+test('a PPM image the program writes is shown', async ({ page }) => {
+  await page.goto('/simulate');
+  await page.getByTestId('sim-example').selectOption({ label: 'Keys and files through the iserver' });
+  // The example writes the line it reads to a file: name it .ppm and type a 2×1 image.
+  const source = (await page.getByTestId('sim-source').inputValue()).replaceAll('"answer.txt"', '"answer.ppm"');
+  await page.getByTestId('sim-source').fill(source);
+  await page.getByTestId('sim-keys').fill('P6 2 1 255 \\xff\\x00\\x00\\x00\\x00\\xff\\r');
+  await page.getByTestId('sim-tracing').uncheck();
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-files')).toContainText('answer.ppm (17 bytes)');
+  const image = page.getByTestId('sim-image');
+  await expect(image).toBeVisible();
+  // The PNG decodes to the two pixels: red, then blue.
+  const pixels = await image.evaluate(async (img: HTMLImageElement) => {
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.naturalWidth;
+    c.height = img.naturalHeight;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    return [c.width, c.height, ...Array.from(ctx.getImageData(0, 0, 2, 1).data)];
+  });
+  expect(pixels).toEqual([2, 1, 255, 0, 0, 255, 0, 0, 255, 255]);
 });

@@ -68,6 +68,8 @@ struct WrittenFile {
     name: String,
     size: u64,
     url: String,
+    /// A PNG of a PPM image, to show.
+    preview: Option<String>,
 }
 
 /// The files in the worker's "done" message.
@@ -78,6 +80,7 @@ fn written_files(data: &wasm_bindgen::JsValue) -> Vec<WrittenFile> {
             name: text(&f, "name"),
             size: number(&f, "size") as u64,
             url: text(&f, "url"),
+            preview: field(&f, "preview").as_string(),
         })
         .collect()
 }
@@ -550,7 +553,10 @@ pub fn SimulatePage() -> impl IntoView {
                     {files.get().into_iter().map(|f| {
                         let label = format!("{} ({} bytes)", f.name, f.size);
                         let download = f.name.rsplit('/').next().unwrap_or(&f.name).to_owned();
-                        view! { <a href=f.url download=download>{label}</a>" " }
+                        let preview = f.preview.map(|src| view! {
+                            <img class="sim-image" data-testid="sim-image" src=src alt=f.name.clone()/>
+                        });
+                        view! { <a href=f.url download=download>{label}</a>" "{preview} }
                     }).collect_view()}
                 </div>
             })}

@@ -51,14 +51,15 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every response says about how a browser may use it. The policy allows what the app
-/// needs and nothing more: its own scripts, styles (Leptos writes `style` attributes) and
+/// needs and nothing more: its own scripts, styles (Leptos writes `style` attributes), images
+/// it made itself (`blob:`: the Simulator's pictures of the files a program wrote) and
 /// module worker, WebAssembly compilation, requests to its own origin; no framing, no plugins,
 /// no other origins. Run and region names come from uploaded files: they are text, never code.
 pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
     (
         header::CONTENT_SECURITY_POLICY,
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; \
-         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; \
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     ),
     (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
