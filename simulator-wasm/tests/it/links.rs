@@ -344,6 +344,11 @@ fn sampling_never_changes_the_machines_behaviour() {
 /// block) that loads a secondary loader, which runs `fptesterr` as INMOS's does and loads the
 /// program; the program boots 15 more nodes down a pipe, reads a key and writes a file.
 fn two_stage_boot_file() -> Vec<u8> {
+    two_stage_boot_of(include_str!("../../programs/two-stage/program.s"))
+}
+
+/// The two-stage boot with `program` (assembled at #80020000) as its last stage.
+fn two_stage_boot_of(program_source: &str) -> Vec<u8> {
     let table = CycleTable::new(Chip::T800, 0);
     let part = |source: &str, origin: u32| {
         assemble(source, &table, origin)
@@ -358,10 +363,7 @@ fn two_stage_boot_file() -> Vec<u8> {
         include_str!("../../programs/two-stage/secondary.s"),
         0x8001_0000,
     );
-    let program = part(
-        include_str!("../../programs/two-stage/program.s"),
-        0x8002_0000,
-    );
+    let program = part(program_source, 0x8002_0000);
     assert!(primary.len() <= 255);
     let mut boot = vec![primary.len() as u8];
     boot.extend_from_slice(&primary);
@@ -391,4 +393,26 @@ fn a_two_stage_boot_file_boots_sixteen_nodes_reads_a_key_and_writes_a_file() {
     assert!(session.network.nodes.iter().all(|n| !n.is_booting()));
     let trace = to_trace(&session.network, "two-stage").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(trace.nodes.len(), 17, "16 transputers and the host");
+}
+
+#[test]
+fn comstime_from_a_two_stage_boot_file_times_as_comstime_loaded_directly() {
+    // COMSTIME as the program of the two-stage boot, on one node: the time per iteration
+    // between its probes is the directly loaded run's, within 10 % of a real T800-20's.
+    let boot = two_stage_boot_of(include_str!("../../programs/comstime.s"));
+    let mut session =
+        Session::new(&Program::BootFile(boot), &Setup::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(session.finish(), Ok(Outcome::Idle));
+    let probes: Vec<u64> = session.network.nodes[0]
+        .events
+        .iter()
+        .filter(|e| e.kind == simulator_wasm::cpu::EventKind::Probe)
+        .map(|e| e.cycle)
+        .collect();
+    assert_eq!(probes.len(), 2);
+    let booted = (probes[1] - probes[0]) as f64 * 50.0 / 1000.0;
+    let (loaded, _) = crate::comstime::comstime_ns_per_iteration();
+    eprintln!("COMSTIME from a boot file: {booted:.0} ns per iteration (loaded: {loaded:.0})");
+    assert_eq!(booted, loaded);
+    assert!((booted - 15_049.0).abs() / 15_049.0 < 0.10);
 }
