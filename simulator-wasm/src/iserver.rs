@@ -205,14 +205,14 @@ impl Server {
                 reply.push(key);
                 true
             }),
-            Some(sp::GETENV) => r.string().and_then(|name| {
-                let value = match name.as_str() {
-                    "IBOARDSIZE" => format!("#{:X}", self.board_size),
-                    _ => return Some(false),
-                };
+            Some(sp::GETENV) => r.string().map(|name| {
+                if name != "IBOARDSIZE" {
+                    return false;
+                }
+                let value = format!("#{:X}", self.board_size);
                 push16(&mut reply, value.len());
                 reply.extend_from_slice(value.as_bytes());
-                Some(true)
+                true
             }),
             Some(sp::TIME) => {
                 let now = EPOCH.wrapping_add(self.seconds);

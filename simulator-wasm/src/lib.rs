@@ -16,6 +16,7 @@ pub mod isa;
 pub mod iserver;
 pub mod link;
 pub mod network;
+pub mod occam;
 pub mod session;
 pub mod topology;
 pub mod trace;

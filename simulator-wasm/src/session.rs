@@ -16,7 +16,12 @@ pub enum Program {
     Assembly(String),
     /// A boot file: the host streams it into the root's link 0; every node boots from a link.
     BootFile(Vec<u8>),
+    /// occam source: compiled (see [`crate::occam`]), then loaded as assembly is.
+    Occam(String),
 }
+
+/// A run's files, by name.
+pub type Files = std::collections::BTreeMap<String, Vec<u8>>;
 
 /// How to run it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +123,15 @@ impl Session {
                 network.load_program(&program)?;
                 &[]
             }
+            Program::Occam(source) => {
+                let assembly = crate::occam::compile(source).map_err(|e| SimError::Network {
+                    message: e.to_string(),
+                })?;
+                let table = CycleTable::new(setup.chip, setup.wait_states);
+                let program = assemble(&assembly, &table, setup.chip.mem_start())?;
+                network.load_program(&program)?;
+                &[]
+            }
             Program::BootFile(bytes) => {
                 if bytes.first().is_none_or(|&n| n < 2) {
                     return Err(SimError::Boot {
@@ -195,7 +209,7 @@ impl Session {
 
     /// The sandbox's files after the run, and the names the program created, changed or
     /// removed (in order of first change).
-    pub fn files(&self) -> Option<(&std::collections::BTreeMap<String, Vec<u8>>, &[String])> {
+    pub fn files(&self) -> Option<(&Files, &[String])> {
         let server = &self.network.host.as_ref()?.server;
         Some((&server.files, &server.written))
     }

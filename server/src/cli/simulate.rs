@@ -75,8 +75,12 @@ pub enum SimulateError {
     Analyze(#[from] analyze::AnalyzeError),
 }
 
-/// Reads `bytes` as assembly when the file is named `.s` or `.asm`, else as a boot file.
+/// Reads `bytes` as occam when the file is named `.occ`, as assembly when `.s` or `.asm`, else
+/// as a boot file.
 pub fn program_of(file: &str, bytes: Vec<u8>) -> Program {
+    if file.to_ascii_lowercase().ends_with(".occ") {
+        return Program::Occam(String::from_utf8_lossy(&bytes).into_owned());
+    }
     let assembly = [".s", ".asm", ".tasm"]
         .iter()
         .any(|ext| file.to_ascii_lowercase().ends_with(ext));
@@ -136,6 +140,7 @@ pub fn simulate(
         kind: match program {
             Program::Assembly(_) => "assembly",
             Program::BootFile(_) => "boot file",
+            Program::Occam(_) => "occam",
         },
         topology: session.network.topology.name.clone(),
         chip: setup.chip.name(),

@@ -70,7 +70,7 @@ pub struct Histogram {
 
 /// The smallest round width (1, 2 or 5 × 10^k) of at least `raw`.
 pub fn round_width(raw: f64) -> f64 {
-    if !(raw > 0.0) || !raw.is_finite() {
+    if raw.is_nan() || raw <= 0.0 || raw.is_infinite() {
         return 1.0;
     }
     let decade = 10f64.powf(raw.log10().floor());

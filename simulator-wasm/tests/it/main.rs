@@ -4,6 +4,7 @@
 mod comstime;
 mod fpu;
 mod links;
+mod occam;
 mod opcodes;
 mod programs;
 mod topology_view;

@@ -1,0 +1,555 @@
+//! occam's layout and syntax: lines, indentation (two spaces a level), tokens, and the tree of
+//! processes, declarations and expressions. Every error says its line and column.
+
+use super::OccamError;
+
+/// A position in the source: line and column, both from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pos {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tok {
+    Name(String),
+    Num(i64),
+    Sym(&'static str),
+}
+
+/// One source line: its indentation (in spaces) and its tokens with their columns.
+#[derive(Debug, Clone)]
+struct Line {
+    number: usize,
+    indent: usize,
+    tokens: Vec<(Tok, usize)>,
+}
+
+/// An expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Num(i64),
+    Var(String, Pos),
+    Bin(&'static str, Box<Expr>, Box<Expr>, Pos),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+}
+
+/// A declared type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Int,
+    Bool,
+    Chan,
+}
+
+/// A formal parameter of a PROC.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    /// `VAL`: passed by value.
+    pub by_value: bool,
+}
+
+/// A process.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Proc {
+    Skip,
+    Stop,
+    Assign(String, Expr, Pos),
+    Output(String, Expr, Pos),
+    Input(String, String, Pos),
+    Seq(Vec<Proc>),
+    Par(Vec<Proc>, Pos),
+    If(Vec<(Expr, Proc)>),
+    While(Expr, Box<Proc>),
+    RepSeq(String, Expr, Expr, Box<Proc>),
+    /// Variables or channels of a type, then the process in their scope.
+    Decl(Type, Vec<(String, Pos)>, Box<Proc>),
+    /// `VAL INT name IS expr:`, then the process in its scope.
+    Val(String, Expr, Box<Proc>, Pos),
+    Call(String, Vec<Expr>, Pos),
+    /// A PROC's name, parameters and body, then the process in its scope.
+    Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
+}
+
+const SYMBOLS: [&str; 19] = [
+    ":=", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/", "\\",
+    "[",
+];
+
+fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
+    let mut lines = Vec::new();
+    for (k, text) in source.lines().enumerate() {
+        let number = k + 1;
+        let code = text.split("--").next().unwrap_or("");
+        if code.trim().is_empty() {
+            continue;
+        }
+        if code.contains('\t') {
+            return Err(OccamError::at(number, 1, "indent with spaces, not tabs"));
+        }
+        let indent = code.len() - code.trim_start().len();
+        let chars: Vec<char> = code.chars().collect();
+        let mut tokens = Vec::new();
+        let mut i = indent;
+        while i < chars.len() {
+            let c = chars[i];
+            let column = i + 1;
+            if c == ' ' {
+                i += 1;
+            } else if c.is_ascii_alphabetic() {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                    i += 1;
+                }
+                tokens.push((Tok::Name(chars[start..i].iter().collect()), column));
+            } else if c.is_ascii_digit() || c == '#' {
+                let start = i;
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                let text: String = chars[start..i].iter().collect();
+                let value = match text.strip_prefix('#') {
+                    Some(hex) => i64::from_str_radix(hex, 16).ok(),
+                    None => text.parse::<i64>().ok(),
+                }
+                .filter(|v| *v <= i64::from(u32::MAX))
+                .ok_or_else(|| {
+                    OccamError::at(number, column, format!("\"{text}\" is not a number"))
+                })?;
+                tokens.push((Tok::Num(value), column));
+            } else {
+                let rest: String = chars[i..].iter().take(2).collect();
+                let sym = SYMBOLS
+                    .iter()
+                    .find(|s| rest.starts_with(**s))
+                    .ok_or_else(|| OccamError::at(number, column, format!("unexpected '{c}'")))?;
+                i += sym.len();
+                tokens.push((Tok::Sym(sym), column));
+            }
+        }
+        lines.push(Line {
+            number,
+            indent,
+            tokens,
+        });
+    }
+    Ok(lines)
+}
+
+/// Parses a whole program: one process at indentation 0.
+pub fn parse(source: &str) -> Result<Proc, OccamError> {
+    let lines = tokenize(source)?;
+    let mut p = Parser { lines, at: 0 };
+    if p.lines.is_empty() {
+        return Err(OccamError::at(1, 1, "expected a process"));
+    }
+    let proc = p.process(0)?;
+    if let Some(line) = p.lines.get(p.at) {
+        return Err(OccamError::at(
+            line.number,
+            line.indent + 1,
+            "expected the end of the program (is this line indented right?)",
+        ));
+    }
+    Ok(proc)
+}
+
+struct Parser {
+    lines: Vec<Line>,
+    at: usize,
+}
+
+/// The tokens of one line being read.
+struct Cursor<'a> {
+    line: &'a Line,
+    k: usize,
+}
+
+impl Cursor<'_> {
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line.number,
+            column: self
+                .line
+                .tokens
+                .get(self.k)
+                .map_or(self.line.indent + 1, |t| t.1),
+        }
+    }
+
+    fn err(&self, message: impl Into<String>) -> OccamError {
+        let p = self.pos();
+        OccamError::at(p.line, p.column, message)
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.line.tokens.get(self.k).map(|t| &t.0)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.line.tokens.get(self.k).map(|t| t.0.clone());
+        self.k += 1;
+        t
+    }
+
+    fn is(&self, sym: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Sym(s)) if *s == sym)
+    }
+
+    fn expect(&mut self, sym: &str) -> Result<(), OccamError> {
+        if self.is(sym) {
+            self.k += 1;
+            Ok(())
+        } else {
+            Err(self.err(format!("expected \"{sym}\"")))
+        }
+    }
+
+    fn name(&mut self) -> Result<(String, Pos), OccamError> {
+        let pos = self.pos();
+        match self.next() {
+            Some(Tok::Name(n)) if !is_keyword(&n) => Ok((n, pos)),
+            _ => Err(OccamError::at(pos.line, pos.column, "expected a name")),
+        }
+    }
+
+    fn done(&self) -> Result<(), OccamError> {
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.err("unexpected text at the end of the line")),
+        }
+    }
+
+    fn keyword(&self, word: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Name(n)) if n == word)
+    }
+
+    /// An operand: a number, a name, TRUE, FALSE, NOT or a minus sign and an operand, or a
+    /// bracketed expression.
+    fn operand(&mut self) -> Result<Expr, OccamError> {
+        let pos = self.pos();
+        match self.next() {
+            Some(Tok::Num(n)) => Ok(Expr::Num(n)),
+            Some(Tok::Name(n)) if n == "TRUE" => Ok(Expr::Num(1)),
+            Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
+            Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
+            Some(Tok::Sym("-")) => Ok(Expr::Neg(Box::new(self.operand()?))),
+            Some(Tok::Name(n)) if !is_keyword(&n) => Ok(Expr::Var(n, pos)),
+            Some(Tok::Sym("(")) => {
+                let e = self.expression()?;
+                self.expect(")")?;
+                Ok(e)
+            }
+            _ => Err(OccamError::at(pos.line, pos.column, "expected an operand")),
+        }
+    }
+
+    /// An expression: operands joined by one operator (occam has no precedence: mixing
+    /// operators needs brackets).
+    fn expression(&mut self) -> Result<Expr, OccamError> {
+        let mut left = self.operand()?;
+        let mut first: Option<&'static str> = None;
+        loop {
+            let pos = self.pos();
+            let op = match self.peek() {
+                Some(Tok::Sym(s))
+                    if ["=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "\\"].contains(s) =>
+                {
+                    *s
+                }
+                Some(Tok::Name(n)) if n == "AND" || n == "OR" => {
+                    if n == "AND" {
+                        "AND"
+                    } else {
+                        "OR"
+                    }
+                }
+                _ => return Ok(left),
+            };
+            match first {
+                Some(f) if f != op || !["+", "*", "AND", "OR"].contains(&op) => {
+                    return Err(OccamError::at(
+                        pos.line,
+                        pos.column,
+                        "occam has no operator precedence: bracket the expression",
+                    ));
+                }
+                _ => first = Some(op),
+            }
+            self.k += 1;
+            let right = self.operand()?;
+            left = Expr::Bin(op, Box::new(left), Box::new(right), pos);
+        }
+    }
+}
+
+fn is_keyword(word: &str) -> bool {
+    [
+        "SEQ", "PAR", "IF", "WHILE", "SKIP", "STOP", "INT", "BOOL", "CHAN", "OF", "VAL", "IS",
+        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR",
+    ]
+    .contains(&word)
+}
+
+impl Parser {
+    fn line(&self) -> Option<&Line> {
+        self.lines.get(self.at)
+    }
+
+    /// The processes indented exactly `indent` under a construct, until the indentation
+    /// drops.
+    fn block(&mut self, indent: usize, what: &str, after: Pos) -> Result<Vec<Proc>, OccamError> {
+        let mut out = Vec::new();
+        while let Some(line) = self.line() {
+            if line.indent < indent {
+                break;
+            }
+            if line.indent > indent {
+                return Err(OccamError::at(
+                    line.number,
+                    line.indent + 1,
+                    "indented too far",
+                ));
+            }
+            out.push(self.process(indent)?);
+        }
+        if out.is_empty() {
+            return Err(OccamError::at(
+                after.line,
+                after.column,
+                format!("{what} needs processes indented under it"),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// One process at `indent` (with the declarations before it).
+    fn process(&mut self, indent: usize) -> Result<Proc, OccamError> {
+        let line = self
+            .line()
+            .cloned()
+            .ok_or_else(|| OccamError::at(1, 1, "expected a process"))?;
+        if line.indent != indent {
+            return Err(OccamError::at(
+                line.number,
+                line.indent + 1,
+                format!("expected a process indented {indent} spaces"),
+            ));
+        }
+        self.at += 1;
+        let mut c = Cursor { line: &line, k: 0 };
+        let start = c.pos();
+        let word = match c.peek() {
+            Some(Tok::Name(n)) => n.clone(),
+            _ => return Err(c.err("expected a process or a declaration")),
+        };
+        match word.as_str() {
+            "SKIP" | "STOP" => {
+                c.k += 1;
+                c.done()?;
+                Ok(if word == "SKIP" {
+                    Proc::Skip
+                } else {
+                    Proc::Stop
+                })
+            }
+            "SEQ" | "PAR" => {
+                c.k += 1;
+                if c.peek().is_some() {
+                    if word == "PAR" {
+                        return Err(c.err("a replicated PAR is not supported yet"));
+                    }
+                    let (name, _) = c.name()?;
+                    c.expect("=")?;
+                    let base = c.expression()?;
+                    if !c.keyword("FOR") {
+                        return Err(c.err("expected FOR"));
+                    }
+                    c.k += 1;
+                    let count = c.expression()?;
+                    c.done()?;
+                    let body = self.block(indent + 2, "a replicated SEQ", start)?;
+                    return Ok(Proc::RepSeq(name, base, count, Box::new(Proc::Seq(body))));
+                }
+                let body = self.block(indent + 2, &word, start)?;
+                Ok(if word == "SEQ" {
+                    Proc::Seq(body)
+                } else {
+                    Proc::Par(body, start)
+                })
+            }
+            "WHILE" => {
+                c.k += 1;
+                let cond = c.expression()?;
+                c.done()?;
+                let body = self.block(indent + 2, "WHILE", start)?;
+                Ok(Proc::While(cond, Box::new(Proc::Seq(body))))
+            }
+            "IF" => {
+                c.k += 1;
+                c.done()?;
+                let mut choices = Vec::new();
+                while let Some(guard) = self.line().cloned() {
+                    if guard.indent < indent + 2 {
+                        break;
+                    }
+                    if guard.indent > indent + 2 {
+                        return Err(OccamError::at(
+                            guard.number,
+                            guard.indent + 1,
+                            "indented too far",
+                        ));
+                    }
+                    self.at += 1;
+                    let mut g = Cursor { line: &guard, k: 0 };
+                    let cond = g.expression()?;
+                    g.done()?;
+                    let body = self.block(indent + 4, "an IF choice", g.pos())?;
+                    choices.push((cond, Proc::Seq(body)));
+                }
+                if choices.is_empty() {
+                    return Err(c.err("IF needs choices indented under it"));
+                }
+                Ok(Proc::If(choices))
+            }
+            "INT" | "BOOL" | "CHAN" => {
+                c.k += 1;
+                let ty = match word.as_str() {
+                    "INT" => Type::Int,
+                    "BOOL" => Type::Bool,
+                    _ => {
+                        if !c.keyword("OF") {
+                            return Err(c.err("expected OF (CHAN OF INT)"));
+                        }
+                        c.k += 1;
+                        if !(c.keyword("INT") || c.keyword("BOOL")) {
+                            return Err(c.err("expected a protocol: INT or BOOL"));
+                        }
+                        c.k += 1;
+                        Type::Chan
+                    }
+                };
+                let mut names = vec![c.name()?];
+                while c.is(",") {
+                    c.k += 1;
+                    names.push(c.name()?);
+                }
+                c.expect(":")?;
+                c.done()?;
+                let scope = self.process(indent)?;
+                Ok(Proc::Decl(ty, names, Box::new(scope)))
+            }
+            "VAL" => {
+                c.k += 1;
+                if !(c.keyword("INT") || c.keyword("BOOL")) {
+                    return Err(c.err("expected INT or BOOL"));
+                }
+                c.k += 1;
+                let (name, pos) = c.name()?;
+                if !c.keyword("IS") {
+                    return Err(c.err("expected IS"));
+                }
+                c.k += 1;
+                let value = c.expression()?;
+                c.expect(":")?;
+                c.done()?;
+                let scope = self.process(indent)?;
+                Ok(Proc::Val(name, value, Box::new(scope), pos))
+            }
+            "PROC" => {
+                c.k += 1;
+                let (name, pos) = c.name()?;
+                c.expect("(")?;
+                let mut params = Vec::new();
+                while !c.is(")") {
+                    if !params.is_empty() {
+                        c.expect(",")?;
+                    }
+                    let by_value = c.keyword("VAL");
+                    if by_value {
+                        c.k += 1;
+                    }
+                    let ty = if c.keyword("INT") {
+                        c.k += 1;
+                        Type::Int
+                    } else if c.keyword("BOOL") {
+                        c.k += 1;
+                        Type::Bool
+                    } else if c.keyword("CHAN") {
+                        c.k += 1;
+                        if !c.keyword("OF") {
+                            return Err(c.err("expected OF"));
+                        }
+                        c.k += 2;
+                        Type::Chan
+                    } else {
+                        return Err(c.err("expected a parameter: VAL INT, INT or CHAN OF INT"));
+                    };
+                    let (pname, _) = c.name()?;
+                    params.push(Param {
+                        name: pname,
+                        ty,
+                        by_value,
+                    });
+                }
+                c.expect(")")?;
+                c.done()?;
+                let body = self.block(indent + 2, "PROC", start)?;
+                let end = self.line().cloned().ok_or_else(|| {
+                    OccamError::at(line.number, 1, "expected \":\" ending the PROC")
+                })?;
+                if end.indent != indent || end.tokens.first().map(|t| &t.0) != Some(&Tok::Sym(":"))
+                {
+                    return Err(OccamError::at(
+                        end.number,
+                        end.indent + 1,
+                        "expected \":\" ending the PROC",
+                    ));
+                }
+                self.at += 1;
+                let scope = self.process(indent)?;
+                Ok(Proc::Define(
+                    name,
+                    params,
+                    Box::new(Proc::Seq(body)),
+                    Box::new(scope),
+                    pos,
+                ))
+            }
+            _ => {
+                let (name, pos) = c.name()?;
+                let result = if c.is(":=") {
+                    c.k += 1;
+                    Proc::Assign(name, c.expression()?, pos)
+                } else if c.is("!") {
+                    c.k += 1;
+                    Proc::Output(name, c.expression()?, pos)
+                } else if c.is("?") {
+                    c.k += 1;
+                    let (target, _) = c.name()?;
+                    Proc::Input(name, target, pos)
+                } else if c.is("(") {
+                    c.k += 1;
+                    let mut args = Vec::new();
+                    while !c.is(")") {
+                        if !args.is_empty() {
+                            c.expect(",")?;
+                        }
+                        args.push(c.expression()?);
+                    }
+                    c.k += 1;
+                    Proc::Call(name, args, pos)
+                } else {
+                    return Err(c.err("expected :=, !, ? or a PROC call"));
+                };
+                c.done()?;
+                Ok(result)
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The occam compiler (a first subset): small programs with their expected results, read
+//! back from the probes they emit (`probe (value)`), and errors with their line and column.
+
+use simulator_wasm::cpu::EventKind;
+use simulator_wasm::network::Outcome;
+use simulator_wasm::occam::compile;
+use simulator_wasm::session::{Program, Session, Setup};
+
+/// Runs `source` on one T800; answers the tags of its probes in order.
+fn probes(source: &str) -> Vec<u32> {
+    let mut session = Session::new(&Program::Occam(source.to_owned()), &Setup::default())
+        .unwrap_or_else(|e| panic!("{e}\n{}", compile(source).unwrap_or_default()));
+    assert_eq!(session.finish(), Ok(Outcome::Idle));
+    let node = &session.network.nodes[0];
+    assert!(!node.error, "the error flag is set\n{}", node.dump());
+    node.events
+        .iter()
+        .filter(|e| e.kind == EventKind::Probe)
+        .map(|e| e.other)
+        .collect()
+}
+
+#[test]
+fn sequences_loops_and_choices_compute_what_occam_says() {
+    let source = "
+INT sum, i:
+SEQ
+  sum := 0
+  i := 1
+  WHILE i <= 10
+    SEQ
+      sum := sum + i
+      i := i + 1
+  probe (sum)
+  IF
+    sum > 100
+      probe (1)
+    sum = 55
+      probe (2)
+    TRUE
+      probe (3)
+  SEQ k = 3 FOR 4
+    probe ((k * k) - 1)
+  VAL INT n IS 7:
+  probe (n \\ 4)
+";
+    assert_eq!(probes(source), [55, 2, 8, 15, 24, 35, 3]);
+}
+
+#[test]
+fn expressions_follow_occams_rules() {
+    let source = "
+INT a, b:
+SEQ
+  a := 17
+  b := -5
+  probe ((a / 3) + ((a \\ 3) * 100))
+  probe (((a * 2) - b) - (a + (b + (a - 1))))
+  probe ((a > b) AND (NOT (a = b)))
+  probe ((a <> 17) OR (b >= -5))
+";
+    // 5 + 200; 39 − (17 + (−5 + 16)) = 11; TRUE; TRUE.
+    assert_eq!(probes(source), [205, 11, 1, 1]);
+}
+
+#[test]
+fn par_branches_run_and_talk_over_channels() {
+    // A pipeline: a producer, a doubler and a consumer that sums.
+    let source = "
+CHAN OF INT c, d:
+INT total:
+SEQ
+  total := 0
+  PAR
+    SEQ i = 1 FOR 5
+      c ! i
+    SEQ i = 0 FOR 5
+      INT x:
+      SEQ
+        c ? x
+        d ! x * 2
+    SEQ i = 0 FOR 5
+      INT y:
+      SEQ
+        d ? y
+        total := total + y
+  probe (total)
+";
+    assert_eq!(probes(source), [30]);
+}
+
+#[test]
+fn procs_take_values_references_and_channels() {
+    let source = "
+PROC square (VAL INT x, INT result)
+  result := x * x
+:
+PROC send.twice (CHAN OF INT out, VAL INT v)
+  SEQ
+    out ! v
+    out ! v + 1
+:
+INT r, a, b:
+CHAN OF INT link:
+SEQ
+  square (9, r)
+  probe (r)
+  PAR
+    send.twice (link, 40)
+    SEQ
+      link ? a
+      link ? b
+  probe (a + b)
+";
+    assert_eq!(probes(source), [81, 81]);
+}
+
+#[test]
+fn errors_say_where_and_what() {
+    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    let cases = [
+        ("SEQ\n  x := 1\n", "line 2, column 3", "not declared"),
+        ("INT x:\nSEQ\n  x := 1 + 2 * 3\n", "line 3", "precedence"),
+        ("VAL INT n IS 3:\nn := 4\n", "line 2", "VAL"),
+        (
+            "INT x:\nPAR\n  x := 1\n  x := 2\n",
+            "line 2",
+            "assigned in two branches",
+        ),
+        (
+            "CHAN OF INT c:\nINT a, b:\nPAR\n  c ? a\n  c ? b\n",
+            "line 3",
+            "input in two branches",
+        ),
+        ("SEQ\n    SKIP\n", "line 2", "indented"),
+        ("INT x:\nx := 1 $\n", "line 2, column 8", "unexpected"),
+        (
+            "PROC p (VAL INT a)\n  SKIP\n:\np (1, 2)\n",
+            "line 4",
+            "takes 1 arguments",
+        ),
+    ];
+    for (source, at, says) in cases {
+        let e = error(source);
+        assert!(e.contains(at) && e.contains(says), "{source:?}: {e}");
+    }
+}
+
+#[test]
+fn comstime_in_occam_runs_within_ten_percent_of_a_real_t800() {
+    let source = include_str!("../../programs/comstime.occ");
+    let mut session = Session::new(&Program::Occam(source.to_owned()), &Setup::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The ring runs for ever once the consumer is done: the run ends at its time limit.
+    let setup_limit = session.finish();
+    assert!(setup_limit.is_ok(), "{setup_limit:?}");
+    let node = &session.network.nodes[0];
+    let at: Vec<u64> = node
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Probe)
+        .map(|e| e.cycle)
+        .collect();
+    assert_eq!(at.len(), 2, "{}", node.dump());
+    let ns = (at[1] - at[0]) as f64 * 50.0 / 1000.0;
+    let (assembly, _) = crate::comstime::comstime_ns_per_iteration();
+    eprintln!(
+        "COMSTIME in occam: {ns:.0} ns per iteration (hand assembly {assembly:.0}, real T800-20 15,049)"
+    );
+    assert!(
+        (ns - 15_049.0).abs() / 15_049.0 < 0.10,
+        "{ns:.0} ns per iteration"
+    );
+}
