@@ -14,38 +14,14 @@
 //! reaches its parent's variables with one `ldl` (offsets are assembler constants defined after
 //! the code that uses them); a PROC call passes its parameters in A, B and C.
 
+pub mod error;
 pub mod parse;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+pub use self::error::OccamError;
 use self::parse::{Expr, Param, Pos, Proc, Type};
-
-/// A compile error at a line and column.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("occam, line {line}, column {column}: {message}")]
-pub struct OccamError {
-    /// The line, from 1.
-    pub line: usize,
-    /// The column, from 1.
-    pub column: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl OccamError {
-    fn at(line: usize, column: usize, message: impl Into<String>) -> OccamError {
-        OccamError {
-            line,
-            column,
-            message: message.into(),
-        }
-    }
-
-    fn at_pos(pos: Pos, message: impl Into<String>) -> OccamError {
-        OccamError::at(pos.line, pos.column, message)
-    }
-}
 
 /// Compiles an occam program to the emulator's assembly.
 pub fn compile(source: &str) -> Result<String, OccamError> {

@@ -1,14 +1,8 @@
 //! occam's layout and syntax: lines, indentation (two spaces a level), tokens, and the tree of
 //! processes, declarations and expressions. Every error says its line and column.
 
-use super::OccamError;
-
-/// A position in the source: line and column, both from 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Pos {
-    pub line: usize,
-    pub column: usize,
-}
+use super::error::OccamError;
+pub use super::error::Pos;
 
 /// A token.
 #[derive(Debug, Clone, PartialEq, Eq)]
