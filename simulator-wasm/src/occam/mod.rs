@@ -1,7 +1,7 @@
 //! An occam 2 compiler for the emulator (a first subset), emitting the emulator's assembly.
 //!
-//! The subset: INT and BOOL variables, `CHAN OF INT`, `VAL INT x IS e:`, assignment, input and
-//! output, SEQ (and replicated SEQ), PAR, IF, WHILE, SKIP, STOP, PROCs with up to three
+//! The subset: INT and BOOL variables and arrays (`[n]INT a:`, subscripts checked), `CHAN OF
+//! INT`, `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output, SEQ (and replicated SEQ), PAR, IF, WHILE, SKIP, STOP, PROCs with up to three
 //! parameters (`VAL INT`, `INT` by reference, `CHAN OF INT`), expressions with occam's rules (no
 //! precedence: mixing operators needs brackets; `+ - * / \` are checked, the transputer's error
 //! flag set on overflow), and the library PROC `probe (VAL INT tag)` that marks a phase in the
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 pub use self::error::OccamError;
-use self::parse::{Expr, Param, Pos, Proc, Type};
+use self::parse::{Expr, Param, Pos, Proc, Target, Type};
 
 /// Compiles an occam program to the emulator's assembly.
 pub fn compile(source: &str) -> Result<String, OccamError> {
@@ -60,6 +60,10 @@ enum Sym {
         params: Vec<Param>,
         frame: usize,
     },
+    /// An array of `len` words from a frame's slot.
+    Array { frame: usize, slot: i64, len: i64 },
+    /// A timer (it needs no storage).
+    Timer,
 }
 
 /// A workspace frame.
@@ -163,10 +167,10 @@ impl Gen {
                 self.emit(format!("ldl {at}"));
                 self.emit("ldnl 0");
             }
-            Sym::Procedure { .. } => {
+            Sym::Procedure { .. } | Sym::Array { .. } | Sym::Timer => {
                 return Err(OccamError::at_pos(
                     pos,
-                    format!("\"{name}\" is a PROC, not a value"),
+                    format!("\"{name}\" is not a value"),
                 ));
             }
         }
@@ -186,8 +190,11 @@ impl Gen {
                 frame, slot, ty, ..
             } => (frame, slot, ty, false),
             Sym::Ref { frame, slot, ty } => (frame, slot, ty, true),
-            Sym::Procedure { .. } => {
-                return Err(OccamError::at_pos(pos, format!("\"{name}\" is a PROC")));
+            Sym::Procedure { .. } | Sym::Array { .. } | Sym::Timer => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" cannot be used here"),
+                ));
             }
         };
         if (want == Type::Chan) != (ty == Type::Chan) {
@@ -226,7 +233,57 @@ impl Gen {
                 self.emit("stnl 0");
                 Ok(())
             }
-            Sym::Procedure { .. } => Err(OccamError::at_pos(pos, format!("\"{name}\" is a PROC"))),
+            Sym::Procedure { .. } | Sym::Array { .. } | Sym::Timer => Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" cannot be assigned"),
+            )),
+        }
+    }
+
+    /// The address of element `index` of array `name`, its subscript checked (`csub0` sets
+    /// the error flag when it is out of range).
+    fn element(
+        &mut self,
+        name: &str,
+        index: &Expr,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let Sym::Array {
+            frame: f,
+            slot,
+            len,
+        } = self.lookup(name, pos)?
+        else {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is not an array"),
+            ));
+        };
+        self.expr(index, frame)?;
+        self.emit(format!("ldc {len}"));
+        self.emit("csub0");
+        let at = self.reach(frame, f, slot, pos)?;
+        self.emit(format!("ldlp {at}"));
+        self.emit("wsub");
+        Ok(())
+    }
+
+    /// Stores A into `target` (a variable, or an array element through temporaries).
+    fn store_target(&mut self, target: &Target, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match target {
+            Target::Var(name) => self.store(name, pos, frame),
+            Target::Elem(name, index) => {
+                let value = self.slot(frame);
+                self.emit(format!("stl {value}"));
+                self.element(name, index, pos, frame)?;
+                let address = self.slot(frame);
+                self.emit(format!("stl {address}"));
+                self.emit(format!("ldl {value}"));
+                self.emit(format!("ldl {address}"));
+                self.emit("stnl 0");
+                Ok(())
+            }
         }
     }
 
@@ -234,6 +291,7 @@ impl Gen {
     fn depth(e: &Expr) -> usize {
         match e {
             Expr::Num(_) | Expr::Var(..) => 1,
+            Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
             Expr::Bin(_, l, r, _) => Self::depth(l).max(Self::depth(r) + 1),
@@ -245,6 +303,10 @@ impl Gen {
         match e {
             Expr::Num(n) => self.emit(format!("ldc {}", *n as i32)),
             Expr::Var(name, pos) => self.load(name, *pos, frame)?,
+            Expr::Index(name, index, pos) => {
+                self.element(name, index, *pos, frame)?;
+                self.emit("ldnl 0");
+            }
             Expr::Not(x) => {
                 self.expr(x, frame)?;
                 self.emit("eqc 0");
@@ -307,9 +369,9 @@ impl Gen {
                 self.emit("seterr");
                 self.emit("stopp");
             }
-            Proc::Assign(name, e, pos) => {
+            Proc::Assign(target, e, pos) => {
                 self.expr(e, frame)?;
-                self.store(name, *pos, frame)?;
+                self.store_target(target, *pos, frame)?;
             }
             Proc::Output(chan, e, pos) => {
                 if Self::depth(e) >= 3 {
@@ -325,20 +387,68 @@ impl Gen {
                 self.emit("outword");
             }
             Proc::Input(chan, target, pos) => {
-                // Straight into the variable (or through its reference).
+                if let Sym::Timer = self.lookup(chan, *pos)? {
+                    // `timer ? t`: the time now.
+                    self.emit("ldtimer");
+                    return self.store_target(target, *pos, frame);
+                }
+                let name = target.name();
                 if let Sym::Var {
                     writable: false, ..
-                } = self.lookup(target, *pos)?
+                } = self.lookup(name, *pos)?
                 {
                     return Err(OccamError::at_pos(
                         *pos,
-                        format!("\"{target}\" is a VAL: it cannot change"),
+                        format!("\"{name}\" is a VAL: it cannot change"),
                     ));
                 }
-                self.address(target, *pos, frame, Type::Int)?;
+                // Straight into the variable, its reference or the array element.
+                match target {
+                    Target::Var(name) => self.address(name, *pos, frame, Type::Int)?,
+                    Target::Elem(name, index) => self.element(name, index, *pos, frame)?,
+                }
                 self.address(chan, *pos, frame, Type::Chan)?;
                 self.emit("ldc 4");
                 self.emit("in");
+            }
+            Proc::After(timer, e, pos) => {
+                let Sym::Timer = self.lookup(timer, *pos)? else {
+                    return Err(OccamError::at_pos(
+                        *pos,
+                        format!("\"{timer}\" is not a TIMER"),
+                    ));
+                };
+                self.expr(e, frame)?;
+                self.emit("tin");
+            }
+            Proc::Array(_, size, names, scope) => {
+                let len = match size {
+                    Expr::Num(n) if *n > 0 => *n,
+                    _ => {
+                        let pos = names.first().map_or(Pos::default(), |n| n.1);
+                        return Err(OccamError::at_pos(
+                            pos,
+                            "an array's size must be a positive number",
+                        ));
+                    }
+                };
+                let depth = self.scopes.len();
+                for (name, _) in names {
+                    let f = &mut self.frames[frame];
+                    let slot = f.next;
+                    f.next += len;
+                    self.declare(name, Sym::Array { frame, slot, len });
+                }
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
+            Proc::Decl(Type::Timer, names, scope) => {
+                let depth = self.scopes.len();
+                for (name, _) in names {
+                    self.declare(name, Sym::Timer);
+                }
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
             }
             Proc::Seq(list) => {
                 for q in list {
@@ -661,13 +771,15 @@ fn usage(
 ) {
     let free = |n: &String, local: &Vec<String>| !local.contains(n);
     match p {
-        Proc::Assign(n, ..) if free(n, local) => assigned.push(n.clone()),
+        Proc::Assign(t, ..) if free(&t.name().to_owned(), local) => {
+            assigned.push(t.name().to_owned());
+        }
         Proc::Input(c, t, _) => {
             if free(c, local) {
                 inputs.push(c.clone());
             }
-            if free(t, local) {
-                assigned.push(t.clone());
+            if free(&t.name().to_owned(), local) {
+                assigned.push(t.name().to_owned());
             }
         }
         Proc::Output(c, ..) if free(c, local) => outputs.push(c.clone()),
@@ -687,7 +799,7 @@ fn usage(
             usage(q, assigned, inputs, outputs, local);
             local.pop();
         }
-        Proc::Decl(_, names, q) => {
+        Proc::Decl(_, names, q) | Proc::Array(_, _, names, q) => {
             let before = local.len();
             local.extend(names.iter().map(|(n, _)| n.clone()));
             usage(q, assigned, inputs, outputs, local);

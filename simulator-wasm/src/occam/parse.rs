@@ -26,6 +26,8 @@ pub enum Expr {
     Num(i64),
     Var(String, Pos),
     Bin(&'static str, Box<Expr>, Box<Expr>, Pos),
+    /// An array element, `a[i]`.
+    Index(String, Box<Expr>, Pos),
     Not(Box<Expr>),
     Neg(Box<Expr>),
 }
@@ -36,6 +38,23 @@ pub enum Type {
     Int,
     Bool,
     Chan,
+    Timer,
+}
+
+/// What an assignment or an input writes: a variable or an array element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Var(String),
+    Elem(String, Expr),
+}
+
+impl Target {
+    /// The variable or array written.
+    pub fn name(&self) -> &str {
+        match self {
+            Target::Var(n) | Target::Elem(n, _) => n,
+        }
+    }
 }
 
 /// A formal parameter of a PROC.
@@ -52,9 +71,13 @@ pub struct Param {
 pub enum Proc {
     Skip,
     Stop,
-    Assign(String, Expr, Pos),
+    Assign(Target, Expr, Pos),
     Output(String, Expr, Pos),
-    Input(String, String, Pos),
+    Input(String, Target, Pos),
+    /// `timer ? AFTER e`: wait until the timer passes `e`.
+    After(String, Expr, Pos),
+    /// `[n]TYPE names:` (n a constant), then the process in their scope.
+    Array(Type, Expr, Vec<(String, Pos)>, Box<Proc>),
     Seq(Vec<Proc>),
     Par(Vec<Proc>, Pos),
     If(Vec<(Expr, Proc)>),
@@ -69,9 +92,9 @@ pub enum Proc {
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
 }
 
-const SYMBOLS: [&str; 19] = [
+const SYMBOLS: [&str; 20] = [
     ":=", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/", "\\",
-    "[",
+    "[", "]",
 ];
 
 fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
@@ -233,7 +256,15 @@ impl Cursor<'_> {
             Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
             Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
             Some(Tok::Sym("-")) => Ok(Expr::Neg(Box::new(self.operand()?))),
-            Some(Tok::Name(n)) if !is_keyword(&n) => Ok(Expr::Var(n, pos)),
+            Some(Tok::Name(n)) if !is_keyword(&n) => {
+                if self.is("[") {
+                    self.k += 1;
+                    let index = self.expression()?;
+                    self.expect("]")?;
+                    return Ok(Expr::Index(n, Box::new(index), pos));
+                }
+                Ok(Expr::Var(n, pos))
+            }
             Some(Tok::Sym("(")) => {
                 let e = self.expression()?;
                 self.expect(")")?;
@@ -285,7 +316,7 @@ impl Cursor<'_> {
 fn is_keyword(word: &str) -> bool {
     [
         "SEQ", "PAR", "IF", "WHILE", "SKIP", "STOP", "INT", "BOOL", "CHAN", "OF", "VAL", "IS",
-        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR",
+        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR", "TIMER", "AFTER",
     ]
     .contains(&word)
 }
@@ -338,6 +369,29 @@ impl Parser {
         self.at += 1;
         let mut c = Cursor { line: &line, k: 0 };
         let start = c.pos();
+        if c.is("[") {
+            // `[n]INT a, b:`
+            c.k += 1;
+            let size = c.expression()?;
+            c.expect("]")?;
+            let ty = if c.keyword("INT") {
+                Type::Int
+            } else if c.keyword("BOOL") {
+                Type::Bool
+            } else {
+                return Err(c.err("expected INT or BOOL"));
+            };
+            c.k += 1;
+            let mut names = vec![c.name()?];
+            while c.is(",") {
+                c.k += 1;
+                names.push(c.name()?);
+            }
+            c.expect(":")?;
+            c.done()?;
+            let scope = self.process(indent)?;
+            return Ok(Proc::Array(ty, size, names, Box::new(scope)));
+        }
         let word = match c.peek() {
             Some(Tok::Name(n)) => n.clone(),
             _ => return Err(c.err("expected a process or a declaration")),
@@ -411,11 +465,12 @@ impl Parser {
                 }
                 Ok(Proc::If(choices))
             }
-            "INT" | "BOOL" | "CHAN" => {
+            "INT" | "BOOL" | "CHAN" | "TIMER" => {
                 c.k += 1;
                 let ty = match word.as_str() {
                     "INT" => Type::Int,
                     "BOOL" => Type::Bool,
+                    "TIMER" => Type::Timer,
                     _ => {
                         if !c.keyword("OF") {
                             return Err(c.err("expected OF (CHAN OF INT)"));
@@ -517,16 +572,43 @@ impl Parser {
             }
             _ => {
                 let (name, pos) = c.name()?;
+                let element = if c.is("[") {
+                    c.k += 1;
+                    let index = c.expression()?;
+                    c.expect("]")?;
+                    Some(index)
+                } else {
+                    None
+                };
                 let result = if c.is(":=") {
                     c.k += 1;
-                    Proc::Assign(name, c.expression()?, pos)
+                    let target = match element {
+                        Some(i) => Target::Elem(name, i),
+                        None => Target::Var(name),
+                    };
+                    Proc::Assign(target, c.expression()?, pos)
+                } else if element.is_some() {
+                    return Err(c.err("expected := after an array element"));
                 } else if c.is("!") {
                     c.k += 1;
                     Proc::Output(name, c.expression()?, pos)
                 } else if c.is("?") {
                     c.k += 1;
-                    let (target, _) = c.name()?;
-                    Proc::Input(name, target, pos)
+                    if c.keyword("AFTER") {
+                        c.k += 1;
+                        Proc::After(name, c.expression()?, pos)
+                    } else {
+                        let (target, _) = c.name()?;
+                        let target = if c.is("[") {
+                            c.k += 1;
+                            let index = c.expression()?;
+                            c.expect("]")?;
+                            Target::Elem(target, index)
+                        } else {
+                            Target::Var(target)
+                        };
+                        Proc::Input(name, target, pos)
+                    }
                 } else if c.is("(") {
                     c.k += 1;
                     let mut args = Vec::new();

@@ -172,3 +172,42 @@ fn comstime_in_occam_runs_within_ten_percent_of_a_real_t800() {
         "{ns:.0} ns per iteration"
     );
 }
+
+#[test]
+fn arrays_and_timers() {
+    // Squares into an array, summed back (285); the timer waits 3 ticks (the main process
+    // runs at low priority: a tick is 64 µs); an input into an array element.
+    let source = "
+[10]INT sq:
+INT sum, t0, t1:
+TIMER clock:
+SEQ
+  SEQ i = 0 FOR 10
+    sq[i] := i * i
+  sum := 0
+  SEQ i = 0 FOR 10
+    sum := sum + sq[i]
+  probe (sum)
+  clock ? t0
+  clock ? AFTER t0 + 3
+  clock ? t1
+  probe (t1 - t0)
+  CHAN OF INT c:
+  PAR
+    c ! 7
+    c ? sq[9]
+  probe (sq[9])
+";
+    let p = probes(source);
+    assert_eq!(p[0], 285);
+    assert!((3..=4).contains(&p[1]), "waited {} ticks", p[1]);
+    assert_eq!(p[2], 7);
+    // A subscript out of range sets the error flag (occam's run-time check).
+    let mut session = Session::new(
+        &Program::Occam("[3]INT a:\nSEQ\n  a[3] := 1\n  probe (1)\n".to_owned()),
+        &Setup::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let _ = session.finish();
+    assert!(session.network.nodes[0].error, "a[3] of a [3]INT");
+}
