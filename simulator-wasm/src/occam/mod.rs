@@ -1,7 +1,8 @@
 //! An occam 2 compiler for the emulator (a first subset), emitting the emulator's assembly.
 //!
 //! The subset: INT and BOOL variables and arrays (`[n]INT a:`, subscripts checked), `CHAN OF
-//! INT`, `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output, SEQ (and replicated SEQ), PAR, IF, WHILE, SKIP, STOP, PROCs with up to three
+//! INT`, `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output, SEQ (and replicated SEQ), PAR, ALT (channel inputs, timeouts and SKIP, each with an
+//! optional boolean condition; the first ready in order is taken), IF, WHILE, SKIP, STOP, PROCs with up to three
 //! parameters (`VAL INT`, `INT` by reference, `CHAN OF INT`), expressions with occam's rules (no
 //! precedence: mixing operators needs brackets; `+ - * / \` are checked, the transputer's error
 //! flag set on overflow), and the library PROC `probe (VAL INT tag)` that marks a phase in the
@@ -21,7 +22,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 pub use self::error::OccamError;
-use self::parse::{Expr, Param, Pos, Proc, Target, Type};
+use self::parse::{Alternative, Expr, Guard, Param, Pos, Proc, Target, Type};
 
 /// Compiles an occam program to the emulator's assembly.
 pub fn compile(source: &str) -> Result<String, OccamError> {
@@ -456,6 +457,7 @@ impl Gen {
                 }
             }
             Proc::Par(branches, pos) => self.par(branches, *pos, frame)?,
+            Proc::Alt(alternatives, _) => self.alt(alternatives, frame)?,
             Proc::If(choices) => {
                 let end = self.label();
                 for (cond, body) in choices {
@@ -559,6 +561,97 @@ impl Gen {
             }
             Proc::Call(name, args, pos) => self.call(name, args, *pos, frame)?,
         }
+        Ok(())
+    }
+
+    /// An ALT: the guards' conditions and times evaluated once into temporaries, each guard
+    /// enabled, the wait, each guard disabled with its branch's offset (the first ready one,
+    /// in order, is chosen: PRI ALT's rule), then the chosen branch: its input, its process.
+    fn alt(&mut self, alternatives: &[Alternative], frame: usize) -> Result<(), OccamError> {
+        let timed = alternatives
+            .iter()
+            .any(|a| matches!(a.guard, Guard::After(..)));
+        // Conditions and times, evaluated once.
+        let mut held = Vec::new();
+        for a in alternatives {
+            let cond = self.slot(frame);
+            match &a.condition {
+                Some(e) => self.expr(e, frame)?,
+                None => self.emit("ldc 1"),
+            }
+            self.emit(format!("stl {cond}"));
+            let time = match &a.guard {
+                Guard::After(timer, e) => {
+                    let Sym::Timer = self.lookup(timer, a.pos)? else {
+                        return Err(OccamError::at_pos(
+                            a.pos,
+                            format!("\"{timer}\" is not a TIMER"),
+                        ));
+                    };
+                    let t = self.slot(frame);
+                    self.expr(e, frame)?;
+                    self.emit(format!("stl {t}"));
+                    Some(t)
+                }
+                _ => None,
+            };
+            held.push((cond, time));
+        }
+        self.emit(if timed { "talt" } else { "alt" });
+        for (a, (cond, time)) in alternatives.iter().zip(&held) {
+            match &a.guard {
+                Guard::Input(chan, _) => {
+                    self.address(chan, a.pos, frame, Type::Chan)?;
+                    self.emit(format!("ldl {cond}"));
+                    self.emit("enbc");
+                }
+                Guard::After(..) => {
+                    self.emit(format!("ldl {}", time.unwrap_or(0)));
+                    self.emit(format!("ldl {cond}"));
+                    self.emit("enbt");
+                }
+                Guard::Skip => {
+                    self.emit(format!("ldl {cond}"));
+                    self.emit("enbs");
+                }
+            }
+        }
+        self.emit(if timed { "taltwt" } else { "altwt" });
+        let after = self.label();
+        let branches: Vec<String> = alternatives.iter().map(|_| self.label()).collect();
+        for ((a, (cond, time)), branch) in alternatives.iter().zip(&held).zip(&branches) {
+            match &a.guard {
+                Guard::Input(chan, _) => {
+                    self.address(chan, a.pos, frame, Type::Chan)?;
+                    self.emit(format!("ldl {cond}"));
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("disc");
+                }
+                Guard::After(..) => {
+                    self.emit(format!("ldl {}", time.unwrap_or(0)));
+                    self.emit(format!("ldl {cond}"));
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("dist");
+                }
+                Guard::Skip => {
+                    self.emit(format!("ldl {cond}"));
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("diss");
+                }
+            }
+        }
+        self.emit("altend");
+        self.code.push_str(&format!("{after}:\n"));
+        let end = self.label();
+        for (a, branch) in alternatives.iter().zip(&branches) {
+            self.code.push_str(&format!("{branch}:\n"));
+            if let Guard::Input(chan, target) = &a.guard {
+                self.process(&Proc::Input(chan.clone(), target.clone(), a.pos), frame)?;
+            }
+            self.process(&a.body, frame)?;
+            self.emit(format!("j {end}"));
+        }
+        self.code.push_str(&format!("{end}:\n"));
         Ok(())
     }
 
@@ -783,6 +876,20 @@ fn usage(
             }
         }
         Proc::Output(c, ..) if free(c, local) => outputs.push(c.clone()),
+        Proc::Alt(alternatives, _) => {
+            for a in alternatives {
+                if let Guard::Input(c, t) = &a.guard {
+                    usage(
+                        &Proc::Input(c.clone(), t.clone(), a.pos),
+                        assigned,
+                        inputs,
+                        outputs,
+                        local,
+                    );
+                }
+                usage(&a.body, assigned, inputs, outputs, local);
+            }
+        }
         Proc::Seq(list) | Proc::Par(list, _) => {
             for q in list {
                 usage(q, assigned, inputs, outputs, local);

@@ -57,6 +57,27 @@ impl Target {
     }
 }
 
+/// What an alternative waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Guard {
+    /// `c ? x`.
+    Input(String, Target),
+    /// `timer ? AFTER e`.
+    After(String, Expr),
+    /// `SKIP`: always ready.
+    Skip,
+}
+
+/// One alternative of an ALT.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alternative {
+    /// `b &`: the alternative counts only while b holds.
+    pub condition: Option<Expr>,
+    pub guard: Guard,
+    pub body: Proc,
+    pub pos: Pos,
+}
+
 /// A formal parameter of a PROC.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -76,6 +97,9 @@ pub enum Proc {
     Input(String, Target, Pos),
     /// `timer ? AFTER e`: wait until the timer passes `e`.
     After(String, Expr, Pos),
+    /// ALT: alternatives, each an optional boolean guard, its input (or timeout or SKIP) and
+    /// its process.
+    Alt(Vec<Alternative>, Pos),
     /// `[n]TYPE names:` (n a constant), then the process in their scope.
     Array(Type, Expr, Vec<(String, Pos)>, Box<Proc>),
     Seq(Vec<Proc>),
@@ -92,9 +116,9 @@ pub enum Proc {
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
 }
 
-const SYMBOLS: [&str; 20] = [
+const SYMBOLS: [&str; 21] = [
     ":=", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/", "\\",
-    "[", "]",
+    "[", "]", "&",
 ];
 
 fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
@@ -316,7 +340,7 @@ impl Cursor<'_> {
 fn is_keyword(word: &str) -> bool {
     [
         "SEQ", "PAR", "IF", "WHILE", "SKIP", "STOP", "INT", "BOOL", "CHAN", "OF", "VAL", "IS",
-        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR", "TIMER", "AFTER",
+        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR", "TIMER", "AFTER", "ALT",
     ]
     .contains(&word)
 }
@@ -437,6 +461,60 @@ impl Parser {
                 c.done()?;
                 let body = self.block(indent + 2, "WHILE", start)?;
                 Ok(Proc::While(cond, Box::new(Proc::Seq(body))))
+            }
+            "ALT" => {
+                c.k += 1;
+                c.done()?;
+                let mut alternatives = Vec::new();
+                while let Some(guard) = self.line().cloned() {
+                    if guard.indent < indent + 2 {
+                        break;
+                    }
+                    if guard.indent > indent + 2 {
+                        return Err(OccamError::at(
+                            guard.number,
+                            guard.indent + 1,
+                            "indented too far",
+                        ));
+                    }
+                    self.at += 1;
+                    let mut g = Cursor { line: &guard, k: 0 };
+                    let pos = g.pos();
+                    let has_condition = guard.tokens.iter().any(|t| t.0 == Tok::Sym("&"));
+                    let condition = if has_condition {
+                        let e = g.expression()?;
+                        g.expect("&")?;
+                        Some(e)
+                    } else {
+                        None
+                    };
+                    let what = if g.keyword("SKIP") {
+                        g.k += 1;
+                        Guard::Skip
+                    } else {
+                        let (chan, _) = g.name()?;
+                        g.expect("?")?;
+                        if g.keyword("AFTER") {
+                            g.k += 1;
+                            Guard::After(chan, g.expression()?)
+                        } else {
+                            let (target, _) = g.name()?;
+                            Guard::Input(chan, Target::Var(target))
+                        }
+                    };
+                    g.done()?;
+                    let body = self.block(indent + 4, "an ALT alternative", pos)?;
+                    alternatives.push(Alternative {
+                        condition,
+                        guard: what,
+                        body: Proc::Seq(body),
+                        pos,
+                    });
+                }
+                if alternatives.is_empty() {
+                    return Err(c.err("ALT needs alternatives indented under it"));
+                }
+                Ok(Proc::Alt(alternatives, start))
             }
             "IF" => {
                 c.k += 1;

@@ -211,3 +211,47 @@ SEQ
     let _ = session.finish();
     assert!(session.network.nodes[0].error, "a[3] of a [3]INT");
 }
+
+#[test]
+fn alt_takes_whichever_input_is_ready_and_times_out() {
+    // Two producers merged by an ALT: five 1s and five 10s, in whatever order they come.
+    let merge = "
+CHAN OF INT a, b:
+INT sum:
+SEQ
+  sum := 0
+  PAR
+    SEQ i = 0 FOR 5
+      a ! 1
+    SEQ i = 0 FOR 5
+      b ! 10
+    SEQ i = 0 FOR 10
+      INT x:
+      ALT
+        a ? x
+          sum := sum + x
+        b ? x
+          sum := sum + x
+  probe (sum)
+";
+    assert_eq!(probes(merge), [55]);
+    // Nobody writes `never`: the timeout fires; a false condition keeps its SKIP out.
+    let timeout = "
+TIMER clock:
+INT now, got:
+CHAN OF INT never:
+SEQ
+  clock ? now
+  ALT
+    never ? got
+      probe (1)
+    clock ? AFTER now + 5
+      probe (2)
+  ALT
+    FALSE & SKIP
+      probe (3)
+    TRUE & SKIP
+      probe (4)
+";
+    assert_eq!(probes(timeout), [2, 4]);
+}
