@@ -2,13 +2,14 @@
 //!
 //! The subset: INT and BOOL variables and arrays (`[n]INT a:`, subscripts checked), `CHAN OF
 //! INT`, `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output,
-//! SEQ (and replicated SEQ), PAR, ALT (channel inputs, timeouts and SKIP, each with an optional
+//! SEQ and PAR (replicated too: a replicated PAR's count is a constant), ALT (channel inputs, timeouts and SKIP, each with an optional
 //! boolean condition; the first ready in order is taken), IF, WHILE, SKIP, STOP, PROCs with up
 //! to three parameters (`VAL INT`, `INT` by reference, `CHAN OF INT`), expressions with occam's
 //! rules (no precedence: mixing operators needs brackets; `+ - * / \` are checked, the
 //! transputer's error flag set on overflow), and the library PROC `probe (VAL INT tag)` that
 //! marks a phase in the trace. A PAR in which two branches assign one variable, or use one
-//! channel for input (or for output), is refused, as occam's usage rules say.
+//! channel for input (or for output), is refused, as occam's usage rules say (array elements
+//! are not checked).
 //!
 //! Code generation follows the INMOS compilers' shape: each process has a workspace frame (W[0]
 //! scratch and a PAR's join address, W[1] the join count, locals from W[2]); a PAR's branches
@@ -865,15 +866,16 @@ fn usage(
 ) {
     let free = |n: &String, local: &Vec<String>| !local.contains(n);
     match p {
-        Proc::Assign(t, ..) if free(&t.name().to_owned(), local) => {
-            assigned.push(t.name().to_owned());
-        }
+        // Array elements are not checked: branches of a replicated PAR write their own.
+        Proc::Assign(Target::Var(n), ..) if free(n, local) => assigned.push(n.clone()),
         Proc::Input(c, t, _) => {
             if free(c, local) {
                 inputs.push(c.clone());
             }
-            if free(&t.name().to_owned(), local) {
-                assigned.push(t.name().to_owned());
+            if let Target::Var(n) = t
+                && free(n, local)
+            {
+                assigned.push(n.clone());
             }
         }
         Proc::Output(c, ..) if free(c, local) => outputs.push(c.clone()),

@@ -433,20 +433,44 @@ impl Parser {
             "SEQ" | "PAR" => {
                 c.k += 1;
                 if c.peek().is_some() {
-                    if word == "PAR" {
-                        return Err(c.err("a replicated PAR is not supported yet"));
-                    }
-                    let (name, _) = c.name()?;
+                    let (name, name_pos) = c.name()?;
                     c.expect("=")?;
                     let base = c.expression()?;
                     if !c.keyword("FOR") {
                         return Err(c.err("expected FOR"));
                     }
                     c.k += 1;
+                    let count_pos = c.pos();
                     let count = c.expression()?;
                     c.done()?;
-                    let body = self.block(indent + 2, "a replicated SEQ", start)?;
-                    return Ok(Proc::RepSeq(name, base, count, Box::new(Proc::Seq(body))));
+                    let body = Proc::Seq(self.block(indent + 2, "a replicated process", start)?);
+                    if word == "SEQ" {
+                        return Ok(Proc::RepSeq(name, base, count, Box::new(body)));
+                    }
+                    // A replicated PAR: its count is a constant, so it is that many branches,
+                    // each with its own index (`VAL INT i IS base + k:`).
+                    let n = match count {
+                        Expr::Num(n) if (1..=256).contains(&n) => n,
+                        _ => {
+                            return Err(OccamError::at(
+                                count_pos.line,
+                                count_pos.column,
+                                "a replicated PAR's count must be a number from 1 to 256",
+                            ));
+                        }
+                    };
+                    let branches = (0..n)
+                        .map(|k| {
+                            let index = Expr::Bin(
+                                "+",
+                                Box::new(base.clone()),
+                                Box::new(Expr::Num(k)),
+                                name_pos,
+                            );
+                            Proc::Val(name.clone(), index, Box::new(body.clone()), name_pos)
+                        })
+                        .collect();
+                    return Ok(Proc::Par(branches, start));
                 }
                 let body = self.block(indent + 2, &word, start)?;
                 Ok(if word == "SEQ" {

@@ -255,3 +255,28 @@ SEQ
 ";
     assert_eq!(probes(timeout), [2, 4]);
 }
+
+#[test]
+fn a_replicated_par_runs_a_branch_per_index() {
+    let source = "
+[4]INT out:
+SEQ
+  PAR i = 0 FOR 4
+    out[i] := i * 10
+  probe ((out[0] + out[1]) + (out[2] + out[3]))
+  PAR j = 5 FOR 2
+    probe (j)
+";
+    let p = probes(source);
+    assert_eq!(p[0], 60);
+    let mut started = p[1..].to_vec();
+    started.sort_unstable();
+    assert_eq!(started, [5, 6], "both branches ran");
+    let e = compile("INT n:\nSEQ\n  n := 2\n  PAR i = 0 FOR n\n    SKIP\n")
+        .expect_err("a variable count")
+        .to_string();
+    assert!(
+        e.contains("line 4") && e.contains("count must be a number"),
+        "{e}"
+    );
+}
