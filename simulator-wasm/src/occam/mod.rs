@@ -1,7 +1,7 @@
 //! An occam 2 compiler for the emulator (a first subset), emitting the emulator's assembly.
 //!
 //! The subset: INT and BOOL variables and arrays (`[n]INT a:`, subscripts checked), `CHAN OF
-//! INT`, `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output,
+//! INT` and channel arrays (`[n]CHAN OF INT c:`), `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x IS e:`, assignment, input and output,
 //! SEQ and PAR (replicated too: a replicated PAR's count is a constant), ALT (channel inputs, timeouts and SKIP, each with an optional
 //! boolean condition; the first ready in order is taken), IF, WHILE, SKIP, STOP, PROCs with up
 //! to three parameters (`VAL INT`, `INT` by reference, `CHAN OF INT`), expressions with occam's
@@ -63,8 +63,13 @@ enum Sym {
         params: Vec<Param>,
         frame: usize,
     },
-    /// An array of `len` words from a frame's slot.
-    Array { frame: usize, slot: i64, len: i64 },
+    /// An array of `len` words (variables or channels) from a frame's slot.
+    Array {
+        frame: usize,
+        slot: i64,
+        len: i64,
+        ty: Type,
+    },
     /// A timer (it needs no storage).
     Timer,
 }
@@ -256,6 +261,7 @@ impl Gen {
             frame: f,
             slot,
             len,
+            ..
         } = self.lookup(name, pos)?
         else {
             return Err(OccamError::at_pos(
@@ -270,6 +276,23 @@ impl Gen {
         self.emit(format!("ldlp {at}"));
         self.emit("wsub");
         Ok(())
+    }
+
+    /// The address of element `index` of channel array `name`.
+    fn channel_element(
+        &mut self,
+        name: &str,
+        index: &Expr,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        if !matches!(self.lookup(name, pos)?, Sym::Array { ty: Type::Chan, .. }) {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is not an array of channels"),
+            ));
+        }
+        self.element(name, index, pos, frame)
     }
 
     /// Stores A into `target` (a variable, or an array element through temporaries).
@@ -424,7 +447,35 @@ impl Gen {
                 self.expr(e, frame)?;
                 self.emit("tin");
             }
-            Proc::Array(_, size, names, scope) => {
+            Proc::OutputAt(chan, index, e, pos) => {
+                self.channel_element(chan, index, *pos, frame)?;
+                let at = self.slot(frame);
+                self.emit(format!("stl {at}"));
+                if Self::depth(e) >= 3 {
+                    let value = self.slot(frame);
+                    self.expr(e, frame)?;
+                    self.emit(format!("stl {value}"));
+                    self.emit(format!("ldl {at}"));
+                    self.emit(format!("ldl {value}"));
+                } else {
+                    self.emit(format!("ldl {at}"));
+                    self.expr(e, frame)?;
+                }
+                self.emit("outword");
+            }
+            Proc::InputAt(chan, index, target, pos) => {
+                self.channel_element(chan, index, *pos, frame)?;
+                let at = self.slot(frame);
+                self.emit(format!("stl {at}"));
+                match target {
+                    Target::Var(name) => self.address(name, *pos, frame, Type::Int)?,
+                    Target::Elem(name, i) => self.element(name, i, *pos, frame)?,
+                }
+                self.emit(format!("ldl {at}"));
+                self.emit("ldc 4");
+                self.emit("in");
+            }
+            Proc::Array(ty, size, names, scope) => {
                 let len = match size {
                     Expr::Num(n) if *n > 0 => *n,
                     _ => {
@@ -440,7 +491,21 @@ impl Gen {
                     let f = &mut self.frames[frame];
                     let slot = f.next;
                     f.next += len;
-                    self.declare(name, Sym::Array { frame, slot, len });
+                    if *ty == Type::Chan {
+                        for k in 0..len {
+                            self.emit("mint");
+                            self.emit(format!("stl {}", slot + k));
+                        }
+                    }
+                    self.declare(
+                        name,
+                        Sym::Array {
+                            frame,
+                            slot,
+                            len,
+                            ty: *ty,
+                        },
+                    );
                 }
                 self.process(scope, frame)?;
                 self.scopes.truncate(depth);

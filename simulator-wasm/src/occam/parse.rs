@@ -95,6 +95,10 @@ pub enum Proc {
     Assign(Target, Expr, Pos),
     Output(String, Expr, Pos),
     Input(String, Target, Pos),
+    /// `c[i] ! e`: output on an element of a channel array.
+    OutputAt(String, Expr, Expr, Pos),
+    /// `c[i] ? x`: input from an element of a channel array.
+    InputAt(String, Expr, Target, Pos),
     /// `timer ? AFTER e`: wait until the timer passes `e`.
     After(String, Expr, Pos),
     /// ALT: alternatives, each an optional boolean guard, its input (or timeout or SKIP) and
@@ -402,8 +406,18 @@ impl Parser {
                 Type::Int
             } else if c.keyword("BOOL") {
                 Type::Bool
+            } else if c.keyword("CHAN") {
+                c.k += 1;
+                if !c.keyword("OF") {
+                    return Err(c.err("expected OF (CHAN OF INT)"));
+                }
+                c.k += 1;
+                if !(c.keyword("INT") || c.keyword("BOOL")) {
+                    return Err(c.err("expected a protocol: INT or BOOL"));
+                }
+                Type::Chan
             } else {
-                return Err(c.err("expected INT or BOOL"));
+                return Err(c.err("expected INT, BOOL or CHAN OF INT"));
             };
             c.k += 1;
             let mut names = vec![c.name()?];
@@ -689,8 +703,26 @@ impl Parser {
                         None => Target::Var(name),
                     };
                     Proc::Assign(target, c.expression()?, pos)
-                } else if element.is_some() {
-                    return Err(c.err("expected := after an array element"));
+                } else if let Some(index) = element {
+                    // An element of a channel array.
+                    if c.is("!") {
+                        c.k += 1;
+                        Proc::OutputAt(name, index, c.expression()?, pos)
+                    } else if c.is("?") {
+                        c.k += 1;
+                        let (target, _) = c.name()?;
+                        let target = if c.is("[") {
+                            c.k += 1;
+                            let i = c.expression()?;
+                            c.expect("]")?;
+                            Target::Elem(target, i)
+                        } else {
+                            Target::Var(target)
+                        };
+                        Proc::InputAt(name, index, target, pos)
+                    } else {
+                        return Err(c.err("expected :=, ! or ? after an array element"));
+                    }
                 } else if c.is("!") {
                     c.k += 1;
                     Proc::Output(name, c.expression()?, pos)

@@ -280,3 +280,27 @@ SEQ
         "{e}"
     );
 }
+
+#[test]
+fn a_channel_array_carries_a_pipeline_of_replicated_stages() {
+    // Four doubling stages between five channels: 1 comes out as 16.
+    let source = "
+[5]CHAN OF INT c:
+INT result:
+SEQ
+  PAR
+    c[0] ! 1
+    PAR i = 0 FOR 4
+      INT x:
+      SEQ
+        c[i] ? x
+        c[i + 1] ! x * 2
+    c[4] ? result
+  probe (result)
+";
+    assert_eq!(probes(source), [16]);
+    let e = compile("[2]INT a:\na[0] ! 1\n")
+        .expect_err("not channels")
+        .to_string();
+    assert!(e.contains("not an array of channels"), "{e}");
+}
