@@ -278,6 +278,36 @@ impl Gen {
         Ok(())
     }
 
+    /// With a channel's address in A: outputs `e` on it (through temporaries when `e` needs
+    /// every register).
+    fn output(&mut self, e: &Expr, frame: usize) -> Result<(), OccamError> {
+        if Self::depth(e) >= 3 {
+            let (channel, value) = (self.slot(frame), self.slot(frame));
+            self.emit(format!("stl {channel}"));
+            self.expr(e, frame)?;
+            self.emit(format!("stl {value}"));
+            self.emit(format!("ldl {channel}"));
+            self.emit(format!("ldl {value}"));
+        } else {
+            self.expr(e, frame)?;
+        }
+        self.emit("outword");
+        Ok(())
+    }
+
+    /// The address `target` is written at: a variable's (or its reference), an element's.
+    fn target_address(
+        &mut self,
+        target: &Target,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        match target {
+            Target::Var(name) => self.address(name, pos, frame, Type::Int),
+            Target::Elem(name, index) => self.element(name, index, pos, frame),
+        }
+    }
+
     /// The address of element `index` of channel array `name`.
     fn channel_element(
         &mut self,
@@ -400,17 +430,8 @@ impl Gen {
                 self.store_target(target, *pos, frame)?;
             }
             Proc::Output(chan, e, pos) => {
-                if Self::depth(e) >= 3 {
-                    let temp = self.slot(frame);
-                    self.expr(e, frame)?;
-                    self.emit(format!("stl {temp}"));
-                    self.address(chan, *pos, frame, Type::Chan)?;
-                    self.emit(format!("ldl {temp}"));
-                } else {
-                    self.address(chan, *pos, frame, Type::Chan)?;
-                    self.expr(e, frame)?;
-                }
-                self.emit("outword");
+                self.address(chan, *pos, frame, Type::Chan)?;
+                self.output(e, frame)?;
             }
             Proc::Input(chan, target, pos) => {
                 if let Sym::Timer = self.lookup(chan, *pos)? {
@@ -429,10 +450,7 @@ impl Gen {
                     ));
                 }
                 // Straight into the variable, its reference or the array element.
-                match target {
-                    Target::Var(name) => self.address(name, *pos, frame, Type::Int)?,
-                    Target::Elem(name, index) => self.element(name, index, *pos, frame)?,
-                }
+                self.target_address(target, *pos, frame)?;
                 self.address(chan, *pos, frame, Type::Chan)?;
                 self.emit("ldc 4");
                 self.emit("in");
@@ -449,28 +467,13 @@ impl Gen {
             }
             Proc::OutputAt(chan, index, e, pos) => {
                 self.channel_element(chan, index, *pos, frame)?;
-                let at = self.slot(frame);
-                self.emit(format!("stl {at}"));
-                if Self::depth(e) >= 3 {
-                    let value = self.slot(frame);
-                    self.expr(e, frame)?;
-                    self.emit(format!("stl {value}"));
-                    self.emit(format!("ldl {at}"));
-                    self.emit(format!("ldl {value}"));
-                } else {
-                    self.emit(format!("ldl {at}"));
-                    self.expr(e, frame)?;
-                }
-                self.emit("outword");
+                self.output(e, frame)?;
             }
             Proc::InputAt(chan, index, target, pos) => {
                 self.channel_element(chan, index, *pos, frame)?;
                 let at = self.slot(frame);
                 self.emit(format!("stl {at}"));
-                match target {
-                    Target::Var(name) => self.address(name, *pos, frame, Type::Int)?,
-                    Target::Elem(name, i) => self.element(name, i, *pos, frame)?,
-                }
+                self.target_address(target, *pos, frame)?;
                 self.emit(format!("ldl {at}"));
                 self.emit("ldc 4");
                 self.emit("in");

@@ -263,6 +263,26 @@ impl Cursor<'_> {
         }
     }
 
+    /// `[e]` after a name, if there is one.
+    fn index(&mut self) -> Result<Option<Expr>, OccamError> {
+        if !self.is("[") {
+            return Ok(None);
+        }
+        self.k += 1;
+        let index = self.expression()?;
+        self.expect("]")?;
+        Ok(Some(index))
+    }
+
+    /// What an assignment or input writes: a name, or an array element.
+    fn target(&mut self) -> Result<Target, OccamError> {
+        let (name, _) = self.name()?;
+        Ok(match self.index()? {
+            Some(i) => Target::Elem(name, i),
+            None => Target::Var(name),
+        })
+    }
+
     fn done(&self) -> Result<(), OccamError> {
         match self.peek() {
             None => Ok(()),
@@ -284,15 +304,10 @@ impl Cursor<'_> {
             Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
             Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
             Some(Tok::Sym("-")) => Ok(Expr::Neg(Box::new(self.operand()?))),
-            Some(Tok::Name(n)) if !is_keyword(&n) => {
-                if self.is("[") {
-                    self.k += 1;
-                    let index = self.expression()?;
-                    self.expect("]")?;
-                    return Ok(Expr::Index(n, Box::new(index), pos));
-                }
-                Ok(Expr::Var(n, pos))
-            }
+            Some(Tok::Name(n)) if !is_keyword(&n) => Ok(match self.index()? {
+                Some(index) => Expr::Index(n, Box::new(index), pos),
+                None => Expr::Var(n, pos),
+            }),
             Some(Tok::Sym("(")) => {
                 let e = self.expression()?;
                 self.expect(")")?;
@@ -352,6 +367,26 @@ fn is_keyword(word: &str) -> bool {
 impl Parser {
     fn line(&self) -> Option<&Line> {
         self.lines.get(self.at)
+    }
+
+    /// The next choice line of an IF or ALT at `indent` (consumed), until the indentation
+    /// drops.
+    fn choice(&mut self, indent: usize) -> Result<Option<Line>, OccamError> {
+        let Some(line) = self.line().cloned() else {
+            return Ok(None);
+        };
+        if line.indent < indent {
+            return Ok(None);
+        }
+        if line.indent > indent {
+            return Err(OccamError::at(
+                line.number,
+                line.indent + 1,
+                "indented too far",
+            ));
+        }
+        self.at += 1;
+        Ok(Some(line))
     }
 
     /// The processes indented exactly `indent` under a construct, until the indentation
@@ -504,18 +539,7 @@ impl Parser {
                 c.k += 1;
                 c.done()?;
                 let mut alternatives = Vec::new();
-                while let Some(guard) = self.line().cloned() {
-                    if guard.indent < indent + 2 {
-                        break;
-                    }
-                    if guard.indent > indent + 2 {
-                        return Err(OccamError::at(
-                            guard.number,
-                            guard.indent + 1,
-                            "indented too far",
-                        ));
-                    }
-                    self.at += 1;
+                while let Some(guard) = self.choice(indent + 2)? {
                     let mut g = Cursor { line: &guard, k: 0 };
                     let pos = g.pos();
                     let has_condition = guard.tokens.iter().any(|t| t.0 == Tok::Sym("&"));
@@ -558,18 +582,7 @@ impl Parser {
                 c.k += 1;
                 c.done()?;
                 let mut choices = Vec::new();
-                while let Some(guard) = self.line().cloned() {
-                    if guard.indent < indent + 2 {
-                        break;
-                    }
-                    if guard.indent > indent + 2 {
-                        return Err(OccamError::at(
-                            guard.number,
-                            guard.indent + 1,
-                            "indented too far",
-                        ));
-                    }
-                    self.at += 1;
+                while let Some(guard) = self.choice(indent + 2)? {
                     let mut g = Cursor { line: &guard, k: 0 };
                     let cond = g.expression()?;
                     g.done()?;
@@ -688,14 +701,7 @@ impl Parser {
             }
             _ => {
                 let (name, pos) = c.name()?;
-                let element = if c.is("[") {
-                    c.k += 1;
-                    let index = c.expression()?;
-                    c.expect("]")?;
-                    Some(index)
-                } else {
-                    None
-                };
+                let element = c.index()?;
                 let result = if c.is(":=") {
                     c.k += 1;
                     let target = match element {
@@ -710,16 +716,7 @@ impl Parser {
                         Proc::OutputAt(name, index, c.expression()?, pos)
                     } else if c.is("?") {
                         c.k += 1;
-                        let (target, _) = c.name()?;
-                        let target = if c.is("[") {
-                            c.k += 1;
-                            let i = c.expression()?;
-                            c.expect("]")?;
-                            Target::Elem(target, i)
-                        } else {
-                            Target::Var(target)
-                        };
-                        Proc::InputAt(name, index, target, pos)
+                        Proc::InputAt(name, index, c.target()?, pos)
                     } else {
                         return Err(c.err("expected :=, ! or ? after an array element"));
                     }
@@ -732,16 +729,7 @@ impl Parser {
                         c.k += 1;
                         Proc::After(name, c.expression()?, pos)
                     } else {
-                        let (target, _) = c.name()?;
-                        let target = if c.is("[") {
-                            c.k += 1;
-                            let index = c.expression()?;
-                            c.expect("]")?;
-                            Target::Elem(target, index)
-                        } else {
-                            Target::Var(target)
-                        };
-                        Proc::Input(name, target, pos)
+                        Proc::Input(name, c.target()?, pos)
                     }
                 } else if c.is("(") {
                     c.k += 1;
