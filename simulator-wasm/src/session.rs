@@ -115,7 +115,7 @@ impl Session {
             sample_ps: setup.sample_ns.max(1).saturating_mul(1_000),
             tracing: setup.tracing,
         };
-        let mut network = Network::new(topology, config);
+        let mut network = Network::new(topology.clone(), config);
         let boot: &[u8] = match program {
             Program::Assembly(source) => {
                 let table = CycleTable::new(setup.chip, setup.wait_states);
@@ -124,8 +124,10 @@ impl Session {
                 &[]
             }
             Program::Occam(source) => {
-                let assembly = crate::occam::compile(source).map_err(|e| SimError::Network {
-                    message: e.to_string(),
+                let assembly = crate::occam::compile_for(source, &topology).map_err(|e| {
+                    SimError::Network {
+                        message: e.to_string(),
+                    }
                 })?;
                 let table = CycleTable::new(setup.chip, setup.wait_states);
                 let program = assemble(&assembly, &table, setup.chip.mem_start())?;

@@ -10,6 +10,8 @@ pub enum Tok {
     Name(String),
     Num(i64),
     Sym(&'static str),
+    /// A string in double quotes (its escapes `*n`, `*c`, `*t`, `*"`, `**` read).
+    Str(String),
 }
 
 /// One source line: its indentation (in spaces) and its tokens with their columns.
@@ -30,6 +32,42 @@ pub enum Expr {
     Index(String, Box<Expr>, Pos),
     Not(Box<Expr>),
     Neg(Box<Expr>),
+    /// A string: only as a probe's text.
+    Str(String, Pos),
+}
+
+/// The most items a sequential protocol has here.
+pub const MAX_ITEMS: usize = 8;
+
+/// What one item of a message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A word: INT or BOOL.
+    Word,
+    /// A whole array of words, `[n]INT`.
+    Array,
+    /// A count and that many words of an array, `INT::[]INT`.
+    Counted,
+}
+
+/// A channel's protocol: its items in order (`INT`, `[8]INT`, `INT::[]INT`, `INT; [4]INT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Protocol {
+    pub items: [Shape; MAX_ITEMS],
+    pub len: u8,
+}
+
+impl Protocol {
+    /// One word: `CHAN OF INT`.
+    pub const WORD: Protocol = Protocol {
+        items: [Shape::Word; MAX_ITEMS],
+        len: 1,
+    };
+
+    /// The items.
+    pub fn shapes(&self) -> &[Shape] {
+        &self.items[..usize::from(self.len)]
+    }
 }
 
 /// A declared type.
@@ -37,8 +75,15 @@ pub enum Expr {
 pub enum Type {
     Int,
     Bool,
-    Chan,
+    Chan(Protocol),
     Timer,
+}
+
+impl Type {
+    /// Whether this is a channel.
+    pub fn is_chan(&self) -> bool {
+        matches!(self, Type::Chan(_))
+    }
 }
 
 /// What an assignment or an input writes: a variable or an array element.
@@ -57,11 +102,26 @@ impl Target {
     }
 }
 
+/// A channel, or an element of a channel array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChanRef {
+    pub name: String,
+    pub index: Option<Expr>,
+}
+
+/// One item of a message: a value (or a target, for input), or a count and an array
+/// (`n::a`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item<T> {
+    One(T),
+    Counted(T, String),
+}
+
 /// What an alternative waits for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Guard {
     /// `c ? x`.
-    Input(String, Target),
+    Input(ChanRef, Vec<Item<Target>>),
     /// `timer ? AFTER e`.
     After(String, Expr),
     /// `SKIP`: always ready.
@@ -87,18 +147,34 @@ pub struct Param {
     pub by_value: bool,
 }
 
+/// A replicator: `name = base FOR count`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replicator {
+    pub name: String,
+    pub base: Expr,
+    pub count: Expr,
+    pub pos: Pos,
+}
+
+/// One `PROCESSOR n` of a PLACED PAR (replicated or not) and the process it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    pub replicator: Option<Replicator>,
+    pub processor: Expr,
+    pub body: Proc,
+    pub pos: Pos,
+}
+
 /// A process.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Proc {
     Skip,
     Stop,
     Assign(Target, Expr, Pos),
-    Output(String, Expr, Pos),
-    Input(String, Target, Pos),
-    /// `c[i] ! e`: output on an element of a channel array.
-    OutputAt(String, Expr, Expr, Pos),
-    /// `c[i] ? x`: input from an element of a channel array.
-    InputAt(String, Expr, Target, Pos),
+    /// `c ! e1; e2` (items of the channel's protocol).
+    Output(ChanRef, Vec<Item<Expr>>, Pos),
+    /// `c ? x; y`, or `timer ? x`.
+    Input(ChanRef, Vec<Item<Target>>, Pos),
     /// `timer ? AFTER e`: wait until the timer passes `e`.
     After(String, Expr, Pos),
     /// ALT: alternatives, each an optional boolean guard, its input (or timeout or SKIP) and
@@ -108,7 +184,11 @@ pub enum Proc {
     Array(Type, Expr, Vec<(String, Pos)>, Box<Proc>),
     Seq(Vec<Proc>),
     Par(Vec<Proc>, Pos),
+    /// `PAR i = base FOR count` (count a constant): a branch per index.
+    RepPar(Replicator, Box<Proc>),
     If(Vec<(Expr, Proc)>),
+    /// `CASE e`: choices of constant values (an empty list is ELSE).
+    Case(Expr, Vec<(Vec<Expr>, Proc)>, Pos),
     While(Expr, Box<Proc>),
     RepSeq(String, Expr, Expr, Box<Proc>),
     /// Variables or channels of a type, then the process in their scope.
@@ -118,18 +198,20 @@ pub enum Proc {
     Call(String, Vec<Expr>, Pos),
     /// A PROC's name, parameters and body, then the process in its scope.
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
+    /// A PLACED PAR: processes placed on the network's processors.
+    Placed(Vec<Placement>, Pos),
 }
 
-const SYMBOLS: [&str; 21] = [
-    ":=", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/", "\\",
-    "[", "]", "&",
+const SYMBOLS: [&str; 23] = [
+    ":=", "::", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/",
+    "\\", "[", "]", "&", ";",
 ];
 
 fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
     let mut lines = Vec::new();
     for (k, text) in source.lines().enumerate() {
         let number = k + 1;
-        let code = text.split("--").next().unwrap_or("");
+        let code = &text[..comment_start(text)];
         if code.trim().is_empty() {
             continue;
         }
@@ -151,6 +233,26 @@ fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
                     i += 1;
                 }
                 tokens.push((Tok::Name(chars[start..i].iter().collect()), column));
+            } else if c == '"' || c == '\'' {
+                let (text, end) = quoted(&chars, i).ok_or_else(|| {
+                    OccamError::at(number, column, format!("a {c} without its closing {c}"))
+                })?;
+                i = end;
+                if c == '"' {
+                    tokens.push((Tok::Str(text), column));
+                } else {
+                    let mut bytes = text.bytes();
+                    match (bytes.next(), bytes.next()) {
+                        (Some(b), None) => tokens.push((Tok::Num(i64::from(b)), column)),
+                        _ => {
+                            return Err(OccamError::at(
+                                number,
+                                column,
+                                "a character in single quotes is one byte",
+                            ));
+                        }
+                    }
+                }
             } else if c.is_ascii_digit() || c == '#' {
                 let start = i;
                 i += 1;
@@ -184,6 +286,53 @@ fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
         });
     }
     Ok(lines)
+}
+
+/// Where a line's comment (`--` outside quotes) starts, or its length.
+fn comment_start(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut quote = None;
+    let mut k = 0;
+    while k < bytes.len() {
+        let b = bytes[k];
+        match quote {
+            Some(_) if b == b'*' => k += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b == b'-' && bytes.get(k + 1) == Some(&b'-') => return k,
+            None => {}
+        }
+        k += 1;
+    }
+    text.len()
+}
+
+/// The text of a quoted string or character starting at `chars[start]` (occam's escapes:
+/// `*n`, `*c`, `*t`, `*s`, `**`, `*"`, `*'`) and the index after its closing quote.
+fn quoted(chars: &[char], start: usize) -> Option<(String, usize)> {
+    let quote = chars[start];
+    let mut out = String::new();
+    let mut k = start + 1;
+    loop {
+        match *chars.get(k)? {
+            c if c == quote => return Some((out, k + 1)),
+            '*' => {
+                out.push(match *chars.get(k + 1)? {
+                    'n' | 'N' => '\n',
+                    'c' | 'C' => '\r',
+                    't' | 'T' => '\t',
+                    's' | 'S' => ' ',
+                    other => other,
+                });
+                k += 2;
+            }
+            c => {
+                out.push(c);
+                k += 1;
+            }
+        }
+    }
 }
 
 /// Parses a whole program: one process at indentation 0.
@@ -283,6 +432,127 @@ impl Cursor<'_> {
         })
     }
 
+    /// A channel or a channel array's element: `c`, `c[i]`.
+    fn chan_ref(&mut self) -> Result<(ChanRef, Pos), OccamError> {
+        let (name, pos) = self.name()?;
+        let index = self.index()?;
+        Ok((ChanRef { name, index }, pos))
+    }
+
+    /// A protocol after `CHAN OF`: items separated by `;` (`INT`, `BOOL`, `[n]INT`,
+    /// `INT::[]INT`).
+    fn protocol(&mut self) -> Result<Protocol, OccamError> {
+        let mut p = Protocol {
+            items: [Shape::Word; MAX_ITEMS],
+            len: 0,
+        };
+        loop {
+            if usize::from(p.len) == MAX_ITEMS {
+                return Err(self.err(format!("a protocol has at most {MAX_ITEMS} items here")));
+            }
+            let shape = if self.keyword("INT") || self.keyword("BOOL") {
+                self.k += 1;
+                if self.is("::") {
+                    self.k += 1;
+                    self.expect("[")?;
+                    self.expect("]")?;
+                    self.word_type("a counted array: INT::[]INT")?;
+                    Shape::Counted
+                } else {
+                    Shape::Word
+                }
+            } else if self.is("[") {
+                self.k += 1;
+                self.expression()?;
+                self.expect("]")?;
+                self.word_type("an array: [n]INT")?;
+                Shape::Array
+            } else {
+                return Err(self.err("expected a protocol: INT, BOOL, [n]INT or INT::[]INT"));
+            };
+            p.items[usize::from(p.len)] = shape;
+            p.len += 1;
+            if !self.is(";") {
+                return Ok(p);
+            }
+            self.k += 1;
+        }
+    }
+
+    /// INT or BOOL, as part of `what`.
+    fn word_type(&mut self, what: &str) -> Result<(), OccamError> {
+        if self.keyword("INT") || self.keyword("BOOL") {
+            self.k += 1;
+            Ok(())
+        } else {
+            Err(self.err(format!("expected INT ({what})")))
+        }
+    }
+
+    /// `CHAN OF protocol`, from CHAN.
+    fn chan_type(&mut self) -> Result<Type, OccamError> {
+        self.k += 1;
+        if !self.keyword("OF") {
+            return Err(self.err("expected OF (CHAN OF INT)"));
+        }
+        self.k += 1;
+        Ok(Type::Chan(self.protocol()?))
+    }
+
+    /// What an output sends: values separated by `;`, each `e` or `count::array`.
+    fn out_items(&mut self) -> Result<Vec<Item<Expr>>, OccamError> {
+        let mut items = Vec::new();
+        loop {
+            let e = self.expression()?;
+            if self.is("::") {
+                self.k += 1;
+                items.push(Item::Counted(e, self.name()?.0));
+            } else {
+                items.push(Item::One(e));
+            }
+            if !self.is(";") {
+                return Ok(items);
+            }
+            self.k += 1;
+        }
+    }
+
+    /// What an input receives into: targets separated by `;`, each `x` or `count::array`.
+    fn in_items(&mut self) -> Result<Vec<Item<Target>>, OccamError> {
+        let mut items = Vec::new();
+        loop {
+            let t = self.target()?;
+            if self.is("::") {
+                self.k += 1;
+                items.push(Item::Counted(t, self.name()?.0));
+            } else {
+                items.push(Item::One(t));
+            }
+            if !self.is(";") {
+                return Ok(items);
+            }
+            self.k += 1;
+        }
+    }
+
+    /// `name = base FOR count`.
+    fn replicator(&mut self) -> Result<Replicator, OccamError> {
+        let (name, pos) = self.name()?;
+        self.expect("=")?;
+        let base = self.expression()?;
+        if !self.keyword("FOR") {
+            return Err(self.err("expected FOR"));
+        }
+        self.k += 1;
+        let count = self.expression()?;
+        Ok(Replicator {
+            name,
+            base,
+            count,
+            pos,
+        })
+    }
+
     fn done(&self) -> Result<(), OccamError> {
         match self.peek() {
             None => Ok(()),
@@ -308,6 +578,7 @@ impl Cursor<'_> {
                 Some(index) => Expr::Index(n, Box::new(index), pos),
                 None => Expr::Var(n, pos),
             }),
+            Some(Tok::Str(text)) => Ok(Expr::Str(text, pos)),
             Some(Tok::Sym("(")) => {
                 let e = self.expression()?;
                 self.expect(")")?;
@@ -358,8 +629,33 @@ impl Cursor<'_> {
 
 fn is_keyword(word: &str) -> bool {
     [
-        "SEQ", "PAR", "IF", "WHILE", "SKIP", "STOP", "INT", "BOOL", "CHAN", "OF", "VAL", "IS",
-        "PROC", "FOR", "TRUE", "FALSE", "NOT", "AND", "OR", "TIMER", "AFTER", "ALT",
+        "SEQ",
+        "PAR",
+        "IF",
+        "WHILE",
+        "SKIP",
+        "STOP",
+        "INT",
+        "BOOL",
+        "CHAN",
+        "OF",
+        "VAL",
+        "IS",
+        "PROC",
+        "FOR",
+        "TRUE",
+        "FALSE",
+        "NOT",
+        "AND",
+        "OR",
+        "TIMER",
+        "AFTER",
+        "ALT",
+        "PRI",
+        "PLACED",
+        "PROCESSOR",
+        "CASE",
+        "ELSE",
     ]
     .contains(&word)
 }
@@ -438,37 +734,33 @@ impl Parser {
             let size = c.expression()?;
             c.expect("]")?;
             let ty = if c.keyword("INT") {
+                c.k += 1;
                 Type::Int
             } else if c.keyword("BOOL") {
+                c.k += 1;
                 Type::Bool
             } else if c.keyword("CHAN") {
-                c.k += 1;
-                if !c.keyword("OF") {
-                    return Err(c.err("expected OF (CHAN OF INT)"));
-                }
-                c.k += 1;
-                if !(c.keyword("INT") || c.keyword("BOOL")) {
-                    return Err(c.err("expected a protocol: INT or BOOL"));
-                }
-                Type::Chan
+                c.chan_type()?
             } else {
                 return Err(c.err("expected INT, BOOL or CHAN OF INT"));
             };
-            c.k += 1;
-            let mut names = vec![c.name()?];
-            while c.is(",") {
-                c.k += 1;
-                names.push(c.name()?);
-            }
-            c.expect(":")?;
-            c.done()?;
+            let names = names(&mut c)?;
             let scope = self.process(indent)?;
             return Ok(Proc::Array(ty, size, names, Box::new(scope)));
         }
-        let word = match c.peek() {
+        let mut word = match c.peek() {
             Some(Tok::Name(n)) => n.clone(),
             _ => return Err(c.err("expected a process or a declaration")),
         };
+        if word == "PRI" {
+            // PRI ALT takes the first ready alternative in order, as every ALT here does; PRI
+            // PAR runs its branches at one priority.
+            c.k += 1;
+            word = match c.peek() {
+                Some(Tok::Name(n)) if n == "ALT" || n == "PAR" => n.clone(),
+                _ => return Err(c.err("expected ALT or PAR after PRI")),
+            };
+        }
         match word.as_str() {
             "SKIP" | "STOP" => {
                 c.k += 1;
@@ -482,44 +774,14 @@ impl Parser {
             "SEQ" | "PAR" => {
                 c.k += 1;
                 if c.peek().is_some() {
-                    let (name, name_pos) = c.name()?;
-                    c.expect("=")?;
-                    let base = c.expression()?;
-                    if !c.keyword("FOR") {
-                        return Err(c.err("expected FOR"));
-                    }
-                    c.k += 1;
-                    let count_pos = c.pos();
-                    let count = c.expression()?;
+                    let r = c.replicator()?;
                     c.done()?;
                     let body = Proc::Seq(self.block(indent + 2, "a replicated process", start)?);
-                    if word == "SEQ" {
-                        return Ok(Proc::RepSeq(name, base, count, Box::new(body)));
-                    }
-                    // A replicated PAR: its count is a constant, so it is that many branches,
-                    // each with its own index (`VAL INT i IS base + k:`).
-                    let n = match count {
-                        Expr::Num(n) if (1..=256).contains(&n) => n,
-                        _ => {
-                            return Err(OccamError::at(
-                                count_pos.line,
-                                count_pos.column,
-                                "a replicated PAR's count must be a number from 1 to 256",
-                            ));
-                        }
-                    };
-                    let branches = (0..n)
-                        .map(|k| {
-                            let index = Expr::Bin(
-                                "+",
-                                Box::new(base.clone()),
-                                Box::new(Expr::Num(k)),
-                                name_pos,
-                            );
-                            Proc::Val(name.clone(), index, Box::new(body.clone()), name_pos)
-                        })
-                        .collect();
-                    return Ok(Proc::Par(branches, start));
+                    return Ok(if word == "SEQ" {
+                        Proc::RepSeq(r.name, r.base, r.count, Box::new(body))
+                    } else {
+                        Proc::RepPar(r, Box::new(body))
+                    });
                 }
                 let body = self.block(indent + 2, &word, start)?;
                 Ok(if word == "SEQ" {
@@ -527,6 +789,53 @@ impl Parser {
                 } else {
                     Proc::Par(body, start)
                 })
+            }
+            "PLACED" => {
+                c.k += 1;
+                if !c.keyword("PAR") {
+                    return Err(c.err("expected PAR (PLACED PAR)"));
+                }
+                c.k += 1;
+                let replicator = if c.peek().is_some() {
+                    Some(c.replicator()?)
+                } else {
+                    None
+                };
+                c.done()?;
+                let mut placements = Vec::new();
+                while let Some(line) = self.choice(indent + 2)? {
+                    let mut g = Cursor { line: &line, k: 0 };
+                    let pos = g.pos();
+                    if !g.keyword("PROCESSOR") {
+                        return Err(g.err("expected PROCESSOR n under a PLACED PAR"));
+                    }
+                    g.k += 1;
+                    let processor = g.expression()?;
+                    // The processor's type (`T8`, `T800`), as INMOS configurations write it.
+                    if matches!(g.peek(), Some(Tok::Name(_))) {
+                        g.k += 1;
+                    }
+                    g.done()?;
+                    let body = Proc::Seq(self.block(indent + 4, "PROCESSOR", pos)?);
+                    placements.push(Placement {
+                        replicator: None,
+                        processor,
+                        body,
+                        pos,
+                    });
+                }
+                match (replicator, placements.len()) {
+                    (_, 0) => Err(c.err("PLACED PAR needs PROCESSORs indented under it")),
+                    (Some(r), 1) => {
+                        placements[0].replicator = Some(r);
+                        Ok(Proc::Placed(placements, start))
+                    }
+                    (Some(_), _) => Err(OccamError::at_pos(
+                        placements[1].pos,
+                        "a replicated PLACED PAR places one PROCESSOR",
+                    )),
+                    (None, _) => Ok(Proc::Placed(placements, start)),
+                }
             }
             "WHILE" => {
                 c.k += 1;
@@ -540,38 +849,7 @@ impl Parser {
                 c.done()?;
                 let mut alternatives = Vec::new();
                 while let Some(guard) = self.choice(indent + 2)? {
-                    let mut g = Cursor { line: &guard, k: 0 };
-                    let pos = g.pos();
-                    let has_condition = guard.tokens.iter().any(|t| t.0 == Tok::Sym("&"));
-                    let condition = if has_condition {
-                        let e = g.expression()?;
-                        g.expect("&")?;
-                        Some(e)
-                    } else {
-                        None
-                    };
-                    let what = if g.keyword("SKIP") {
-                        g.k += 1;
-                        Guard::Skip
-                    } else {
-                        let (chan, _) = g.name()?;
-                        g.expect("?")?;
-                        if g.keyword("AFTER") {
-                            g.k += 1;
-                            Guard::After(chan, g.expression()?)
-                        } else {
-                            let (target, _) = g.name()?;
-                            Guard::Input(chan, Target::Var(target))
-                        }
-                    };
-                    g.done()?;
-                    let body = self.block(indent + 4, "an ALT alternative", pos)?;
-                    alternatives.push(Alternative {
-                        condition,
-                        guard: what,
-                        body: Proc::Seq(body),
-                        pos,
-                    });
+                    alternatives.push(self.alternative(&guard, indent)?);
                 }
                 if alternatives.is_empty() {
                     return Err(c.err("ALT needs alternatives indented under it"));
@@ -594,31 +872,47 @@ impl Parser {
                 }
                 Ok(Proc::If(choices))
             }
-            "INT" | "BOOL" | "CHAN" | "TIMER" => {
+            "CASE" => {
                 c.k += 1;
+                let selector = c.expression()?;
+                c.done()?;
+                let mut choices = Vec::new();
+                while let Some(choice) = self.choice(indent + 2)? {
+                    let mut g = Cursor {
+                        line: &choice,
+                        k: 0,
+                    };
+                    let pos = g.pos();
+                    let mut values = Vec::new();
+                    if g.keyword("ELSE") {
+                        g.k += 1;
+                    } else {
+                        values.push(g.expression()?);
+                        while g.is(",") {
+                            g.k += 1;
+                            values.push(g.expression()?);
+                        }
+                    }
+                    g.done()?;
+                    let body = self.block(indent + 4, "a CASE choice", pos)?;
+                    choices.push((values, Proc::Seq(body)));
+                }
+                if choices.is_empty() {
+                    return Err(c.err("CASE needs choices indented under it"));
+                }
+                Ok(Proc::Case(selector, choices, start))
+            }
+            "INT" | "BOOL" | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
                     "INT" => Type::Int,
                     "BOOL" => Type::Bool,
                     "TIMER" => Type::Timer,
-                    _ => {
-                        if !c.keyword("OF") {
-                            return Err(c.err("expected OF (CHAN OF INT)"));
-                        }
-                        c.k += 1;
-                        if !(c.keyword("INT") || c.keyword("BOOL")) {
-                            return Err(c.err("expected a protocol: INT or BOOL"));
-                        }
-                        c.k += 1;
-                        Type::Chan
-                    }
+                    _ => c.chan_type()?,
                 };
-                let mut names = vec![c.name()?];
-                while c.is(",") {
+                if !ty.is_chan() {
                     c.k += 1;
-                    names.push(c.name()?);
                 }
-                c.expect(":")?;
-                c.done()?;
+                let names = names(&mut c)?;
                 let scope = self.process(indent)?;
                 Ok(Proc::Decl(ty, names, Box::new(scope)))
             }
@@ -639,115 +933,161 @@ impl Parser {
                 let scope = self.process(indent)?;
                 Ok(Proc::Val(name, value, Box::new(scope), pos))
             }
-            "PROC" => {
-                c.k += 1;
-                let (name, pos) = c.name()?;
-                c.expect("(")?;
-                let mut params = Vec::new();
-                while !c.is(")") {
-                    if !params.is_empty() {
-                        c.expect(",")?;
-                    }
-                    let by_value = c.keyword("VAL");
-                    if by_value {
-                        c.k += 1;
-                    }
-                    let ty = if c.keyword("INT") {
-                        c.k += 1;
-                        Type::Int
-                    } else if c.keyword("BOOL") {
-                        c.k += 1;
-                        Type::Bool
-                    } else if c.keyword("CHAN") {
-                        c.k += 1;
-                        if !c.keyword("OF") {
-                            return Err(c.err("expected OF"));
-                        }
-                        c.k += 2;
-                        Type::Chan
-                    } else {
-                        return Err(c.err("expected a parameter: VAL INT, INT or CHAN OF INT"));
-                    };
-                    let (pname, _) = c.name()?;
-                    params.push(Param {
-                        name: pname,
-                        ty,
-                        by_value,
-                    });
-                }
-                c.expect(")")?;
-                c.done()?;
-                let body = self.block(indent + 2, "PROC", start)?;
-                let end = self.line().cloned().ok_or_else(|| {
-                    OccamError::at(line.number, 1, "expected \":\" ending the PROC")
-                })?;
-                if end.indent != indent || end.tokens.first().map(|t| &t.0) != Some(&Tok::Sym(":"))
-                {
-                    return Err(OccamError::at(
-                        end.number,
-                        end.indent + 1,
-                        "expected \":\" ending the PROC",
-                    ));
-                }
-                self.at += 1;
-                let scope = self.process(indent)?;
-                Ok(Proc::Define(
-                    name,
-                    params,
-                    Box::new(Proc::Seq(body)),
-                    Box::new(scope),
-                    pos,
-                ))
-            }
+            "PROC" => self.define(&mut c, indent, start),
             _ => {
-                let (name, pos) = c.name()?;
-                let element = c.index()?;
-                let result = if c.is(":=") {
-                    c.k += 1;
-                    let target = match element {
-                        Some(i) => Target::Elem(name, i),
-                        None => Target::Var(name),
-                    };
-                    Proc::Assign(target, c.expression()?, pos)
-                } else if let Some(index) = element {
-                    // An element of a channel array.
-                    if c.is("!") {
-                        c.k += 1;
-                        Proc::OutputAt(name, index, c.expression()?, pos)
-                    } else if c.is("?") {
-                        c.k += 1;
-                        Proc::InputAt(name, index, c.target()?, pos)
-                    } else {
-                        return Err(c.err("expected :=, ! or ? after an array element"));
-                    }
-                } else if c.is("!") {
-                    c.k += 1;
-                    Proc::Output(name, c.expression()?, pos)
-                } else if c.is("?") {
-                    c.k += 1;
-                    if c.keyword("AFTER") {
-                        c.k += 1;
-                        Proc::After(name, c.expression()?, pos)
-                    } else {
-                        Proc::Input(name, c.target()?, pos)
-                    }
-                } else if c.is("(") {
-                    c.k += 1;
-                    let mut args = Vec::new();
-                    while !c.is(")") {
-                        if !args.is_empty() {
-                            c.expect(",")?;
-                        }
-                        args.push(c.expression()?);
-                    }
-                    c.k += 1;
-                    Proc::Call(name, args, pos)
-                } else {
-                    return Err(c.err("expected :=, !, ? or a PROC call"));
-                };
+                let result = statement(&mut c)?;
                 c.done()?;
                 Ok(result)
             }
         }
     }
+
+    /// One alternative of an ALT: its guard line (read) and its process.
+    fn alternative(&mut self, guard: &Line, indent: usize) -> Result<Alternative, OccamError> {
+        let mut g = Cursor { line: guard, k: 0 };
+        let pos = g.pos();
+        let has_condition = guard.tokens.iter().any(|t| t.0 == Tok::Sym("&"));
+        let condition = if has_condition {
+            let e = g.expression()?;
+            g.expect("&")?;
+            Some(e)
+        } else {
+            None
+        };
+        let what = if g.keyword("SKIP") {
+            g.k += 1;
+            Guard::Skip
+        } else {
+            let (chan, _) = g.chan_ref()?;
+            g.expect("?")?;
+            if g.keyword("AFTER") && chan.index.is_none() {
+                g.k += 1;
+                Guard::After(chan.name, g.expression()?)
+            } else {
+                Guard::Input(chan, g.in_items()?)
+            }
+        };
+        g.done()?;
+        let body = self.block(indent + 4, "an ALT alternative", pos)?;
+        Ok(Alternative {
+            condition,
+            guard: what,
+            body: Proc::Seq(body),
+            pos,
+        })
+    }
+
+    /// `PROC name (params)`, its body and the `:` ending it, then the process in its scope.
+    fn define(
+        &mut self,
+        c: &mut Cursor<'_>,
+        indent: usize,
+        start: Pos,
+    ) -> Result<Proc, OccamError> {
+        c.k += 1;
+        let (name, pos) = c.name()?;
+        c.expect("(")?;
+        let mut params = Vec::new();
+        while !c.is(")") {
+            if !params.is_empty() {
+                c.expect(",")?;
+            }
+            let by_value = c.keyword("VAL");
+            if by_value {
+                c.k += 1;
+            }
+            let ty = if c.keyword("INT") {
+                c.k += 1;
+                Type::Int
+            } else if c.keyword("BOOL") {
+                c.k += 1;
+                Type::Bool
+            } else if c.keyword("CHAN") {
+                c.chan_type()?
+            } else {
+                return Err(c.err("expected a parameter: VAL INT, INT or CHAN OF INT"));
+            };
+            let (pname, _) = c.name()?;
+            params.push(Param {
+                name: pname,
+                ty,
+                by_value,
+            });
+        }
+        c.expect(")")?;
+        c.done()?;
+        let body = self.block(indent + 2, "PROC", start)?;
+        let end = self
+            .line()
+            .cloned()
+            .ok_or_else(|| OccamError::at(start.line, 1, "expected \":\" ending the PROC"))?;
+        if end.indent != indent || end.tokens.first().map(|t| &t.0) != Some(&Tok::Sym(":")) {
+            return Err(OccamError::at(
+                end.number,
+                end.indent + 1,
+                "expected \":\" ending the PROC",
+            ));
+        }
+        self.at += 1;
+        let scope = self.process(indent)?;
+        Ok(Proc::Define(
+            name,
+            params,
+            Box::new(Proc::Seq(body)),
+            Box::new(scope),
+            pos,
+        ))
+    }
+}
+
+/// The names of a declaration and its closing `:`.
+fn names(c: &mut Cursor<'_>) -> Result<Vec<(String, Pos)>, OccamError> {
+    let mut names = vec![c.name()?];
+    while c.is(",") {
+        c.k += 1;
+        names.push(c.name()?);
+    }
+    c.expect(":")?;
+    c.done()?;
+    Ok(names)
+}
+
+/// A simple process: an assignment, an output, an input, a timeout or a PROC call.
+fn statement(c: &mut Cursor<'_>) -> Result<Proc, OccamError> {
+    let (name, pos) = c.name()?;
+    let index = c.index()?;
+    if c.is(":=") {
+        c.k += 1;
+        let target = match index {
+            Some(i) => Target::Elem(name, i),
+            None => Target::Var(name),
+        };
+        return Ok(Proc::Assign(target, c.expression()?, pos));
+    }
+    let chan = ChanRef { name, index };
+    if c.is("!") {
+        c.k += 1;
+        return Ok(Proc::Output(chan, c.out_items()?, pos));
+    }
+    if c.is("?") {
+        c.k += 1;
+        if c.keyword("AFTER") && chan.index.is_none() {
+            c.k += 1;
+            return Ok(Proc::After(chan.name, c.expression()?, pos));
+        }
+        return Ok(Proc::Input(chan, c.in_items()?, pos));
+    }
+    if c.is("(") && chan.index.is_none() {
+        c.k += 1;
+        let mut args = Vec::new();
+        while !c.is(")") {
+            if !args.is_empty() {
+                c.expect(",")?;
+            }
+            args.push(c.expression()?);
+        }
+        c.k += 1;
+        return Ok(Proc::Call(chan.name, args, pos));
+    }
+    Err(c.err("expected :=, !, ? or a PROC call"))
 }

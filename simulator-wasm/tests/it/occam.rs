@@ -202,14 +202,19 @@ SEQ
     assert_eq!(p[0], 285);
     assert!((3..=4).contains(&p[1]), "waited {} ticks", p[1]);
     assert_eq!(p[2], 7);
-    // A subscript out of range sets the error flag (occam's run-time check).
+    // A subscript out of range sets the error flag (occam's run-time check), or is refused
+    // when it is a constant.
     let mut session = Session::new(
-        &Program::Occam("[3]INT a:\nSEQ\n  a[3] := 1\n  probe (1)\n".to_owned()),
+        &Program::Occam("[3]INT a:\nINT k:\nSEQ\n  k := 3\n  a[k] := 1\n  probe (1)\n".to_owned()),
         &Setup::default(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let _ = session.finish();
     assert!(session.network.nodes[0].error, "a[3] of a [3]INT");
+    let e = compile("[3]INT a:\nSEQ\n  a[3] := 1\n")
+        .expect_err("a constant subscript out of range")
+        .to_string();
+    assert!(e.contains("line 3") && e.contains("no element 3"), "{e}");
 }
 
 #[test]
@@ -276,7 +281,7 @@ SEQ
         .expect_err("a variable count")
         .to_string();
     assert!(
-        e.contains("line 4") && e.contains("count must be a number"),
+        e.contains("line 4") && e.contains("count must be a constant"),
         "{e}"
     );
 }

@@ -1,0 +1,1671 @@
+//! Code generation: the tree of processes to the emulator's assembly.
+//!
+//! Each process has a workspace frame (W[0] scratch and a PAR's join address, W[1] the join
+//! count, locals from W[2]); a PAR's branches get frames below their parent's, at offsets
+//! chosen once their sizes are known, so a branch reaches its parent's variables with one
+//! `ldl` (offsets are assembler constants defined after the code that uses them); a PROC call
+//! passes its parameters in A, B and C. VALs whose value is known when compiling are
+//! constants (no storage), and so are replicator indices of expanded PARs.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::error::OccamError;
+use super::parse::{
+    Alternative, ChanRef, Expr, Guard, Item, Param, Placement, Pos, Proc, Protocol, Shape, Target,
+    Type,
+};
+use super::place::{self, Dir, Placed, Use};
+use crate::topology::Topology;
+
+/// Compiles a parsed program for `topology`.
+pub fn generate(tree: &Proc, topology: &Topology) -> Result<String, OccamError> {
+    let mut g = Gen {
+        nodes: topology.nodes,
+        ..Gen::default()
+    };
+    let main = g.new_frame(None);
+    g.code.push_str("    ajw -FRAME0\n");
+    // A = the node's number when it starts.
+    g.node_slot = g.slot(main);
+    g.emit(format!("stl {}", g.node_slot));
+    if !placed(tree) {
+        // A program without a configuration runs on processor 0.
+        let run = g.label();
+        g.emit(format!("ldl {}", g.node_slot));
+        g.emit(format!("cj {run}"));
+        g.emit("stopp");
+        g.code.push_str(&format!("{run}:\n"));
+    }
+    g.declare("NODES", Sym::Const(i64::from(topology.nodes)));
+    g.process(tree, main)?;
+    g.emit("stopp");
+    let (links, words) = place::map(&g.uses, &g.placed, topology)?;
+    let mut out = std::mem::take(&mut g.code);
+    for block in &g.deferred {
+        out.push_str(block);
+    }
+    out.push_str("    .align 4\n");
+    out.push_str(&words);
+    out.push_str(&g.data);
+    for (k, f) in g.frames.iter().enumerate() {
+        let _ = writeln!(out, "FRAME{k} = {}", f.size());
+    }
+    out.push_str(&g.constants);
+    out.push_str(&links);
+    Ok(out)
+}
+
+/// Whether the program has a PLACED PAR.
+fn placed(p: &Proc) -> bool {
+    match p {
+        Proc::Placed(..) => true,
+        Proc::Seq(list) | Proc::Par(list, _) => list.iter().any(placed),
+        Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => placed(q),
+        _ => false,
+    }
+}
+
+/// What a name stands for.
+#[derive(Debug, Clone)]
+enum Sym {
+    /// A variable or channel word in a frame's slot.
+    Var {
+        frame: usize,
+        slot: i64,
+        ty: Type,
+        writable: bool,
+    },
+    /// A PROC parameter passed by reference (its address in the slot).
+    Ref { frame: usize, slot: i64, ty: Type },
+    /// A PROC: its label, parameters, which end of each channel parameter it uses, and its
+    /// frame.
+    Procedure {
+        label: String,
+        params: Vec<Param>,
+        dirs: Vec<Option<Dir>>,
+        frame: usize,
+    },
+    /// An array of `len` words (variables or channels) from a frame's slot.
+    Array {
+        frame: usize,
+        slot: i64,
+        len: i64,
+        ty: Type,
+    },
+    /// A timer (it needs no storage).
+    Timer,
+    /// A value known when compiling.
+    Const(i64),
+    /// A channel (or array of channels) declared outside a PLACED PAR: its address on each
+    /// processor is an assembler constant (`place::constant_name`).
+    Placed {
+        id: usize,
+        len: Option<i64>,
+        protocol: Protocol,
+    },
+}
+
+/// A workspace frame.
+#[derive(Debug, Clone, Default)]
+struct Frame {
+    /// The frame it sits in (a PAR branch's parent) and the constant naming its offset in
+    /// words below the parent's Wptr; none for the main program and PROCs.
+    parent: Option<(usize, String)>,
+    /// The next free slot (W[0] and W[1] are the scratch word and the join count).
+    next: i64,
+    /// Words needed below Wptr (PAR branches, PROC calls).
+    below: i64,
+}
+
+impl Frame {
+    /// Words from the frame's Wptr up to its last local.
+    fn size(&self) -> i64 {
+        self.next.max(2)
+    }
+}
+
+#[derive(Default)]
+struct Gen {
+    code: String,
+    deferred: Vec<String>,
+    /// Data words and probe texts, after the code.
+    data: String,
+    constants: String,
+    frames: Vec<Frame>,
+    scopes: Vec<(String, Sym)>,
+    labels: usize,
+    /// The network's size.
+    nodes: u32,
+    /// The main frame's slot holding the node's number.
+    node_slot: i64,
+    /// The processor whose code is being generated, inside a PLACED PAR.
+    processor: Option<u32>,
+    /// Placed channels, by number, and their uses.
+    placed: Vec<Placed>,
+    uses: Vec<Use>,
+}
+
+/// occam's INT arithmetic on constants: None when it overflows (the run-time check then
+/// reports it) or divides by zero.
+fn fold(op: &str, a: i64, b: i64) -> Option<i64> {
+    let (a, b) = (a as i32, b as i32);
+    let v = match op {
+        "+" => a.checked_add(b)?,
+        "-" => a.checked_sub(b)?,
+        "*" => a.checked_mul(b)?,
+        "/" => a.checked_div(b)?,
+        "\\" => a.checked_rem(b)?,
+        "AND" => i32::from(a != 0 && b != 0),
+        "OR" => i32::from(a != 0 || b != 0),
+        "=" => i32::from(a == b),
+        "<>" => i32::from(a != b),
+        ">" => i32::from(a > b),
+        "<" => i32::from(a < b),
+        "<=" => i32::from(a <= b),
+        _ => i32::from(a >= b),
+    };
+    Some(i64::from(v))
+}
+
+impl Gen {
+    fn new_frame(&mut self, parent: Option<(usize, String)>) -> usize {
+        self.frames.push(Frame {
+            parent,
+            next: 2,
+            ..Frame::default()
+        });
+        self.frames.len() - 1
+    }
+
+    fn label(&mut self) -> String {
+        self.labels += 1;
+        format!("L{}", self.labels)
+    }
+
+    fn slot(&mut self, frame: usize) -> i64 {
+        let f = &mut self.frames[frame];
+        let s = f.next;
+        f.next += 1;
+        s
+    }
+
+    fn emit(&mut self, line: impl AsRef<str>) {
+        self.code.push_str("    ");
+        self.code.push_str(line.as_ref());
+        self.code.push('\n');
+    }
+
+    fn lookup(&self, name: &str, pos: Pos) -> Result<Sym, OccamError> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s.clone())
+            .ok_or_else(|| OccamError::at_pos(pos, format!("\"{name}\" is not declared")))
+    }
+
+    /// The value of `e` if it is known when compiling.
+    fn constant(&self, e: &Expr) -> Option<i64> {
+        match e {
+            Expr::Num(n) => Some(i64::from(*n as i32)),
+            Expr::Var(name, _) => match self.scopes.iter().rev().find(|(n, _)| n == name) {
+                Some((_, Sym::Const(v))) => Some(*v),
+                _ => None,
+            },
+            Expr::Bin(op, l, r, _) => fold(op, self.constant(l)?, self.constant(r)?),
+            Expr::Not(x) => Some(i64::from(self.constant(x)? == 0)),
+            Expr::Neg(x) => fold("-", 0, self.constant(x)?),
+            Expr::Index(..) | Expr::Str(..) => None,
+        }
+    }
+
+    /// The value of `e`, which must be known when compiling (`what` says where it is).
+    fn known(&self, e: &Expr, pos: Pos, what: &str) -> Result<i64, OccamError> {
+        self.constant(e)
+            .ok_or_else(|| OccamError::at_pos(pos, format!("{what} must be a constant")))
+    }
+
+    /// How to reach slot `slot` of frame `target` from frame `from`: the slot plus the
+    /// offsets of the frames between (an assembler expression).
+    fn reach(&self, from: usize, target: usize, slot: i64, pos: Pos) -> Result<String, OccamError> {
+        let mut expr = slot.to_string();
+        let mut at = from;
+        while at != target {
+            match &self.frames[at].parent {
+                Some((parent, offset)) => {
+                    expr.push('+');
+                    expr.push_str(offset);
+                    at = *parent;
+                }
+                None => {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        "a PROC uses only its parameters, its own names and VAL constants",
+                    ));
+                }
+            }
+        }
+        Ok(expr)
+    }
+
+    /// Loads the value of `name`.
+    fn load(&mut self, name: &str, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match self.lookup(name, pos)? {
+            Sym::Var { ty, .. } | Sym::Ref { ty, .. } if ty.is_chan() => {
+                Err(OccamError::at_pos(pos, format!("\"{name}\" is a channel")))
+            }
+            Sym::Var { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldl {at}"));
+                Ok(())
+            }
+            Sym::Ref { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldl {at}"));
+                self.emit("ldnl 0");
+                Ok(())
+            }
+            Sym::Const(v) => {
+                self.emit(format!("ldc {}", v as i32));
+                Ok(())
+            }
+            Sym::Procedure { .. } | Sym::Array { .. } | Sym::Timer | Sym::Placed { .. } => Err(
+                OccamError::at_pos(pos, format!("\"{name}\" is not a value")),
+            ),
+        }
+    }
+
+    /// Loads the address of variable `name`, which the process may change.
+    fn address(&mut self, name: &str, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match self.lookup(name, pos)? {
+            Sym::Var {
+                writable: false, ..
+            }
+            | Sym::Const(_) => Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is a VAL: it cannot change"),
+            )),
+            Sym::Var { ty, .. } | Sym::Ref { ty, .. } if ty.is_chan() => {
+                Err(OccamError::at_pos(pos, format!("\"{name}\" is a channel")))
+            }
+            Sym::Var { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldlp {at}"));
+                Ok(())
+            }
+            Sym::Ref { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldl {at}"));
+                Ok(())
+            }
+            _ => Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is not a variable"),
+            )),
+        }
+    }
+
+    /// Loads the address of channel `c` (a channel, a channel parameter, an element of a
+    /// channel array, or a placed channel's end), recording a placed channel's use by the
+    /// process at end `dir`; answers its protocol.
+    fn chan_address(
+        &mut self,
+        c: &ChanRef,
+        pos: Pos,
+        frame: usize,
+        dir: Option<Dir>,
+    ) -> Result<Protocol, OccamError> {
+        let name = &c.name;
+        let not = |what: &str| OccamError::at_pos(pos, format!("\"{name}\" {what}"));
+        match (self.lookup(name, pos)?, &c.index) {
+            (
+                Sym::Var {
+                    frame: f,
+                    slot,
+                    ty: Type::Chan(p),
+                    ..
+                },
+                None,
+            ) => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldlp {at}"));
+                Ok(p)
+            }
+            (
+                Sym::Ref {
+                    frame: f,
+                    slot,
+                    ty: Type::Chan(p),
+                },
+                None,
+            ) => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldl {at}"));
+                Ok(p)
+            }
+            (
+                Sym::Array {
+                    ty: Type::Chan(p), ..
+                },
+                Some(index),
+            ) => {
+                self.element(name, index, pos, frame)?;
+                Ok(p)
+            }
+            (Sym::Placed { id, len, protocol }, index) => {
+                let index = match (len, index) {
+                    (None, None) => 0,
+                    (Some(len), Some(i)) => {
+                        let k = self.constant(i).ok_or_else(|| {
+                            not("is placed on links: its subscript must be known for each \
+                                 processor")
+                        })?;
+                        if !(0..len).contains(&k) {
+                            return Err(not(&format!("has {len} channels: no element {k}")));
+                        }
+                        k as u32
+                    }
+                    (None, Some(_)) => return Err(not("is not an array of channels")),
+                    (Some(_), None) => return Err(not("is an array of channels: name one")),
+                };
+                let processor = self.processor.unwrap_or(0);
+                if let Some(dir) = dir {
+                    self.uses.push(Use {
+                        chan: id,
+                        index,
+                        processor,
+                        dir,
+                        pos,
+                    });
+                }
+                self.emit(format!(
+                    "ldc {}",
+                    place::constant_name(id, index, processor)
+                ));
+                Ok(protocol)
+            }
+            (Sym::Array { ty, .. }, None) if ty.is_chan() => {
+                Err(not("is an array of channels: name one"))
+            }
+            (_, Some(_)) => Err(not("is not an array of channels")),
+            _ => Err(not("is not a channel")),
+        }
+    }
+
+    /// The address of element `index` of array `name`, its subscript checked (`csub0` sets
+    /// the error flag when it is out of range).
+    fn element(
+        &mut self,
+        name: &str,
+        index: &Expr,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let Sym::Array {
+            frame: f,
+            slot,
+            len,
+            ..
+        } = self.lookup(name, pos)?
+        else {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is not an array"),
+            ));
+        };
+        let at = self.reach(frame, f, slot, pos)?;
+        if let Some(k) = self.constant(index) {
+            if !(0..len).contains(&k) {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" has {len} elements: no element {k}"),
+                ));
+            }
+            self.emit(format!("ldlp {at}+{k}"));
+            return Ok(());
+        }
+        self.expr(index, frame)?;
+        self.emit(format!("ldc {len}"));
+        self.emit("csub0");
+        self.emit(format!("ldlp {at}"));
+        self.emit("wsub");
+        Ok(())
+    }
+
+    /// A whole array named by `e` (an output item `a`, an input target `a`): its address
+    /// loaded, its length answered; None when `e` is not an array's name.
+    fn whole_array(&mut self, name: &str, frame: usize) -> Result<Option<i64>, OccamError> {
+        let found = self.scopes.iter().rev().find(|(n, _)| n == name);
+        let Some((
+            _,
+            Sym::Array {
+                frame: f,
+                slot,
+                len,
+                ty,
+            },
+        )) = found.cloned()
+        else {
+            return Ok(None);
+        };
+        if ty.is_chan() {
+            return Ok(None);
+        }
+        let at = self.reach(frame, f, slot, Pos::default())?;
+        self.emit(format!("ldlp {at}"));
+        Ok(Some(len))
+    }
+
+    /// With a channel's address in A: outputs the word `e` on it (through temporaries when
+    /// `e` needs every register).
+    fn output_word(&mut self, e: &Expr, frame: usize) -> Result<(), OccamError> {
+        if Self::depth(e) >= 3 {
+            let (channel, value) = (self.slot(frame), self.slot(frame));
+            self.emit(format!("stl {channel}"));
+            self.expr(e, frame)?;
+            self.emit(format!("stl {value}"));
+            self.emit(format!("ldl {channel}"));
+            self.emit(format!("ldl {value}"));
+        } else {
+            self.expr(e, frame)?;
+        }
+        self.emit("outword");
+        Ok(())
+    }
+
+    /// The items' shapes must be the protocol's.
+    fn check_protocol(
+        protocol: Protocol,
+        shapes: &[Shape],
+        name: &str,
+        pos: Pos,
+    ) -> Result<(), OccamError> {
+        if protocol.shapes() == shapes {
+            return Ok(());
+        }
+        let show = |s: &[Shape]| {
+            s.iter()
+                .map(|x| match x {
+                    Shape::Word => "a word",
+                    Shape::Array => "an array",
+                    Shape::Counted => "a count::array",
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        Err(OccamError::at_pos(
+            pos,
+            format!(
+                "\"{name}\" carries {} but this sends or receives {}",
+                show(protocol.shapes()),
+                show(shapes)
+            ),
+        ))
+    }
+
+    /// The shape of an output item: an array's name is an array.
+    fn out_shape(&self, item: &Item<Expr>) -> Shape {
+        match item {
+            Item::Counted(..) => Shape::Counted,
+            Item::One(Expr::Var(n, _)) if self.is_word_array(n) => Shape::Array,
+            Item::One(_) => Shape::Word,
+        }
+    }
+
+    fn in_shape(&self, item: &Item<Target>) -> Shape {
+        match item {
+            Item::Counted(..) => Shape::Counted,
+            Item::One(Target::Var(n)) if self.is_word_array(n) => Shape::Array,
+            Item::One(_) => Shape::Word,
+        }
+    }
+
+    fn is_word_array(&self, name: &str) -> bool {
+        matches!(
+            self.scopes.iter().rev().find(|(n, _)| n == name),
+            Some((_, Sym::Array { ty, .. })) if !ty.is_chan()
+        )
+    }
+
+    /// `c ! items`.
+    fn output(
+        &mut self,
+        c: &ChanRef,
+        items: &[Item<Expr>],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let shapes: Vec<Shape> = items.iter().map(|i| self.out_shape(i)).collect();
+        let protocol = self.chan_address(c, pos, frame, Some(Dir::Out))?;
+        Self::check_protocol(protocol, &shapes, &c.name, pos)?;
+        if let ([Item::One(e)], [Shape::Word]) = (items, shapes.as_slice()) {
+            return self.output_word(e, frame);
+        }
+        let ch = self.slot(frame);
+        self.emit(format!("stl {ch}"));
+        for item in items {
+            match item {
+                Item::One(e) => {
+                    if let Expr::Var(name, _) = e
+                        && let Some(len) = self.whole_array(name, frame)?
+                    {
+                        self.emit(format!("ldl {ch}"));
+                        self.emit(format!("ldc {}", len * 4));
+                        self.emit("out");
+                    } else {
+                        self.emit(format!("ldl {ch}"));
+                        self.output_word(e, frame)?;
+                    }
+                }
+                Item::Counted(count, array) => {
+                    let n = self.slot(frame);
+                    self.expr(count, frame)?;
+                    self.emit(format!("stl {n}"));
+                    self.emit(format!("ldl {ch}"));
+                    self.emit(format!("ldl {n}"));
+                    self.emit("outword");
+                    self.counted_transfer(array, n, ch, "out", pos, frame)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After a count `n` went (or came): that many words of `array`, the count checked
+    /// against its length, nothing when it is 0.
+    fn counted_transfer(
+        &mut self,
+        array: &str,
+        n: i64,
+        ch: i64,
+        op: &str,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let bytes = self.slot(frame);
+        let skip = self.label();
+        self.emit(format!("ldl {n}"));
+        let len = match self.lookup(array, pos)? {
+            Sym::Array { len, ty, .. } if !ty.is_chan() => len,
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{array}\" is not an array"),
+                ));
+            }
+        };
+        self.emit(format!("ldc {}", len + 1));
+        self.emit("csub0");
+        self.emit("ldc 2");
+        self.emit("shl");
+        self.emit(format!("stl {bytes}"));
+        self.emit(format!("ldl {bytes}"));
+        self.emit(format!("cj {skip}"));
+        self.whole_array(array, frame)?;
+        self.emit(format!("ldl {ch}"));
+        self.emit(format!("ldl {bytes}"));
+        self.emit(op);
+        self.code.push_str(&format!("{skip}:\n"));
+        Ok(())
+    }
+
+    /// `c ? items` (or `timer ? t`).
+    fn input(
+        &mut self,
+        c: &ChanRef,
+        items: &[Item<Target>],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        if c.index.is_none()
+            && let Sym::Timer = self.lookup(&c.name, pos)?
+        {
+            // `timer ? t`: the time now.
+            let [Item::One(target)] = items else {
+                return Err(OccamError::at_pos(pos, "a timer gives one value"));
+            };
+            self.emit("ldtimer");
+            return self.store_target(target, pos, frame);
+        }
+        let shapes: Vec<Shape> = items.iter().map(|i| self.in_shape(i)).collect();
+        if let ([Item::One(target)], [Shape::Word]) = (items, shapes.as_slice()) {
+            // Straight into the variable, its reference or the array element.
+            if c.index.is_some() {
+                let protocol = self.chan_address(c, pos, frame, Some(Dir::In))?;
+                Self::check_protocol(protocol, &shapes, &c.name, pos)?;
+                let at = self.slot(frame);
+                self.emit(format!("stl {at}"));
+                self.target_address(target, pos, frame)?;
+                self.emit(format!("ldl {at}"));
+            } else {
+                self.target_address(target, pos, frame)?;
+                let protocol = self.chan_address(c, pos, frame, Some(Dir::In))?;
+                Self::check_protocol(protocol, &shapes, &c.name, pos)?;
+            }
+            self.emit("ldc 4");
+            self.emit("in");
+            return Ok(());
+        }
+        let protocol = self.chan_address(c, pos, frame, Some(Dir::In))?;
+        Self::check_protocol(protocol, &shapes, &c.name, pos)?;
+        let ch = self.slot(frame);
+        self.emit(format!("stl {ch}"));
+        for item in items {
+            match item {
+                Item::One(Target::Var(name)) if self.is_word_array(name) => {
+                    let len = self.whole_array(name, frame)?.unwrap_or(0);
+                    self.emit(format!("ldl {ch}"));
+                    self.emit(format!("ldc {}", len * 4));
+                    self.emit("in");
+                }
+                Item::One(target) => {
+                    self.target_address(target, pos, frame)?;
+                    self.emit(format!("ldl {ch}"));
+                    self.emit("ldc 4");
+                    self.emit("in");
+                }
+                Item::Counted(count, array) => {
+                    let n = self.slot(frame);
+                    self.emit(format!("ldlp {n}"));
+                    self.emit(format!("ldl {ch}"));
+                    self.emit("ldc 4");
+                    self.emit("in");
+                    self.counted_transfer(array, n, ch, "in", pos, frame)?;
+                    self.emit(format!("ldl {n}"));
+                    self.store_target(count, pos, frame)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The address `target` is written at: a variable's (or its reference), an element's.
+    fn target_address(
+        &mut self,
+        target: &Target,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        match target {
+            Target::Var(name) => self.address(name, pos, frame),
+            Target::Elem(name, index) => self.element(name, index, pos, frame),
+        }
+    }
+
+    /// Stores A into `target` (a variable, or an array element through temporaries).
+    fn store_target(&mut self, target: &Target, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match target {
+            Target::Var(name) => match self.lookup(name, pos)? {
+                Sym::Var {
+                    frame: f,
+                    slot,
+                    ty,
+                    writable: true,
+                } if !ty.is_chan() => {
+                    let at = self.reach(frame, f, slot, pos)?;
+                    self.emit(format!("stl {at}"));
+                    Ok(())
+                }
+                _ => {
+                    self.address(name, pos, frame)?;
+                    self.emit("stnl 0");
+                    Ok(())
+                }
+            },
+            Target::Elem(name, index) => {
+                if self.constant(index).is_some() {
+                    self.element(name, index, pos, frame)?;
+                    self.emit("stnl 0");
+                    return Ok(());
+                }
+                let value = self.slot(frame);
+                self.emit(format!("stl {value}"));
+                self.element(name, index, pos, frame)?;
+                let address = self.slot(frame);
+                self.emit(format!("stl {address}"));
+                self.emit(format!("ldl {value}"));
+                self.emit(format!("ldl {address}"));
+                self.emit("stnl 0");
+                Ok(())
+            }
+        }
+    }
+
+    /// Evaluation-stack registers an expression needs.
+    fn depth(e: &Expr) -> usize {
+        match e {
+            Expr::Num(_) | Expr::Var(..) | Expr::Str(..) => 1,
+            Expr::Index(_, i, _) => Self::depth(i).max(2),
+            Expr::Not(x) => Self::depth(x),
+            Expr::Neg(x) => Self::depth(x).max(2),
+            Expr::Bin(_, l, r, _) => Self::depth(l).max(Self::depth(r) + 1),
+        }
+    }
+
+    /// Evaluates `e` into A.
+    fn expr(&mut self, e: &Expr, frame: usize) -> Result<(), OccamError> {
+        if let Some(v) = self.constant(e) {
+            self.emit(format!("ldc {}", v as i32));
+            return Ok(());
+        }
+        match e {
+            Expr::Num(n) => self.emit(format!("ldc {}", *n as i32)),
+            Expr::Str(_, pos) => {
+                return Err(OccamError::at_pos(
+                    *pos,
+                    "a string is only a probe's text here",
+                ));
+            }
+            Expr::Var(name, pos) => self.load(name, *pos, frame)?,
+            Expr::Index(name, index, pos) => {
+                self.element(name, index, *pos, frame)?;
+                self.emit("ldnl 0");
+            }
+            Expr::Not(x) => {
+                self.expr(x, frame)?;
+                self.emit("eqc 0");
+            }
+            Expr::Neg(x) => {
+                if Self::depth(x) >= 2 {
+                    return self.expr(
+                        &Expr::Bin("-", Box::new(Expr::Num(0)), x.clone(), Pos::default()),
+                        frame,
+                    );
+                }
+                self.emit("ldc 0");
+                self.expr(x, frame)?;
+                self.emit("sub");
+            }
+            Expr::Bin(op, l, r, _) => {
+                if Self::depth(r) >= 3 {
+                    // Spill the right operand: it needs every register.
+                    let temp = self.slot(frame);
+                    self.expr(r, frame)?;
+                    self.emit(format!("stl {temp}"));
+                    self.expr(l, frame)?;
+                    self.emit(format!("ldl {temp}"));
+                } else {
+                    self.expr(l, frame)?;
+                    self.expr(r, frame)?;
+                }
+                // B = left, A = right.
+                let ops: &[&str] = match *op {
+                    "+" => &["add"],
+                    "-" => &["sub"],
+                    "*" => &["mul"],
+                    "/" => &["div"],
+                    "\\" => &["rem"],
+                    "AND" => &["and"],
+                    "OR" => &["or"],
+                    "=" => &["diff", "eqc 0"],
+                    "<>" => &["diff", "eqc 0", "eqc 0"],
+                    ">" => &["gt"],
+                    "<" => &["rev", "gt"],
+                    "<=" => &["gt", "eqc 0"],
+                    _ => &["rev", "gt", "eqc 0"],
+                };
+                for o in ops {
+                    self.emit(*o);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn declare(&mut self, name: &str, sym: Sym) {
+        self.scopes.push((name.to_owned(), sym));
+    }
+
+    fn process(&mut self, p: &Proc, frame: usize) -> Result<(), OccamError> {
+        match p {
+            Proc::Skip => {}
+            Proc::Stop => {
+                self.emit("seterr");
+                self.emit("stopp");
+            }
+            Proc::Assign(target, e, pos) => {
+                self.expr(e, frame)?;
+                self.store_target(target, *pos, frame)?;
+            }
+            Proc::Output(chan, items, pos) => self.output(chan, items, *pos, frame)?,
+            Proc::Input(chan, items, pos) => self.input(chan, items, *pos, frame)?,
+            Proc::After(timer, e, pos) => {
+                let Sym::Timer = self.lookup(timer, *pos)? else {
+                    return Err(OccamError::at_pos(
+                        *pos,
+                        format!("\"{timer}\" is not a TIMER"),
+                    ));
+                };
+                self.expr(e, frame)?;
+                self.emit("tin");
+            }
+            Proc::Array(ty, size, names, scope) => {
+                let pos = names.first().map_or(Pos::default(), |n| n.1);
+                let len = self.known(size, pos, "an array's size")?;
+                if !(1..=1 << 20).contains(&len) {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        format!("an array of {len} elements: expected 1 to 1048576"),
+                    ));
+                }
+                let depth = self.scopes.len();
+                for (name, _) in names {
+                    let f = &mut self.frames[frame];
+                    let slot = f.next;
+                    f.next += len;
+                    if ty.is_chan() {
+                        for k in 0..len {
+                            self.emit("mint");
+                            self.emit(format!("stl {}", slot + k));
+                        }
+                    }
+                    self.declare(
+                        name,
+                        Sym::Array {
+                            frame,
+                            slot,
+                            len,
+                            ty: *ty,
+                        },
+                    );
+                }
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
+            Proc::Decl(Type::Timer, names, scope) => {
+                let depth = self.scopes.len();
+                for (name, _) in names {
+                    self.declare(name, Sym::Timer);
+                }
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
+            Proc::Seq(list) => {
+                for q in list {
+                    self.process(q, frame)?;
+                }
+            }
+            Proc::Par(branches, pos) => self.par(branches, *pos, frame)?,
+            Proc::RepPar(r, body) => {
+                let n = self.known(&r.count, r.pos, "a replicated PAR's count")?;
+                if !(1..=256).contains(&n) {
+                    return Err(OccamError::at_pos(
+                        r.pos,
+                        format!("a replicated PAR of {n} branches: expected 1 to 256"),
+                    ));
+                }
+                // A branch per index, each with its own (`VAL INT i IS base + k:`).
+                let branches: Vec<Proc> = (0..n)
+                    .map(|k| {
+                        let index =
+                            Expr::Bin("+", Box::new(r.base.clone()), Box::new(Expr::Num(k)), r.pos);
+                        Proc::Val(r.name.clone(), index, body.clone(), r.pos)
+                    })
+                    .collect();
+                self.par(&branches, r.pos, frame)?;
+            }
+            Proc::Alt(alternatives, _) => self.alt(alternatives, frame)?,
+            Proc::If(choices) => {
+                let end = self.label();
+                for (cond, body) in choices {
+                    let next = self.label();
+                    self.expr(cond, frame)?;
+                    self.emit(format!("cj {next}"));
+                    self.process(body, frame)?;
+                    self.emit(format!("j {end}"));
+                    self.code.push_str(&format!("{next}:\n"));
+                }
+                // No choice held: IF behaves like STOP.
+                self.emit("seterr");
+                self.emit("stopp");
+                self.code.push_str(&format!("{end}:\n"));
+            }
+            Proc::Case(selector, choices, pos) => self.case(selector, choices, *pos, frame)?,
+            Proc::While(cond, body) => {
+                let (top, end) = (self.label(), self.label());
+                self.code.push_str(&format!("{top}:\n"));
+                // WHILE TRUE tests nothing.
+                if self.constant(cond) != Some(1) {
+                    self.expr(cond, frame)?;
+                    self.emit(format!("cj {end}"));
+                }
+                self.process(body, frame)?;
+                self.emit(format!("j {top}"));
+                self.code.push_str(&format!("{end}:\n"));
+            }
+            Proc::RepSeq(name, base, count, body) => {
+                let (i, n) = (self.slot(frame), self.slot(frame));
+                self.expr(base, frame)?;
+                self.emit(format!("stl {i}"));
+                self.expr(count, frame)?;
+                self.emit(format!("stl {n}"));
+                let (top, end) = (self.label(), self.label());
+                self.code.push_str(&format!("{top}:\n"));
+                self.emit(format!("ldl {n}"));
+                self.emit("ldc 0");
+                self.emit("gt");
+                self.emit(format!("cj {end}"));
+                self.declare(
+                    name,
+                    Sym::Var {
+                        frame,
+                        slot: i,
+                        ty: Type::Int,
+                        writable: false,
+                    },
+                );
+                self.process(body, frame)?;
+                self.scopes.pop();
+                self.emit(format!("ldl {i}"));
+                self.emit("adc 1");
+                self.emit(format!("stl {i}"));
+                self.emit(format!("ldl {n}"));
+                self.emit("adc -1");
+                self.emit(format!("stl {n}"));
+                self.emit(format!("j {top}"));
+                self.code.push_str(&format!("{end}:\n"));
+            }
+            Proc::Decl(ty, names, scope) => {
+                let depth = self.scopes.len();
+                for (name, _) in names {
+                    let slot = self.slot(frame);
+                    if ty.is_chan() {
+                        self.emit("mint");
+                        self.emit(format!("stl {slot}"));
+                    }
+                    self.declare(
+                        name,
+                        Sym::Var {
+                            frame,
+                            slot,
+                            ty: *ty,
+                            writable: true,
+                        },
+                    );
+                }
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
+            Proc::Val(name, value, scope, _) => {
+                if let Some(v) = self.constant(value) {
+                    self.declare(name, Sym::Const(v));
+                } else {
+                    let slot = self.slot(frame);
+                    self.expr(value, frame)?;
+                    self.emit(format!("stl {slot}"));
+                    self.declare(
+                        name,
+                        Sym::Var {
+                            frame,
+                            slot,
+                            ty: Type::Int,
+                            writable: false,
+                        },
+                    );
+                }
+                self.process(scope, frame)?;
+                self.scopes.pop();
+            }
+            Proc::Define(name, params, body, scope, pos) => {
+                self.define(name, params, body, *pos)?;
+                self.process(scope, frame)?;
+                self.scopes.pop();
+            }
+            Proc::Call(name, args, pos) => self.call(name, args, *pos, frame)?,
+            Proc::Placed(placements, pos) => self.placed_par(placements, *pos, frame)?,
+        }
+        Ok(())
+    }
+
+    /// CASE: the selector once into a temporary, each choice's constants compared in turn;
+    /// no match and no ELSE behaves like STOP.
+    fn case(
+        &mut self,
+        selector: &Expr,
+        choices: &[(Vec<Expr>, Proc)],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let sel = self.slot(frame);
+        self.expr(selector, frame)?;
+        self.emit(format!("stl {sel}"));
+        let end = self.label();
+        let mut seen = Vec::new();
+        let mut has_else = false;
+        for (values, body) in choices {
+            let next = self.label();
+            if values.is_empty() {
+                has_else = true;
+            }
+            for (k, v) in values.iter().enumerate() {
+                let v = self.known(v, pos, "a CASE choice")?;
+                if seen.contains(&v) {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        format!("{v} is a choice of this CASE twice"),
+                    ));
+                }
+                seen.push(v);
+                self.emit(format!("ldl {sel}"));
+                self.emit(format!("eqc {}", v as i32));
+                if k > 0 {
+                    self.emit("or");
+                }
+            }
+            if !values.is_empty() {
+                self.emit(format!("cj {next}"));
+            }
+            self.process(body, frame)?;
+            self.emit(format!("j {end}"));
+            self.code.push_str(&format!("{next}:\n"));
+        }
+        if !has_else {
+            self.emit("seterr");
+            self.emit("stopp");
+        }
+        self.code.push_str(&format!("{end}:\n"));
+        Ok(())
+    }
+
+    /// An ALT: the guards' conditions and times evaluated once into temporaries, each guard
+    /// enabled, the wait, each guard disabled with its branch's offset (the first ready one,
+    /// in order, is chosen: PRI ALT's rule), then the chosen branch: its input, its process.
+    fn alt(&mut self, alternatives: &[Alternative], frame: usize) -> Result<(), OccamError> {
+        let timed = alternatives
+            .iter()
+            .any(|a| matches!(a.guard, Guard::After(..)));
+        // Conditions and times, evaluated once.
+        let mut held = Vec::new();
+        for a in alternatives {
+            let cond = match &a.condition {
+                None => None,
+                Some(e) => match self.constant(e) {
+                    Some(v) => Some(format!("ldc {}", v as i32)),
+                    None => {
+                        let slot = self.slot(frame);
+                        self.expr(e, frame)?;
+                        self.emit(format!("stl {slot}"));
+                        Some(format!("ldl {slot}"))
+                    }
+                },
+            }
+            .unwrap_or_else(|| "ldc 1".to_owned());
+            let time = match &a.guard {
+                Guard::After(timer, e) => {
+                    let Sym::Timer = self.lookup(timer, a.pos)? else {
+                        return Err(OccamError::at_pos(
+                            a.pos,
+                            format!("\"{timer}\" is not a TIMER"),
+                        ));
+                    };
+                    let t = self.slot(frame);
+                    self.expr(e, frame)?;
+                    self.emit(format!("stl {t}"));
+                    Some(t)
+                }
+                _ => None,
+            };
+            held.push((cond, time));
+        }
+        self.emit(if timed { "talt" } else { "alt" });
+        for (a, (cond, time)) in alternatives.iter().zip(&held) {
+            match &a.guard {
+                Guard::Input(chan, _) => {
+                    self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
+                    self.emit(cond);
+                    self.emit("enbc");
+                }
+                Guard::After(..) => {
+                    self.emit(format!("ldl {}", time.unwrap_or(0)));
+                    self.emit(cond);
+                    self.emit("enbt");
+                }
+                Guard::Skip => {
+                    self.emit(cond);
+                    self.emit("enbs");
+                }
+            }
+        }
+        self.emit(if timed { "taltwt" } else { "altwt" });
+        let after = self.label();
+        let branches: Vec<String> = alternatives.iter().map(|_| self.label()).collect();
+        for ((a, (cond, time)), branch) in alternatives.iter().zip(&held).zip(&branches) {
+            match &a.guard {
+                Guard::Input(chan, _) => {
+                    self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
+                    self.emit(cond);
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("disc");
+                }
+                Guard::After(..) => {
+                    self.emit(format!("ldl {}", time.unwrap_or(0)));
+                    self.emit(cond);
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("dist");
+                }
+                Guard::Skip => {
+                    self.emit(cond);
+                    self.emit(format!("ldc {branch} - {after}"));
+                    self.emit("diss");
+                }
+            }
+        }
+        self.emit("altend");
+        self.code.push_str(&format!("{after}:\n"));
+        let end = self.label();
+        for (a, branch) in alternatives.iter().zip(&branches) {
+            self.code.push_str(&format!("{branch}:\n"));
+            if let Guard::Input(chan, items) = &a.guard {
+                self.input(chan, items, a.pos, frame)?;
+            }
+            self.process(&a.body, frame)?;
+            self.emit(format!("j {end}"));
+        }
+        self.code.push_str(&format!("{end}:\n"));
+        Ok(())
+    }
+
+    /// A PAR: every branch started in a frame of its own below this one, this process waiting
+    /// at the join (W[0] the continuation, W[1] the count).
+    fn par(&mut self, branches: &[Proc], pos: Pos, frame: usize) -> Result<(), OccamError> {
+        check_par_usage(branches, pos)?;
+        let n = branches.len() as i64;
+        let (join, start_at) = (self.label(), self.label());
+        self.emit(format!("ldc {join} - {start_at}"));
+        self.emit("ldpi");
+        self.code.push_str(&format!("{start_at}:\n"));
+        self.emit("stl 0");
+        self.emit(format!("ldc {}", n + 1));
+        self.emit("stl 1");
+        let mut offsets = Vec::new();
+        for branch in branches {
+            let offset = format!("PAR{}", self.labels + 1);
+            self.labels += 1;
+            let child = self.new_frame(Some((frame, offset.clone())));
+            // The branch's code goes after the program's.
+            let outer = std::mem::take(&mut self.code);
+            let entry = self.label();
+            self.code.push_str(&format!("{entry}:\n"));
+            self.process(branch, child)?;
+            self.emit(format!("ldlp {offset}"));
+            self.emit("endp");
+            let block = std::mem::replace(&mut self.code, outer);
+            self.deferred.push(block);
+            let after = self.label();
+            self.emit(format!("ldc {entry} - {after}"));
+            self.emit(format!("ldlp -{offset}"));
+            self.emit("startp");
+            self.code.push_str(&format!("{after}:\n"));
+            offsets.push((offset, child));
+        }
+        self.emit("ldlp 0");
+        self.emit("endp");
+        self.code.push_str(&format!("{join}:\n"));
+        // Frames below this one (after this process's own five scheduling words): each
+        // branch's locals above its Wptr, the five scheduling words below it, its own needs.
+        let mut cursor = 5;
+        for (offset, child) in offsets {
+            let f = &self.frames[child];
+            let at = cursor + f.size() + 1;
+            let _ = writeln!(self.constants, "{offset} = {at}");
+            cursor = at + 5 + f.below;
+        }
+        let f = &mut self.frames[frame];
+        f.below = f.below.max(cursor);
+        Ok(())
+    }
+
+    /// A PLACED PAR: the channels in scope become placed channels (links between the
+    /// processors using them); each processor's process is code only its node runs.
+    fn placed_par(
+        &mut self,
+        placements: &[Placement],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        if self.processor.is_some() {
+            return Err(OccamError::at_pos(pos, "a PLACED PAR inside a PROCESSOR"));
+        }
+        let depth = self.scopes.len();
+        let outer: Vec<(String, Sym)> = self
+            .scopes
+            .iter()
+            .filter(
+                |(_, s)| matches!(s, Sym::Var { ty, .. } | Sym::Array { ty, .. } if ty.is_chan()),
+            )
+            .cloned()
+            .collect();
+        for (name, sym) in outer {
+            let (len, protocol) = match sym {
+                Sym::Array {
+                    len,
+                    ty: Type::Chan(p),
+                    ..
+                } => (Some(len), p),
+                Sym::Var {
+                    ty: Type::Chan(p), ..
+                } => (None, p),
+                _ => continue,
+            };
+            let id = self.placed.len();
+            self.placed.push(Placed {
+                name: name.clone(),
+                len,
+            });
+            self.declare(&name, Sym::Placed { id, len, protocol });
+        }
+        // Every PROCESSOR, replicated ones expanded: its number, its index's value.
+        let mut list: Vec<(u32, Option<(&str, i64)>, &Proc, Pos)> = Vec::new();
+        for p in placements {
+            let Some(r) = &p.replicator else {
+                let n = self.processor_number(&p.processor, p.pos)?;
+                list.push((n, None, &p.body, p.pos));
+                continue;
+            };
+            let base = self.known(&r.base, r.pos, "a PLACED PAR's base")?;
+            let count = self.known(&r.count, r.pos, "a PLACED PAR's count")?;
+            for k in 0..count.max(0) {
+                self.declare(&r.name, Sym::Const(base + k));
+                let n = self.processor_number(&p.processor, p.pos);
+                self.scopes.pop();
+                list.push((n?, Some((&r.name, base + k)), &p.body, p.pos));
+            }
+        }
+        let mut taken = vec![false; self.nodes as usize];
+        for (n, _, _, at) in &list {
+            if std::mem::replace(&mut taken[*n as usize], true) {
+                return Err(OccamError::at_pos(
+                    *at,
+                    format!("processor {n} is placed twice"),
+                ));
+            }
+        }
+        // Each processor's locals reuse the same slots: only one runs on a node.
+        let first = self.frames[frame].next;
+        let mut top = first;
+        for (n, binding, body, at) in list {
+            let next = self.label();
+            let node = self.reach(frame, 0, self.node_slot, at)?;
+            self.emit(format!("ldl {node}"));
+            self.emit(format!("eqc {n}"));
+            self.emit(format!("cj {next}"));
+            if let Some((name, v)) = binding {
+                self.declare(name, Sym::Const(v));
+            }
+            self.processor = Some(n);
+            self.frames[frame].next = first;
+            self.process(body, frame)?;
+            top = top.max(self.frames[frame].next);
+            self.processor = None;
+            if binding.is_some() {
+                self.scopes.pop();
+            }
+            self.emit("stopp");
+            self.code.push_str(&format!("{next}:\n"));
+        }
+        self.frames[frame].next = top;
+        self.scopes.truncate(depth);
+        Ok(())
+    }
+
+    /// A PROCESSOR's number: a constant naming one of the network's nodes.
+    fn processor_number(&self, e: &Expr, pos: Pos) -> Result<u32, OccamError> {
+        let n = self.known(e, pos, "a PROCESSOR's number")?;
+        if !(0..i64::from(self.nodes)).contains(&n) {
+            return Err(OccamError::at_pos(
+                pos,
+                format!(
+                    "processor {n}: the network has {} (0 to {})",
+                    self.nodes,
+                    self.nodes.saturating_sub(1)
+                ),
+            ));
+        }
+        Ok(n as u32)
+    }
+
+    /// Which end of channel `name` a process uses: its inputs, outputs, ALT guards and the
+    /// PROCs it passes the channel to.
+    fn direction(&self, p: &Proc, name: &str) -> Option<Dir> {
+        let named = |c: &ChanRef| c.name == name && c.index.is_none();
+        match p {
+            Proc::Output(c, ..) if named(c) => Some(Dir::Out),
+            Proc::Input(c, ..) if named(c) => Some(Dir::In),
+            Proc::Alt(alternatives, _) => alternatives.iter().find_map(|a| match &a.guard {
+                Guard::Input(c, _) if named(c) => Some(Dir::In),
+                _ => self.direction(&a.body, name),
+            }),
+            Proc::Call(callee, args, _) => {
+                let dirs = match self.scopes.iter().rev().find(|(n, _)| n == callee) {
+                    Some((_, Sym::Procedure { dirs, .. })) => dirs,
+                    _ => return None,
+                };
+                args.iter().zip(dirs).find_map(|(a, d)| match a {
+                    Expr::Var(n, _) if n == name => *d,
+                    _ => None,
+                })
+            }
+            Proc::Seq(list) | Proc::Par(list, _) => {
+                list.iter().find_map(|q| self.direction(q, name))
+            }
+            Proc::If(choices) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
+            Proc::Case(_, choices, _) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
+            Proc::RepPar(_, q)
+            | Proc::While(_, q)
+            | Proc::RepSeq(_, _, _, q)
+            | Proc::Decl(_, _, q)
+            | Proc::Array(_, _, _, q)
+            | Proc::Val(_, _, q, _)
+            | Proc::Define(_, _, _, q, _) => self.direction(q, name),
+            _ => None,
+        }
+    }
+
+    /// A PROC: its code after the program's, its frame of its own.
+    fn define(
+        &mut self,
+        name: &str,
+        params: &[Param],
+        body: &Proc,
+        pos: Pos,
+    ) -> Result<(), OccamError> {
+        if params.len() > 3 {
+            return Err(OccamError::at_pos(
+                pos,
+                "a PROC takes at most three parameters here",
+            ));
+        }
+        let dirs: Vec<Option<Dir>> = params
+            .iter()
+            .map(|p| {
+                p.ty.is_chan()
+                    .then(|| self.direction(body, &p.name))
+                    .flatten()
+            })
+            .collect();
+        let frame = self.new_frame(None);
+        let label = format!("P{}_{}", frame, name.replace('.', "_"));
+        let depth = self.scopes.len();
+        // The call's frame: W[0] the return address, W[1..3] A, B, C; the body's locals below.
+        let size = format!("FRAME{frame}");
+        // Parameters sit above the locals, at FRAMEk + 1 + n: generated with the marker slot
+        // −1000 − n and resolved once the body is done (`resolve_params`).
+        for (k, p) in params.iter().enumerate() {
+            let slot = -1000 - k as i64;
+            let sym = if p.by_value {
+                Sym::Var {
+                    frame,
+                    slot,
+                    ty: p.ty,
+                    writable: false,
+                }
+            } else {
+                Sym::Ref {
+                    frame,
+                    slot,
+                    ty: p.ty,
+                }
+            };
+            self.declare(&p.name, sym);
+        }
+        let deferred_before = self.deferred.len();
+        let outer = std::mem::take(&mut self.code);
+        self.code.push_str(&format!("{label}:\n"));
+        self.emit(format!("ajw -{size}"));
+        self.process(body, frame)?;
+        self.emit(format!("ajw {size}"));
+        self.emit("ret");
+        let block = std::mem::replace(&mut self.code, outer);
+        // The body's PAR branches reach the parameters too.
+        for branch in &mut self.deferred[deferred_before..] {
+            *branch = resolve_params(branch, &size);
+        }
+        self.deferred.push(resolve_params(&block, &size));
+        self.scopes.truncate(depth);
+        self.declare(
+            name,
+            Sym::Procedure {
+                label,
+                params: params.to_vec(),
+                dirs,
+                frame,
+            },
+        );
+        Ok(())
+    }
+
+    /// `probe (tag)` or `probe (tag, "text")`: the reserved operation with A the tag, B the
+    /// text's address and C its length.
+    fn probe(&mut self, args: &[Expr], pos: Pos, frame: usize) -> Result<(), OccamError> {
+        let (tag, text) = match args {
+            [tag] => (tag, ""),
+            [tag, Expr::Str(text, _)] => (tag, text.as_str()),
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    "probe takes a tag and, if you like, a text: probe (1, \"solve\")",
+                ));
+            }
+        };
+        let temp = (Self::depth(tag) > 1).then(|| self.slot(frame));
+        if let Some(t) = temp {
+            self.expr(tag, frame)?;
+            self.emit(format!("stl {t}"));
+        }
+        if text.is_empty() {
+            self.emit("ldc 0");
+            self.emit("ldc 0");
+        } else {
+            let label = self.label();
+            let bytes: Vec<String> = text.bytes().map(|b| b.to_string()).collect();
+            let _ = writeln!(self.data, "{label}: .byte {}", bytes.join(", "));
+            self.emit(format!("ldc {}", text.len()));
+            self.emit(format!("ldc {label}"));
+        }
+        match temp {
+            Some(t) => self.emit(format!("ldl {t}")),
+            None => self.expr(tag, frame)?,
+        }
+        self.emit("probe");
+        Ok(())
+    }
+
+    /// A call: the library's `probe`, or a PROC with its arguments in A, B and C.
+    fn call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        if name == "probe" {
+            return self.probe(args, pos, frame);
+        }
+        let Sym::Procedure {
+            label,
+            params,
+            dirs,
+            frame: callee,
+        } = self.lookup(name, pos)?
+        else {
+            return Err(OccamError::at_pos(pos, format!("\"{name}\" is not a PROC")));
+        };
+        if params.len() != args.len() {
+            return Err(OccamError::at_pos(
+                pos,
+                format!(
+                    "{name} takes {} arguments, not {}",
+                    params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        // Arguments into temporaries, then loaded C, B, A (the first in A).
+        let mut temps = Vec::new();
+        for ((p, a), dir) in params.iter().zip(args).zip(&dirs) {
+            let temp = self.slot(frame);
+            match (p.by_value, p.ty, a) {
+                (true, Type::Int | Type::Bool, _) => self.expr(a, frame)?,
+                (_, Type::Chan(want), Expr::Var(v, vpos) | Expr::Index(v, _, vpos)) => {
+                    let index = match a {
+                        Expr::Index(_, i, _) => Some((**i).clone()),
+                        _ => None,
+                    };
+                    let c = ChanRef {
+                        name: v.clone(),
+                        index,
+                    };
+                    let got = self.chan_address(&c, *vpos, frame, *dir)?;
+                    if got != want {
+                        return Err(OccamError::at_pos(
+                            *vpos,
+                            format!(
+                                "\"{v}\" carries another protocol than {name}'s parameter {}",
+                                p.name
+                            ),
+                        ));
+                    }
+                }
+                (_, _, Expr::Var(v, vpos)) => self.address(v, *vpos, frame)?,
+                (_, _, Expr::Index(v, i, vpos)) => self.element(v, i, *vpos, frame)?,
+                _ => {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        format!(
+                            "{name}'s parameter {} needs a variable or a channel",
+                            p.name
+                        ),
+                    ));
+                }
+            }
+            self.emit(format!("stl {temp}"));
+            temps.push(temp);
+        }
+        for temp in temps.iter().rev() {
+            self.emit(format!("ldl {temp}"));
+        }
+        self.emit(format!("call {label}"));
+        let f_below = 4 + self.frames[callee].size() + self.frames[callee].below;
+        let f = &mut self.frames[frame];
+        f.below = f.below.max(f_below);
+        Ok(())
+    }
+}
+
+/// A PROC's parameters are slots above its locals: `FRAMEk + 1 + n`. The body was generated
+/// with marker slots (−1000 − n); they become those expressions.
+fn resolve_params(block: &str, size: &str) -> String {
+    let mut out = block.to_owned();
+    for k in 0..3i64 {
+        out = out.replace(&format!(" {}", -1000 - k), &format!(" {size}+{}", k + 1));
+    }
+    out
+}
+
+/// What a process does with names declared outside it: the variables it assigns (or inputs
+/// into), the channels it inputs from and outputs to.
+#[derive(Default)]
+struct Usage {
+    assigned: Vec<String>,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    local: Vec<String>,
+}
+
+impl Usage {
+    fn free(&self, n: &str) -> bool {
+        !self.local.iter().any(|l| l == n)
+    }
+
+    fn assign(&mut self, t: &Target) {
+        // Array elements are not checked: branches of a replicated PAR write their own.
+        if let Target::Var(n) = t
+            && self.free(n)
+        {
+            self.assigned.push(n.clone());
+        }
+    }
+
+    fn input(&mut self, c: &ChanRef, items: &[Item<Target>]) {
+        if c.index.is_none() && self.free(&c.name) {
+            self.inputs.push(c.name.clone());
+        }
+        for item in items {
+            match item {
+                Item::One(t) => self.assign(t),
+                Item::Counted(t, a) => {
+                    self.assign(t);
+                    self.assign(&Target::Var(a.clone()));
+                }
+            }
+        }
+    }
+
+    fn scoped(&mut self, names: impl IntoIterator<Item = String>, p: &Proc) {
+        let before = self.local.len();
+        self.local.extend(names);
+        self.walk(p);
+        self.local.truncate(before);
+    }
+
+    fn walk(&mut self, p: &Proc) {
+        match p {
+            Proc::Assign(t, ..) => self.assign(t),
+            Proc::Input(c, items, _) => self.input(c, items),
+            Proc::Output(c, ..) if c.index.is_none() && self.free(&c.name) => {
+                self.outputs.push(c.name.clone());
+            }
+            Proc::Alt(alternatives, _) => {
+                for a in alternatives {
+                    if let Guard::Input(c, items) = &a.guard {
+                        self.input(c, items);
+                    }
+                    self.walk(&a.body);
+                }
+            }
+            Proc::Seq(list) | Proc::Par(list, _) => list.iter().for_each(|q| self.walk(q)),
+            Proc::If(choices) => choices.iter().for_each(|(_, q)| self.walk(q)),
+            Proc::Case(_, choices, _) => choices.iter().for_each(|(_, q)| self.walk(q)),
+            Proc::While(_, q) => self.walk(q),
+            Proc::RepSeq(n, _, _, q) | Proc::Val(n, _, q, _) => self.scoped([n.clone()], q),
+            Proc::RepPar(r, q) => self.scoped([r.name.clone()], q),
+            Proc::Decl(_, names, q) | Proc::Array(_, _, names, q) => {
+                self.scoped(names.iter().map(|(n, _)| n.clone()), q);
+            }
+            Proc::Define(_, _, _, q, _) => self.walk(q),
+            _ => {}
+        }
+    }
+}
+
+/// occam's usage rules for a PAR: no variable assigned in two branches, no channel used for
+/// input (or for output) in two branches.
+fn check_par_usage(branches: &[Proc], pos: Pos) -> Result<(), OccamError> {
+    let mut seen: [HashMap<String, usize>; 3] = Default::default();
+    for (k, b) in branches.iter().enumerate() {
+        let mut u = Usage::default();
+        u.walk(b);
+        for (what, names, map) in [
+            ("assigned", u.assigned, 0),
+            ("used for input", u.inputs, 1),
+            ("used for output", u.outputs, 2),
+        ] {
+            for n in names {
+                if let Some(&other) = seen[map].get(&n)
+                    && other != k
+                {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        format!("\"{n}\" is {what} in two branches of this PAR"),
+                    ));
+                }
+                seen[map].insert(n, k);
+            }
+        }
+    }
+    Ok(())
+}
