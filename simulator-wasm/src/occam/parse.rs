@@ -803,9 +803,18 @@ impl Parser {
                 };
                 c.done()?;
                 let mut placements = Vec::new();
+                let mut nested = Vec::new();
                 while let Some(line) = self.choice(indent + 2)? {
                     let mut g = Cursor { line: &line, k: 0 };
                     let pos = g.pos();
+                    if g.keyword("PLACED") && replicator.is_none() {
+                        // A replicated PLACED PAR among the PROCESSORs.
+                        self.at -= 1;
+                        if let Proc::Placed(inner, _) = self.process(indent + 2)? {
+                            nested.extend(inner);
+                        }
+                        continue;
+                    }
                     if !g.keyword("PROCESSOR") {
                         return Err(g.err("expected PROCESSOR n under a PLACED PAR"));
                     }
@@ -825,6 +834,10 @@ impl Parser {
                     });
                 }
                 match (replicator, placements.len()) {
+                    (None, _) if !nested.is_empty() => {
+                        placements.extend(nested);
+                        Ok(Proc::Placed(placements, start))
+                    }
                     (_, 0) => Err(c.err("PLACED PAR needs PROCESSORs indented under it")),
                     (Some(r), 1) => {
                         placements[0].replicator = Some(r);

@@ -309,3 +309,175 @@ SEQ
         .to_string();
     assert!(e.contains("not an array of channels"), "{e}");
 }
+
+/// Runs `source` on `topology`; answers each node's probe tags.
+fn probes_on(source: &str, topology: &str) -> Vec<Vec<u32>> {
+    let setup = Setup {
+        topology: topology.to_owned(),
+        ..Setup::default()
+    };
+    let mut session =
+        Session::new(&Program::Occam(source.to_owned()), &setup).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(session.finish(), Ok(Outcome::Idle));
+    session
+        .network
+        .nodes
+        .iter()
+        .map(|node| {
+            assert!(!node.error, "the error flag is set\n{}", node.dump());
+            node.events
+                .iter()
+                .filter(|e| e.kind == EventKind::Probe)
+                .map(|e| e.other)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_placed_par_runs_each_processor_on_its_node_over_the_links() {
+    // A source, two doubling stages and a sink on four nodes in a pipe: the channels between
+    // neighbours become their links.
+    let source = "
+[3]CHAN OF INT c:
+PLACED PAR
+  PROCESSOR 0
+    SEQ i = 1 FOR 10
+      c[0] ! i
+  PLACED PAR k = 1 FOR NODES - 2
+    PROCESSOR k
+      SEQ i = 0 FOR 10
+        INT x:
+        SEQ
+          c[k - 1] ? x
+          c[k] ! x * 2
+  PROCESSOR NODES - 1
+    INT sum:
+    SEQ
+      sum := 0
+      SEQ i = 0 FOR 10
+        INT x:
+        SEQ
+          c[2] ? x
+          sum := sum + x
+      probe (sum)
+";
+    let p = probes_on(source, "pipe 4");
+    assert_eq!(p, [vec![], vec![], vec![], vec![220]]);
+    // The same program where no link joins the ends, and mistakes a configuration can make.
+    let error = |source: &str, topology: &str| {
+        let setup = Setup {
+            topology: topology.to_owned(),
+            ..Setup::default()
+        };
+        Session::new(&Program::Occam(source.to_owned()), &setup)
+            .expect_err("an error")
+            .to_string()
+    };
+    let e = error(source, "mesh 2x2");
+    assert!(e.contains("no link of `mesh 2x2` joins them"), "{e}");
+    // On three nodes one stage is left: nobody reads what it writes.
+    let e = error(source, "pipe 3");
+    assert!(
+        e.contains("line 13")
+            && e.contains("channel c[1] is used for output on processor 1 but for input on none"),
+        "{e}"
+    );
+    let two_writers = "
+CHAN OF INT c:
+PLACED PAR
+  PROCESSOR 0
+    c ! 1
+  PROCESSOR 1
+    c ! 2
+  PROCESSOR 2
+    INT x:
+    c ? x
+";
+    let e = error(two_writers, "ring 3");
+    assert!(
+        e.contains("line 7") && e.contains("output on processors 0 and 1"),
+        "{e}"
+    );
+    let e = error("PLACED PAR\n  PROCESSOR 4\n    SKIP\n", "pipe 4");
+    assert!(
+        e.contains("line 2") && e.contains("processor 4: the network has 4"),
+        "{e}"
+    );
+    let e = error(
+        "PLACED PAR\n  PROCESSOR 1\n    SKIP\n  PROCESSOR 1\n    SKIP\n",
+        "pipe 2",
+    );
+    assert!(e.contains("line 4") && e.contains("placed twice"), "{e}");
+}
+
+#[test]
+fn an_alt_on_two_links_merges_two_processors_streams() {
+    // Two producers on the ends of a pipe of three, the middle node merging them with an ALT
+    // on its two input links.
+    let source = "
+CHAN OF INT left, right:
+PROC producer (VAL INT value, CHAN OF INT out)
+  SEQ i = 0 FOR 5
+    out ! value
+:
+PLACED PAR
+  PROCESSOR 0
+    producer (1, left)
+  PROCESSOR 1
+    INT sum, x:
+    SEQ
+      sum := 0
+      SEQ i = 0 FOR 10
+        ALT
+          left ? x
+            sum := sum + x
+          right ? x
+            sum := sum + x
+      probe (sum)
+  PROCESSOR 2
+    producer (100, right)
+";
+    assert_eq!(probes_on(source, "pipe 3")[1], [505]);
+}
+
+#[test]
+fn protocols_carry_sequences_arrays_and_counted_arrays() {
+    let source = "
+CHAN OF INT; [3]INT c:
+CHAN OF INT::[]INT d:
+[3]INT a, b:
+[8]INT buf:
+INT tag, n:
+SEQ
+  PAR
+    SEQ
+      SEQ i = 0 FOR 3
+        a[i] := (i + 1) * 10
+      c ! 7; a
+      d ! 2::a
+    SEQ
+      c ? tag; b
+      d ? n::buf
+  probe (tag)
+  probe ((b[0] + b[1]) + b[2])
+  probe (n)
+  probe (buf[0] + buf[1])
+  CASE n
+    1, 3
+      probe (100)
+    2
+      probe (200, \"two\")
+    ELSE
+      probe (300)
+";
+    assert_eq!(probes(source), [7, 60, 2, 30, 200]);
+    let e = compile("CHAN OF INT c:\n[2]INT a:\nc ! a\n")
+        .expect_err("a protocol mismatch")
+        .to_string();
+    assert!(e.contains("line 3") && e.contains("carries a word"), "{e}");
+    let e = compile("INT x:\nCASE x\n  1\n    SKIP\n  1\n    SKIP\n")
+        .expect_err("a repeated choice")
+        .to_string();
+    assert!(e.contains("twice"), "{e}");
+}
