@@ -194,8 +194,12 @@ impl Network {
     pub fn label_of(&self, address: u32) -> Option<String> {
         let k = self.labels.partition_point(|(a, _)| *a <= address);
         let (at, name) = self.labels.get(k.checked_sub(1)?)?;
+        // A compiler's numbered labels (`router__12`) name the role before the `__`.
+        let name = name
+            .split_once("__")
+            .map_or(name.as_str(), |(role, _)| role);
         Some(if *at == address {
-            name.clone()
+            name.to_owned()
         } else {
             format!("{name}+{}", address - at)
         })

@@ -56,11 +56,45 @@ pub fn generate(tree: &Proc, topology: &Topology) -> Result<String, OccamError> 
     Ok(out)
 }
 
+/// A process's role, to name it by in a trace: its first probe's text, else the first PROC
+/// it calls (a name the assembler takes: letters, digits, `_` and `.`); choices known to be
+/// false when compiling are passed over.
+fn role<'p>(p: &'p Proc, constant: &dyn Fn(&Expr) -> Option<i64>) -> Option<&'p str> {
+    let named = |s: &str| {
+        !s.is_empty()
+            && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    };
+    match p {
+        Proc::Call(name, args, _) if name == "probe" => match args.get(1) {
+            Some(Expr::Str(text, _)) => {
+                let text = text.trim();
+                named(text).then_some(text)
+            }
+            _ => None,
+        },
+        Proc::Call(name, _, _) => Some(name),
+        Proc::Seq(list) => list.iter().find_map(|q| role(q, constant)),
+        Proc::If(choices) => choices
+            .iter()
+            .filter(|(c, _)| constant(c) != Some(0))
+            .find_map(|(_, q)| role(q, constant)),
+        Proc::While(_, q)
+        | Proc::RepSeq(_, _, _, q)
+        | Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => role(q, constant),
+        _ => None,
+    }
+}
+
 /// Whether the program has a PLACED PAR.
 fn placed(p: &Proc) -> bool {
     match p {
         Proc::Placed(..) => true,
-        Proc::Seq(list) | Proc::Par(list, _) => list.iter().any(placed),
+        Proc::Seq(list) | Proc::Par(list, _) | Proc::PriPar(list, _) => list.iter().any(placed),
         Proc::Decl(_, _, q)
         | Proc::Array(_, _, _, q)
         | Proc::Val(_, _, q, _)
@@ -889,7 +923,8 @@ impl Gen {
                     self.process(q, frame)?;
                 }
             }
-            Proc::Par(branches, pos) => self.par(branches, *pos, frame)?,
+            Proc::Par(branches, pos) => self.par(branches, *pos, frame, false)?,
+            Proc::PriPar(branches, pos) => self.par(branches, *pos, frame, true)?,
             Proc::RepPar(r, body) => {
                 let n = self.known(&r.count, r.pos, "a replicated PAR's count")?;
                 if !(1..=256).contains(&n) {
@@ -906,12 +941,23 @@ impl Gen {
                         Proc::Val(r.name.clone(), index, body.clone(), r.pos)
                     })
                     .collect();
-                self.par(&branches, r.pos, frame)?;
+                self.par(&branches, r.pos, frame, false)?;
             }
             Proc::Alt(alternatives, _) => self.alt(alternatives, frame)?,
             Proc::If(choices) => {
                 let end = self.label();
                 for (cond, body) in choices {
+                    // A condition known when compiling: a false choice has no code (so a
+                    // configuration's unused branches name no links), a true one ends the IF.
+                    match self.constant(cond) {
+                        Some(0) => continue,
+                        Some(_) => {
+                            self.process(body, frame)?;
+                            self.emit(format!("j {end}"));
+                            break;
+                        }
+                        None => {}
+                    }
                     let next = self.label();
                     self.expr(cond, frame)?;
                     self.emit(format!("cj {next}"));
@@ -1075,6 +1121,19 @@ impl Gen {
     /// enabled, the wait, each guard disabled with its branch's offset (the first ready one,
     /// in order, is chosen: PRI ALT's rule), then the chosen branch: its input, its process.
     fn alt(&mut self, alternatives: &[Alternative], frame: usize) -> Result<(), OccamError> {
+        // Alternatives whose conditions are false when compiling have no code.
+        let live: Vec<Alternative> = alternatives
+            .iter()
+            .filter(|a| a.condition.as_ref().and_then(|c| self.constant(c)) != Some(0))
+            .cloned()
+            .collect();
+        if live.is_empty() {
+            // No alternative can be chosen: the ALT behaves like STOP.
+            self.emit("seterr");
+            self.emit("stopp");
+            return Ok(());
+        }
+        let alternatives = live.as_slice();
         let timed = alternatives
             .iter()
             .any(|a| matches!(a.guard, Guard::After(..)));
@@ -1170,10 +1229,23 @@ impl Gen {
     }
 
     /// A PAR: every branch started in a frame of its own below this one, this process waiting
-    /// at the join (W[0] the continuation, W[1] the count).
-    fn par(&mut self, branches: &[Proc], pos: Pos, frame: usize) -> Result<(), OccamError> {
-        check_par_usage(branches, pos)?;
-        let n = branches.len() as i64;
+    /// at the join (W[0] the continuation, W[1] the count). In a PRI PAR the first branch runs
+    /// at high priority (`runp` with the priority bit clear) and ends by telling the parent
+    /// through a channel, so the parent always goes on at its own priority.
+    fn par(
+        &mut self,
+        branches: &[Proc],
+        pos: Pos,
+        frame: usize,
+        pri: bool,
+    ) -> Result<(), OccamError> {
+        check_par_usage(branches, pos, &|e| self.constant(e))?;
+        let done = pri.then(|| self.slot(frame));
+        if let Some(d) = done {
+            self.emit("mint");
+            self.emit(format!("stl {d}"));
+        }
+        let n = branches.len() as i64 - i64::from(pri);
         let (join, start_at) = (self.label(), self.label());
         self.emit(format!("ldc {join} - {start_at}"));
         self.emit("ldpi");
@@ -1182,29 +1254,61 @@ impl Gen {
         self.emit(format!("ldc {}", n + 1));
         self.emit("stl 1");
         let mut offsets = Vec::new();
-        for branch in branches {
+        for (k, branch) in branches.iter().enumerate() {
             let offset = format!("PAR{}", self.labels + 1);
             self.labels += 1;
             let child = self.new_frame(Some((frame, offset.clone())));
-            // The branch's code goes after the program's.
+            let high = pri && k == 0;
+            // The branch's code goes after the program's, at a label naming its role.
             let outer = std::mem::take(&mut self.code);
-            let entry = self.label();
+            self.labels += 1;
+            let name = role(branch, &|e| self.constant(e)).unwrap_or("par");
+            let entry = format!("{name}__{}", self.labels);
             self.code.push_str(&format!("{entry}:\n"));
             self.process(branch, child)?;
-            self.emit(format!("ldlp {offset}"));
-            self.emit("endp");
+            match done {
+                Some(d) if high => {
+                    let at = self.reach(child, frame, d, pos)?;
+                    self.emit(format!("ldlp {at}"));
+                    self.emit("ldc 0");
+                    self.emit("outword");
+                    self.emit("stopp");
+                }
+                _ => {
+                    self.emit(format!("ldlp {offset}"));
+                    self.emit("endp");
+                }
+            }
             let block = std::mem::replace(&mut self.code, outer);
             self.deferred.push(block);
             let after = self.label();
-            self.emit(format!("ldc {entry} - {after}"));
-            self.emit(format!("ldlp -{offset}"));
-            self.emit("startp");
-            self.code.push_str(&format!("{after}:\n"));
+            if high {
+                // Its Iptr in its W[-1], then its descriptor at high priority.
+                self.emit(format!("ldc {entry} - {after}"));
+                self.emit("ldpi");
+                self.code.push_str(&format!("{after}:\n"));
+                self.emit(format!("ldlp -{offset}"));
+                self.emit("stnl -1");
+                self.emit(format!("ldlp -{offset}"));
+                self.emit("runp");
+            } else {
+                self.emit(format!("ldc {entry} - {after}"));
+                self.emit(format!("ldlp -{offset}"));
+                self.emit("startp");
+                self.code.push_str(&format!("{after}:\n"));
+            }
             offsets.push((offset, child));
         }
         self.emit("ldlp 0");
         self.emit("endp");
         self.code.push_str(&format!("{join}:\n"));
+        if let Some(d) = done {
+            // The high-priority branch's end.
+            self.emit("ldlp 0");
+            self.emit(format!("ldlp {d}"));
+            self.emit("ldc 4");
+            self.emit("in");
+        }
         // Frames below this one (after this process's own five scheduling words): each
         // branch's locals above its Wptr, the five scheduling words below it, its own needs.
         let mut cursor = 5;
@@ -1349,7 +1453,7 @@ impl Gen {
                     _ => None,
                 })
             }
-            Proc::Seq(list) | Proc::Par(list, _) => {
+            Proc::Seq(list) | Proc::Par(list, _) | Proc::PriPar(list, _) => {
                 list.iter().find_map(|q| self.direction(q, name))
             }
             Proc::If(choices) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
@@ -1567,16 +1671,17 @@ fn resolve_params(block: &str, size: &str) -> String {
 }
 
 /// What a process does with names declared outside it: the variables it assigns (or inputs
-/// into), the channels it inputs from and outputs to.
-#[derive(Default)]
-struct Usage {
+/// into), the channels it inputs from and outputs to. Choices whose conditions are known to
+/// be false when compiling have no code, so they use nothing.
+struct Usage<'a> {
     assigned: Vec<String>,
     inputs: Vec<String>,
     outputs: Vec<String>,
     local: Vec<String>,
+    constant: &'a dyn Fn(&Expr) -> Option<i64>,
 }
 
-impl Usage {
+impl Usage<'_> {
     fn free(&self, n: &str) -> bool {
         !self.local.iter().any(|l| l == n)
     }
@@ -1621,14 +1726,27 @@ impl Usage {
             }
             Proc::Alt(alternatives, _) => {
                 for a in alternatives {
+                    if a.condition.as_ref().and_then(self.constant) == Some(0) {
+                        continue;
+                    }
                     if let Guard::Input(c, items) = &a.guard {
                         self.input(c, items);
                     }
                     self.walk(&a.body);
                 }
             }
-            Proc::Seq(list) | Proc::Par(list, _) => list.iter().for_each(|q| self.walk(q)),
-            Proc::If(choices) => choices.iter().for_each(|(_, q)| self.walk(q)),
+            Proc::Seq(list) | Proc::Par(list, _) | Proc::PriPar(list, _) => {
+                list.iter().for_each(|q| self.walk(q));
+            }
+            Proc::If(choices) => {
+                for (cond, q) in choices {
+                    match (self.constant)(cond) {
+                        Some(0) => continue,
+                        Some(_) => return self.walk(q),
+                        None => self.walk(q),
+                    }
+                }
+            }
             Proc::Case(_, choices, _) => choices.iter().for_each(|(_, q)| self.walk(q)),
             Proc::While(_, q) => self.walk(q),
             Proc::RepSeq(n, _, _, q) | Proc::Val(n, _, q, _) => self.scoped([n.clone()], q),
@@ -1644,10 +1762,20 @@ impl Usage {
 
 /// occam's usage rules for a PAR: no variable assigned in two branches, no channel used for
 /// input (or for output) in two branches.
-fn check_par_usage(branches: &[Proc], pos: Pos) -> Result<(), OccamError> {
+fn check_par_usage(
+    branches: &[Proc],
+    pos: Pos,
+    constant: &dyn Fn(&Expr) -> Option<i64>,
+) -> Result<(), OccamError> {
     let mut seen: [HashMap<String, usize>; 3] = Default::default();
     for (k, b) in branches.iter().enumerate() {
-        let mut u = Usage::default();
+        let mut u = Usage {
+            assigned: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            local: Vec::new(),
+            constant,
+        };
         u.walk(b);
         for (what, names, map) in [
             ("assigned", u.assigned, 0),

@@ -184,6 +184,8 @@ pub enum Proc {
     Array(Type, Expr, Vec<(String, Pos)>, Box<Proc>),
     Seq(Vec<Proc>),
     Par(Vec<Proc>, Pos),
+    /// PRI PAR: the first branch at high priority, the others at the parent's.
+    PriPar(Vec<Proc>, Pos),
     /// `PAR i = base FOR count` (count a constant): a branch per index.
     RepPar(Replicator, Box<Proc>),
     If(Vec<(Expr, Proc)>),
@@ -752,9 +754,10 @@ impl Parser {
             Some(Tok::Name(n)) => n.clone(),
             _ => return Err(c.err("expected a process or a declaration")),
         };
-        if word == "PRI" {
+        let pri = word == "PRI";
+        if pri {
             // PRI ALT takes the first ready alternative in order, as every ALT here does; PRI
-            // PAR runs its branches at one priority.
+            // PAR runs its first branch at high priority.
             c.k += 1;
             word = match c.peek() {
                 Some(Tok::Name(n)) if n == "ALT" || n == "PAR" => n.clone(),
@@ -786,6 +789,8 @@ impl Parser {
                 let body = self.block(indent + 2, &word, start)?;
                 Ok(if word == "SEQ" {
                     Proc::Seq(body)
+                } else if pri {
+                    Proc::PriPar(body, start)
                 } else {
                     Proc::Par(body, start)
                 })

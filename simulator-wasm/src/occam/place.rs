@@ -106,7 +106,6 @@ pub fn map(
             let label = format!("PCD{chan}_{index}");
             let _ = writeln!(data, "{label}: .word #80000000");
             let _ = writeln!(constants, "{} = {label}", constant_name(*chan, *index, w));
-            let _ = writeln!(constants, "{} = {label}", constant_name(*chan, *index, r));
             continue;
         }
         let wires: Vec<(End, End)> = topology
