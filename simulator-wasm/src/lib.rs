@@ -10,6 +10,7 @@
 pub mod asm;
 pub mod clock;
 pub mod cpu;
+pub mod demos;
 pub mod error;
 pub mod host;
 pub mod isa;

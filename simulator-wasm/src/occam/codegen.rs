@@ -37,7 +37,21 @@ pub fn generate(tree: &Proc, topology: &Topology) -> Result<String, OccamError> 
         g.emit("stopp");
         g.code.push_str(&format!("{run}:\n"));
     }
+    // The network's size, and a grid's width (the node count for other networks).
     g.declare("NODES", Sym::Const(i64::from(topology.nodes)));
+    let width = topology
+        .name
+        .split_whitespace()
+        .nth(1)
+        .and_then(|dims| dims.split_once('x'))
+        .and_then(|(w, _)| w.parse::<u32>().ok())
+        .filter(|_| {
+            ["mesh", "torus", "cylinder"]
+                .iter()
+                .any(|grid| topology.name.starts_with(grid))
+        })
+        .unwrap_or(topology.nodes);
+    g.declare("WIDTH", Sym::Const(i64::from(width)));
     g.process(tree, main)?;
     g.emit("stopp");
     let (links, words) = place::map(&g.uses, &g.placed, topology)?;
