@@ -174,12 +174,16 @@ pub fn simulate(
 #[derive(clap::Args)]
 pub struct SimulateArgs {
     /// An assembly program (`.s`, `.asm`: loaded into every node, which starts with A = its
-    /// number and B = the number of nodes) or a boot file (streamed into the root's link 0).
+    /// number and B = the number of nodes), an occam program (`.occ`), a boot file (streamed
+    /// into the root's link 0), or a demo of the gallery: `demo:NAME` (`demo:list` lists them).
     pub program: std::path::PathBuf,
     /// The network: single, pipe N, ring N, mesh WxH, torus WxH, cylinder WxH,
-    /// hypercube D, tree N, or `nodes N: A.L-B.L, …`.
-    #[arg(long, default_value = "single")]
-    pub topology: String,
+    /// hypercube D, tree N, or `nodes N: A.L-B.L, …` (a demo's own by default, else single).
+    #[arg(long)]
+    pub topology: Option<String>,
+    /// A demo's node count (one of those it lists).
+    #[arg(long)]
+    pub nodes: Option<u32>,
     /// The chip: T414 or T800.
     #[arg(long, default_value = "T800")]
     pub chip: String,
@@ -199,9 +203,9 @@ pub struct SimulateArgs {
     /// External memory wait states.
     #[arg(long, default_value_t = 0)]
     pub wait_states: u32,
-    /// Stop at this virtual time (`500us`, `10ms`, `1s`).
-    #[arg(long, default_value = "1s")]
-    pub until: String,
+    /// Stop at this virtual time (`500us`, `10ms`, `1s`; a demo's own by default, else 1s).
+    #[arg(long)]
+    pub until: Option<String>,
     /// The utilization sampling interval (`100us`).
     #[arg(long, default_value = "100us")]
     pub sample: String,
@@ -240,6 +244,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
     let SimulateArgs {
         program,
         topology,
+        nodes,
         chip,
         mhz,
         link_mbit,
@@ -265,10 +270,41 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
             .context("reading keys from standard input")?;
     }
     use simulator_wasm::session::{Setup, chip as chip_named, parse_duration_ns};
-    let bytes =
-        std::fs::read(&program).with_context(|| format!("reading {}", program.display()))?;
     let file = program.display().to_string();
-    let code = program_of(&file, bytes);
+    let (code, topology, until) = match file.strip_prefix("demo:") {
+        Some("list") => {
+            for d in simulator_wasm::demos::DEMOS {
+                let counts: Vec<String> = d.nodes.iter().map(u32::to_string).collect();
+                println!(
+                    "demo:{:<24} {} (nodes {})",
+                    d.name,
+                    d.title,
+                    counts.join(", ")
+                );
+            }
+            return Ok(());
+        }
+        Some(name) => {
+            let demo = simulator_wasm::demos::find(name).with_context(|| {
+                format!("no demo named {name}: `tracescope simulate demo:list` lists them")
+            })?;
+            let (code, demo_setup) = demo.setup(nodes)?;
+            let until = until.unwrap_or_else(|| format!("{}ns", demo_setup.until_ns));
+            (code, topology.unwrap_or(demo_setup.topology), until)
+        }
+        None => {
+            if nodes.is_some() {
+                anyhow::bail!("--nodes is for demos (demo:NAME); give --topology instead");
+            }
+            let bytes = std::fs::read(&program)
+                .with_context(|| format!("reading {}", program.display()))?;
+            (
+                program_of(&file, bytes),
+                topology.unwrap_or_else(|| "single".to_owned()),
+                until.unwrap_or_else(|| "1s".to_owned()),
+            )
+        }
+    };
     let setup = Setup {
         topology,
         chip: chip_named(&chip)?,

@@ -117,6 +117,9 @@ fn placed(p: &Proc) -> bool {
     }
 }
 
+/// One processor of a PLACED PAR: its number, its replicator's name and value, its process.
+type Processor<'p> = (u32, Option<(&'p str, i64)>, &'p Proc, Pos);
+
 /// What a name stands for.
 #[derive(Debug, Clone)]
 enum Sym {
@@ -1377,7 +1380,7 @@ impl Gen {
             self.declare(&name, Sym::Placed { id, len, protocol });
         }
         // Every PROCESSOR, replicated ones expanded: its number, its index's value.
-        let mut list: Vec<(u32, Option<(&str, i64)>, &Proc, Pos)> = Vec::new();
+        let mut list: Vec<Processor<'_>> = Vec::new();
         for p in placements {
             let Some(r) = &p.replicator else {
                 let n = self.processor_number(&p.processor, p.pos)?;

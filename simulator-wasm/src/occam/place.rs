@@ -41,6 +41,9 @@ pub fn constant_name(chan: usize, index: u32, processor: u32) -> String {
     format!("PC{chan}_{index}_N{processor}")
 }
 
+/// The processors using one end of a channel, each with where it first does.
+type Ends = Vec<(u32, Pos)>;
+
 /// The first output link's channel word (links 1, 2, 3 follow a word apart); the input links'
 /// words follow the output links'.
 const LINK_OUT: u32 = 0x8000_0000;
@@ -56,7 +59,7 @@ pub fn map(
     topology: &Topology,
 ) -> Result<(String, String), OccamError> {
     // Each (channel, element): the processors writing it and reading it, with where.
-    let mut ends: BTreeMap<(usize, u32), [Vec<(u32, Pos)>; 2]> = BTreeMap::new();
+    let mut ends: BTreeMap<(usize, u32), [Ends; 2]> = BTreeMap::new();
     for u in uses {
         let side = &mut ends.entry((u.chan, u.index)).or_default()[u.dir as usize];
         if !side.iter().any(|(p, _)| *p == u.processor) {

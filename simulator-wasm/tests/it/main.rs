@@ -2,6 +2,7 @@
 //! assembler and the COMSTIME benchmark.
 
 mod comstime;
+mod demos;
 mod fpu;
 mod links;
 mod occam;
