@@ -1,7 +1,9 @@
-// The Simulator page's Web Worker: runs an assembly program on an emulated transputer
-// network (target/site/sim, the simulator-wasm crate) off the page's thread, in slices of
-// virtual time, posting progress after each slice and the trace at the end.
-import init, { Simulation } from "./sim/simulator_wasm.js";
+// The Simulator page's Web Worker: runs an assembly or occam program on an emulated
+// transputer network (target/site/sim, the simulator-wasm crate) off the page's thread, in
+// slices of virtual time, posting progress after each slice and the trace at the end. It also
+// answers the demo gallery ({type: "demos"}) and compiles occam without running it
+// ({type: "check"}: the error, if any, and how long the compiler took).
+import init, { Simulation, check_occam, demos_json } from "./sim/simulator_wasm.js";
 import { runInSlices } from "./sim-slices.js";
 
 const ready = init();
@@ -35,10 +37,22 @@ async function ppmToPng(bytes) {
 }
 
 self.onmessage = async (event) => {
-  const { source, topology, chip, mhz, linkMbit, untilNs, name, tracing, keys } = event.data;
+  const { type, language, source, topology, chip, mhz, linkMbit, untilNs, name, tracing, keys } = event.data;
+  if (type === "demos") {
+    await ready;
+    self.postMessage({ type: "demos", demos: JSON.parse(demos_json()) });
+    return;
+  }
+  if (type === "check") {
+    await ready;
+    const started = performance.now();
+    const error = check_occam(source, topology);
+    self.postMessage({ type: "checked", error, ms: performance.now() - started, source });
+    return;
+  }
   try {
     await ready;
-    const sim = new Simulation(source, topology, chip, mhz, linkMbit, untilNs, tracing, keys || "");
+    const sim = new Simulation(language || "assembly", source, topology, chip, mhz, linkMbit, untilNs, tracing, keys || "");
     self.postMessage({ type: "assembled", nodes: sim.nodes() });
     const hostSeconds = runInSlices(sim, (seconds) =>
       self.postMessage({

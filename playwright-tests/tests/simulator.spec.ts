@@ -149,3 +149,52 @@ test('a PPM image the program writes is shown', async ({ page }) => {
   });
   expect(pixels).toEqual([2, 1, 255, 0, 0, 255, 0, 0, 255, 255]);
 });
+
+test('a demo from the gallery runs in the page with its progress and lands in its Gantt chart', async ({
+  page,
+}) => {
+  await page.goto('/simulate');
+  await page.locator('[data-demo="sieve"]').click();
+  await expect(page.getByTestId('sim-about')).toContainText('pipeline');
+  await expect(page.getByTestId('sim-topology')).toHaveValue('pipe 8');
+  await page.getByTestId('sim-nodes').selectOption({ label: '4 (pipe 4)' });
+  await expect(page.getByTestId('sim-topology')).toHaveValue('pipe 4');
+  await expect(page.getByTestId('sim-check')).toContainText('Compiles');
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-progress')).toBeVisible();
+  await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 4 nodes', {
+    timeout: 30_000,
+  });
+  console.log(`demo:sieve on pipe 4 in the page: ${await page.getByTestId('sim-readout').textContent()}`);
+  await expect(page.getByTestId('sim-open')).toBeVisible();
+  // A second run can be compared with the first.
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-compare')).toBeVisible({ timeout: 30_000 });
+  await page.getByTestId('sim-open').click();
+  await page.waitForURL(RUN_URL);
+  const run = new RunPage(page);
+  await run.waitForPaint();
+  await expect(run.heading).toHaveText('demo:sieve on pipe 4');
+});
+
+test('an occam syntax error marks its line in the editor with the message', async ({ page }) => {
+  await page.goto('/simulate');
+  await page.locator('[data-demo="matmul"]').click();
+  await expect(page.getByTestId('sim-check')).toContainText('Compiles');
+  const source = await page.getByTestId('sim-source').inputValue();
+  const lines = source.split('\n');
+  const at = lines.findIndex((l) => l.trim() === 'c := 0');
+  lines[at] = lines[at].replace('c := 0', 'c := := 0');
+  await page.getByTestId('sim-source').fill(lines.join('\n'));
+  await expect(page.getByTestId('sim-check')).toContainText(`line ${at + 1}, column`);
+  await expect(page.getByTestId('sim-gutter').locator('[data-bad=true]')).toHaveText(String(at + 1));
+  // Running it says the same.
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-error')).toContainText(`occam, line ${at + 1}`);
+  // A thousand-line program compiles in the page; the time is measured.
+  const long = ['INT x:', 'SEQ', '  x := 0'];
+  for (let k = 0; long.length < 1000; k++) long.push(`  x := (x + ${k}) \\ 1000`);
+  await page.getByTestId('sim-source').fill(long.join('\n'));
+  await expect(page.getByTestId('sim-check')).toContainText('Compiles');
+  console.log(`a 1,000-line occam program: ${await page.getByTestId('sim-check').textContent()}`);
+});

@@ -20,7 +20,7 @@ const mesh =
   'WIDTH = 4\n' + readFileSync(new URL('meshwork.s', data), 'utf8').replace(/ROUNDS = \d+/, 'ROUNDS = 200');
 
 function measure(source, topology, tracing) {
-  const sim = new Simulation(source, topology, 'T800', 20, 20, 100e9, tracing);
+  const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
   const seconds = runInSlices(sim);
   const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
   sim.free();

@@ -10,6 +10,39 @@
 use crate::error::SimError;
 use crate::session::{Program, Setup};
 
+/// A demo as the Simulator page's gallery lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Listing {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub origin: &'static str,
+    pub about: &'static str,
+    /// The program with its constants set.
+    pub source: String,
+    /// The node counts it runs on (the first the default) and the network for each.
+    pub nodes: Vec<u32>,
+    pub networks: Vec<String>,
+    /// How long it may run, virtual nanoseconds.
+    pub until_ns: u64,
+}
+
+/// The gallery: every demo with its program and networks.
+pub fn listing() -> Vec<Listing> {
+    DEMOS
+        .iter()
+        .map(|d| Listing {
+            name: d.name,
+            title: d.title,
+            origin: d.origin,
+            about: d.about,
+            source: d.source(),
+            nodes: d.nodes.to_vec(),
+            networks: d.nodes.iter().map(|&n| (d.network)(n)).collect(),
+            until_ns: d.until_ns,
+        })
+        .collect()
+}
+
 /// One demo.
 #[derive(Debug, Clone, Copy)]
 pub struct Demo {

@@ -12,11 +12,12 @@ pub struct Simulation(Session);
 
 #[wasm_bindgen]
 impl Simulation {
-    /// Assembles `source` and loads it into every node of `topology`; `tracing` says whether
-    /// events are recorded; `keys` (with `\r`, `\n`, `\t`, `\\`, `\xNN` escapes) are what
-    /// the program reads from the keyboard.
+    /// Assembles `source` (or compiles it, when `language` is `occam`) and loads it into
+    /// every node of `topology`; `tracing` says whether events are recorded; `keys` (with
+    /// `\r`, `\n`, `\t`, `\\`, `\xNN` escapes) are what the program reads from the keyboard.
     #[wasm_bindgen(constructor)]
     pub fn new(
+        language: &str,
         source: &str,
         topology: &str,
         chip_name: &str,
@@ -36,10 +37,12 @@ impl Simulation {
             keys: crate::session::parse_keys(keys)?,
             ..Setup::default()
         };
-        Ok(Simulation(Session::new(
-            &Program::Assembly(source.to_owned()),
-            &setup,
-        )?))
+        let program = if language == "occam" {
+            Program::Occam(source.to_owned())
+        } else {
+            Program::Assembly(source.to_owned())
+        };
+        Ok(Simulation(Session::new(&program, &setup)?))
     }
 
     /// Runs at most `slice_ns` more virtual time; true once the run has ended.
@@ -108,5 +111,26 @@ impl Simulation {
     pub fn trace_json(&self, name: &str) -> Result<String, JsError> {
         let trace = crate::trace::to_trace(&self.0.network, name)?;
         Ok(shared::formats::native::write(&trace))
+    }
+}
+
+/// The demo gallery as JSON: every demo's name, title, origin, paragraph, program, node counts
+/// and networks.
+#[wasm_bindgen]
+pub fn demos_json() -> Result<String, JsError> {
+    Ok(serde_json::to_string(&crate::demos::listing())?)
+}
+
+/// Compiles occam `source` for `topology` without running it: the error (`occam, line L,
+/// column C: …`), or an empty string when it compiles.
+#[wasm_bindgen]
+pub fn check_occam(source: &str, topology: &str) -> String {
+    let topology = match crate::topology::Topology::parse(topology) {
+        Ok(t) => t,
+        Err(e) => return e.to_string(),
+    };
+    match crate::occam::compile_for(source, &topology) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
     }
 }

@@ -1,7 +1,9 @@
-//! `/simulate`: assemble a program and run it on an emulated transputer network in a Web
+//! `/simulate`: run an occam or assembly program on an emulated transputer network in a Web
 //! Worker (`static/sim-worker.js` driving the `simulator-wasm` crate), with a progress readout;
 //! the finished run's trace is stored like an upload, and a link opens it in the Gantt view
-//! (the page keeps the program's output on screen).
+//! (the page keeps the program's output on screen). The demo gallery (the founding case
+//! studies in occam) opens a program with one click; occam is compiled as it is typed, the
+//! line of an error marked in the editor.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -61,6 +63,28 @@ const EXAMPLES: [Example; 4] = [
         source: || include_str!("../../../simulator-wasm/programs/keys-to-file.s").to_owned(),
     },
 ];
+
+/// A demo of the gallery, as the worker lists it (`simulator_wasm::demos::Listing`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+struct DemoInfo {
+    name: String,
+    title: String,
+    origin: String,
+    about: String,
+    source: String,
+    nodes: Vec<u32>,
+    networks: Vec<String>,
+    until_ns: u64,
+}
+
+/// The demos in the worker's "demos" message.
+fn demo_list(data: &wasm_bindgen::JsValue) -> Vec<DemoInfo> {
+    js_sys::JSON::stringify(&field(data, "demos"))
+        .ok()
+        .and_then(|s| s.as_string())
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
+}
 
 /// A file the program wrote: its name, size and a URL the worker made for it.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +242,18 @@ struct Sim {
     /// The files the program wrote.
     files: RwSignal<Vec<WrittenFile>>,
     stored: RwSignal<Option<String>>,
+    /// The run stored before this one, to compare with.
+    previous: RwSignal<Option<String>>,
+    /// `occam` or `assembly`.
+    language: RwSignal<&'static str>,
+    /// The demo gallery, once the worker has listed it, and the picked demo.
+    demos: RwSignal<Vec<DemoInfo>>,
+    demo: RwSignal<Option<usize>>,
+    /// The occam compiler's verdict on the source as it stands: its error (empty when it
+    /// compiles) and how long it took, milliseconds.
+    check: RwSignal<Option<(String, f64)>>,
+    /// The run under way: its name and its virtual time limit.
+    current: StoredValue<(String, u64)>,
     worker: StoredValue<Option<web_sys::Worker>, LocalStorage>,
 }
 
@@ -241,8 +277,67 @@ impl Sim {
             keys: RwSignal::new("hello, transputer\\r".to_owned()),
             files: RwSignal::new(Vec::new()),
             stored: RwSignal::new(None),
-            worker: StoredValue::new_local(start_worker().ok()),
+            previous: RwSignal::new(None),
+            language: RwSignal::new("assembly"),
+            demos: RwSignal::new(Vec::new()),
+            demo: RwSignal::new(None),
+            check: RwSignal::new(None),
+            current: StoredValue::new((String::new(), 0)),
+            worker: StoredValue::new_local(None),
         }
+    }
+
+    /// The worker, started (and asked for the gallery) when there is none.
+    fn ensure_worker(self) -> Result<web_sys::Worker, String> {
+        if let Some(w) = self.worker.with_value(Option::clone) {
+            return Ok(w);
+        }
+        let w = start_worker()?;
+        let on_message = self.on_message();
+        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let ask = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&ask, &"type".into(), &"demos".into());
+        let _ = w.post_message(&ask);
+        self.worker.set_value(Some(w.clone()));
+        Ok(w)
+    }
+
+    /// Asks the worker to compile the occam source as it stands.
+    fn check_source(self) {
+        if self.language.get_untracked() != "occam" {
+            self.check.set(None);
+            return;
+        }
+        let Ok(w) = self.ensure_worker() else { return };
+        let ask = js_sys::Object::new();
+        let set = |key: &str, value: wasm_bindgen::JsValue| {
+            let _ = js_sys::Reflect::set(&ask, &key.into(), &value);
+        };
+        set("type", "check".into());
+        set("source", self.source.get_untracked().into());
+        set("topology", self.topology.get_untracked().into());
+        let _ = w.post_message(&ask);
+    }
+
+    /// Opens demo `k` of the gallery on its default network.
+    fn pick_demo(self, k: usize) {
+        let Some(d) = self.demos.with_untracked(|list| list.get(k).cloned()) else {
+            return;
+        };
+        self.demo.set(Some(k));
+        self.language.set("occam");
+        self.source.set(d.source.clone());
+        self.topology.set(
+            d.networks
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "single".to_owned()),
+        );
+        self.until
+            .set(format!("{}ms", d.until_ns.div_ceil(1_000_000)));
+        self.status.set(None);
+        self.check_source();
     }
 
     /// Ends the run with an error.
@@ -297,11 +392,20 @@ impl Sim {
         });
     }
 
-    /// What the worker says during a run named `name` given `until_ns` of virtual time.
-    fn on_message(self, name: String, until_ns: u64) -> Closure<dyn FnMut(web_sys::MessageEvent)> {
+    /// What the worker says: the gallery, a compile check, a run's progress and end.
+    fn on_message(self) -> Closure<dyn FnMut(web_sys::MessageEvent)> {
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let data = ev.data();
+            let (name, until_ns) = self.current.get_value();
             match text(&data, "type").as_str() {
+                "demos" => self.demos.set(demo_list(&data)),
+                "checked" => {
+                    // Only the verdict on the source as it still stands.
+                    if self.source.with_untracked(|s| *s == text(&data, "source")) {
+                        self.check
+                            .set(Some((text(&data, "error"), number(&data, "ms"))));
+                    }
+                }
                 "assembled" => self.status.set(Some(Ok(format!(
                     "Running on {}…",
                     plural(number(&data, "nodes") as u64, "node")
@@ -316,7 +420,7 @@ impl Sim {
                     "Stopped at {} of virtual time; writing the trace…",
                     virtual_time(number(&data, "virtualNs"))
                 )))),
-                "done" => self.finished(&data, name.clone(), until_ns),
+                "done" => self.finished(&data, name, until_ns),
                 _ => {
                     self.fail(text(&data, "message"));
                     stop(self.worker);
@@ -332,6 +436,8 @@ impl Sim {
             let _ = js_sys::Reflect::set(&message, &key.into(), &value);
         };
         let number = |s: RwSignal<String>| s.get_untracked().parse::<f64>().unwrap_or(20.0);
+        set("type", "run".into());
+        set("language", self.language.get_untracked().into());
         set("source", self.source.get_untracked().into());
         set("topology", self.topology.get_untracked().into());
         set("chip", self.chip.get_untracked().into());
@@ -344,43 +450,57 @@ impl Sim {
         message
     }
 
-    /// The run's name: the program (its example's, marked when edited) and the network.
+    /// The run's name: the program (its demo's or example's, marked when edited) and the
+    /// network.
     fn run_name(&self) -> String {
-        let example = &EXAMPLES[self.example.get_untracked().min(EXAMPLES.len() - 1)];
-        let edited = self.source.with_untracked(|s| *s != (example.source)());
+        let demo = self
+            .demo
+            .get_untracked()
+            .and_then(|k| self.demos.with_untracked(|list| list.get(k).cloned()));
+        let (program, original) = match demo {
+            Some(d) => (format!("demo:{}", d.name), d.source),
+            None => {
+                let example = &EXAMPLES[self.example.get_untracked().min(EXAMPLES.len() - 1)];
+                (example.program.to_owned(), (example.source)())
+            }
+        };
+        let edited = self.source.with_untracked(|s| *s != original);
         format!(
-            "{}{} on {}",
-            example.program,
+            "{program}{} on {}",
             if edited { " (edited)" } else { "" },
             self.topology.get_untracked().trim()
         )
     }
 
-    /// Assembles and runs the program in the worker.
+    /// Compiles (or assembles) and runs the program in the worker.
     fn run(self) {
         let until_ns = match shared::model::time::parse_duration_ns(&self.until.get_untracked()) {
             Ok(ns) => ns,
             Err(message) => return self.status.set(Some(Err(message))),
         };
-        let worker = self.worker.with_value(Option::clone);
-        let w = match worker.map_or_else(start_worker, Ok) {
+        let w = match self.ensure_worker() {
             Ok(w) => w,
             Err(message) => return self.status.set(Some(Err(message))),
         };
         self.running.set(true);
         self.output.set(String::new());
         self.files.set(Vec::new());
-        self.status.set(Some(Ok("Assembling…".to_owned())));
+        let compiling = if self.language.get_untracked() == "occam" {
+            "Compiling…"
+        } else {
+            "Assembling…"
+        };
+        self.status.set(Some(Ok(compiling.to_owned())));
         self.progress.set(None);
+        if let Some(id) = self.stored.get_untracked() {
+            self.previous.set(Some(id));
+        }
         self.stored.set(None);
         let name = self.run_name();
-        let on_message = self.on_message(name.clone(), until_ns);
-        w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        on_message.forget();
+        self.current.set_value((name.clone(), until_ns));
         if let Err(e) = w.post_message(&self.start_message(until_ns, name)) {
-            return self.fail(format!("the worker did not take the program: {e:?}"));
+            self.fail(format!("the worker did not take the program: {e:?}"));
         }
-        self.worker.set_value(Some(w));
     }
 }
 
@@ -390,6 +510,9 @@ fn controls(sim: Sim) -> impl IntoView {
         let index: usize = event_target_value(&ev).parse().unwrap_or(0);
         if let Some(example) = EXAMPLES.get(index) {
             sim.example.set(index);
+            sim.demo.set(None);
+            sim.language.set("assembly");
+            sim.check.set(None);
             sim.source.set((example.source)());
             sim.topology.set(example.topology.to_owned());
             sim.until.set(example.until.to_owned());
@@ -411,7 +534,7 @@ fn controls(sim: Sim) -> impl IntoView {
     } = sim;
     view! {
         <div class="sim-controls">
-            <label>"Example "
+            <label>"Assembly example "
                 <select data-testid="sim-example" on:change=pick>
                     {EXAMPLES
                         .iter()
@@ -420,9 +543,13 @@ fn controls(sim: Sim) -> impl IntoView {
                         .collect_view()}
                 </select>
             </label>
+            {move || nodes_picker(sim)}
             <label>"Network "
                 <input data-testid="sim-topology" prop:value=move || topology.get()
-                    on:input=move |ev| topology.set(event_target_value(&ev))/>
+                    on:input=move |ev| {
+                        topology.set(event_target_value(&ev));
+                        sim.check_source();
+                    }/>
             </label>
             <label>"Chip "
                 <select on:change=move |ev| chip.set(event_target_value(&ev))>
@@ -462,6 +589,160 @@ fn controls(sim: Sim) -> impl IntoView {
     }
 }
 
+/// A demo's node counts, each with its network (shown while a demo is open).
+fn nodes_picker(sim: Sim) -> Option<impl IntoView> {
+    let d = sim
+        .demo
+        .get()
+        .and_then(|k| sim.demos.with(|list| list.get(k).cloned()))?;
+    let current = sim.topology.get_untracked();
+    let networks = d.networks.clone();
+    let pick = move |ev: leptos::ev::Event| {
+        let k: usize = event_target_value(&ev).parse().unwrap_or(0);
+        if let Some(network) = networks.get(k) {
+            sim.topology.set(network.clone());
+            sim.check_source();
+        }
+    };
+    Some(view! {
+        <label>"Nodes "
+            <select data-testid="sim-nodes" on:change=pick>
+                {d.nodes.iter().zip(&d.networks).enumerate().map(|(k, (n, network))| {
+                    let selected = *network == current;
+                    view! { <option value=k.to_string() selected=selected>{format!("{n} ({network})")}</option> }
+                }).collect_view()}
+            </select>
+        </label>
+    })
+}
+
+/// The demo gallery: a card per demo (title and origin); the open demo's paragraph below.
+fn gallery(sim: Sim) -> impl IntoView {
+    let (demos, demo) = (sim.demos, sim.demo);
+    view! {
+        <div class="sim-gallery" data-testid="sim-gallery">
+            {move || demos.get().into_iter().enumerate().map(|(k, d)| {
+                let picked = move || demo.get() == Some(k);
+                view! {
+                    <button class="sim-demo" class:picked=picked data-testid="sim-demo"
+                        data-demo=d.name.clone() title=d.origin.clone()
+                        on:click=move |_| sim.pick_demo(k)>
+                        <strong>{d.title.clone()}</strong>
+                        <span>{d.origin.clone()}</span>
+                    </button>
+                }
+            }).collect_view()}
+        </div>
+        {move || demo.get().and_then(|k| demos.with(|list| list.get(k).cloned())).map(|d| view! {
+            <p class="sim-about" data-testid="sim-about">{d.about}</p>
+        })}
+    }
+}
+
+/// occam's reserved words, for the editor's highlighting.
+const OCCAM_KEYWORDS: [&str; 31] = [
+    "SEQ",
+    "PAR",
+    "PRI",
+    "PLACED",
+    "PROCESSOR",
+    "ALT",
+    "IF",
+    "CASE",
+    "ELSE",
+    "WHILE",
+    "SKIP",
+    "STOP",
+    "PROC",
+    "VAL",
+    "IS",
+    "FOR",
+    "INT",
+    "BOOL",
+    "CHAN",
+    "OF",
+    "TIMER",
+    "AFTER",
+    "TRUE",
+    "FALSE",
+    "NOT",
+    "AND",
+    "OR",
+    "BYTE",
+    "REAL32",
+    "REAL64",
+    "FUNCTION",
+];
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The source as HTML with its comments, strings, numbers and (occam's) reserved words in
+/// spans the stylesheet colours; a trailing newline so the layer is as tall as the text.
+fn highlight(source: &str, occam: bool) -> String {
+    let comment = if occam { "--" } else { ";" };
+    let mut out = String::with_capacity(source.len() * 2);
+    for line in source.split('\n') {
+        let (code, rest) = match line.find(comment) {
+            Some(at) if !line[..at].contains('"') => (&line[..at], &line[at..]),
+            _ => (line, ""),
+        };
+        let mut word = String::new();
+        let mut in_string = false;
+        let flush = |word: &mut String, out: &mut String| {
+            if word.is_empty() {
+                return;
+            }
+            let class = if occam && OCCAM_KEYWORDS.contains(&word.as_str()) {
+                Some("k")
+            } else if word
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || c == '#')
+            {
+                Some("n")
+            } else {
+                None
+            };
+            match class {
+                Some(c) => out.push_str(&format!("<span class=\"{c}\">{}</span>", escape(word))),
+                None => out.push_str(&escape(word)),
+            }
+            word.clear();
+        };
+        for c in code.chars() {
+            if c == '"' {
+                flush(&mut word, &mut out);
+                out.push_str(if in_string {
+                    "&quot;</span>"
+                } else {
+                    "<span class=\"s\">&quot;"
+                });
+                in_string = !in_string;
+            } else if in_string {
+                out.push_str(&escape(&c.to_string()));
+            } else if c.is_ascii_alphanumeric() || c == '.' || c == '#' || c == '_' {
+                word.push(c);
+            } else {
+                flush(&mut word, &mut out);
+                out.push_str(&escape(&c.to_string()));
+            }
+        }
+        flush(&mut word, &mut out);
+        if in_string {
+            out.push_str("</span>");
+        }
+        if !rest.is_empty() {
+            out.push_str(&format!("<span class=\"c\">{}</span>", escape(rest)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The line an assembler error names (`… line 12 …`), if any.
 fn error_line(message: &str) -> Option<usize> {
     let at = message.find("line ")? + 5;
@@ -472,17 +753,27 @@ fn error_line(message: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
-/// The source editor: the program with line numbers beside it, the line an assembler error
-/// names marked.
+/// The source editor: the program with line numbers beside it and its syntax coloured (a
+/// layer under a transparent text area), the line an error names marked: the run's error, or
+/// the occam compiler's as the program is typed.
 fn editor(sim: Sim) -> impl IntoView {
-    let (source, status) = (sim.source, sim.status);
+    let (source, status, check, language) = (sim.source, sim.status, sim.check, sim.language);
     let gutter = NodeRef::<leptos::html::Div>::new();
-    let bad_line = Memo::new(move |_| {
-        status.with(|s| match s {
-            Some(Err(message)) => error_line(message),
+    let layer = NodeRef::<leptos::html::Pre>::new();
+    let error = Memo::new(move |_| {
+        let run_error = status.with(|s| match s {
+            Some(Err(message)) => Some(message.clone()),
             _ => None,
+        });
+        run_error.or_else(|| {
+            check.with(|c| {
+                c.as_ref()
+                    .filter(|(e, _)| !e.is_empty())
+                    .map(|(e, _)| e.clone())
+            })
         })
     });
+    let bad_line = Memo::new(move |_| error.with(|e| e.as_deref().and_then(error_line)));
     let n_lines = Memo::new(move |_| source.with(|s| s.lines().count().max(1)));
     view! {
         <div class="sim-editor">
@@ -491,21 +782,44 @@ fn editor(sim: Sim) -> impl IntoView {
                     let bad = bad_line.get();
                     (1..=n_lines.get())
                         .map(|k| view! {
-                            <div class:bad=bad == Some(k) data-bad=(bad == Some(k)).then_some("true")>{k}</div>
+                            <div class:bad=bad == Some(k) data-bad=(bad == Some(k)).then_some("true")
+                                title=move || (bad == Some(k)).then(|| error.get().unwrap_or_default())>{k}</div>
                         })
                         .collect_view()
                 }}
             </div>
-            <textarea data-testid="sim-source" class="sim-source" spellcheck="false" wrap="off"
-                prop:value=move || source.get()
-                on:input=move |ev| source.set(event_target_value(&ev))
-                on:scroll=move |ev| {
-                    let area: web_sys::HtmlTextAreaElement = event_target(&ev);
-                    if let Some(g) = gutter.get_untracked() {
-                        g.set_scroll_top(area.scroll_top());
+            <div class="sim-code">
+                <pre class="sim-highlight" node_ref=layer aria-hidden="true"
+                    inner_html=move || source.with(|s| highlight(s, language.get() == "occam"))></pre>
+                <textarea data-testid="sim-source" class="sim-source" spellcheck="false" wrap="off"
+                    prop:value=move || source.get()
+                    on:input=move |ev| {
+                        source.set(event_target_value(&ev));
+                        // A run's error is about the program as it was.
+                        if status.with_untracked(|s| matches!(s, Some(Err(_)))) {
+                            status.set(None);
+                        }
+                        sim.check_source();
                     }
-                }></textarea>
+                    on:scroll=move |ev| {
+                        let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+                        if let Some(g) = gutter.get_untracked() {
+                            g.set_scroll_top(area.scroll_top());
+                        }
+                        if let Some(l) = layer.get_untracked() {
+                            l.set_scroll_top(area.scroll_top());
+                            l.set_scroll_left(area.scroll_left());
+                        }
+                    }></textarea>
+            </div>
         </div>
+        {move || match (error.get(), check.get()) {
+            (Some(e), _) => Some(view! { <p class="sim-check bad" data-testid="sim-check">{e}</p> }.into_any()),
+            (None, Some((_, ms))) => Some(view! {
+                <p class="sim-check" data-testid="sim-check">{format!("Compiles ({ms:.0} ms).")}</p>
+            }.into_any()),
+            (None, None) => None,
+        }}
     }
 }
 
@@ -513,11 +827,13 @@ fn editor(sim: Sim) -> impl IntoView {
 #[component]
 pub fn SimulatePage() -> impl IntoView {
     let sim = Sim::new();
+    let _ = sim.ensure_worker();
     on_cleanup(move || stop(sim.worker));
     let Sim {
         progress,
         status,
         stored,
+        previous,
         output,
         files,
         ..
@@ -526,9 +842,11 @@ pub fn SimulatePage() -> impl IntoView {
         <section class="simulator">
             <h1>"Transputer simulator"</h1>
             <p class="hint">
-                "Assembly runs on every node of the network (A = the node's number, B = the number of nodes); \
-                 node 0's link 0 is the host (iserver). Links are modelled packet by packet, time is virtual."
+                "Pick a demo (occam, placed on the network's processors) or an assembly example (it runs on every \
+                 node: A = the node's number, B = the number of nodes); node 0's link 0 is the host (iserver). \
+                 Links are modelled packet by packet, time is virtual."
             </p>
+            {gallery(sim)}
             {controls(sim)}
             {editor(sim)}
             {move || progress.get().map(|p| view! {
@@ -542,7 +860,12 @@ pub fn SimulatePage() -> impl IntoView {
                 Err(t) => view! { <p class="error" data-testid="sim-error">{t}</p> }.into_any(),
             })}
             {move || stored.get().map(|id| view! {
-                <p><A href=format!("/runs/{id}") attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A></p>
+                <p class="sim-links">
+                    <A href=format!("/runs/{id}") attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A>
+                    {previous.get().map(|before| view! {
+                        <A href=format!("/compare/{before}/{id}") attr:data-testid="sim-compare">"Compare with the previous run →"</A>
+                    })}
+                </p>
             })}
             {move || (!output.get().is_empty()).then(|| view! {
                 <pre class="sim-output" data-testid="sim-output">{output.get()}</pre>
