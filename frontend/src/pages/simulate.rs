@@ -334,8 +334,11 @@ impl Sim {
                 .cloned()
                 .unwrap_or_else(|| "single".to_owned()),
         );
-        self.until
-            .set(format!("{}ms", d.until_ns.div_ceil(1_000_000)));
+        self.until.set(if d.until_ns.is_multiple_of(1_000_000_000) {
+            format!("{}s", d.until_ns / 1_000_000_000)
+        } else {
+            format!("{}ms", d.until_ns.div_ceil(1_000_000))
+        });
         self.status.set(None);
         self.check_source();
     }
@@ -536,6 +539,7 @@ fn controls(sim: Sim) -> impl IntoView {
         <div class="sim-controls">
             <label>"Assembly example "
                 <select data-testid="sim-example" on:change=pick>
+                    <option value="" disabled=true selected=move || sim.demo.get().is_some()>"(a demo is open)"</option>
                     {EXAMPLES
                         .iter()
                         .enumerate()

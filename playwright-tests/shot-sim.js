@@ -1,0 +1,21 @@
+const { chromium } = require('playwright');
+(async () => {
+  const [base, out] = process.argv.slice(2);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(base + '/simulate');
+  await page.waitForSelector('[data-demo="image"]');
+  await page.locator('[data-demo="image"]').click();
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: `${out}/sim-demo.png` });
+  await page.getByTestId('sim-run').click();
+  const t0 = Date.now();
+  await page.getByTestId('sim-open').waitFor({ timeout: 60000 });
+  console.log('image demo run+store ms', Date.now() - t0, await page.getByTestId('sim-readout').textContent());
+  await page.screenshot({ path: `${out}/sim-done.png` });
+  await page.getByTestId('sim-open').click();
+  await page.waitForURL(/\/runs\//);
+  await page.waitForTimeout(2500);
+  await page.screenshot({ path: `${out}/sim-gantt.png` });
+  await browser.close();
+})();
