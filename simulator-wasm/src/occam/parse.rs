@@ -501,34 +501,20 @@ impl Cursor<'_> {
         Ok(Type::Chan(self.protocol()?))
     }
 
-    /// What an output sends: values separated by `;`, each `e` or `count::array`.
-    fn out_items(&mut self) -> Result<Vec<Item<Expr>>, OccamError> {
+    /// What an output sends (`read` an expression) or an input receives into (`read` a
+    /// target): items separated by `;`, each one or `count::array`.
+    fn items<T>(
+        &mut self,
+        read: fn(&mut Self) -> Result<T, OccamError>,
+    ) -> Result<Vec<Item<T>>, OccamError> {
         let mut items = Vec::new();
         loop {
-            let e = self.expression()?;
+            let first = read(self)?;
             if self.is("::") {
                 self.k += 1;
-                items.push(Item::Counted(e, self.name()?.0));
+                items.push(Item::Counted(first, self.name()?.0));
             } else {
-                items.push(Item::One(e));
-            }
-            if !self.is(";") {
-                return Ok(items);
-            }
-            self.k += 1;
-        }
-    }
-
-    /// What an input receives into: targets separated by `;`, each `x` or `count::array`.
-    fn in_items(&mut self) -> Result<Vec<Item<Target>>, OccamError> {
-        let mut items = Vec::new();
-        loop {
-            let t = self.target()?;
-            if self.is("::") {
-                self.k += 1;
-                items.push(Item::Counted(t, self.name()?.0));
-            } else {
-                items.push(Item::One(t));
+                items.push(Item::One(first));
             }
             if !self.is(";") {
                 return Ok(items);
@@ -982,7 +968,7 @@ impl Parser {
                 g.k += 1;
                 Guard::After(chan.name, g.expression()?)
             } else {
-                Guard::Input(chan, g.in_items()?)
+                Guard::Input(chan, g.items(Cursor::target)?)
             }
         };
         g.done()?;
@@ -1085,7 +1071,7 @@ fn statement(c: &mut Cursor<'_>) -> Result<Proc, OccamError> {
     let chan = ChanRef { name, index };
     if c.is("!") {
         c.k += 1;
-        return Ok(Proc::Output(chan, c.out_items()?, pos));
+        return Ok(Proc::Output(chan, c.items(Cursor::expression)?, pos));
     }
     if c.is("?") {
         c.k += 1;
@@ -1093,7 +1079,7 @@ fn statement(c: &mut Cursor<'_>) -> Result<Proc, OccamError> {
             c.k += 1;
             return Ok(Proc::After(chan.name, c.expression()?, pos));
         }
-        return Ok(Proc::Input(chan, c.in_items()?, pos));
+        return Ok(Proc::Input(chan, c.items(Cursor::target)?, pos));
     }
     if c.is("(") && chan.index.is_none() {
         c.k += 1;

@@ -8,16 +8,7 @@ use simulator_wasm::session::{Program, Session, Setup};
 
 /// Runs `source` on one T800; answers the tags of its probes in order.
 fn probes(source: &str) -> Vec<u32> {
-    let mut session = Session::new(&Program::Occam(source.to_owned()), &Setup::default())
-        .unwrap_or_else(|e| panic!("{e}\n{}", compile(source).unwrap_or_default()));
-    assert_eq!(session.finish(), Ok(Outcome::Idle));
-    let node = &session.network.nodes[0];
-    assert!(!node.error, "the error flag is set\n{}", node.dump());
-    node.events
-        .iter()
-        .filter(|e| e.kind == EventKind::Probe)
-        .map(|e| e.other)
-        .collect()
+    probes_on(source, "single").swap_remove(0)
 }
 
 #[test]
@@ -316,8 +307,8 @@ fn probes_on(source: &str, topology: &str) -> Vec<Vec<u32>> {
         topology: topology.to_owned(),
         ..Setup::default()
     };
-    let mut session =
-        Session::new(&Program::Occam(source.to_owned()), &setup).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = Session::new(&Program::Occam(source.to_owned()), &setup)
+        .unwrap_or_else(|e| panic!("{e}\n{}", compile(source).unwrap_or_default()));
     assert_eq!(session.finish(), Ok(Outcome::Idle));
     session
         .network
