@@ -85,6 +85,10 @@ fn cylinder(n: u32) -> String {
     format!("cylinder {width}x{}", n.div_ceil(width))
 }
 
+fn ring(n: u32) -> String {
+    format!("ring {n}")
+}
+
 fn single(_: u32) -> String {
     "single".to_owned()
 }
@@ -212,6 +216,22 @@ pub const DEMOS: &[Demo] = &[
         settings: &[("BATCHED", "TRUE")],
         nodes: &[16, 4, 8],
         network: cylinder,
+        until_ns: 10_000_000_000,
+    },
+    Demo {
+        name: "hopfield",
+        title: "Hopfield net on a ring (IPPM)",
+        origin: "Brandis, IPPM: Interactive Parallel Program Monitor (1986)",
+        about: "Each processor owns a block of the net's neurons. Every round they gather all \
+            the neurons' states round the ring, a block a step, then update their own; the \
+            flips (probe tags) fall to nothing as the net settles. The Hasse diagram shows \
+            the lattice of each round's exchange; the wait states and the blocked-time \
+            histogram show every processor waiting for its neighbour, and the WCPA phase \
+            table weighs the exchange against the update.",
+        source: include_str!("../programs/demos/hopfield.occ"),
+        settings: &[],
+        nodes: &[4, 2, 8, 16],
+        network: ring,
         until_ns: 10_000_000_000,
     },
     Demo {

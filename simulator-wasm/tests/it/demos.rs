@@ -110,6 +110,14 @@ fn the_classics_compute_the_right_answers() {
     let kept: u32 = probes(&sieve, "kept").iter().map(|p| p.1).sum();
     let found: u32 = probes(&sieve, "primes found").iter().map(|p| p.1).sum();
     assert_eq!(kept + found, 430, "kept {kept}, found {found}");
+    // The Hopfield net settles: no neuron flips in the last round, on any processor.
+    let hopfield = run(demo("hopfield"), 4);
+    let flips = probes(&hopfield, "flips");
+    assert_eq!(flips.len(), 4 * 6, "six rounds on four processors");
+    for k in 0..4 {
+        let mine: Vec<u32> = flips.iter().filter(|f| f.0 == k).map(|f| f.1).collect();
+        assert!(mine[0] > 0 && mine[5] == 0, "processor {k}: {mine:?}");
+    }
     // Each cell's C = Σ_k A[y][k]·B[k][x] with the program's A and B.
     let matmul = run(demo("matmul"), 9);
     let mut cells = probes(&matmul, "done");
