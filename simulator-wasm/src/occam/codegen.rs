@@ -147,6 +147,13 @@ enum Sym {
         len: i64,
         ty: Type,
     },
+    /// An array parameter: its address in a slot, its length a constant or in a slot.
+    ArrayRef {
+        frame: usize,
+        slot: i64,
+        len: Len,
+        ty: Type,
+    },
     /// A timer (it needs no storage).
     Timer,
     /// A value known when compiling.
@@ -158,6 +165,13 @@ enum Sym {
         len: Option<i64>,
         protocol: Protocol,
     },
+}
+
+/// An array parameter's length: known when compiling (`[n]INT`), or passed with it (`[]INT`).
+#[derive(Debug, Clone, Copy)]
+enum Len {
+    Const(i64),
+    Slot(i64),
 }
 
 /// A workspace frame.
@@ -270,6 +284,17 @@ impl Gen {
             Expr::Bin(op, l, r, _) => fold(op, self.constant(l)?, self.constant(r)?),
             Expr::Not(x) => Some(i64::from(self.constant(x)? == 0)),
             Expr::Neg(x) => fold("-", 0, self.constant(x)?),
+            Expr::Size(name, _) => match self.scopes.iter().rev().find(|(n, _)| n == name) {
+                Some((_, Sym::Array { len, .. }))
+                | Some((
+                    _,
+                    Sym::ArrayRef {
+                        len: Len::Const(len),
+                        ..
+                    },
+                )) => Some(*len),
+                _ => None,
+            },
             Expr::Index(..) | Expr::Str(..) => None,
         }
     }
@@ -324,9 +349,14 @@ impl Gen {
                 self.emit(format!("ldc {}", v as i32));
                 Ok(())
             }
-            Sym::Procedure { .. } | Sym::Array { .. } | Sym::Timer | Sym::Placed { .. } => Err(
-                OccamError::at_pos(pos, format!("\"{name}\" is not a value")),
-            ),
+            Sym::Procedure { .. }
+            | Sym::Array { .. }
+            | Sym::ArrayRef { .. }
+            | Sym::Timer
+            | Sym::Placed { .. } => Err(OccamError::at_pos(
+                pos,
+                format!("\"{name}\" is not a value"),
+            )),
         }
     }
 
@@ -401,6 +431,9 @@ impl Gen {
             (
                 Sym::Array {
                     ty: Type::Chan(p), ..
+                }
+                | Sym::ArrayRef {
+                    ty: Type::Chan(p), ..
                 },
                 Some(index),
             ) => {
@@ -447,8 +480,8 @@ impl Gen {
         }
     }
 
-    /// The address of element `index` of array `name`, its subscript checked (`csub0` sets
-    /// the error flag when it is out of range).
+    /// The address of element `index` of array `name` (a local array or an array
+    /// parameter), its subscript checked (`csub0` sets the error flag when it is out of range).
     fn element(
         &mut self,
         name: &str,
@@ -456,34 +489,75 @@ impl Gen {
         pos: Pos,
         frame: usize,
     ) -> Result<(), OccamError> {
-        let Sym::Array {
-            frame: f,
-            slot,
-            len,
-            ..
-        } = self.lookup(name, pos)?
-        else {
-            return Err(OccamError::at_pos(
-                pos,
-                format!("\"{name}\" is not an array"),
-            ));
+        let (base, len) = match self.lookup(name, pos)? {
+            Sym::Array {
+                frame: f,
+                slot,
+                len,
+                ..
+            } => (
+                format!("ldlp {}", self.reach(frame, f, slot, pos)?),
+                Len::Const(len),
+            ),
+            Sym::ArrayRef {
+                frame: f,
+                slot,
+                len,
+                ..
+            } => (format!("ldl {}", self.reach(frame, f, slot, pos)?), len),
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" is not an array"),
+                ));
+            }
         };
-        let at = self.reach(frame, f, slot, pos)?;
-        if let Some(k) = self.constant(index) {
+        if let (Some(k), Len::Const(len)) = (self.constant(index), len) {
             if !(0..len).contains(&k) {
                 return Err(OccamError::at_pos(
                     pos,
                     format!("\"{name}\" has {len} elements: no element {k}"),
                 ));
             }
-            self.emit(format!("ldlp {at}+{k}"));
+            if let Some(local) = base.strip_prefix("ldlp ") {
+                self.emit(format!("ldlp {local}+{k}"));
+            } else {
+                self.emit(&base);
+                self.emit(format!("ldnlp {k}"));
+            }
             return Ok(());
         }
         self.expr(index, frame)?;
-        self.emit(format!("ldc {len}"));
+        self.load_len(name, pos, frame)?;
         self.emit("csub0");
-        self.emit(format!("ldlp {at}"));
+        self.emit(&base);
         self.emit("wsub");
+        Ok(())
+    }
+
+    /// Loads the length of array `name`.
+    fn load_len(&mut self, name: &str, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match self.lookup(name, pos)? {
+            Sym::Array { len, .. }
+            | Sym::ArrayRef {
+                len: Len::Const(len),
+                ..
+            } => self.emit(format!("ldc {len}")),
+            Sym::ArrayRef {
+                frame: f,
+                len: Len::Slot(l),
+                ..
+            } => {
+                let at = self.reach(frame, f, l, pos)?;
+                self.emit(format!("ldl {at}"));
+            }
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" is not an array"),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -491,24 +565,56 @@ impl Gen {
     /// loaded, its length answered; None when `e` is not an array's name.
     fn whole_array(&mut self, name: &str, frame: usize) -> Result<Option<i64>, OccamError> {
         let found = self.scopes.iter().rev().find(|(n, _)| n == name);
-        let Some((
-            _,
-            Sym::Array {
-                frame: f,
-                slot,
-                len,
-                ty,
-            },
-        )) = found.cloned()
-        else {
-            return Ok(None);
-        };
-        if ty.is_chan() {
-            return Ok(None);
+        match found.cloned() {
+            Some((
+                _,
+                Sym::Array {
+                    frame: f,
+                    slot,
+                    len,
+                    ty,
+                },
+            )) if !ty.is_chan() => {
+                let at = self.reach(frame, f, slot, Pos::default())?;
+                self.emit(format!("ldlp {at}"));
+                Ok(Some(len))
+            }
+            Some((
+                _,
+                Sym::ArrayRef {
+                    frame: f,
+                    slot,
+                    len: Len::Const(len),
+                    ty,
+                },
+            )) if !ty.is_chan() => {
+                let at = self.reach(frame, f, slot, Pos::default())?;
+                self.emit(format!("ldl {at}"));
+                Ok(Some(len))
+            }
+            _ => Ok(None),
         }
-        let at = self.reach(frame, f, slot, Pos::default())?;
-        self.emit(format!("ldlp {at}"));
-        Ok(Some(len))
+    }
+
+    /// Loads the address of array `name`'s first element.
+    fn array_base(&mut self, name: &str, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        match self.lookup(name, pos)? {
+            Sym::Array { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldlp {at}"));
+            }
+            Sym::ArrayRef { frame: f, slot, .. } => {
+                let at = self.reach(frame, f, slot, pos)?;
+                self.emit(format!("ldl {at}"));
+            }
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" is not an array"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// With a channel's address in A: outputs the word `e` on it (through temporaries when
@@ -578,7 +684,7 @@ impl Gen {
     fn is_word_array(&self, name: &str) -> bool {
         matches!(
             self.scopes.iter().rev().find(|(n, _)| n == name),
-            Some((_, Sym::Array { ty, .. })) if !ty.is_chan()
+            Some((_, Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. })) if !ty.is_chan()
         )
     }
 
@@ -639,24 +745,22 @@ impl Gen {
     ) -> Result<(), OccamError> {
         let bytes = self.slot(frame);
         let skip = self.label();
+        if !self.is_word_array(array) {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("\"{array}\" is not an array"),
+            ));
+        }
         self.emit(format!("ldl {n}"));
-        let len = match self.lookup(array, pos)? {
-            Sym::Array { len, ty, .. } if !ty.is_chan() => len,
-            _ => {
-                return Err(OccamError::at_pos(
-                    pos,
-                    format!("\"{array}\" is not an array"),
-                ));
-            }
-        };
-        self.emit(format!("ldc {}", len + 1));
+        self.load_len(array, pos, frame)?;
+        self.emit("adc 1");
         self.emit("csub0");
         self.emit("ldc 2");
         self.emit("shl");
         self.emit(format!("stl {bytes}"));
         self.emit(format!("ldl {bytes}"));
         self.emit(format!("cj {skip}"));
-        self.whole_array(array, frame)?;
+        self.array_base(array, pos, frame)?;
         self.emit(format!("ldl {ch}"));
         self.emit(format!("ldl {bytes}"));
         self.emit(op);
@@ -789,7 +893,7 @@ impl Gen {
     /// Evaluation-stack registers an expression needs.
     fn depth(e: &Expr) -> usize {
         match e {
-            Expr::Num(_) | Expr::Var(..) | Expr::Str(..) => 1,
+            Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
@@ -812,6 +916,22 @@ impl Gen {
                 ));
             }
             Expr::Var(name, pos) => self.load(name, *pos, frame)?,
+            Expr::Size(name, pos) => match self.lookup(name, *pos)? {
+                Sym::ArrayRef {
+                    frame: f,
+                    len: Len::Slot(slot),
+                    ..
+                } => {
+                    let at = self.reach(frame, f, slot, *pos)?;
+                    self.emit(format!("ldl {at}"));
+                }
+                _ => {
+                    return Err(OccamError::at_pos(
+                        *pos,
+                        format!("\"{name}\" is not an array"),
+                    ));
+                }
+            },
             Expr::Index(name, index, pos) => {
                 self.element(name, index, *pos, frame)?;
                 self.emit("ldnl 0");
@@ -1452,7 +1572,7 @@ impl Gen {
     /// Which end of channel `name` a process uses: its inputs, outputs, ALT guards and the
     /// PROCs it passes the channel to.
     fn direction(&self, p: &Proc, name: &str) -> Option<Dir> {
-        let named = |c: &ChanRef| c.name == name && c.index.is_none();
+        let named = |c: &ChanRef| c.name == name;
         match p {
             Proc::Output(c, ..) if named(c) => Some(Dir::Out),
             Proc::Input(c, ..) if named(c) => Some(Dir::In),
@@ -1486,7 +1606,9 @@ impl Gen {
         }
     }
 
-    /// A PROC: its code after the program's, its frame of its own.
+    /// A PROC: its code after the program's, its frame of its own. Its parameters are words
+    /// above its frame (an open array two: its address and its length): the first three come
+    /// in A, B and C, the rest where the caller stored them below its own workspace.
     fn define(
         &mut self,
         name: &str,
@@ -1494,12 +1616,6 @@ impl Gen {
         body: &Proc,
         pos: Pos,
     ) -> Result<(), OccamError> {
-        if params.len() > 3 {
-            return Err(OccamError::at_pos(
-                pos,
-                "a PROC takes at most three parameters here",
-            ));
-        }
         let dirs: Vec<Option<Dir>> = params
             .iter()
             .map(|p| {
@@ -1511,27 +1627,49 @@ impl Gen {
         let frame = self.new_frame(None);
         let label = format!("P{}_{}", frame, name.replace('.', "_"));
         let depth = self.scopes.len();
-        // The call's frame: W[0] the return address, W[1..3] A, B, C; the body's locals below.
+        // The call's frame: W[0] the return address, W[1..] the parameters' words; the body's
+        // locals below. Parameter word n sits at FRAMEk + 1 + n: generated with the marker
+        // slot −1000 − n and resolved once the body is done (`resolve_params`).
         let size = format!("FRAME{frame}");
-        // Parameters sit above the locals, at FRAMEk + 1 + n: generated with the marker slot
-        // −1000 − n and resolved once the body is done (`resolve_params`).
-        for (k, p) in params.iter().enumerate() {
-            let slot = -1000 - k as i64;
-            let sym = if p.by_value {
-                Sym::Var {
+        let mut word = 0i64;
+        for p in params {
+            let slot = -1000 - word;
+            word += 1;
+            let sym = match &p.array {
+                Some(size) => {
+                    let len = match size {
+                        Some(e) => Len::Const(self.known(e, pos, "an array parameter's size")?),
+                        None => {
+                            word += 1;
+                            Len::Slot(slot - 1)
+                        }
+                    };
+                    Sym::ArrayRef {
+                        frame,
+                        slot,
+                        len,
+                        ty: p.ty,
+                    }
+                }
+                None if p.by_value => Sym::Var {
                     frame,
                     slot,
                     ty: p.ty,
                     writable: false,
-                }
-            } else {
-                Sym::Ref {
+                },
+                None => Sym::Ref {
                     frame,
                     slot,
                     ty: p.ty,
-                }
+                },
             };
             self.declare(&p.name, sym);
+        }
+        if word > 64 {
+            return Err(OccamError::at_pos(
+                pos,
+                "a PROC takes at most 64 parameter words",
+            ));
         }
         let deferred_before = self.deferred.len();
         let outer = std::mem::take(&mut self.code);
@@ -1543,9 +1681,9 @@ impl Gen {
         let block = std::mem::replace(&mut self.code, outer);
         // The body's PAR branches reach the parameters too.
         for branch in &mut self.deferred[deferred_before..] {
-            *branch = resolve_params(branch, &size);
+            *branch = resolve_params(branch, &size, word);
         }
-        self.deferred.push(resolve_params(&block, &size));
+        self.deferred.push(resolve_params(&block, &size, word));
         self.scopes.truncate(depth);
         self.declare(
             name,
@@ -1595,6 +1733,85 @@ impl Gen {
         Ok(())
     }
 
+    /// Loads argument `a` for parameter `p` of PROC `name`: its words on the stack (an open
+    /// array's address, then its length); answers how many.
+    fn argument(
+        &mut self,
+        name: &str,
+        p: &Param,
+        a: &Expr,
+        dir: Option<Dir>,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<usize, OccamError> {
+        let wrong = |what: &str| {
+            OccamError::at_pos(pos, format!("{name}'s parameter {} needs {what}", p.name))
+        };
+        if let Some(size) = &p.array {
+            let Expr::Var(v, vpos) = a else {
+                return Err(wrong("an array"));
+            };
+            let (ty, len) = match self.lookup(v, *vpos)? {
+                Sym::Array { ty, len, .. } => (ty, Some(len)),
+                Sym::ArrayRef { ty, len, .. } => match len {
+                    Len::Const(l) => (ty, Some(l)),
+                    Len::Slot(_) => (ty, None),
+                },
+                _ => {
+                    return Err(wrong(
+                        "an array (of the program's memory, not placed on links)",
+                    ));
+                }
+            };
+            if ty.is_chan() != p.ty.is_chan() {
+                return Err(wrong(if p.ty.is_chan() {
+                    "an array of channels"
+                } else {
+                    "an array of values"
+                }));
+            }
+            if let (Some(e), Some(have)) = (size, len) {
+                let want = self.known(e, pos, "an array parameter's size")?;
+                if want != have {
+                    return Err(wrong(&format!("{want} elements, not {have}")));
+                }
+            }
+            self.array_base(v, *vpos, frame)?;
+            if size.is_none() {
+                self.load_len(v, *vpos, frame)?;
+                return Ok(2);
+            }
+            return Ok(1);
+        }
+        match (p.by_value, p.ty, a) {
+            (true, Type::Int | Type::Bool, _) => self.expr(a, frame)?,
+            (_, Type::Chan(want), Expr::Var(v, vpos) | Expr::Index(v, _, vpos)) => {
+                let index = match a {
+                    Expr::Index(_, i, _) => Some((**i).clone()),
+                    _ => None,
+                };
+                let c = ChanRef {
+                    name: v.clone(),
+                    index,
+                };
+                let got = self.chan_address(&c, *vpos, frame, dir)?;
+                if got != want {
+                    return Err(OccamError::at_pos(
+                        *vpos,
+                        format!(
+                            "\"{v}\" carries another protocol than {name}'s parameter {}",
+                            p.name
+                        ),
+                    ));
+                }
+            }
+            (_, _, Expr::Var(v, vpos)) => self.address(v, *vpos, frame)?,
+            (_, _, Expr::Index(v, i, vpos)) => self.element(v, i, *vpos, frame)?,
+            _ => return Err(wrong("a variable or a channel")),
+        }
+        Ok(1)
+    }
+
     /// A call: the library's `probe`, or a PROC with its arguments in A, B and C.
     fn call(
         &mut self,
@@ -1625,63 +1842,47 @@ impl Gen {
                 ),
             ));
         }
-        // Arguments into temporaries, then loaded C, B, A (the first in A).
+        // Arguments' words into temporaries; then the fourth and later stored where the
+        // callee finds them (below this workspace, moved down for the call), and the first
+        // three loaded C, B, A.
         let mut temps = Vec::new();
         for ((p, a), dir) in params.iter().zip(args).zip(&dirs) {
-            let temp = self.slot(frame);
-            match (p.by_value, p.ty, a) {
-                (true, Type::Int | Type::Bool, _) => self.expr(a, frame)?,
-                (_, Type::Chan(want), Expr::Var(v, vpos) | Expr::Index(v, _, vpos)) => {
-                    let index = match a {
-                        Expr::Index(_, i, _) => Some((**i).clone()),
-                        _ => None,
-                    };
-                    let c = ChanRef {
-                        name: v.clone(),
-                        index,
-                    };
-                    let got = self.chan_address(&c, *vpos, frame, *dir)?;
-                    if got != want {
-                        return Err(OccamError::at_pos(
-                            *vpos,
-                            format!(
-                                "\"{v}\" carries another protocol than {name}'s parameter {}",
-                                p.name
-                            ),
-                        ));
-                    }
-                }
-                (_, _, Expr::Var(v, vpos)) => self.address(v, *vpos, frame)?,
-                (_, _, Expr::Index(v, i, vpos)) => self.element(v, i, *vpos, frame)?,
-                _ => {
-                    return Err(OccamError::at_pos(
-                        pos,
-                        format!(
-                            "{name}'s parameter {} needs a variable or a channel",
-                            p.name
-                        ),
-                    ));
-                }
+            let words = self.argument(name, p, a, *dir, pos, frame)?;
+            for _ in 0..words {
+                temps.push(self.slot(frame));
             }
-            self.emit(format!("stl {temp}"));
-            temps.push(temp);
+            for temp in temps[temps.len() - words..].iter().rev() {
+                self.emit(format!("stl {temp}"));
+            }
         }
-        for temp in temps.iter().rev() {
-            self.emit(format!("ldl {temp}"));
+        let extra = temps.len().saturating_sub(3) as i64;
+        if extra > 0 {
+            self.emit(format!("ajw -{extra}"));
+            for (j, temp) in temps[3..].iter().enumerate() {
+                self.emit(format!("ldl {}", temp + extra));
+                self.emit(format!("stl {j}"));
+            }
+        }
+        for temp in temps.iter().take(3).rev() {
+            self.emit(format!("ldl {}", temp + extra));
         }
         self.emit(format!("call {label}"));
-        let f_below = 4 + self.frames[callee].size() + self.frames[callee].below;
+        if extra > 0 {
+            self.emit(format!("ajw {extra}"));
+        }
+        let f_below = 4 + extra + self.frames[callee].size() + self.frames[callee].below;
         let f = &mut self.frames[frame];
         f.below = f.below.max(f_below);
         Ok(())
     }
 }
 
-/// A PROC's parameters are slots above its locals: `FRAMEk + 1 + n`. The body was generated
-/// with marker slots (−1000 − n); they become those expressions.
-fn resolve_params(block: &str, size: &str) -> String {
+/// A PROC's parameter words are slots above its locals: `FRAMEk + 1 + n`. The body was
+/// generated with marker slots (−1000 − n); they become those expressions (the highest
+/// first, so −1001 is not read inside −10010).
+fn resolve_params(block: &str, size: &str, words: i64) -> String {
     let mut out = block.to_owned();
-    for k in 0..3i64 {
+    for k in (0..words).rev() {
         out = out.replace(&format!(" {}", -1000 - k), &format!(" {size}+{}", k + 1));
     }
     out

@@ -34,6 +34,8 @@ pub enum Expr {
     Neg(Box<Expr>),
     /// A string: only as a probe's text.
     Str(String, Pos),
+    /// `SIZE a`: an array's length.
+    Size(String, Pos),
 }
 
 /// The most items a sequential protocol has here.
@@ -145,6 +147,8 @@ pub struct Param {
     pub ty: Type,
     /// `VAL`: passed by value.
     pub by_value: bool,
+    /// An array: `[n]TYPE` (its size) or `[]TYPE` (none: its length passed with it).
+    pub array: Option<Option<Expr>>,
 }
 
 /// A replicator: `name = base FOR count`.
@@ -567,6 +571,10 @@ impl Cursor<'_> {
                 None => Expr::Var(n, pos),
             }),
             Some(Tok::Str(text)) => Ok(Expr::Str(text, pos)),
+            Some(Tok::Name(n)) if n == "SIZE" => {
+                let (name, at) = self.name()?;
+                Ok(Expr::Size(name, at))
+            }
             Some(Tok::Sym("(")) => {
                 let e = self.expression()?;
                 self.expect(")")?;
@@ -615,37 +623,40 @@ impl Cursor<'_> {
     }
 }
 
+/// occam's reserved words (of the subset taken here).
+const KEYWORDS: [&str; 28] = [
+    "SEQ",
+    "PAR",
+    "IF",
+    "WHILE",
+    "SKIP",
+    "STOP",
+    "INT",
+    "BOOL",
+    "CHAN",
+    "OF",
+    "VAL",
+    "IS",
+    "PROC",
+    "FOR",
+    "TRUE",
+    "FALSE",
+    "NOT",
+    "AND",
+    "OR",
+    "TIMER",
+    "AFTER",
+    "ALT",
+    "PRI",
+    "PLACED",
+    "PROCESSOR",
+    "CASE",
+    "ELSE",
+    "SIZE",
+];
+
 fn is_keyword(word: &str) -> bool {
-    [
-        "SEQ",
-        "PAR",
-        "IF",
-        "WHILE",
-        "SKIP",
-        "STOP",
-        "INT",
-        "BOOL",
-        "CHAN",
-        "OF",
-        "VAL",
-        "IS",
-        "PROC",
-        "FOR",
-        "TRUE",
-        "FALSE",
-        "NOT",
-        "AND",
-        "OR",
-        "TIMER",
-        "AFTER",
-        "ALT",
-        "PRI",
-        "PLACED",
-        "PROCESSOR",
-        "CASE",
-        "ELSE",
-    ]
-    .contains(&word)
+    KEYWORDS.contains(&word)
 }
 
 impl Parser {
@@ -991,15 +1002,38 @@ impl Parser {
         c.k += 1;
         let (name, pos) = c.name()?;
         c.expect("(")?;
-        let mut params = Vec::new();
+        let mut params: Vec<Param> = Vec::new();
         while !c.is(")") {
             if !params.is_empty() {
                 c.expect(",")?;
+            }
+            // `VAL INT a, b`: a name alone takes the type before it.
+            if let (Some(Tok::Name(n)), Some(last)) = (c.peek(), params.last())
+                && !is_keyword(n)
+            {
+                let (pname, _) = c.name()?;
+                params.push(Param {
+                    name: pname,
+                    ..last.clone()
+                });
+                continue;
             }
             let by_value = c.keyword("VAL");
             if by_value {
                 c.k += 1;
             }
+            let array = if c.is("[") {
+                c.k += 1;
+                let size = if c.is("]") {
+                    None
+                } else {
+                    Some(c.expression()?)
+                };
+                c.expect("]")?;
+                Some(size)
+            } else {
+                None
+            };
             let ty = if c.keyword("INT") {
                 c.k += 1;
                 Type::Int
@@ -1009,13 +1043,16 @@ impl Parser {
             } else if c.keyword("CHAN") {
                 c.chan_type()?
             } else {
-                return Err(c.err("expected a parameter: VAL INT, INT or CHAN OF INT"));
+                return Err(c.err(
+                    "expected a parameter: VAL INT, INT, CHAN OF INT, or an array of them ([]INT)",
+                ));
             };
             let (pname, _) = c.name()?;
             params.push(Param {
                 name: pname,
                 ty,
                 by_value,
+                array,
             });
         }
         c.expect(")")?;

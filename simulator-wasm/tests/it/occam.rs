@@ -472,3 +472,58 @@ SEQ
         .to_string();
     assert!(e.contains("twice"), "{e}");
 }
+
+#[test]
+fn procs_take_many_parameters_and_arrays() {
+    // Five parameters (two past A, B and C), an open array with its SIZE, a sized array, a
+    // channel array, and parameters sharing a type.
+    let source = "
+PROC sum (VAL []INT xs, INT total)
+  SEQ
+    total := 0
+    SEQ i = 0 FOR SIZE xs
+      total := total + xs[i]
+:
+PROC fill ([4]INT v, VAL INT from, step)
+  SEQ i = 0 FOR 4
+    v[i] := from + (i * step)
+:
+PROC five (VAL INT a, b, c, d, INT e)
+  e := (((a * 10000) + (b * 1000)) + ((c * 100) + (d * 10)))
+:
+PROC fan ([]CHAN OF INT out, VAL INT v)
+  PAR i = 0 FOR 3
+    out[i] ! v + i
+:
+[6]INT data:
+[4]INT four:
+[3]CHAN OF INT c:
+INT t, r, x, y, z:
+SEQ
+  SEQ i = 0 FOR 6
+    data[i] := i * i
+  sum (data, t)
+  probe (t)
+  fill (four, 7, 3)
+  sum (four, t)
+  probe (t)
+  five (1, 2, 3, 4, r)
+  probe (r)
+  PAR
+    fan (c, 40)
+    SEQ
+      c[0] ? x
+      c[1] ? y
+      c[2] ? z
+  probe ((x + y) + z)
+";
+    // 0+1+4+9+16+25; 7+10+13+16; 12340; 40+41+42.
+    assert_eq!(probes(source), [55, 46, 12340, 123]);
+    let e = compile("PROC p ([4]INT v)\n  SKIP\n:\n[3]INT a:\np (a)\n")
+        .expect_err("a size mismatch")
+        .to_string();
+    assert!(
+        e.contains("line 5") && e.contains("4 elements, not 3"),
+        "{e}"
+    );
+}
