@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 
 use super::error::OccamError;
 use super::parse::{
-    Alternative, ChanRef, Expr, Guard, Item, Param, Placement, Pos, Proc, Protocol, Shape, Target,
-    Type,
+    Alternative, ChanRef, Expr, Guard, Item, Param, Placement, Pos, Proc, Protocol, Replicator,
+    Shape, Target, Type,
 };
 use super::place::{self, Dir, Placed, Use};
 use crate::topology::Topology;
@@ -92,8 +92,8 @@ fn role<'p>(p: &'p Proc, constant: &dyn Fn(&Expr) -> Option<i64>) -> Option<&'p 
         Proc::Seq(list) => list.iter().find_map(|q| role(q, constant)),
         Proc::If(choices) => choices
             .iter()
-            .filter(|(c, _)| constant(c) != Some(0))
-            .find_map(|(_, q)| role(q, constant)),
+            .filter(|c| constant(&c.cond) != Some(0))
+            .find_map(|c| role(&c.body, constant)),
         Proc::While(_, q)
         | Proc::RepSeq(_, _, _, q)
         | Proc::Decl(_, _, q)
@@ -1083,24 +1083,26 @@ impl Gen {
             Proc::Alt(alternatives, _) => self.alt(alternatives, frame)?,
             Proc::If(choices) => {
                 let end = self.label();
-                for (cond, body) in choices {
+                for (binding, choice) in self.expand(choices, |c| c.rep.as_ref())? {
+                    let depth = self.bind(&binding);
+                    let (cond, body) = (&choice.cond, &choice.body);
                     // A condition known when compiling: a false choice has no code (so a
                     // configuration's unused branches name no links), a true one ends the IF.
-                    match self.constant(cond) {
-                        Some(0) => continue,
-                        Some(_) => {
-                            self.process(body, frame)?;
-                            self.emit(format!("j {end}"));
-                            break;
+                    let known = self.constant(cond);
+                    if known != Some(0) {
+                        let next = self.label();
+                        if known.is_none() {
+                            self.expr(cond, frame)?;
+                            self.emit(format!("cj {next}"));
                         }
-                        None => {}
+                        self.process(body, frame)?;
+                        self.emit(format!("j {end}"));
+                        self.code.push_str(&format!("{next}:\n"));
                     }
-                    let next = self.label();
-                    self.expr(cond, frame)?;
-                    self.emit(format!("cj {next}"));
-                    self.process(body, frame)?;
-                    self.emit(format!("j {end}"));
-                    self.code.push_str(&format!("{next}:\n"));
+                    self.scopes.truncate(depth);
+                    if known.is_some_and(|v| v != 0) {
+                        break;
+                    }
                 }
                 // No choice held: IF behaves like STOP.
                 self.emit("seterr");
@@ -1204,6 +1206,44 @@ impl Gen {
         Ok(())
     }
 
+    /// Replicated choices or alternatives, one per index (the replicator's base and count
+    /// must be constants), each with its index's binding; others as they are.
+    #[allow(clippy::type_complexity)]
+    fn expand<'c, T>(
+        &self,
+        items: &'c [T],
+        rep: impl Fn(&T) -> Option<&Replicator>,
+    ) -> Result<Vec<(Option<(String, i64)>, &'c T)>, OccamError> {
+        let mut out = Vec::new();
+        for item in items {
+            match rep(item) {
+                None => out.push((None, item)),
+                Some(r) => {
+                    let base = self.known(&r.base, r.pos, "a replicated choice's base")?;
+                    let count = self.known(&r.count, r.pos, "a replicated choice's count")?;
+                    if !(0..=256).contains(&count) {
+                        return Err(OccamError::at_pos(
+                            r.pos,
+                            format!("a replicator of {count}: expected 0 to 256"),
+                        ));
+                    }
+                    out.extend((0..count).map(|k| (Some((r.name.clone(), base + k)), item)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Declares a replicator's index as the constant it is here; answers the scope depth to
+    /// return to.
+    fn bind(&mut self, binding: &Option<(String, i64)>) -> usize {
+        let depth = self.scopes.len();
+        if let Some((name, v)) = binding {
+            self.declare(name, Sym::Const(*v));
+        }
+        depth
+    }
+
     /// CASE: the selector once into a temporary, each choice's constants compared in turn;
     /// no match and no ELSE behaves like STOP.
     fn case(
@@ -1258,25 +1298,30 @@ impl Gen {
     /// enabled, the wait, each guard disabled with its branch's offset (the first ready one,
     /// in order, is chosen: PRI ALT's rule), then the chosen branch: its input, its process.
     fn alt(&mut self, alternatives: &[Alternative], frame: usize) -> Result<(), OccamError> {
-        // Alternatives whose conditions are false when compiling have no code.
-        let live: Vec<Alternative> = alternatives
-            .iter()
-            .filter(|a| a.condition.as_ref().and_then(|c| self.constant(c)) != Some(0))
-            .cloned()
-            .collect();
+        // Replicated alternatives one per index; those whose conditions are false when
+        // compiling have no code.
+        let mut live = Vec::new();
+        for (binding, a) in self.expand(alternatives, |a| a.rep.as_ref())? {
+            let depth = self.bind(&binding);
+            let dead = a.condition.as_ref().and_then(|c| self.constant(c)) == Some(0);
+            self.scopes.truncate(depth);
+            if !dead {
+                live.push((binding, a));
+            }
+        }
         if live.is_empty() {
             // No alternative can be chosen: the ALT behaves like STOP.
             self.emit("seterr");
             self.emit("stopp");
             return Ok(());
         }
-        let alternatives = live.as_slice();
-        let timed = alternatives
+        let timed = live
             .iter()
-            .any(|a| matches!(a.guard, Guard::After(..)));
+            .any(|(_, a)| matches!(a.guard, Guard::After(..)));
         // Conditions and times, evaluated once.
         let mut held = Vec::new();
-        for a in alternatives {
+        for (binding, a) in &live {
+            let depth = self.bind(binding);
             let cond = match &a.condition {
                 None => None,
                 Some(e) => match self.constant(e) {
@@ -1305,10 +1350,12 @@ impl Gen {
                 }
                 _ => None,
             };
+            self.scopes.truncate(depth);
             held.push((cond, time));
         }
         self.emit(if timed { "talt" } else { "alt" });
-        for (a, (cond, time)) in alternatives.iter().zip(&held) {
+        for ((binding, a), (cond, time)) in live.iter().zip(&held) {
+            let depth = self.bind(binding);
             match &a.guard {
                 Guard::Input(chan, _) => {
                     self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
@@ -1325,11 +1372,13 @@ impl Gen {
                     self.emit("enbs");
                 }
             }
+            self.scopes.truncate(depth);
         }
         self.emit(if timed { "taltwt" } else { "altwt" });
         let after = self.label();
-        let branches: Vec<String> = alternatives.iter().map(|_| self.label()).collect();
-        for ((a, (cond, time)), branch) in alternatives.iter().zip(&held).zip(&branches) {
+        let branches: Vec<String> = live.iter().map(|_| self.label()).collect();
+        for (((binding, a), (cond, time)), branch) in live.iter().zip(&held).zip(&branches) {
+            let depth = self.bind(binding);
             match &a.guard {
                 Guard::Input(chan, _) => {
                     self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
@@ -1349,17 +1398,20 @@ impl Gen {
                     self.emit("diss");
                 }
             }
+            self.scopes.truncate(depth);
         }
         self.emit("altend");
         self.code.push_str(&format!("{after}:\n"));
         let end = self.label();
-        for (a, branch) in alternatives.iter().zip(&branches) {
+        for ((binding, a), branch) in live.iter().zip(&branches) {
+            let depth = self.bind(binding);
             self.code.push_str(&format!("{branch}:\n"));
             if let Guard::Input(chan, items) = &a.guard {
                 self.input(chan, items, a.pos, frame)?;
             }
             self.process(&a.body, frame)?;
             self.emit(format!("j {end}"));
+            self.scopes.truncate(depth);
         }
         self.code.push_str(&format!("{end}:\n"));
         Ok(())
@@ -1593,7 +1645,7 @@ impl Gen {
             Proc::Seq(list) | Proc::Par(list, _) | Proc::PriPar(list, _) => {
                 list.iter().find_map(|q| self.direction(q, name))
             }
-            Proc::If(choices) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
+            Proc::If(choices) => choices.iter().find_map(|c| self.direction(&c.body, name)),
             Proc::Case(_, choices, _) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
             Proc::RepPar(_, q)
             | Proc::While(_, q)
@@ -1957,11 +2009,11 @@ impl Usage<'_> {
                 list.iter().for_each(|q| self.walk(q));
             }
             Proc::If(choices) => {
-                for (cond, q) in choices {
-                    match (self.constant)(cond) {
+                for c in choices {
+                    match (self.constant)(&c.cond) {
                         Some(0) => continue,
-                        Some(_) => return self.walk(q),
-                        None => self.walk(q),
+                        Some(_) if c.rep.is_none() => return self.walk(&c.body),
+                        _ => self.walk(&c.body),
                     }
                 }
             }

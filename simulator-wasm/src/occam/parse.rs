@@ -133,11 +133,22 @@ pub enum Guard {
 /// One alternative of an ALT.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Alternative {
+    /// A replicated alternative (`ALT i = 0 FOR n`) stands for one per index, in order.
+    pub rep: Option<Replicator>,
     /// `b &`: the alternative counts only while b holds.
     pub condition: Option<Expr>,
     pub guard: Guard,
     pub body: Proc,
     pub pos: Pos,
+}
+
+/// One choice of an IF: a condition and its process; a replicated choice (`IF i = 0 FOR n`)
+/// stands for a choice per index, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub rep: Option<Replicator>,
+    pub cond: Expr,
+    pub body: Proc,
 }
 
 /// A formal parameter of a PROC.
@@ -192,7 +203,7 @@ pub enum Proc {
     PriPar(Vec<Proc>, Pos),
     /// `PAR i = base FOR count` (count a constant): a branch per index.
     RepPar(Replicator, Box<Proc>),
-    If(Vec<(Expr, Proc)>),
+    If(Vec<Choice>),
     /// `CASE e`: choices of constant values (an empty list is ELSE).
     Case(Expr, Vec<(Vec<Expr>, Proc)>, Pos),
     While(Expr, Box<Proc>),
@@ -861,11 +872,7 @@ impl Parser {
             }
             "ALT" => {
                 c.k += 1;
-                c.done()?;
-                let mut alternatives = Vec::new();
-                while let Some(guard) = self.choice(indent + 2)? {
-                    alternatives.push(self.alternative(&guard, indent)?);
-                }
+                let alternatives = self.alternatives(&mut c, indent)?;
                 if alternatives.is_empty() {
                     return Err(c.err("ALT needs alternatives indented under it"));
                 }
@@ -873,15 +880,7 @@ impl Parser {
             }
             "IF" => {
                 c.k += 1;
-                c.done()?;
-                let mut choices = Vec::new();
-                while let Some(guard) = self.choice(indent + 2)? {
-                    let mut g = Cursor { line: &guard, k: 0 };
-                    let cond = g.expression()?;
-                    g.done()?;
-                    let body = self.block(indent + 4, "an IF choice", g.pos())?;
-                    choices.push((cond, Proc::Seq(body)));
-                }
+                let choices = self.choices(&mut c, indent)?;
                 if choices.is_empty() {
                     return Err(c.err("IF needs choices indented under it"));
                 }
@@ -957,6 +956,80 @@ impl Parser {
         }
     }
 
+    /// An IF's choices, after `IF` (and its replicator, if any) on the line `c` reads: a
+    /// replicated IF has one choice; a nested IF among the choices adds its own.
+    fn choices(&mut self, c: &mut Cursor<'_>, indent: usize) -> Result<Vec<Choice>, OccamError> {
+        let rep = if c.peek().is_some() {
+            Some(c.replicator()?)
+        } else {
+            None
+        };
+        c.done()?;
+        let mut choices = Vec::new();
+        while let Some(line) = self.choice(indent + 2)? {
+            let mut g = Cursor { line: &line, k: 0 };
+            if g.keyword("IF") {
+                g.k += 1;
+                let nested = self.choices(&mut g, indent + 2)?;
+                choices.extend(nested.into_iter().map(|mut ch| {
+                    ch.rep = ch.rep.or_else(|| rep.clone());
+                    ch
+                }));
+                continue;
+            }
+            let cond = g.expression()?;
+            g.done()?;
+            let body = self.block(indent + 4, "an IF choice", g.pos())?;
+            choices.push(Choice {
+                rep: rep.clone(),
+                cond,
+                body: Proc::Seq(body),
+            });
+            if rep.is_some() {
+                break;
+            }
+        }
+        Ok(choices)
+    }
+
+    /// An ALT's alternatives, after `ALT` (and its replicator, if any) on the line `c` reads:
+    /// a replicated ALT has one alternative; a nested ALT among them adds its own.
+    fn alternatives(
+        &mut self,
+        c: &mut Cursor<'_>,
+        indent: usize,
+    ) -> Result<Vec<Alternative>, OccamError> {
+        let rep = if c.peek().is_some() {
+            Some(c.replicator()?)
+        } else {
+            None
+        };
+        c.done()?;
+        let mut alternatives = Vec::new();
+        while let Some(guard) = self.choice(indent + 2)? {
+            let mut g = Cursor { line: &guard, k: 0 };
+            if g.keyword("ALT") || (g.keyword("PRI") && guard.tokens.len() > 1) {
+                if g.keyword("PRI") {
+                    g.k += 1;
+                }
+                g.k += 1;
+                let nested = self.alternatives(&mut g, indent + 2)?;
+                alternatives.extend(nested.into_iter().map(|mut a| {
+                    a.rep = a.rep.or_else(|| rep.clone());
+                    a
+                }));
+                continue;
+            }
+            let mut a = self.alternative(&guard, indent)?;
+            a.rep = rep.clone();
+            alternatives.push(a);
+            if rep.is_some() {
+                break;
+            }
+        }
+        Ok(alternatives)
+    }
+
     /// One alternative of an ALT: its guard line (read) and its process.
     fn alternative(&mut self, guard: &Line, indent: usize) -> Result<Alternative, OccamError> {
         let mut g = Cursor { line: guard, k: 0 };
@@ -985,6 +1058,7 @@ impl Parser {
         g.done()?;
         let body = self.block(indent + 4, "an ALT alternative", pos)?;
         Ok(Alternative {
+            rep: None,
             condition,
             guard: what,
             body: Proc::Seq(body),

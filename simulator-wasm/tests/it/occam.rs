@@ -527,3 +527,41 @@ SEQ
         "{e}"
     );
 }
+
+#[test]
+fn replicated_alt_and_if() {
+    // Four producers merged by a replicated ALT; a replicated IF finds the first match, and
+    // nested in an IF it falls through to the next choice when none holds.
+    let source = "
+[4]CHAN OF INT c:
+[5]INT a:
+INT sum, found, missing:
+SEQ
+  sum := 0
+  PAR
+    PAR i = 0 FOR 4
+      SEQ k = 0 FOR 3
+        c[i] ! (i + 1) * 100
+    SEQ n = 0 FOR 12
+      INT x:
+      ALT i = 0 FOR 4
+        c[i] ? x
+          sum := sum + (x + i)
+  probe (sum)
+  SEQ i = 0 FOR 5
+    a[i] := (i * 3) + 1
+  IF i = 0 FOR 5
+    a[i] = 7
+      found := i
+  probe (found)
+  IF
+    IF j = 0 FOR 5
+      a[j] = 8
+        missing := j
+    TRUE
+      missing := 99
+  probe (missing)
+";
+    // 3 × (100 + 200 + 300 + 400) + 3 × (0 + 1 + 2 + 3); 7 is a[2]; 8 is nowhere.
+    assert_eq!(probes(source), [3018, 2, 99]);
+}
