@@ -139,6 +139,8 @@ enum Sym {
         params: Vec<Param>,
         dirs: Vec<Option<Dir>>,
         frame: usize,
+        /// A FUNCTION: its value comes back in A.
+        function: bool,
     },
     /// An array of `len` words (variables or channels) from a frame's slot.
     Array {
@@ -209,6 +211,8 @@ struct Gen {
     node_slot: i64,
     /// The processor whose code is being generated, inside a PLACED PAR.
     processor: Option<u32>,
+    /// Whether the code being generated is a FUNCTION's body.
+    in_function: bool,
     /// Placed channels, by number, and their uses.
     placed: Vec<Placed>,
     uses: Vec<Use>,
@@ -295,7 +299,7 @@ impl Gen {
                 )) => Some(*len),
                 _ => None,
             },
-            Expr::Index(..) | Expr::Str(..) => None,
+            Expr::Index(..) | Expr::Str(..) | Expr::Call(..) => None,
         }
     }
 
@@ -894,6 +898,8 @@ impl Gen {
     fn depth(e: &Expr) -> usize {
         match e {
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
+            // A call takes every register.
+            Expr::Call(..) => 3,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
@@ -916,6 +922,7 @@ impl Gen {
                 ));
             }
             Expr::Var(name, pos) => self.load(name, *pos, frame)?,
+            Expr::Call(name, args, pos) => self.call(name, args, *pos, frame, true)?,
             Expr::Size(name, pos) => match self.lookup(name, *pos)? {
                 Sym::ArrayRef {
                     frame: f,
@@ -1200,7 +1207,14 @@ impl Gen {
                 self.process(scope, frame)?;
                 self.scopes.pop();
             }
-            Proc::Call(name, args, pos) => self.call(name, args, *pos, frame)?,
+            Proc::Call(name, args, pos) => self.call(name, args, *pos, frame, false)?,
+            Proc::Valof(body, result, pos) => {
+                if !self.in_function {
+                    return Err(OccamError::at_pos(*pos, "VALOF belongs in a FUNCTION"));
+                }
+                self.process(body, frame)?;
+                self.expr(result, frame)?;
+            }
             Proc::Placed(placements, pos) => self.placed_par(placements, *pos, frame)?,
         }
         Ok(())
@@ -1727,7 +1741,10 @@ impl Gen {
         let outer = std::mem::take(&mut self.code);
         self.code.push_str(&format!("{label}:\n"));
         self.emit(format!("ajw -{size}"));
+        let outer_function =
+            std::mem::replace(&mut self.in_function, super::parse::ends_in_valof(body));
         self.process(body, frame)?;
+        self.in_function = outer_function;
         self.emit(format!("ajw {size}"));
         self.emit("ret");
         let block = std::mem::replace(&mut self.code, outer);
@@ -1744,6 +1761,7 @@ impl Gen {
                 params: params.to_vec(),
                 dirs,
                 frame,
+                function: super::parse::ends_in_valof(body),
             },
         );
         Ok(())
@@ -1864,15 +1882,17 @@ impl Gen {
         Ok(1)
     }
 
-    /// A call: the library's `probe`, or a PROC with its arguments in A, B and C.
+    /// A call: the library's `probe`, a PROC with its arguments in A, B and C (the rest below
+    /// the workspace), or (`value`) a FUNCTION, its value left in A.
     fn call(
         &mut self,
         name: &str,
         args: &[Expr],
         pos: Pos,
         frame: usize,
+        value: bool,
     ) -> Result<(), OccamError> {
-        if name == "probe" {
+        if name == "probe" && !value {
             return self.probe(args, pos, frame);
         }
         let Sym::Procedure {
@@ -1880,10 +1900,22 @@ impl Gen {
             params,
             dirs,
             frame: callee,
+            function,
         } = self.lookup(name, pos)?
         else {
-            return Err(OccamError::at_pos(pos, format!("\"{name}\" is not a PROC")));
+            let what = if value { "a FUNCTION" } else { "a PROC" };
+            return Err(OccamError::at_pos(pos, format!("\"{name}\" is not {what}")));
         };
+        if function != value {
+            return Err(OccamError::at_pos(
+                pos,
+                if function {
+                    format!("\"{name}\" is a FUNCTION: use its value in an expression")
+                } else {
+                    format!("\"{name}\" is a PROC: call it as a process")
+                },
+            ));
+        }
         if params.len() != args.len() {
             return Err(OccamError::at_pos(
                 pos,

@@ -36,6 +36,8 @@ pub enum Expr {
     Str(String, Pos),
     /// `SIZE a`: an array's length.
     Size(String, Pos),
+    /// A FUNCTION's value: `f (a, b)`.
+    Call(String, Vec<Expr>, Pos),
 }
 
 /// The most items a sequential protocol has here.
@@ -215,6 +217,8 @@ pub enum Proc {
     Call(String, Vec<Expr>, Pos),
     /// A PROC's name, parameters and body, then the process in its scope.
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
+    /// `VALOF` a process `RESULT` an expression: a FUNCTION's body.
+    Valof(Box<Proc>, Expr, Pos),
     /// A PLACED PAR: processes placed on the network's processors.
     Placed(Vec<Placement>, Pos),
 }
@@ -577,6 +581,18 @@ impl Cursor<'_> {
             Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
             Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
             Some(Tok::Sym("-")) => Ok(Expr::Neg(Box::new(self.operand()?))),
+            Some(Tok::Name(n)) if !is_keyword(&n) && self.is("(") => {
+                self.k += 1;
+                let mut args = Vec::new();
+                while !self.is(")") {
+                    if !args.is_empty() {
+                        self.expect(",")?;
+                    }
+                    args.push(self.expression()?);
+                }
+                self.k += 1;
+                Ok(Expr::Call(n, args, pos))
+            }
             Some(Tok::Name(n)) if !is_keyword(&n) => Ok(match self.index()? {
                 Some(index) => Expr::Index(n, Box::new(index), pos),
                 None => Expr::Var(n, pos),
@@ -635,7 +651,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 28] = [
+const KEYWORDS: [&str; 31] = [
     "SEQ",
     "PAR",
     "IF",
@@ -664,6 +680,9 @@ const KEYWORDS: [&str; 28] = [
     "CASE",
     "ELSE",
     "SIZE",
+    "FUNCTION",
+    "VALOF",
+    "RESULT",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -916,6 +935,35 @@ impl Parser {
                 }
                 Ok(Proc::Case(selector, choices, start))
             }
+            "INT" | "BOOL" if matches!(line.tokens.get(c.k + 1), Some((Tok::Name(f), _)) if f == "FUNCTION") =>
+            {
+                c.k += 1;
+                self.define(&mut c, indent, start, true)
+            }
+            "VALOF" => {
+                c.k += 1;
+                c.done()?;
+                let body = self.process(indent + 2)?;
+                let result = self.line().cloned().ok_or_else(|| {
+                    OccamError::at(start.line, start.column, "expected RESULT after VALOF")
+                })?;
+                let mut r = Cursor {
+                    line: &result,
+                    k: 0,
+                };
+                if result.indent != indent + 2 || !r.keyword("RESULT") {
+                    return Err(OccamError::at(
+                        result.number,
+                        result.indent + 1,
+                        "expected RESULT, indented under VALOF",
+                    ));
+                }
+                self.at += 1;
+                r.k += 1;
+                let value = r.expression()?;
+                r.done()?;
+                Ok(Proc::Valof(Box::new(body), value, start))
+            }
             "INT" | "BOOL" | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
                     "INT" => Type::Int,
@@ -947,7 +995,7 @@ impl Parser {
                 let scope = self.process(indent)?;
                 Ok(Proc::Val(name, value, Box::new(scope), pos))
             }
-            "PROC" => self.define(&mut c, indent, start),
+            "PROC" => self.define(&mut c, indent, start, false),
             _ => {
                 let result = statement(&mut c)?;
                 c.done()?;
@@ -1072,6 +1120,7 @@ impl Parser {
         c: &mut Cursor<'_>,
         indent: usize,
         start: Pos,
+        function: bool,
     ) -> Result<Proc, OccamError> {
         c.k += 1;
         let (name, pos) = c.name()?;
@@ -1130,8 +1179,40 @@ impl Parser {
             });
         }
         c.expect(")")?;
+        if function && let Some(p) = params.iter().find(|p| !p.by_value) {
+            return Err(c.err(format!(
+                "a FUNCTION's parameters are VALs: {} is not",
+                p.name
+            )));
+        }
+        if function && c.keyword("IS") {
+            // `INT FUNCTION f (VAL INT x) IS expression:`
+            c.k += 1;
+            let value = c.expression()?;
+            c.expect(":")?;
+            c.done()?;
+            let scope = self.process(indent)?;
+            return Ok(Proc::Define(
+                name,
+                params,
+                Box::new(Proc::Valof(Box::new(Proc::Skip), value, pos)),
+                Box::new(scope),
+                pos,
+            ));
+        }
         c.done()?;
-        let body = self.block(indent + 2, "PROC", start)?;
+        let body = if function {
+            let body = self.process(indent + 2)?;
+            if !ends_in_valof(&body) {
+                return Err(OccamError::at_pos(
+                    start,
+                    "a FUNCTION's body is VALOF … RESULT (after its declarations)",
+                ));
+            }
+            vec![body]
+        } else {
+            self.block(indent + 2, "PROC", start)?
+        };
         let end = self
             .line()
             .cloned()
@@ -1152,6 +1233,19 @@ impl Parser {
             Box::new(scope),
             pos,
         ))
+    }
+}
+
+/// Whether a process is a VALOF (after declarations): a FUNCTION's body.
+pub fn ends_in_valof(p: &Proc) -> bool {
+    match p {
+        Proc::Valof(..) => true,
+        Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => ends_in_valof(q),
+        Proc::Seq(list) => list.len() == 1 && ends_in_valof(&list[0]),
+        _ => false,
     }
 }
 

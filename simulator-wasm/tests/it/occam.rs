@@ -565,3 +565,42 @@ SEQ
     // 3 × (100 + 200 + 300 + 400) + 3 × (0 + 1 + 2 + 3); 7 is a[2]; 8 is nowhere.
     assert_eq!(probes(source), [3018, 2, 99]);
 }
+
+#[test]
+fn functions_give_values_in_expressions() {
+    let source = "
+INT FUNCTION square (VAL INT x) IS x * x:
+INT FUNCTION gcd (VAL INT a, b)
+  INT x, y:
+  VALOF
+    SEQ
+      x := a
+      y := b
+      WHILE y <> 0
+        INT t:
+        SEQ
+          t := x \\ y
+          x := y
+          y := t
+    RESULT x
+:
+BOOL FUNCTION even (VAL INT n) IS (n \\ 2) = 0:
+INT r:
+SEQ
+  r := square (7) + square (gcd (84, 36))
+  probe (r)
+  probe (gcd (square (6), 81) * (1 + square (2)))
+  IF
+    even (r)
+      probe (1)
+    TRUE
+      probe (0)
+";
+    // 49 + 144; gcd(36, 81) = 9, times 5; 193 is odd.
+    assert_eq!(probes(source), [193, 45, 0]);
+    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    let e = error("INT FUNCTION f (INT x) IS x:\nSKIP\n");
+    assert!(e.contains("parameters are VALs"), "{e}");
+    let e = error("INT FUNCTION f (VAL INT x) IS x:\nf (1)\n");
+    assert!(e.contains("line 2") && e.contains("is a FUNCTION"), "{e}");
+}
