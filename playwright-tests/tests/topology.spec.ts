@@ -79,6 +79,9 @@ test('a simulated 4×4 mesh on its grid: a node’s pop-up, its processes alone,
   let flying = 0;
   for (let k = 0; k < 200 && flying === 0; k++) {
     await page.keyboard.press('.');
+    // The dots of a frame painted at this clock (the attribute follows the paint).
+    const at = await page.getByTestId('replay-clock').getAttribute('data-tick');
+    await expect(canvas).toHaveAttribute('data-dots-at', at ?? '');
     flying = Number(await canvas.getAttribute('data-dots'));
   }
   expect(flying).toBeGreaterThan(0);

@@ -58,8 +58,8 @@ struct View {
     resized: RwSignal<u32>,
     /// Frames painted (the vertices' places are known after the first).
     painted: RwSignal<u32>,
-    /// Messages drawn in flight in the last frame.
-    dots: RwSignal<usize>,
+    /// Messages drawn in flight in the last frame, and the replay clock they were drawn at.
+    dots: RwSignal<(usize, Option<u64>)>,
     /// What is under the pointer, named.
     hovered: RwSignal<Option<String>>,
 }
@@ -88,7 +88,7 @@ pub fn TopologyView(
         items: StoredValue::new(Vec::new()),
         resized: RwSignal::new(0),
         painted: RwSignal::new(0),
-        dots: RwSignal::new(0),
+        dots: RwSignal::new((0, None)),
         hovered: RwSignal::new(None),
     };
     build_when_shown(view);
@@ -110,7 +110,8 @@ pub fn TopologyView(
                 data-testid="topology-canvas"
                 data-vertices=move || vertices_json(view)
                 data-load=move || load_json(view)
-                data-dots=move || view.dots.get().to_string()
+                data-dots=move || view.dots.get().0.to_string()
+                data-dots-at=move || view.dots.get().1.map_or_else(String::new, |t| t.to_string())
                 title=move || view.hovered.get().unwrap_or_else(|| hover_title(view))
                 on:click=move |ev| on_click(view, &ev)
                 on:pointermove=move |ev| on_hover(view, &ev)
@@ -275,7 +276,8 @@ fn paint_now(view: View) {
     };
     let placement = layout::place(&built.topology, width, height);
     let frame = view.frame.get_untracked();
-    let dots = match view.store.with_untracked(|ws| ws.replay) {
+    let clock = view.store.with_untracked(|ws| ws.replay);
+    let dots = match clock {
         Some(t) => layout::dots_at(&built.transits, built.longest, t),
         None => Vec::new(),
     };
@@ -286,7 +288,7 @@ fn paint_now(view: View) {
         view.picked.get_untracked(),
         &dots,
     );
-    view.dots.set(dots.len());
+    view.dots.set((dots.len(), clock));
     paint::paint(&ctx, width, height, &items);
     view.placement.set_value(placement);
     view.items.set_value(items);
