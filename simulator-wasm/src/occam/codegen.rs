@@ -228,6 +228,15 @@ fn fold(op: &str, a: i64, b: i64) -> Option<i64> {
         "*" => a.checked_mul(b)?,
         "/" => a.checked_div(b)?,
         "\\" => a.checked_rem(b)?,
+        "PLUS" => a.wrapping_add(b),
+        "MINUS" => a.wrapping_sub(b),
+        "TIMES" => a.wrapping_mul(b),
+        "REM" => a.checked_rem(b)?,
+        "/\\" => a & b,
+        "\\/" => a | b,
+        "><" => a ^ b,
+        "<<" => (a as u32).checked_shl(b as u32).unwrap_or(0) as i32,
+        ">>" => (a as u32).checked_shr(b as u32).unwrap_or(0) as i32,
         "AND" => i32::from(a != 0 && b != 0),
         "OR" => i32::from(a != 0 || b != 0),
         "=" => i32::from(a == b),
@@ -287,6 +296,7 @@ impl Gen {
             },
             Expr::Bin(op, l, r, _) => fold(op, self.constant(l)?, self.constant(r)?),
             Expr::Not(x) => Some(i64::from(self.constant(x)? == 0)),
+            Expr::BitNot(x) => Some(i64::from(!(self.constant(x)? as i32))),
             Expr::Neg(x) => fold("-", 0, self.constant(x)?),
             Expr::Size(name, _) => match self.scopes.iter().rev().find(|(n, _)| n == name) {
                 Some((_, Sym::Array { len, .. }))
@@ -901,7 +911,7 @@ impl Gen {
             // A call takes every register.
             Expr::Call(..) => 3,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
-            Expr::Not(x) => Self::depth(x),
+            Expr::Not(x) | Expr::BitNot(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
             Expr::Bin(_, l, r, _) => Self::depth(l).max(Self::depth(r) + 1),
         }
@@ -947,6 +957,10 @@ impl Gen {
                 self.expr(x, frame)?;
                 self.emit("eqc 0");
             }
+            Expr::BitNot(x) => {
+                self.expr(x, frame)?;
+                self.emit("not");
+            }
             Expr::Neg(x) => {
                 if Self::depth(x) >= 2 {
                     return self.expr(
@@ -976,7 +990,15 @@ impl Gen {
                     "-" => &["sub"],
                     "*" => &["mul"],
                     "/" => &["div"],
-                    "\\" => &["rem"],
+                    "\\" | "REM" => &["rem"],
+                    "PLUS" => &["sum"],
+                    "MINUS" => &["diff"],
+                    "TIMES" => &["prod"],
+                    "/\\" => &["and"],
+                    "\\/" => &["or"],
+                    "><" => &["xor"],
+                    "<<" => &["shl"],
+                    ">>" => &["shr"],
                     "AND" => &["and"],
                     "OR" => &["or"],
                     "=" => &["diff", "eqc 0"],

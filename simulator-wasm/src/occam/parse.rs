@@ -31,6 +31,8 @@ pub enum Expr {
     /// An array element, `a[i]`.
     Index(String, Box<Expr>, Pos),
     Not(Box<Expr>),
+    /// `~ e`: every bit inverted.
+    BitNot(Box<Expr>),
     Neg(Box<Expr>),
     /// A string: only as a probe's text.
     Str(String, Pos),
@@ -223,10 +225,19 @@ pub enum Proc {
     Placed(Vec<Placement>, Pos),
 }
 
-const SYMBOLS: [&str; 23] = [
-    ":=", "::", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":", "=", "<", ">", "+", "-", "*", "/",
-    "\\", "[", "]", "&", ";",
+const SYMBOLS: [&str; 29] = [
+    ":=", "::", "<<", ">>", "><", "/\\", "\\/", "<>", "<=", ">=", "!", "?", "(", ")", ",", ":",
+    "=", "<", ">", "+", "-", "*", "/", "\\", "[", "]", "&", ";", "~",
 ];
+
+/// The binary operators, as symbols and as words.
+const OPERATORS: [&str; 22] = [
+    "=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "\\", "<<", ">>", "><", "/\\", "\\/",
+    "AND", "OR", "PLUS", "MINUS", "TIMES", "REM",
+];
+
+/// The operators a chain may repeat without brackets (`a + b + c`).
+const ASSOCIATIVE: [&str; 9] = ["+", "*", "AND", "OR", "/\\", "\\/", "><", "PLUS", "TIMES"];
 
 fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
     let mut lines = Vec::new();
@@ -580,6 +591,8 @@ impl Cursor<'_> {
             Some(Tok::Name(n)) if n == "TRUE" => Ok(Expr::Num(1)),
             Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
             Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
+            Some(Tok::Sym("~")) => Ok(Expr::BitNot(Box::new(self.operand()?))),
+            Some(Tok::Name(n)) if n == "BITNOT" => Ok(Expr::BitNot(Box::new(self.operand()?))),
             Some(Tok::Sym("-")) => Ok(Expr::Neg(Box::new(self.operand()?))),
             Some(Tok::Name(n)) if !is_keyword(&n) && self.is("(") => {
                 self.k += 1;
@@ -619,22 +632,14 @@ impl Cursor<'_> {
         loop {
             let pos = self.pos();
             let op = match self.peek() {
-                Some(Tok::Sym(s))
-                    if ["=", "<>", "<", ">", "<=", ">=", "+", "-", "*", "/", "\\"].contains(s) =>
-                {
-                    *s
-                }
-                Some(Tok::Name(n)) if n == "AND" || n == "OR" => {
-                    if n == "AND" {
-                        "AND"
-                    } else {
-                        "OR"
-                    }
+                Some(Tok::Sym(s)) if OPERATORS.contains(s) => *s,
+                Some(Tok::Name(n)) if OPERATORS.contains(&n.as_str()) => {
+                    OPERATORS.iter().copied().find(|o| o == n).unwrap_or("+")
                 }
                 _ => return Ok(left),
             };
             match first {
-                Some(f) if f != op || !["+", "*", "AND", "OR"].contains(&op) => {
+                Some(f) if f != op || !ASSOCIATIVE.contains(&op) => {
                     return Err(OccamError::at(
                         pos.line,
                         pos.column,
@@ -651,7 +656,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 31] = [
+const KEYWORDS: [&str; 36] = [
     "SEQ",
     "PAR",
     "IF",
@@ -683,6 +688,11 @@ const KEYWORDS: [&str; 31] = [
     "FUNCTION",
     "VALOF",
     "RESULT",
+    "PLUS",
+    "MINUS",
+    "TIMES",
+    "REM",
+    "BITNOT",
 ];
 
 fn is_keyword(word: &str) -> bool {

@@ -219,3 +219,38 @@ fn batching_the_image_reconstructions_messages_makes_it_faster() {
     );
     assert!(after < before * 0.8, "{before} → {after}");
 }
+
+#[test]
+fn npt_points_at_verifys_serial_logging() {
+    // create_cone's NPT share against its share of the CPU time, with and without logging.
+    let mut shares = Vec::new();
+    for name in ["verify", "verify-no-logging"] {
+        let s = run(demo(name), 8);
+        let trace =
+            simulator_wasm::trace::to_trace(&s.network, name).unwrap_or_else(|e| panic!("{e}"));
+        let analysis = shared::analyses::metrics::analyze(&trace, Default::default());
+        let npt = |phase: &str| {
+            analysis
+                .npt
+                .phases
+                .iter()
+                .find(|p| p.name == phase)
+                .map_or(0.0, |p| p.share)
+        };
+        eprintln!(
+            "{name} on 8 nodes: {:.1} ms; NPT create_cone {:.0} %, work {:.0} %, input {:.0} %",
+            s.network.nanoseconds() as f64 / 1e6,
+            100.0 * npt("create_cone"),
+            100.0 * npt("work"),
+            100.0 * npt("input")
+        );
+        shares.push((s.network.nanoseconds(), npt("create_cone"), npt("work")));
+    }
+    let [(with, cone, _), (without, cone_after, work_after)] = [shares[0], shares[1]];
+    assert!(
+        cone > 0.25,
+        "create_cone weighs {cone:.2} of the run with logging"
+    );
+    assert!(cone_after < cone / 2.0 && work_after > 0.5, "{shares:?}");
+    assert!(without < with, "no logging, less time: {with} → {without}");
+}

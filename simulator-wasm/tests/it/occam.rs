@@ -604,3 +604,23 @@ SEQ
     let e = error("INT FUNCTION f (VAL INT x) IS x:\nf (1)\n");
     assert!(e.contains("line 2") && e.contains("is a FUNCTION"), "{e}");
 }
+
+#[test]
+fn bitwise_and_modulo_operators() {
+    let source = "
+INT a, b:
+SEQ
+  a := #F0F0
+  b := #0FF0
+  probe ((a /\\ b) \\/ 1)
+  probe (a >< b)
+  probe ((1 << 10) + (a >> 4))
+  probe (~0)
+  probe (#7FFFFFFF PLUS 1)
+  probe (7 TIMES 6)
+";
+    assert_eq!(
+        probes(source),
+        [0x00F1, 0xFF00, 1024 + 0x0F0F, u32::MAX, 0x8000_0000, 42]
+    );
+}
