@@ -59,6 +59,9 @@ pub fn generate(tree: &Proc, topology: &Topology) -> Result<String, OccamError> 
     for block in &g.deferred {
         out.push_str(block);
     }
+    if g.uses_host {
+        out.push_str(HOST_LIBRARY);
+    }
     out.push_str("    .align 4\n");
     out.push_str(&words);
     out.push_str(&g.data);
@@ -103,6 +106,157 @@ fn role<'p>(p: &'p Proc, constant: &dyn Fn(&Expr) -> Option<i64>) -> Option<&'p 
         _ => None,
     }
 }
+
+/// The library routines `out.string` and `out.number` call: an SP.WRITE frame to the host on
+/// link 0 and its reply read back (`OCC_SEND`: A the frame, B its length), and a number in
+/// decimal framed for it (`OCC_NUMBER`: A the number).
+const HOST_LIBRARY: &str = "\
+OCC_SEND:
+    ajw -2
+    ldl 3
+    ldc #80000000
+    ldl 4
+    out
+    ldc OCC_REPLY
+    ldc #80000010
+    ldc 2
+    in
+    ldc OCC_REPLY
+    lb
+    ldc OCC_REPLY+1
+    lb
+    ldc 8
+    shl
+    or
+    stl 0
+    ldc OCC_REPLY
+    ldc #80000010
+    ldl 0
+    in
+    ajw 2
+    ret
+OCC_NUMBER:
+    ajw -6
+    ldc OCC_NUM+24
+    stl 0
+    ldl 7
+    stl 1
+    ldc 0
+    ldl 1
+    gt
+    stl 2
+    ldl 2
+    cj OCC_DIGIT
+    ldc 0
+    ldl 1
+    diff
+    stl 1
+OCC_DIGIT:
+    ldl 0
+    adc -1
+    stl 0
+    ldl 1
+    ldc 10
+    rem
+    stl 3
+    ldc 0
+    ldl 3
+    gt
+    cj OCC_POS
+    ldc 0
+    ldl 3
+    diff
+    stl 3
+OCC_POS:
+    ldl 3
+    adc 48
+    ldl 0
+    sb
+    ldl 1
+    ldc 10
+    div
+    stl 1
+    ldl 1
+    cj OCC_SIGN
+    j OCC_DIGIT
+OCC_SIGN:
+    ldl 2
+    cj OCC_FRAME
+    ldl 0
+    adc -1
+    stl 0
+    ldc 45
+    ldl 0
+    sb
+OCC_FRAME:
+    ldc OCC_NUM+24
+    ldl 0
+    diff
+    stl 3
+    ldl 3
+    adc 7
+    stl 4
+    ldl 4
+    ldc 1
+    and
+    cj OCC_EVEN
+    ldl 4
+    adc 1
+    stl 4
+OCC_EVEN:
+    ldl 4
+    ldl 0
+    adc -9
+    sb
+    ldc 0
+    ldl 0
+    adc -8
+    sb
+    ldc 13
+    ldl 0
+    adc -7
+    sb
+    ldc 1
+    ldl 0
+    adc -6
+    sb
+    ldc 0
+    ldl 0
+    adc -5
+    sb
+    ldc 0
+    ldl 0
+    adc -4
+    sb
+    ldc 0
+    ldl 0
+    adc -3
+    sb
+    ldl 3
+    ldl 0
+    adc -2
+    sb
+    ldc 0
+    ldl 0
+    adc -1
+    sb
+    ldl 4
+    adc 2
+    ldl 0
+    adc -9
+    call OCC_SEND
+    ajw 6
+    ret
+    .align 4
+OCC_NUM:
+    .word 0, 0, 0, 0, 0, 0, 0, 0
+OCC_REPLY:
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+";
 
 /// Whether the program has a PLACED PAR.
 fn placed(p: &Proc) -> bool {
@@ -213,6 +367,9 @@ struct Gen {
     processor: Option<u32>,
     /// Whether the code being generated is a FUNCTION's body.
     in_function: bool,
+    /// Whether the program writes to the host's screen (the library routines are then
+    /// appended).
+    uses_host: bool,
     /// Placed channels, by number, and their uses.
     placed: Vec<Placed>,
     uses: Vec<Use>,
@@ -1825,6 +1982,71 @@ impl Gen {
         Ok(())
     }
 
+    /// `out.string ("text")` and `out.number (e)`: text on the host's screen (processor 0
+    /// only: its link 0 is the host's).
+    fn host_output(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        if self.processor.is_some_and(|p| p != 0) {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("{name}: only processor 0 has the host's link"),
+            ));
+        }
+        self.uses_host = true;
+        match (name, args) {
+            ("out.string", [Expr::Str(text, _)]) => {
+                // The SP.WRITE frame, made now: length, tag 13, stream 1, count, text, and a
+                // byte of padding when the length would be odd.
+                let bytes = text.as_bytes();
+                if bytes.len() > 490 {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        "out.string writes at most 490 characters at a time",
+                    ));
+                }
+                let count = bytes.len();
+                let payload = (7 + count).next_multiple_of(2);
+                let mut frame_bytes = vec![
+                    payload as u8,
+                    (payload >> 8) as u8,
+                    13,
+                    1,
+                    0,
+                    0,
+                    0,
+                    count as u8,
+                    (count >> 8) as u8,
+                ];
+                frame_bytes.extend_from_slice(bytes);
+                frame_bytes.resize(payload + 2, 0);
+                let label = self.label();
+                let list: Vec<String> = frame_bytes.iter().map(u8::to_string).collect();
+                let _ = writeln!(self.data, "{label}: .byte {}", list.join(", "));
+                self.emit(format!("ldc {}", payload + 2));
+                self.emit(format!("ldc {label}"));
+                self.emit("call OCC_SEND");
+            }
+            ("out.number", [e]) => {
+                self.expr(e, frame)?;
+                self.emit("call OCC_NUMBER");
+            }
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("{name} takes one argument: out.string (\"text\"), out.number (e)"),
+                ));
+            }
+        }
+        let f = &mut self.frames[frame];
+        f.below = f.below.max(24);
+        Ok(())
+    }
+
     /// Loads argument `a` for parameter `p` of PROC `name`: its words on the stack (an open
     /// array's address, then its length); answers how many.
     fn argument(
@@ -1916,6 +2138,9 @@ impl Gen {
     ) -> Result<(), OccamError> {
         if name == "probe" && !value {
             return self.probe(args, pos, frame);
+        }
+        if (name == "out.string" || name == "out.number") && !value {
+            return self.host_output(name, args, pos, frame);
         }
         let Sym::Procedure {
             label,

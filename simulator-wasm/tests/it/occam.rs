@@ -624,3 +624,44 @@ SEQ
         [0x00F1, 0xFF00, 1024 + 0x0F0F, u32::MAX, 0x8000_0000, 42]
     );
 }
+
+#[test]
+fn out_string_and_out_number_write_to_the_hosts_screen() {
+    let source = "
+SEQ
+  out.string (\"hello from occam*n\")
+  out.number (12345)
+  out.string (\" \")
+  out.number (-907)
+  out.string (\" \")
+  out.number (#80000000)
+  out.string (\"*n\")
+  SEQ i = 0 FOR 4
+    SEQ
+      out.number (i * i)
+      out.string (\",\")
+";
+    let mut session = Session::new(&Program::Occam(source.to_owned()), &Setup::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(session.finish(), Ok(Outcome::Idle));
+    assert_eq!(
+        session.output(),
+        "hello from occam\n12345 -907 -2147483648\n0,1,4,9,"
+    );
+    let e = compile_for_pipe(
+        "PLACED PAR\n  PROCESSOR 1\n    out.number (1)\n  PROCESSOR 0\n    SKIP\n",
+    );
+    assert!(
+        e.contains("line 3") && e.contains("only processor 0"),
+        "{e}"
+    );
+}
+
+/// The error compiling `source` for a pipe of two.
+fn compile_for_pipe(source: &str) -> String {
+    let pipe =
+        simulator_wasm::topology::Topology::parse("pipe 2").unwrap_or_else(|e| panic!("{e}"));
+    simulator_wasm::occam::compile_for(source, &pipe)
+        .expect_err("an error")
+        .to_string()
+}
