@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use super::error::OccamError;
 use super::parse::{
     Alternative, ChanRef, Expr, Guard, Item, Param, Placement, Pos, Proc, Protocol, Replicator,
-    Shape, Target, Type,
+    Rounding, Shape, Target, Type,
 };
 use super::place::{self, Dir, Placed, Use};
 use crate::topology::Topology;
@@ -258,6 +258,43 @@ OCC_REPLY:
     .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 ";
 
+/// An error without a place (an expression of literals) placed at its statement.
+fn located(e: OccamError, pos: Pos) -> OccamError {
+    if e.line == 0 {
+        OccamError::at_pos(pos, e.message)
+    } else {
+        e
+    }
+}
+
+/// A type's name, as occam writes it.
+fn type_name(ty: Type) -> &'static str {
+    match ty {
+        Type::Int => "INT",
+        Type::Bool => "BOOL",
+        Type::Real32 => "REAL32",
+        Type::Real64 => "REAL64",
+        Type::Chan(_) => "CHAN",
+        Type::Timer => "TIMER",
+    }
+}
+
+/// Where an expression is (its first name or operator), for errors.
+fn expr_pos(e: &Expr) -> Pos {
+    match e {
+        Expr::Var(_, p)
+        | Expr::Bin(_, _, _, p)
+        | Expr::Index(_, _, p)
+        | Expr::Str(_, p)
+        | Expr::Size(_, p)
+        | Expr::Call(_, _, p)
+        | Expr::Real(_, _, p)
+        | Expr::Convert(_, _, _, p) => *p,
+        Expr::Not(x) | Expr::BitNot(x) | Expr::Neg(x) => expr_pos(x),
+        Expr::Num(_) => Pos::default(),
+    }
+}
+
 /// Whether the program has a PLACED PAR.
 fn placed(p: &Proc) -> bool {
     match p {
@@ -293,8 +330,10 @@ enum Sym {
         params: Vec<Param>,
         dirs: Vec<Option<Dir>>,
         frame: usize,
-        /// A FUNCTION: its value comes back in A.
+        /// A FUNCTION: its value comes back in A (a REAL's in FA).
         function: bool,
+        /// A FUNCTION's type.
+        result: Type,
     },
     /// An array of `len` words (variables or channels) from a frame's slot.
     Array {
@@ -466,7 +505,14 @@ impl Gen {
                 )) => Some(*len),
                 _ => None,
             },
-            Expr::Index(..) | Expr::Str(..) | Expr::Call(..) => None,
+            Expr::Convert(Type::Int | Type::Bool, _, x, _) if !self.ty_of(x).is_real() => {
+                self.constant(x)
+            }
+            Expr::Index(..)
+            | Expr::Str(..)
+            | Expr::Call(..)
+            | Expr::Real(..)
+            | Expr::Convert(..) => None,
         }
     }
 
@@ -660,22 +706,27 @@ impl Gen {
         pos: Pos,
         frame: usize,
     ) -> Result<(), OccamError> {
-        let (base, len) = match self.lookup(name, pos)? {
+        let (base, len, words) = match self.lookup(name, pos)? {
             Sym::Array {
                 frame: f,
                 slot,
                 len,
-                ..
+                ty,
             } => (
                 format!("ldlp {}", self.reach(frame, f, slot, pos)?),
                 Len::Const(len),
+                ty.words(),
             ),
             Sym::ArrayRef {
                 frame: f,
                 slot,
                 len,
-                ..
-            } => (format!("ldl {}", self.reach(frame, f, slot, pos)?), len),
+                ty,
+            } => (
+                format!("ldl {}", self.reach(frame, f, slot, pos)?),
+                len,
+                ty.words(),
+            ),
             _ => {
                 return Err(OccamError::at_pos(
                     pos,
@@ -690,6 +741,7 @@ impl Gen {
                     format!("\"{name}\" has {len} elements: no element {k}"),
                 ));
             }
+            let k = k * words;
             if let Some(local) = base.strip_prefix("ldlp ") {
                 self.emit(format!("ldlp {local}+{k}"));
             } else {
@@ -701,6 +753,10 @@ impl Gen {
         self.expr(index, frame)?;
         self.load_len(name, pos, frame)?;
         self.emit("csub0");
+        if words == 2 {
+            self.emit("ldc 1");
+            self.emit("shl");
+        }
         self.emit(&base);
         self.emit("wsub");
         Ok(())
@@ -819,6 +875,7 @@ impl Gen {
             s.iter()
                 .map(|x| match x {
                     Shape::Word => "a word",
+                    Shape::Double => "a REAL64",
                     Shape::Array => "an array",
                     Shape::Counted => "a count::array",
                 })
@@ -840,6 +897,7 @@ impl Gen {
         match item {
             Item::Counted(..) => Shape::Counted,
             Item::One(Expr::Var(n, _)) if self.is_word_array(n) => Shape::Array,
+            Item::One(e) if self.ty_of(e) == Type::Real64 => Shape::Double,
             Item::One(_) => Shape::Word,
         }
     }
@@ -848,6 +906,7 @@ impl Gen {
         match item {
             Item::Counted(..) => Shape::Counted,
             Item::One(Target::Var(n)) if self.is_word_array(n) => Shape::Array,
+            Item::One(t) if self.target_type(t) == Type::Real64 => Shape::Double,
             Item::One(_) => Shape::Word,
         }
     }
@@ -870,7 +929,9 @@ impl Gen {
         let shapes: Vec<Shape> = items.iter().map(|i| self.out_shape(i)).collect();
         let protocol = self.chan_address(c, pos, frame, Some(Dir::Out))?;
         Self::check_protocol(protocol, &shapes, &c.name, pos)?;
-        if let ([Item::One(e)], [Shape::Word]) = (items, shapes.as_slice()) {
+        if let ([Item::One(e)], [Shape::Word]) = (items, shapes.as_slice())
+            && !self.ty_of(e).is_real()
+        {
             return self.output_word(e, frame);
         }
         let ch = self.slot(frame);
@@ -883,6 +944,24 @@ impl Gen {
                     {
                         self.emit(format!("ldl {ch}"));
                         self.emit(format!("ldc {}", len * 4));
+                        self.emit("out");
+                    } else if self.ty_of(e).is_real() {
+                        // Through a temporary: its bytes go out from memory.
+                        let ty = self.ty_of(e);
+                        self.fexpr(e, ty, frame)?;
+                        let temp = self.slot(frame);
+                        if ty == Type::Real64 {
+                            self.slot(frame);
+                        }
+                        self.emit(format!("ldlp {temp}"));
+                        self.emit(if ty == Type::Real64 {
+                            "fpstnldb"
+                        } else {
+                            "fpstnlsn"
+                        });
+                        self.emit(format!("ldlp {temp}"));
+                        self.emit(format!("ldl {ch}"));
+                        self.emit(format!("ldc {}", 4 * ty.words()));
                         self.emit("out");
                     } else {
                         self.emit(format!("ldl {ch}"));
@@ -989,9 +1068,10 @@ impl Gen {
                     self.emit("in");
                 }
                 Item::One(target) => {
+                    let words = self.target_type(target).words();
                     self.target_address(target, pos, frame)?;
                     self.emit(format!("ldl {ch}"));
-                    self.emit("ldc 4");
+                    self.emit(format!("ldc {}", 4 * words));
                     self.emit("in");
                 }
                 Item::Counted(count, array) => {
@@ -1065,8 +1145,9 @@ impl Gen {
     fn depth(e: &Expr) -> usize {
         match e {
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
-            // A call takes every register.
-            Expr::Call(..) => 3,
+            // A call takes every register; so does a conversion (through the FPU).
+            Expr::Call(..) | Expr::Convert(..) => 3,
+            Expr::Real(..) => 1,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) | Expr::BitNot(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
@@ -1080,7 +1161,35 @@ impl Gen {
             self.emit(format!("ldc {}", v as i32));
             return Ok(());
         }
+        let ty = self.ty_of(e);
+        if ty.is_real() {
+            return Err(OccamError::at_pos(
+                expr_pos(e),
+                format!("a {} where an INT or BOOL is expected", type_name(ty)),
+            ));
+        }
         match e {
+            Expr::Convert(_, rounding, x, _) => {
+                let from = self.ty_of(x);
+                if !from.is_real() {
+                    return self.expr(x, frame);
+                }
+                // A REAL to an INT: rounded (to nearest, or towards zero) in the FPU, stored
+                // as a 32-bit integer through a temporary.
+                self.fexpr(x, from, frame)?;
+                if *rounding == Rounding::Trunc {
+                    self.emit("fpurz");
+                }
+                self.emit("fpint");
+                let temp = self.slot(frame);
+                self.emit(format!("ldlp {temp}"));
+                self.emit("fpstnli32");
+                self.emit(format!("ldl {temp}"));
+            }
+            Expr::Bin(op, l, r, _) if self.ty_of(l).is_real() || self.ty_of(r).is_real() => {
+                self.real_compare(op, l, r, frame)?;
+            }
+            Expr::Real(..) => unreachable!("a real literal is REAL"),
             Expr::Num(n) => self.emit(format!("ldc {}", *n as i32)),
             Expr::Str(_, pos) => {
                 return Err(OccamError::at_pos(
@@ -1173,6 +1282,267 @@ impl Gen {
         Ok(())
     }
 
+    /// The type of `e` (names not declared count as INT: using them reports them). A real
+    /// literal without a type takes its partner's in an operation.
+    fn ty_of(&self, e: &Expr) -> Type {
+        let sym = |name: &str| {
+            self.scopes
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|s| &s.1)
+        };
+        match e {
+            Expr::Real(_, ty, _) => ty.unwrap_or(Type::Real64),
+            Expr::Convert(ty, ..) => *ty,
+            Expr::Var(name, _) => match sym(name) {
+                Some(Sym::Var { ty, .. } | Sym::Ref { ty, .. }) => *ty,
+                _ => Type::Int,
+            },
+            Expr::Index(name, ..) => match sym(name) {
+                Some(Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. }) => *ty,
+                _ => Type::Int,
+            },
+            Expr::Call(name, ..) => match sym(name) {
+                Some(Sym::Procedure { result, .. }) => *result,
+                _ => Type::Int,
+            },
+            Expr::Bin(op, l, r, _) => {
+                if matches!(*op, "=" | "<>" | "<" | ">" | "<=" | ">=" | "AND" | "OR") {
+                    return Type::Bool;
+                }
+                match (&**l, &**r) {
+                    (Expr::Real(_, None, _), other) | (other, Expr::Real(_, None, _)) => {
+                        self.ty_of(other)
+                    }
+                    _ => self.ty_of(l),
+                }
+            }
+            Expr::Neg(x) | Expr::BitNot(x) => self.ty_of(x),
+            Expr::Not(_) => Type::Bool,
+            Expr::Num(_) | Expr::Str(..) | Expr::Size(..) => Type::Int,
+        }
+    }
+
+    /// The type a target holds.
+    fn target_type(&self, t: &Target) -> Type {
+        match t {
+            Target::Var(n) => self.ty_of(&Expr::Var(n.clone(), Pos::default())),
+            Target::Elem(n, i) => {
+                self.ty_of(&Expr::Index(n.clone(), Box::new(i.clone()), Pos::default()))
+            }
+        }
+    }
+
+    /// FPU registers an expression needs.
+    fn fdepth(e: &Expr) -> usize {
+        match e {
+            Expr::Bin(_, l, r, _) => Self::fdepth(l).max(Self::fdepth(r) + 1),
+            Expr::Neg(x) => Self::fdepth(x) + 1,
+            Expr::Call(..) => 3,
+            Expr::Convert(_, _, x, _) => Self::fdepth(x).max(1),
+            _ => 1,
+        }
+    }
+
+    /// Evaluates the REAL expression `e` (of type `ty`) onto the FPU's stack.
+    fn fexpr(&mut self, e: &Expr, ty: Type, frame: usize) -> Result<(), OccamError> {
+        let (load, suffix) = if ty == Type::Real64 {
+            ("fpldnldb", "db")
+        } else {
+            ("fpldnlsn", "sn")
+        };
+        let mismatch = |found: Type, pos: Pos| {
+            OccamError::at_pos(
+                pos,
+                format!(
+                    "a {} where a {} is expected: convert it ({} x)",
+                    type_name(found),
+                    type_name(ty),
+                    type_name(ty)
+                ),
+            )
+        };
+        match e {
+            Expr::Real(text, decorated, pos) => {
+                if decorated.is_some_and(|t| t != ty) {
+                    return Err(mismatch(decorated.unwrap_or(ty), *pos));
+                }
+                let value: f64 = text.parse().map_err(|_| {
+                    OccamError::at_pos(*pos, format!("\"{text}\" is not a real number"))
+                })?;
+                let label = self.label();
+                let words = if ty == Type::Real64 {
+                    let bits = value.to_bits();
+                    format!("{}, {}", bits as u32, (bits >> 32) as u32)
+                } else {
+                    (value as f32).to_bits().to_string()
+                };
+                let _ = writeln!(self.data, "    .align 4\n{label}: .word {words}");
+                self.emit(format!("ldc {label}"));
+                self.emit(load);
+            }
+            Expr::Var(name, pos) => {
+                let found = self.ty_of(e);
+                if found != ty {
+                    return Err(mismatch(found, *pos));
+                }
+                match self.lookup(name, *pos)? {
+                    Sym::Var { frame: f, slot, .. } => {
+                        let at = self.reach(frame, f, slot, *pos)?;
+                        self.emit(format!("ldlp {at}"));
+                    }
+                    Sym::Ref { frame: f, slot, .. } => {
+                        let at = self.reach(frame, f, slot, *pos)?;
+                        self.emit(format!("ldl {at}"));
+                    }
+                    _ => return Err(mismatch(found, *pos)),
+                }
+                self.emit(load);
+            }
+            Expr::Index(name, index, pos) => {
+                let found = self.ty_of(e);
+                if found != ty {
+                    return Err(mismatch(found, *pos));
+                }
+                self.element(name, index, *pos, frame)?;
+                self.emit(load);
+            }
+            Expr::Call(name, args, pos) => {
+                let found = self.ty_of(e);
+                if found != ty {
+                    return Err(mismatch(found, *pos));
+                }
+                self.call(name, args, *pos, frame, true)?;
+            }
+            Expr::Convert(to, rounding, x, pos) => {
+                if *to != ty {
+                    return Err(mismatch(*to, *pos));
+                }
+                let from = self.ty_of(x);
+                match from {
+                    _ if matches!(**x, Expr::Real(_, None, _)) => self.fexpr(x, ty, frame)?,
+                    Type::Real32 | Type::Real64 if from == ty => self.fexpr(x, ty, frame)?,
+                    Type::Real32 | Type::Real64 => {
+                        self.fexpr(x, from, frame)?;
+                        if *rounding == Rounding::Trunc {
+                            self.emit("fpurz");
+                        }
+                        self.emit(if ty == Type::Real64 {
+                            "fpur32tor64"
+                        } else {
+                            "fpur64tor32"
+                        });
+                    }
+                    _ => {
+                        // An INT through a temporary: the FPU loads it from memory.
+                        self.expr(x, frame)?;
+                        let temp = self.slot(frame);
+                        self.emit(format!("stl {temp}"));
+                        self.emit(format!("ldlp {temp}"));
+                        self.emit(if ty == Type::Real64 {
+                            "fpi32tor64"
+                        } else {
+                            "fpi32tor32"
+                        });
+                    }
+                }
+            }
+            Expr::Neg(x) => {
+                let zero = Expr::Real("0.0".to_owned(), Some(ty), Pos::default());
+                let sub = Expr::Bin("-", Box::new(zero), x.clone(), Pos::default());
+                self.fexpr(&sub, ty, frame)?;
+            }
+            Expr::Bin(op, l, r, pos) => {
+                let fop = match *op {
+                    "+" => "fpadd",
+                    "-" => "fpsub",
+                    "*" => "fpmul",
+                    "/" => "fpdiv",
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            *pos,
+                            format!("{op} is not an operation on a {}", type_name(ty)),
+                        ));
+                    }
+                };
+                self.fbin(l, r, ty, frame)?;
+                self.emit(fop);
+            }
+            Expr::Num(_) | Expr::Size(..) | Expr::Not(_) | Expr::BitNot(_) | Expr::Str(..) => {
+                return Err(OccamError::at_pos(
+                    expr_pos(e),
+                    format!(
+                        "an INT where a {} is expected: write 1.0, or convert ({} n)",
+                        type_name(ty),
+                        type_name(ty)
+                    ),
+                ));
+            }
+        }
+        let _ = suffix;
+        Ok(())
+    }
+
+    /// Both operands of a REAL operation on the FPU's stack (FB the left, FA the right),
+    /// through a temporary when the right needs every register.
+    fn fbin(&mut self, l: &Expr, r: &Expr, ty: Type, frame: usize) -> Result<(), OccamError> {
+        if Self::fdepth(r) >= 3 || matches!(r, Expr::Call(..)) {
+            let temp = self.slot(frame);
+            if ty == Type::Real64 {
+                self.slot(frame);
+            }
+            let (load, store) = if ty == Type::Real64 {
+                ("fpldnldb", "fpstnldb")
+            } else {
+                ("fpldnlsn", "fpstnlsn")
+            };
+            self.fexpr(r, ty, frame)?;
+            self.emit(format!("ldlp {temp}"));
+            self.emit(store);
+            self.fexpr(l, ty, frame)?;
+            self.emit(format!("ldlp {temp}"));
+            self.emit(load);
+        } else {
+            self.fexpr(l, ty, frame)?;
+            self.fexpr(r, ty, frame)?;
+        }
+        Ok(())
+    }
+
+    /// A comparison of REALs, its truth in A.
+    fn real_compare(
+        &mut self,
+        op: &str,
+        l: &Expr,
+        r: &Expr,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let ty = match (l, r) {
+            (Expr::Real(_, None, _), other) | (other, Expr::Real(_, None, _)) => self.ty_of(other),
+            _ => self.ty_of(l),
+        };
+        let ops: &[&str] = match op {
+            "=" => &["fpeq"],
+            "<>" => &["fpeq", "eqc 0"],
+            ">" => &["fpgt"],
+            "<" => &["fprev", "fpgt"],
+            "<=" => &["fpgt", "eqc 0"],
+            ">=" => &["fprev", "fpgt", "eqc 0"],
+            _ => {
+                return Err(OccamError::at_pos(
+                    expr_pos(l),
+                    format!("{op} is not an operation on a {}", type_name(ty)),
+                ));
+            }
+        };
+        self.fbin(l, r, ty, frame)?;
+        for o in ops {
+            self.emit(*o);
+        }
+        Ok(())
+    }
+
     fn declare(&mut self, name: &str, sym: Sym) {
         self.scopes.push((name.to_owned(), sym));
     }
@@ -1185,8 +1555,19 @@ impl Gen {
                 self.emit("stopp");
             }
             Proc::Assign(target, e, pos) => {
-                self.expr(e, frame)?;
-                self.store_target(target, *pos, frame)?;
+                let ty = self.target_type(target);
+                if ty.is_real() {
+                    self.fexpr(e, ty, frame).map_err(|err| located(err, *pos))?;
+                    self.target_address(target, *pos, frame)?;
+                    self.emit(if ty == Type::Real64 {
+                        "fpstnldb"
+                    } else {
+                        "fpstnlsn"
+                    });
+                } else {
+                    self.expr(e, frame).map_err(|err| located(err, *pos))?;
+                    self.store_target(target, *pos, frame)?;
+                }
             }
             Proc::Output(chan, items, pos) => self.output(chan, items, *pos, frame)?,
             Proc::Input(chan, items, pos) => self.input(chan, items, *pos, frame)?,
@@ -1213,7 +1594,7 @@ impl Gen {
                 for (name, _) in names {
                     let f = &mut self.frames[frame];
                     let slot = f.next;
-                    f.next += len;
+                    f.next += len * ty.words();
                     if ty.is_chan() {
                         for k in 0..len {
                             self.emit("mint");
@@ -1344,6 +1725,9 @@ impl Gen {
                 let depth = self.scopes.len();
                 for (name, _) in names {
                     let slot = self.slot(frame);
+                    if *ty == Type::Real64 {
+                        self.slot(frame);
+                    }
                     if ty.is_chan() {
                         self.emit("mint");
                         self.emit(format!("stl {slot}"));
@@ -1362,7 +1746,30 @@ impl Gen {
                 self.scopes.truncate(depth);
             }
             Proc::Val(name, value, scope, _) => {
-                if let Some(v) = self.constant(value) {
+                let ty = self.ty_of(value);
+                if ty.is_real() {
+                    let slot = self.slot(frame);
+                    if ty == Type::Real64 {
+                        self.slot(frame);
+                    }
+                    self.fexpr(value, ty, frame)?;
+                    let at = self.reach(frame, frame, slot, Pos::default())?;
+                    self.emit(format!("ldlp {at}"));
+                    self.emit(if ty == Type::Real64 {
+                        "fpstnldb"
+                    } else {
+                        "fpstnlsn"
+                    });
+                    self.declare(
+                        name,
+                        Sym::Var {
+                            frame,
+                            slot,
+                            ty,
+                            writable: false,
+                        },
+                    );
+                } else if let Some(v) = self.constant(value) {
                     self.declare(name, Sym::Const(v));
                 } else {
                     let slot = self.slot(frame);
@@ -1392,7 +1799,12 @@ impl Gen {
                     return Err(OccamError::at_pos(*pos, "VALOF belongs in a FUNCTION"));
                 }
                 self.process(body, frame)?;
-                self.expr(result, frame)?;
+                let ty = self.ty_of(result);
+                if ty.is_real() {
+                    self.fexpr(result, ty, frame)?;
+                } else {
+                    self.expr(result, frame)?;
+                }
             }
             Proc::Placed(placements, pos) => self.placed_par(placements, *pos, frame)?,
         }
@@ -1896,7 +2308,7 @@ impl Gen {
                         ty: p.ty,
                     }
                 }
-                None if p.by_value => Sym::Var {
+                None if p.by_value && p.ty != Type::Real64 => Sym::Var {
                     frame,
                     slot,
                     ty: p.ty,
@@ -1941,6 +2353,7 @@ impl Gen {
                 dirs,
                 frame,
                 function: super::parse::ends_in_valof(body),
+                result: super::parse::result_type(body).unwrap_or(Type::Int),
             },
         );
         Ok(())
@@ -2099,6 +2512,23 @@ impl Gen {
         }
         match (p.by_value, p.ty, a) {
             (true, Type::Int | Type::Bool, _) => self.expr(a, frame)?,
+            (true, Type::Real32, _) => {
+                // Its bits in the word.
+                self.fexpr(a, Type::Real32, frame)?;
+                let temp = self.slot(frame);
+                self.emit(format!("ldlp {temp}"));
+                self.emit("fpstnlsn");
+                self.emit(format!("ldl {temp}"));
+            }
+            (true, Type::Real64, _) => {
+                // Its address: a temporary holds it.
+                self.fexpr(a, Type::Real64, frame)?;
+                let temp = self.slot(frame);
+                self.slot(frame);
+                self.emit(format!("ldlp {temp}"));
+                self.emit("fpstnldb");
+                self.emit(format!("ldlp {temp}"));
+            }
             (_, Type::Chan(want), Expr::Var(v, vpos) | Expr::Index(v, _, vpos)) => {
                 let index = match a {
                     Expr::Index(_, i, _) => Some((**i).clone()),
@@ -2148,6 +2578,7 @@ impl Gen {
             dirs,
             frame: callee,
             function,
+            ..
         } = self.lookup(name, pos)?
         else {
             let what = if value { "a FUNCTION" } else { "a PROC" };

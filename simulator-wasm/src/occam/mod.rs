@@ -1,23 +1,26 @@
-//! An occam 2 compiler for the emulator (a first subset), emitting the emulator's assembly.
+//! An occam 2 compiler for the emulator, emitting the emulator's assembly.
 //!
-//! The subset: INT and BOOL variables and arrays (`[n]INT a:`, subscripts checked), `CHAN OF
-//! INT` and channel arrays (`[n]CHAN OF INT c:`), `TIMER` (`t ? now`, `t ? AFTER e`), `VAL INT x
-//! IS e:`, assignment, input and output, SEQ and PAR (replicated too: a replicated PAR's count
-//! is a constant), ALT (channel inputs, timeouts and SKIP, each with an optional boolean
-//! condition; the first ready in order is taken), IF, WHILE, SKIP, STOP, PROCs with up to three
-//! parameters (`VAL INT`, `INT` by reference, `CHAN OF INT`), expressions with occam's rules
-//! (no precedence: mixing operators needs brackets; `+ - * / \` are checked, the transputer's
-//! error flag set on overflow), and the library PROC `probe (VAL INT tag)` that marks a phase
-//! in the trace. A PAR in which two branches assign one variable, or use one channel for input
-//! (or for output), is refused, as occam's usage rules say (array elements are not checked).
+//! What it takes: INT (INT32), BOOL, REAL32 and REAL64 (on the T800's FPU: + − × ÷,
+//! comparisons, conversions `REAL32 ROUND e`, `INT TRUNC x`, literals `1.5`, `2.0(REAL32)`)
+//! variables, arrays and VAL constants (folded when known); channels with simple, sequential,
+//! array and counted-array protocols; TIMER with AFTER; SEQ, PAR, PRI PAR, IF, CASE, WHILE,
+//! ALT and PRI ALT (channel, timeout and SKIP guards with boolean conditions), replicated SEQ,
+//! PAR, IF and ALT; PROCs with any number of parameters (values, references, channels, sized
+//! and open arrays with SIZE); FUNCTIONs (`IS e` or `VALOF … RESULT`); expressions with
+//! occam's rules (no precedence; `+ − × / \` checked, the error flag set on overflow; PLUS
+//! MINUS TIMES modulo; bitwise `/\ \/ >< << >> ~`); STOP and SKIP; the library PROCs `probe
+//! (tag, "text")` (a phase mark in the trace), `out.string ("text")` and `out.number (e)` (the
+//! host's screen); and a configuration — PLACED PAR of PROCESSORs whose channels become the
+//! network's links (`place`). occam's usage rules for PAR are checked (a variable assigned in
+//! two branches, a channel used for input or output in two).
 //!
-//! Code generation follows the INMOS compilers' shape: each process has a workspace frame (W[0]
-//! scratch and a PAR's join address, W[1] the join count, locals from W[2]); a PAR's branches
-//! get frames below their parent's, at offsets chosen once their sizes are known, so a branch
-//! reaches its parent's variables with one `ldl` (offsets are assembler constants defined after
-//! the code that uses them); a PROC call passes its parameters in A, B and C.
+//! Code generation follows the INMOS compilers' shape (`codegen`): each process has a
+//! workspace frame (W[0] scratch and a PAR's join address, W[1] the join count, locals from
+//! W[2]); a PAR's branches get frames below their parent's, at offsets chosen once their sizes
+//! are known, so a branch reaches its parent's variables with one `ldl` (offsets are assembler
+//! constants defined after the code that uses them); a call passes its first three parameter
+//! words in A, B and C.
 
-mod codegen;
 pub mod error;
 pub mod parse;
 mod place;

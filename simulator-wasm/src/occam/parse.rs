@@ -12,6 +12,8 @@ pub enum Tok {
     Sym(&'static str),
     /// A string in double quotes (its escapes `*n`, `*c`, `*t`, `*"`, `**` read).
     Str(String),
+    /// A real literal (`1.5`, `2.0E-3`), its text kept so it converts exactly to either width.
+    Real(String),
 }
 
 /// One source line: its indentation (in spaces) and its tokens with their columns.
@@ -40,6 +42,19 @@ pub enum Expr {
     Size(String, Pos),
     /// A FUNCTION's value: `f (a, b)`.
     Call(String, Vec<Expr>, Pos),
+    /// A real literal: its text and its type (`1.5(REAL32)`), or none to take its type from
+    /// the other operand or the target.
+    Real(String, Option<Type>, Pos),
+    /// A conversion: `REAL32 ROUND e`, `INT TRUNC e`, `REAL64 e`.
+    Convert(Type, Rounding, Box<Expr>, Pos),
+}
+
+/// How a conversion rounds: to nearest (ROUND, and when no mode is named), or towards zero
+/// (TRUNC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    Round,
+    Trunc,
 }
 
 /// The most items a sequential protocol has here.
@@ -48,8 +63,10 @@ pub const MAX_ITEMS: usize = 8;
 /// What one item of a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// A word: INT or BOOL.
+    /// A word: INT, BOOL or REAL32.
     Word,
+    /// Two words: REAL64.
+    Double,
     /// A whole array of words, `[n]INT`.
     Array,
     /// A count and that many words of an array, `INT::[]INT`.
@@ -81,6 +98,8 @@ impl Protocol {
 pub enum Type {
     Int,
     Bool,
+    Real32,
+    Real64,
     Chan(Protocol),
     Timer,
 }
@@ -89,6 +108,27 @@ impl Type {
     /// Whether this is a channel.
     pub fn is_chan(&self) -> bool {
         matches!(self, Type::Chan(_))
+    }
+
+    /// Whether this is REAL32 or REAL64.
+    pub fn is_real(&self) -> bool {
+        matches!(self, Type::Real32 | Type::Real64)
+    }
+
+    /// Words a value of this type takes.
+    pub fn words(&self) -> i64 {
+        if *self == Type::Real64 { 2 } else { 1 }
+    }
+
+    /// The type a data type keyword names (`INT`, `BOOL`, `REAL32`, `REAL64`, `INT32`).
+    pub fn named(word: &str) -> Option<Type> {
+        match word {
+            "INT" | "INT32" => Some(Type::Int),
+            "BOOL" => Some(Type::Bool),
+            "REAL32" => Some(Type::Real32),
+            "REAL64" => Some(Type::Real64),
+            _ => None,
+        }
     }
 }
 
@@ -285,6 +325,11 @@ fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
                         }
                     }
                 }
+            } else if c.is_ascii_digit()
+                && let Some(end) = real_end(&chars, i)
+            {
+                tokens.push((Tok::Real(chars[i..end].iter().collect()), column));
+                i = end;
             } else if c.is_ascii_digit() || c == '#' {
                 let start = i;
                 i += 1;
@@ -318,6 +363,29 @@ fn tokenize(source: &str) -> Result<Vec<Line>, OccamError> {
         });
     }
     Ok(lines)
+}
+
+/// The end of a real literal starting at `chars[start]` (digits, `.`, digits, an optional
+/// exponent `E+dd`), or None when the number there is an integer.
+fn real_end(chars: &[char], start: usize) -> Option<usize> {
+    let digits = |mut k: usize| {
+        while k < chars.len() && chars[k].is_ascii_digit() {
+            k += 1;
+        }
+        k
+    };
+    let k = digits(start);
+    if chars.get(k) != Some(&'.') || !chars.get(k + 1).is_some_and(char::is_ascii_digit) {
+        return None;
+    }
+    let mut end = digits(k + 1);
+    if matches!(chars.get(end), Some('E' | 'e'))
+        && matches!(chars.get(end + 1), Some('+' | '-'))
+        && chars.get(end + 2).is_some_and(char::is_ascii_digit)
+    {
+        end = digits(end + 2);
+    }
+    Some(end)
 }
 
 /// Where a line's comment (`--` outside quotes) starts, or its length.
@@ -482,7 +550,13 @@ impl Cursor<'_> {
             if usize::from(p.len) == MAX_ITEMS {
                 return Err(self.err(format!("a protocol has at most {MAX_ITEMS} items here")));
             }
-            let shape = if self.keyword("INT") || self.keyword("BOOL") {
+            let shape = if self.keyword("REAL32") {
+                self.k += 1;
+                Shape::Word
+            } else if self.keyword("REAL64") {
+                self.k += 1;
+                Shape::Double
+            } else if self.keyword("INT") || self.keyword("BOOL") {
                 self.k += 1;
                 if self.is("::") {
                     self.k += 1;
@@ -587,7 +661,42 @@ impl Cursor<'_> {
     fn operand(&mut self) -> Result<Expr, OccamError> {
         let pos = self.pos();
         match self.next() {
-            Some(Tok::Num(n)) => Ok(Expr::Num(n)),
+            Some(Tok::Num(n)) => {
+                // A decoration: `1(INT)`.
+                if self.decoration().is_some_and(|t| t.is_real()) {
+                    return Err(OccamError::at(
+                        pos.line,
+                        pos.column,
+                        "a whole number is not a REAL: write 1.0(REAL32)",
+                    ));
+                }
+                Ok(Expr::Num(n))
+            }
+            Some(Tok::Real(text)) => {
+                let ty = self.decoration();
+                if ty.is_some_and(|t| !t.is_real()) {
+                    return Err(OccamError::at(
+                        pos.line,
+                        pos.column,
+                        "a real literal is REAL32 or REAL64",
+                    ));
+                }
+                Ok(Expr::Real(text, ty, pos))
+            }
+            Some(Tok::Name(n)) if Type::named(&n).is_some() => {
+                // A conversion: `REAL32 ROUND e`, `INT TRUNC x`, `REAL64 i`.
+                let ty = Type::named(&n).unwrap_or(Type::Int);
+                let rounding = if self.keyword("TRUNC") {
+                    self.k += 1;
+                    Rounding::Trunc
+                } else {
+                    if self.keyword("ROUND") {
+                        self.k += 1;
+                    }
+                    Rounding::Round
+                };
+                Ok(Expr::Convert(ty, rounding, Box::new(self.operand()?), pos))
+            }
             Some(Tok::Name(n)) if n == "TRUE" => Ok(Expr::Num(1)),
             Some(Tok::Name(n)) if n == "FALSE" => Ok(Expr::Num(0)),
             Some(Tok::Name(n)) if n == "NOT" => Ok(Expr::Not(Box::new(self.operand()?))),
@@ -624,6 +733,24 @@ impl Cursor<'_> {
         }
     }
 
+    /// A literal's type decoration, `(REAL32)`, if one follows (read).
+    fn decoration(&mut self) -> Option<Type> {
+        let ty = match (
+            self.line.tokens.get(self.k),
+            self.line.tokens.get(self.k + 1),
+            self.line.tokens.get(self.k + 2),
+        ) {
+            (Some((Tok::Sym("("), _)), Some((Tok::Name(n), _)), Some((Tok::Sym(")"), _))) => {
+                Type::named(n)
+            }
+            _ => None,
+        };
+        if ty.is_some() {
+            self.k += 3;
+        }
+        ty
+    }
+
     /// An expression: operands joined by one operator (occam has no precedence: mixing
     /// operators needs brackets).
     fn expression(&mut self) -> Result<Expr, OccamError> {
@@ -656,7 +783,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 36] = [
+const KEYWORDS: [&str; 41] = [
     "SEQ",
     "PAR",
     "IF",
@@ -693,6 +820,11 @@ const KEYWORDS: [&str; 36] = [
     "TIMES",
     "REM",
     "BITNOT",
+    "REAL32",
+    "REAL64",
+    "INT32",
+    "ROUND",
+    "TRUNC",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -772,16 +904,17 @@ impl Parser {
             c.k += 1;
             let size = c.expression()?;
             c.expect("]")?;
-            let ty = if c.keyword("INT") {
+            let named = match c.peek() {
+                Some(Tok::Name(n)) => Type::named(n),
+                _ => None,
+            };
+            let ty = if let Some(t) = named {
                 c.k += 1;
-                Type::Int
-            } else if c.keyword("BOOL") {
-                c.k += 1;
-                Type::Bool
+                t
             } else if c.keyword("CHAN") {
                 c.chan_type()?
             } else {
-                return Err(c.err("expected INT, BOOL or CHAN OF INT"));
+                return Err(c.err("expected INT, BOOL, REAL32, REAL64 or CHAN OF INT"));
             };
             let names = names(&mut c)?;
             let scope = self.process(indent)?;
@@ -945,10 +1078,11 @@ impl Parser {
                 }
                 Ok(Proc::Case(selector, choices, start))
             }
-            "INT" | "BOOL" if matches!(line.tokens.get(c.k + 1), Some((Tok::Name(f), _)) if f == "FUNCTION") =>
+            "INT" | "INT32" | "BOOL" | "REAL32" | "REAL64" if matches!(line.tokens.get(c.k + 1), Some((Tok::Name(f), _)) if f == "FUNCTION") =>
             {
+                let ty = Type::named(&word).unwrap_or(Type::Int);
                 c.k += 1;
-                self.define(&mut c, indent, start, true)
+                self.define(&mut c, indent, start, Some(ty))
             }
             "VALOF" => {
                 c.k += 1;
@@ -974,12 +1108,11 @@ impl Parser {
                 r.done()?;
                 Ok(Proc::Valof(Box::new(body), value, start))
             }
-            "INT" | "BOOL" | "CHAN" | "TIMER" => {
+            "INT" | "INT32" | "BOOL" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
-                    "INT" => Type::Int,
-                    "BOOL" => Type::Bool,
                     "TIMER" => Type::Timer,
-                    _ => c.chan_type()?,
+                    "CHAN" => c.chan_type()?,
+                    other => Type::named(other).unwrap_or(Type::Int),
                 };
                 if !ty.is_chan() {
                     c.k += 1;
@@ -990,22 +1123,28 @@ impl Parser {
             }
             "VAL" => {
                 c.k += 1;
-                if !(c.keyword("INT") || c.keyword("BOOL")) {
-                    return Err(c.err("expected INT or BOOL"));
+                let ty = match c.peek() {
+                    Some(Tok::Name(n)) => Type::named(n),
+                    _ => None,
                 }
+                .ok_or_else(|| c.err("expected a type: INT, BOOL, REAL32 or REAL64"))?;
                 c.k += 1;
                 let (name, pos) = c.name()?;
                 if !c.keyword("IS") {
                     return Err(c.err("expected IS"));
                 }
                 c.k += 1;
-                let value = c.expression()?;
+                let mut value = c.expression()?;
+                if ty.is_real() {
+                    // The value as that type (a literal takes it).
+                    value = Expr::Convert(ty, Rounding::Round, Box::new(value), pos);
+                }
                 c.expect(":")?;
                 c.done()?;
                 let scope = self.process(indent)?;
                 Ok(Proc::Val(name, value, Box::new(scope), pos))
             }
-            "PROC" => self.define(&mut c, indent, start, false),
+            "PROC" => self.define(&mut c, indent, start, None),
             _ => {
                 let result = statement(&mut c)?;
                 c.done()?;
@@ -1130,7 +1269,7 @@ impl Parser {
         c: &mut Cursor<'_>,
         indent: usize,
         start: Pos,
-        function: bool,
+        function: Option<Type>,
     ) -> Result<Proc, OccamError> {
         c.k += 1;
         let (name, pos) = c.name()?;
@@ -1167,17 +1306,18 @@ impl Parser {
             } else {
                 None
             };
-            let ty = if c.keyword("INT") {
+            let named = match c.peek() {
+                Some(Tok::Name(n)) => Type::named(n),
+                _ => None,
+            };
+            let ty = if let Some(t) = named {
                 c.k += 1;
-                Type::Int
-            } else if c.keyword("BOOL") {
-                c.k += 1;
-                Type::Bool
+                t
             } else if c.keyword("CHAN") {
                 c.chan_type()?
             } else {
                 return Err(c.err(
-                    "expected a parameter: VAL INT, INT, CHAN OF INT, or an array of them ([]INT)",
+                    "expected a parameter: VAL INT, INT, REAL32, CHAN OF INT, or an array of them ([]INT)",
                 ));
             };
             let (pname, _) = c.name()?;
@@ -1189,16 +1329,20 @@ impl Parser {
             });
         }
         c.expect(")")?;
-        if function && let Some(p) = params.iter().find(|p| !p.by_value) {
+        if function.is_some()
+            && let Some(p) = params.iter().find(|p| !p.by_value)
+        {
             return Err(c.err(format!(
                 "a FUNCTION's parameters are VALs: {} is not",
                 p.name
             )));
         }
-        if function && c.keyword("IS") {
-            // `INT FUNCTION f (VAL INT x) IS expression:`
+        if let Some(ty) = function
+            && c.keyword("IS")
+        {
+            // `INT FUNCTION f (VAL INT x) IS expression:`, its value as the FUNCTION's type.
             c.k += 1;
-            let value = c.expression()?;
+            let value = Expr::Convert(ty, Rounding::Round, Box::new(c.expression()?), pos);
             c.expect(":")?;
             c.done()?;
             let scope = self.process(indent)?;
@@ -1211,9 +1355,9 @@ impl Parser {
             ));
         }
         c.done()?;
-        let body = if function {
-            let body = self.process(indent + 2)?;
-            if !ends_in_valof(&body) {
+        let body = if let Some(ty) = function {
+            let mut body = self.process(indent + 2)?;
+            if !result_as(&mut body, ty) {
                 return Err(OccamError::at_pos(
                     start,
                     "a FUNCTION's body is VALOF … RESULT (after its declarations)",
@@ -1243,6 +1387,37 @@ impl Parser {
             Box::new(scope),
             pos,
         ))
+    }
+}
+
+/// Makes a FUNCTION body's RESULT a value of the FUNCTION's type; false when the body is not
+/// a VALOF (after declarations).
+fn result_as(p: &mut Proc, ty: Type) -> bool {
+    match p {
+        Proc::Valof(_, result, pos) => {
+            let value = std::mem::replace(result, Expr::Num(0));
+            *result = Expr::Convert(ty, Rounding::Round, Box::new(value), *pos);
+            true
+        }
+        Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => result_as(q, ty),
+        Proc::Seq(list) if list.len() == 1 => result_as(&mut list[0], ty),
+        _ => false,
+    }
+}
+
+/// The type a FUNCTION body's RESULT has (set by `result_as`).
+pub fn result_type(p: &Proc) -> Option<Type> {
+    match p {
+        Proc::Valof(_, Expr::Convert(ty, ..), _) => Some(*ty),
+        Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => result_type(q),
+        Proc::Seq(list) if list.len() == 1 => result_type(&list[0]),
+        _ => None,
     }
 }
 

@@ -665,3 +665,61 @@ fn compile_for_pipe(source: &str) -> String {
         .expect_err("an error")
         .to_string()
 }
+
+#[test]
+fn reals_compute_on_the_t800s_fpu() {
+    let source = "
+REAL32 FUNCTION half (VAL REAL32 v) IS v / 2.0:
+REAL64 FUNCTION sum (VAL []REAL64 xs)
+  REAL64 s:
+  VALOF
+    SEQ
+      s := 0.0
+      SEQ i = 0 FOR SIZE xs
+        s := s + xs[i]
+    RESULT s
+:
+REAL32 x, y:
+REAL64 d:
+[4]REAL64 v:
+INT n:
+CHAN OF REAL64 c:
+SEQ
+  x := 1.5(REAL32)
+  y := (x * 2.0) + 0.25
+  probe (INT ROUND (y * 4.0))
+  d := REAL64 y
+  SEQ i = 0 FOR 4
+    v[i] := (REAL64 i) * d
+  d := sum (v) / 2.0
+  probe (INT TRUNC (d * 10.0))
+  IF
+    d > 9.7
+      probe (1)
+    TRUE
+      probe (0)
+  probe (INT ROUND 2.5(REAL64))
+  probe (INT TRUNC (- 2.7(REAL32)))
+  probe (INT ROUND (half (7.0) * 2.0))
+  PAR
+    c ! d * 2.0
+    c ? d
+  probe (INT ROUND d)
+";
+    // 13; 97 (19.5 / 2 = 9.75); 9.75 > 9.7; 2.5 rounds to even; −2; 7; 19.5 rounds to 20.
+    assert_eq!(probes(source), [13, 97, 1, 2, (-2i32) as u32, 7, 20]);
+    let e = compile("REAL32 x:\nINT n:\nSEQ\n  x := 1.0\n  n := x\n")
+        .expect_err("a type error")
+        .to_string();
+    assert!(
+        e.contains("line 5") && e.contains("REAL32 where an INT"),
+        "{e}"
+    );
+    let e = compile("REAL32 x:\nx := 1\n")
+        .expect_err("an INT for a REAL")
+        .to_string();
+    assert!(
+        e.contains("line 2") && e.contains("INT where a REAL32"),
+        "{e}"
+    );
+}
