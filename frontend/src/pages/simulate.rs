@@ -644,7 +644,7 @@ fn gallery(sim: Sim) -> impl IntoView {
 }
 
 /// occam's reserved words, for the editor's highlighting.
-const OCCAM_KEYWORDS: [&str; 31] = [
+const OCCAM_KEYWORDS: [&str; 42] = [
     "SEQ",
     "PAR",
     "PRI",
@@ -658,11 +658,18 @@ const OCCAM_KEYWORDS: [&str; 31] = [
     "SKIP",
     "STOP",
     "PROC",
+    "FUNCTION",
+    "VALOF",
+    "RESULT",
     "VAL",
     "IS",
     "FOR",
     "INT",
+    "INT32",
     "BOOL",
+    "BYTE",
+    "REAL32",
+    "REAL64",
     "CHAN",
     "OF",
     "TIMER",
@@ -672,10 +679,14 @@ const OCCAM_KEYWORDS: [&str; 31] = [
     "NOT",
     "AND",
     "OR",
-    "BYTE",
-    "REAL32",
-    "REAL64",
-    "FUNCTION",
+    "ROUND",
+    "TRUNC",
+    "SIZE",
+    "PLUS",
+    "MINUS",
+    "TIMES",
+    "REM",
+    "BITNOT",
 ];
 
 fn escape(text: &str) -> String {
