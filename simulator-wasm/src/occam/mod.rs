@@ -21,6 +21,7 @@
 //! constants defined after the code that uses them); a call passes its first three parameter
 //! words in A, B and C.
 
+mod codegen;
 pub mod error;
 pub mod parse;
 mod place;
