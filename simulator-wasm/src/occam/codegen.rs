@@ -289,6 +289,7 @@ fn expr_pos(e: &Expr) -> Pos {
         | Expr::Size(_, p)
         | Expr::Call(_, _, p)
         | Expr::Real(_, _, p)
+        | Expr::Slice(_, _, _, p)
         | Expr::Convert(_, _, _, p) => *p,
         Expr::Not(x) | Expr::BitNot(x) | Expr::Neg(x) => expr_pos(x),
         Expr::Num(_) => Pos::default(),
@@ -512,7 +513,8 @@ impl Gen {
             | Expr::Str(..)
             | Expr::Call(..)
             | Expr::Real(..)
-            | Expr::Convert(..) => None,
+            | Expr::Convert(..)
+            | Expr::Slice(..) => None,
         }
     }
 
@@ -1147,7 +1149,7 @@ impl Gen {
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
             // A call takes every register; so does a conversion (through the FPU).
             Expr::Call(..) | Expr::Convert(..) => 3,
-            Expr::Real(..) => 1,
+            Expr::Real(..) | Expr::Slice(..) => 1,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) | Expr::BitNot(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
@@ -1169,6 +1171,12 @@ impl Gen {
             ));
         }
         match e {
+            Expr::Slice(_, _, _, pos) => {
+                return Err(OccamError::at_pos(
+                    *pos,
+                    "a slice is an array: pass it to a PROC or abbreviate it",
+                ));
+            }
             Expr::Convert(_, rounding, x, _) => {
                 let from = self.ty_of(x);
                 if !from.is_real() {
@@ -1299,7 +1307,7 @@ impl Gen {
                 Some(Sym::Var { ty, .. } | Sym::Ref { ty, .. }) => *ty,
                 _ => Type::Int,
             },
-            Expr::Index(name, ..) => match sym(name) {
+            Expr::Index(name, ..) | Expr::Slice(name, ..) => match sym(name) {
                 Some(Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. }) => *ty,
                 _ => Type::Int,
             },
@@ -1468,6 +1476,12 @@ impl Gen {
                 };
                 self.fbin(l, r, ty, frame)?;
                 self.emit(fop);
+            }
+            Expr::Slice(_, _, _, pos) => {
+                return Err(OccamError::at_pos(
+                    *pos,
+                    "a slice is an array: pass it to a PROC or abbreviate it",
+                ));
             }
             Expr::Num(_) | Expr::Size(..) | Expr::Not(_) | Expr::BitNot(_) | Expr::Str(..) => {
                 return Err(OccamError::at_pos(
@@ -1807,6 +1821,13 @@ impl Gen {
                 }
             }
             Proc::Placed(placements, pos) => self.placed_par(placements, *pos, frame)?,
+            Proc::Abbrev(name, value, scope, pos) => {
+                let depth = self.scopes.len();
+                let sym = self.abbreviate(value, *pos, frame)?;
+                self.declare(name, sym);
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
         }
         Ok(())
     }
@@ -1847,6 +1868,96 @@ impl Gen {
             self.declare(name, Sym::Const(*v));
         }
         depth
+    }
+
+    /// What an abbreviation names: a name's own symbol, an element's address (a reference),
+    /// or a slice's first element and length (an array reference; the slice checked against
+    /// the array when it is made).
+    fn abbreviate(&mut self, value: &Expr, pos: Pos, frame: usize) -> Result<Sym, OccamError> {
+        match value {
+            Expr::Var(v, vpos) => self.lookup(v, *vpos),
+            Expr::Index(arr, index, ipos) => {
+                let ty = match self.lookup(arr, *ipos)? {
+                    Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. } => ty,
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            *ipos,
+                            format!("\"{arr}\" is not an array"),
+                        ));
+                    }
+                };
+                self.element(arr, index, *ipos, frame)?;
+                let slot = self.slot(frame);
+                self.emit(format!("stl {slot}"));
+                Ok(Sym::Ref { frame, slot, ty })
+            }
+            Expr::Slice(arr, from, count, spos) => {
+                let (base, len) = self.slice(arr, from, count, *spos, frame)?;
+                let ty = match self.lookup(arr, *spos)? {
+                    Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. } => ty,
+                    _ => Type::Int,
+                };
+                Ok(Sym::ArrayRef {
+                    frame,
+                    slot: base,
+                    len,
+                    ty,
+                })
+            }
+            _ => Err(OccamError::at_pos(
+                pos,
+                "an abbreviation names a variable, an array element or a slice",
+            )),
+        }
+    }
+
+    /// A slice `[arr FROM from FOR count]`: its first element's address in a new slot, its
+    /// length a constant or in a slot; `from + count` is checked against the array's length.
+    fn slice(
+        &mut self,
+        arr: &str,
+        from: &Expr,
+        count: &Expr,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(i64, Len), OccamError> {
+        let end = Expr::Bin("+", Box::new(from.clone()), Box::new(count.clone()), pos);
+        self.expr(&end, frame)?;
+        self.load_len(arr, pos, frame)?;
+        self.emit("adc 1");
+        self.emit("csub0");
+        let len = match self.constant(count) {
+            Some(n) if n >= 0 => Len::Const(n),
+            Some(n) => {
+                return Err(OccamError::at_pos(pos, format!("a slice of {n} elements")));
+            }
+            None => {
+                let slot = self.slot(frame);
+                self.expr(count, frame)?;
+                self.emit(format!("stl {slot}"));
+                Len::Slot(slot)
+            }
+        };
+        // The first element's address (FROM may equal the length when the slice is empty).
+        let base = self.slot(frame);
+        self.expr(from, frame)?;
+        self.emit("ldc 2");
+        self.emit("shl");
+        if let Some(Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. }) = self
+            .scopes
+            .iter()
+            .rev()
+            .find(|(n, _)| n == arr)
+            .map(|s| s.1.clone())
+            && ty.words() == 2
+        {
+            self.emit("ldc 1");
+            self.emit("shl");
+        }
+        self.array_base(arr, pos, frame)?;
+        self.emit("add");
+        self.emit(format!("stl {base}"));
+        Ok((base, len))
     }
 
     /// CASE: the selector once into a temporary, each choice's constants compared in turn;
@@ -2253,6 +2364,7 @@ impl Gen {
             Proc::If(choices) => choices.iter().find_map(|c| self.direction(&c.body, name)),
             Proc::Case(_, choices, _) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
             Proc::RepPar(_, q)
+            | Proc::Abbrev(_, _, q, _)
             | Proc::While(_, q)
             | Proc::RepSeq(_, _, _, q)
             | Proc::Decl(_, _, q)
@@ -2474,6 +2586,26 @@ impl Gen {
         let wrong = |what: &str| {
             OccamError::at_pos(pos, format!("{name}'s parameter {} needs {what}", p.name))
         };
+        if let Some(size) = &p.array
+            && let Expr::Slice(arr, from, count, spos) = a
+        {
+            let (base, len) = self.slice(arr, from, count, *spos, frame)?;
+            if let (Some(e), Len::Const(have)) = (size, len) {
+                let want = self.known(e, pos, "an array parameter's size")?;
+                if want != have {
+                    return Err(wrong(&format!("{want} elements, not {have}")));
+                }
+            }
+            self.emit(format!("ldl {base}"));
+            if size.is_none() {
+                match len {
+                    Len::Const(n) => self.emit(format!("ldc {n}")),
+                    Len::Slot(l) => self.emit(format!("ldl {l}")),
+                }
+                return Ok(2);
+            }
+            return Ok(1);
+        }
         if let Some(size) = &p.array {
             let Expr::Var(v, vpos) = a else {
                 return Err(wrong("an array"));
@@ -2731,6 +2863,7 @@ impl Usage<'_> {
             Proc::While(_, q) => self.walk(q),
             Proc::RepSeq(n, _, _, q) | Proc::Val(n, _, q, _) => self.scoped([n.clone()], q),
             Proc::RepPar(r, q) => self.scoped([r.name.clone()], q),
+            Proc::Abbrev(n, _, q, _) => self.scoped([n.clone()], q),
             Proc::Decl(_, names, q) | Proc::Array(_, _, names, q) => {
                 self.scoped(names.iter().map(|(n, _)| n.clone()), q);
             }

@@ -1,6 +1,8 @@
 //! occam's layout and syntax: lines, indentation (two spaces a level), tokens, and the tree of
 //! processes, declarations and expressions. Every error says its line and column.
 
+use std::collections::HashMap;
+
 use super::error::OccamError;
 pub use super::error::Pos;
 
@@ -45,6 +47,8 @@ pub enum Expr {
     /// A real literal: its text and its type (`1.5(REAL32)`), or none to take its type from
     /// the other operand or the target.
     Real(String, Option<Type>, Pos),
+    /// A slice of an array: `[a FROM i FOR n]`.
+    Slice(String, Box<Expr>, Box<Expr>, Pos),
     /// A conversion: `REAL32 ROUND e`, `INT TRUNC e`, `REAL64 e`.
     Convert(Type, Rounding, Box<Expr>, Pos),
 }
@@ -261,6 +265,9 @@ pub enum Proc {
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
     /// `VALOF` a process `RESULT` an expression: a FUNCTION's body.
     Valof(Box<Proc>, Expr, Pos),
+    /// An abbreviation, `x IS a[i]:` or `[]INT s IS [a FROM i FOR n]:`: a new name for a
+    /// variable, an element or a slice, then the process in its scope.
+    Abbrev(String, Expr, Box<Proc>, Pos),
     /// A PLACED PAR: processes placed on the network's processors.
     Placed(Vec<Placement>, Pos),
 }
@@ -438,7 +445,11 @@ fn quoted(chars: &[char], start: usize) -> Option<(String, usize)> {
 /// Parses a whole program: one process at indentation 0.
 pub fn parse(source: &str) -> Result<Proc, OccamError> {
     let lines = tokenize(source)?;
-    let mut p = Parser { lines, at: 0 };
+    let mut p = Parser {
+        lines,
+        at: 0,
+        protocols: HashMap::new(),
+    };
     if p.lines.is_empty() {
         return Err(OccamError::at(1, 1, "expected a process"));
     }
@@ -456,6 +467,8 @@ pub fn parse(source: &str) -> Result<Proc, OccamError> {
 struct Parser {
     lines: Vec<Line>,
     at: usize,
+    /// Named protocols (`PROTOCOL P IS INT; [4]INT:`).
+    protocols: HashMap<String, Protocol>,
 }
 
 /// The tokens of one line being read.
@@ -596,12 +609,18 @@ impl Cursor<'_> {
     }
 
     /// `CHAN OF protocol`, from CHAN.
-    fn chan_type(&mut self) -> Result<Type, OccamError> {
+    fn chan_type(&mut self, named: &HashMap<String, Protocol>) -> Result<Type, OccamError> {
         self.k += 1;
         if !self.keyword("OF") {
             return Err(self.err("expected OF (CHAN OF INT)"));
         }
         self.k += 1;
+        if let Some(Tok::Name(n)) = self.peek()
+            && let Some(p) = named.get(n)
+        {
+            self.k += 1;
+            return Ok(Type::Chan(*p));
+        }
         Ok(Type::Chan(self.protocol()?))
     }
 
@@ -720,6 +739,22 @@ impl Cursor<'_> {
                 None => Expr::Var(n, pos),
             }),
             Some(Tok::Str(text)) => Ok(Expr::Str(text, pos)),
+            Some(Tok::Sym("[")) => {
+                // `[a FROM i FOR n]`
+                let (name, _) = self.name()?;
+                if !self.keyword("FROM") {
+                    return Err(self.err("expected FROM ([a FROM i FOR n])"));
+                }
+                self.k += 1;
+                let from = self.expression()?;
+                if !self.keyword("FOR") {
+                    return Err(self.err("expected FOR ([a FROM i FOR n])"));
+                }
+                self.k += 1;
+                let count = self.expression()?;
+                self.expect("]")?;
+                Ok(Expr::Slice(name, Box::new(from), Box::new(count), pos))
+            }
             Some(Tok::Name(n)) if n == "SIZE" => {
                 let (name, at) = self.name()?;
                 Ok(Expr::Size(name, at))
@@ -783,7 +818,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 41] = [
+const KEYWORDS: [&str; 43] = [
     "SEQ",
     "PAR",
     "IF",
@@ -825,6 +860,8 @@ const KEYWORDS: [&str; 41] = [
     "INT32",
     "ROUND",
     "TRUNC",
+    "PROTOCOL",
+    "FROM",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -899,6 +936,12 @@ impl Parser {
         self.at += 1;
         let mut c = Cursor { line: &line, k: 0 };
         let start = c.pos();
+        if c.is("[") && matches!(line.tokens.get(1), Some((Tok::Sym("]"), _))) {
+            // `[]INT s IS [a FROM i FOR n]:`
+            c.k += 2;
+            c.k += 1;
+            return self.abbreviation(&mut c, indent);
+        }
         if c.is("[") {
             // `[n]INT a, b:`
             c.k += 1;
@@ -912,7 +955,7 @@ impl Parser {
                 c.k += 1;
                 t
             } else if c.keyword("CHAN") {
-                c.chan_type()?
+                c.chan_type(&self.protocols)?
             } else {
                 return Err(c.err("expected INT, BOOL, REAL32, REAL64 or CHAN OF INT"));
             };
@@ -1111,11 +1154,14 @@ impl Parser {
             "INT" | "INT32" | "BOOL" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
                     "TIMER" => Type::Timer,
-                    "CHAN" => c.chan_type()?,
+                    "CHAN" => c.chan_type(&self.protocols)?,
                     other => Type::named(other).unwrap_or(Type::Int),
                 };
                 if !ty.is_chan() {
                     c.k += 1;
+                }
+                if matches!(line.tokens.get(c.k + 1), Some((Tok::Name(is), _)) if is == "IS") {
+                    return self.abbreviation(&mut c, indent);
                 }
                 let names = names(&mut c)?;
                 let scope = self.process(indent)?;
@@ -1145,6 +1191,23 @@ impl Parser {
                 Ok(Proc::Val(name, value, Box::new(scope), pos))
             }
             "PROC" => self.define(&mut c, indent, start, None),
+            "PROTOCOL" => {
+                // `PROTOCOL name IS items:`, then the process in its scope.
+                c.k += 1;
+                let (name, _) = c.name()?;
+                if !c.keyword("IS") {
+                    return Err(c.err("expected IS (PROTOCOL P IS INT; [4]INT:)"));
+                }
+                c.k += 1;
+                let protocol = c.protocol()?;
+                c.expect(":")?;
+                c.done()?;
+                self.protocols.insert(name, protocol);
+                self.process(indent)
+            }
+            _ if matches!(line.tokens.get(1), Some((Tok::Name(is), _)) if is == "IS") => {
+                self.abbreviation(&mut c, indent)
+            }
             _ => {
                 let result = statement(&mut c)?;
                 c.done()?;
@@ -1225,6 +1288,17 @@ impl Parser {
             }
         }
         Ok(alternatives)
+    }
+
+    /// `name IS expression:` (after its type, if any), then the process in its scope.
+    fn abbreviation(&mut self, c: &mut Cursor<'_>, indent: usize) -> Result<Proc, OccamError> {
+        let (name, pos) = c.name()?;
+        c.k += 1;
+        let value = c.expression()?;
+        c.expect(":")?;
+        c.done()?;
+        let scope = self.process(indent)?;
+        Ok(Proc::Abbrev(name, value, Box::new(scope), pos))
     }
 
     /// One alternative of an ALT: its guard line (read) and its process.
@@ -1314,7 +1388,7 @@ impl Parser {
                 c.k += 1;
                 t
             } else if c.keyword("CHAN") {
-                c.chan_type()?
+                c.chan_type(&self.protocols)?
             } else {
                 return Err(c.err(
                     "expected a parameter: VAL INT, INT, REAL32, CHAN OF INT, or an array of them ([]INT)",

@@ -723,3 +723,52 @@ SEQ
         "{e}"
     );
 }
+
+#[test]
+fn abbreviations_slices_and_named_protocols() {
+    let source = "
+PROTOCOL PAIR IS INT; INT:
+PROC total (VAL []INT xs, INT t)
+  SEQ
+    t := 0
+    SEQ i = 0 FOR SIZE xs
+      t := t + xs[i]
+:
+[8]INT a:
+INT t, p, q, n:
+CHAN OF PAIR c:
+SEQ
+  SEQ i = 0 FOR 8
+    a[i] := i + 1
+  x IS a[3]:
+  x := x * 100
+  probe (a[3])
+  []INT middle IS [a FROM 2 FOR 4]:
+  SEQ
+    total (middle, t)
+    probe (t)
+    probe (SIZE middle)
+  n := 3
+  total ([a FROM 5 FOR n], t)
+  probe (t)
+  PAR
+    c ! 4; 5
+    c ? p; q
+  probe ((p * 10) + q)
+";
+    // a[3] = 400; 3 + 400 + 5 + 6; 4; 6 + 7 + 8; 45.
+    assert_eq!(probes(source), [400, 414, 4, 21, 45]);
+    // A slice beyond the array sets the error flag.
+    let mut session = Session::new(
+        &Program::Occam(
+            "[4]INT a:\nINT n:\nSEQ\n  n := 3\n  []INT s IS [a FROM 2 FOR n]:\n  SKIP\n".to_owned(),
+        ),
+        &Setup::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let _ = session.finish();
+    assert!(
+        session.network.nodes[0].error,
+        "[a FROM 2 FOR 3] of a [4]INT"
+    );
+}
