@@ -772,3 +772,61 @@ SEQ
         "[a FROM 2 FOR 3] of a [4]INT"
     );
 }
+
+/// A few thousand mangled programs (the demos with characters deleted, doubled or swapped,
+/// as a user typing makes them): the compiler answers each with a program that assembles or
+/// an error with its line, and never panics — the page compiles on every keystroke.
+#[test]
+fn mangled_programs_get_errors_not_panics() {
+    let sources: Vec<String> = simulator_wasm::demos::DEMOS
+        .iter()
+        .map(|d| d.source())
+        .collect();
+    let pipe =
+        simulator_wasm::topology::Topology::parse("pipe 4").unwrap_or_else(|e| panic!("{e}"));
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<char> = "abcxyzSEQPARIF0123456789 :=!?()[]-+*/\\;,.\"'#<>&~\n"
+        .chars()
+        .collect();
+    let table = simulator_wasm::isa::CycleTable::new(simulator_wasm::isa::Chip::T800, 0);
+    let mut errors = 0;
+    for round in 0..3000 {
+        let source = &sources[round % sources.len()];
+        let mut chars: Vec<char> = source.chars().collect();
+        for _ in 0..1 + next() % 4 {
+            let at = (next() % chars.len() as u64) as usize;
+            match next() % 3 {
+                0 => {
+                    chars.remove(at);
+                }
+                1 => chars.insert(at, alphabet[(next() % alphabet.len() as u64) as usize]),
+                _ => chars[at] = alphabet[(next() % alphabet.len() as u64) as usize],
+            }
+        }
+        let text: String = chars.into_iter().collect();
+        let result = std::panic::catch_unwind(|| simulator_wasm::occam::compile_for(&text, &pipe));
+        match result {
+            Ok(Ok(assembly)) => {
+                // What compiles assembles: the compiler never writes a wrong program.
+                if let Err(e) = simulator_wasm::asm::assemble(&assembly, &table, 0x8000_0070) {
+                    panic!("{e}\nfrom:\n{text}");
+                }
+            }
+            Ok(Err(e)) => {
+                errors += 1;
+                assert!(e.line >= 1, "an error without its line: {e}\n{text}");
+            }
+            Err(_) => panic!("the compiler panicked on:\n{text}"),
+        }
+    }
+    assert!(
+        errors > 100,
+        "most mangled programs are wrong: {errors} errors"
+    );
+}
