@@ -354,6 +354,8 @@ enum Sym {
     Timer,
     /// A value known when compiling.
     Const(i64),
+    /// A channel PLACEd at a link: its channel word's address.
+    Fixed { address: u32, protocol: Protocol },
     /// A channel (or array of channels) declared outside a PLACED PAR: its address on each
     /// processor is an assembler constant (`place::constant_name`).
     Placed {
@@ -572,6 +574,7 @@ impl Gen {
             | Sym::Array { .. }
             | Sym::ArrayRef { .. }
             | Sym::Timer
+            | Sym::Fixed { .. }
             | Sym::Placed { .. } => Err(OccamError::at_pos(
                 pos,
                 format!("\"{name}\" is not a value"),
@@ -658,6 +661,10 @@ impl Gen {
             ) => {
                 self.element(name, index, pos, frame)?;
                 Ok(p)
+            }
+            (Sym::Fixed { address, protocol }, None) => {
+                self.emit(format!("ldc #{address:08X}"));
+                Ok(protocol)
             }
             (Sym::Placed { id, len, protocol }, index) => {
                 let index = match (len, index) {
@@ -1821,6 +1828,38 @@ impl Gen {
                 }
             }
             Proc::Placed(placements, pos) => self.placed_par(placements, *pos, frame)?,
+            Proc::Place(name, at, scope, pos) => {
+                let protocol = match self.lookup(name, *pos)? {
+                    Sym::Var {
+                        ty: Type::Chan(p), ..
+                    }
+                    | Sym::Placed {
+                        protocol: p,
+                        len: None,
+                        ..
+                    } => p,
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            *pos,
+                            format!("\"{name}\" is not a channel: PLACE puts a channel on a link"),
+                        ));
+                    }
+                };
+                let n = self.known(at, *pos, "a PLACE's link")?;
+                if !(0..8).contains(&n) {
+                    return Err(OccamError::at_pos(
+                        *pos,
+                        format!(
+                            "PLACE {name} AT {n}: links are 0 to 3 (outputs) and 4 to 7 (inputs)"
+                        ),
+                    ));
+                }
+                let depth = self.scopes.len();
+                let address = 0x8000_0000u32 + 4 * n as u32;
+                self.declare(name, Sym::Fixed { address, protocol });
+                self.process(scope, frame)?;
+                self.scopes.truncate(depth);
+            }
             Proc::Abbrev(name, value, scope, pos) => {
                 let depth = self.scopes.len();
                 let sym = self.abbreviate(value, *pos, frame)?;
@@ -2365,6 +2404,7 @@ impl Gen {
             Proc::Case(_, choices, _) => choices.iter().find_map(|(_, q)| self.direction(q, name)),
             Proc::RepPar(_, q)
             | Proc::Abbrev(_, _, q, _)
+            | Proc::Place(_, _, q, _)
             | Proc::While(_, q)
             | Proc::RepSeq(_, _, _, q)
             | Proc::Decl(_, _, q)
@@ -2864,6 +2904,7 @@ impl Usage<'_> {
             Proc::RepSeq(n, _, _, q) | Proc::Val(n, _, q, _) => self.scoped([n.clone()], q),
             Proc::RepPar(r, q) => self.scoped([r.name.clone()], q),
             Proc::Abbrev(n, _, q, _) => self.scoped([n.clone()], q),
+            Proc::Place(_, _, q, _) => self.walk(q),
             Proc::Decl(_, names, q) | Proc::Array(_, _, names, q) => {
                 self.scoped(names.iter().map(|(n, _)| n.clone()), q);
             }

@@ -268,6 +268,9 @@ pub enum Proc {
     /// An abbreviation, `x IS a[i]:` or `[]INT s IS [a FROM i FOR n]:`: a new name for a
     /// variable, an element or a slice, then the process in its scope.
     Abbrev(String, Expr, Box<Proc>, Pos),
+    /// `PLACE c AT n:`: channel c on a link (INMOS's numbering: 0 to 3 the links' outputs, 4
+    /// to 7 their inputs), then the process in its scope.
+    Place(String, Expr, Box<Proc>, Pos),
     /// A PLACED PAR: processes placed on the network's processors.
     Placed(Vec<Placement>, Pos),
 }
@@ -818,7 +821,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 43] = [
+const KEYWORDS: [&str; 45] = [
     "SEQ",
     "PAR",
     "IF",
@@ -862,6 +865,8 @@ const KEYWORDS: [&str; 43] = [
     "TRUNC",
     "PROTOCOL",
     "FROM",
+    "PLACE",
+    "AT",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -1191,6 +1196,19 @@ impl Parser {
                 Ok(Proc::Val(name, value, Box::new(scope), pos))
             }
             "PROC" => self.define(&mut c, indent, start, None),
+            "PLACE" => {
+                c.k += 1;
+                let (name, pos) = c.name()?;
+                if !c.keyword("AT") {
+                    return Err(c.err("expected AT (PLACE c AT 4:)"));
+                }
+                c.k += 1;
+                let at = c.expression()?;
+                c.expect(":")?;
+                c.done()?;
+                let scope = self.process(indent)?;
+                Ok(Proc::Place(name, at, Box::new(scope), pos))
+            }
             "PROTOCOL" => {
                 // `PROTOCOL name IS items:`, then the process in its scope.
                 c.k += 1;

@@ -830,3 +830,27 @@ fn mangled_programs_get_errors_not_panics() {
         "most mangled programs are wrong: {errors} errors"
     );
 }
+
+#[test]
+fn place_at_puts_a_channel_on_a_link() {
+    // Node 1 sends on its link 2 (a pipe's link to the previous node), node 0 reads its link
+    // 1: PLACE with INMOS's numbering, 0–3 outputs and 4–7 inputs.
+    let source = "
+CHAN OF INT to.prev, from.next:
+PLACED PAR
+  PROCESSOR 0
+    PLACE from.next AT 5:
+    INT x:
+    SEQ
+      from.next ? x
+      probe (x)
+  PROCESSOR 1
+    PLACE to.prev AT 2:
+    to.prev ! 77
+";
+    assert_eq!(probes_on(source, "pipe 2"), [vec![77], vec![]]);
+    let e = compile("CHAN OF INT c:\nPLACE c AT 9:\nSKIP\n")
+        .expect_err("link 9")
+        .to_string();
+    assert!(e.contains("line 2") && e.contains("0 to 3"), "{e}");
+}
