@@ -135,6 +135,67 @@ OCC_SEND:
     in
     ajw 2
     ret
+OCC_TEXT:
+    ajw -4
+    ldl 6
+    ldc 490
+    gt
+    cj OCC_TEXT_FITS
+    ldc 490
+    stl 6
+OCC_TEXT_FITS:
+    ldl 6
+    adc 7
+    stl 0
+    ldl 0
+    ldc 1
+    and
+    cj OCC_TEXT_EVEN
+    ldl 0
+    adc 1
+    stl 0
+OCC_TEXT_EVEN:
+    ldl 0
+    ldc OCC_OUT
+    sb
+    ldl 0
+    ldc 8
+    shr
+    ldc OCC_OUT+1
+    sb
+    ldc 13
+    ldc OCC_OUT+2
+    sb
+    ldc 1
+    ldc OCC_OUT+3
+    sb
+    ldc 0
+    ldc OCC_OUT+4
+    sb
+    ldc 0
+    ldc OCC_OUT+5
+    sb
+    ldc 0
+    ldc OCC_OUT+6
+    sb
+    ldl 6
+    ldc OCC_OUT+7
+    sb
+    ldl 6
+    ldc 8
+    shr
+    ldc OCC_OUT+8
+    sb
+    ldl 5
+    ldc OCC_OUT+9
+    ldl 6
+    move
+    ldl 0
+    adc 2
+    ldc OCC_OUT
+    call OCC_SEND
+    ajw 4
+    ret
 OCC_NUMBER:
     ajw -6
     ldc OCC_NUM+24
@@ -250,6 +311,12 @@ OCC_EVEN:
     .align 4
 OCC_NUM:
     .word 0, 0, 0, 0, 0, 0, 0, 0
+OCC_OUT:
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 OCC_REPLY:
     .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
     .word 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
@@ -267,11 +334,21 @@ fn located(e: OccamError, pos: Pos) -> OccamError {
     }
 }
 
+/// Bytes an element of an array of `ty` takes.
+fn elem_bytes(ty: Type) -> i64 {
+    match ty {
+        Type::Byte => 1,
+        Type::Real64 => 8,
+        _ => 4,
+    }
+}
+
 /// A type's name, as occam writes it.
 fn type_name(ty: Type) -> &'static str {
     match ty {
         Type::Int => "INT",
         Type::Bool => "BOOL",
+        Type::Byte => "BYTE",
         Type::Real32 => "REAL32",
         Type::Real64 => "REAL64",
         Type::Chan(_) => "CHAN",
@@ -715,7 +792,7 @@ impl Gen {
         pos: Pos,
         frame: usize,
     ) -> Result<(), OccamError> {
-        let (base, len, words) = match self.lookup(name, pos)? {
+        let (base, len, ty) = match self.lookup(name, pos)? {
             Sym::Array {
                 frame: f,
                 slot,
@@ -724,18 +801,14 @@ impl Gen {
             } => (
                 format!("ldlp {}", self.reach(frame, f, slot, pos)?),
                 Len::Const(len),
-                ty.words(),
+                ty,
             ),
             Sym::ArrayRef {
                 frame: f,
                 slot,
                 len,
                 ty,
-            } => (
-                format!("ldl {}", self.reach(frame, f, slot, pos)?),
-                len,
-                ty.words(),
-            ),
+            } => (format!("ldl {}", self.reach(frame, f, slot, pos)?), len, ty),
             _ => {
                 return Err(OccamError::at_pos(
                     pos,
@@ -743,12 +816,18 @@ impl Gen {
                 ));
             }
         };
+        let (words, bytes) = (ty.words(), elem_bytes(ty));
         if let (Some(k), Len::Const(len)) = (self.constant(index), len) {
             if !(0..len).contains(&k) {
                 return Err(OccamError::at_pos(
                     pos,
                     format!("\"{name}\" has {len} elements: no element {k}"),
                 ));
+            }
+            if bytes == 1 {
+                self.emit(&base);
+                self.emit(format!("adc {k}"));
+                return Ok(());
             }
             let k = k * words;
             if let Some(local) = base.strip_prefix("ldlp ") {
@@ -767,7 +846,7 @@ impl Gen {
             self.emit("shl");
         }
         self.emit(&base);
-        self.emit("wsub");
+        self.emit(if bytes == 1 { "bsub" } else { "wsub" });
         Ok(())
     }
 
@@ -832,6 +911,26 @@ impl Gen {
         }
     }
 
+    /// A string's bytes in the program's data; answers their label.
+    fn string_data(&mut self, text: &str) -> String {
+        let label = self.label();
+        let list: Vec<String> = text.bytes().map(|b| b.to_string()).collect();
+        if list.is_empty() {
+            let _ = writeln!(self.data, "{label}:");
+        } else {
+            let _ = writeln!(self.data, "{label}: .byte {}", list.join(", "));
+        }
+        label
+    }
+
+    /// Bytes an element of array `name` takes (4 when it is not an array).
+    fn array_elem_bytes(&self, name: &str) -> i64 {
+        match self.scopes.iter().rev().find(|(n, _)| n == name) {
+            Some((_, Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. })) => elem_bytes(*ty),
+            _ => 4,
+        }
+    }
+
     /// Loads the address of array `name`'s first element.
     fn array_base(&mut self, name: &str, pos: Pos, frame: usize) -> Result<(), OccamError> {
         match self.lookup(name, pos)? {
@@ -856,6 +955,11 @@ impl Gen {
     /// With a channel's address in A: outputs the word `e` on it (through temporaries when
     /// `e` needs every register).
     fn output_word(&mut self, e: &Expr, frame: usize) -> Result<(), OccamError> {
+        self.output_value(e, frame, "outword")
+    }
+
+    /// With a channel's address in A: outputs `e` with `op` (`outword`, `outbyte`).
+    fn output_value(&mut self, e: &Expr, frame: usize, op: &str) -> Result<(), OccamError> {
         if Self::depth(e) >= 3 {
             let (channel, value) = (self.slot(frame), self.slot(frame));
             self.emit(format!("stl {channel}"));
@@ -866,7 +970,7 @@ impl Gen {
         } else {
             self.expr(e, frame)?;
         }
-        self.emit("outword");
+        self.emit(op);
         Ok(())
     }
 
@@ -885,6 +989,7 @@ impl Gen {
                 .map(|x| match x {
                     Shape::Word => "a word",
                     Shape::Double => "a REAL64",
+                    Shape::Byte => "a BYTE",
                     Shape::Array => "an array",
                     Shape::Counted => "a count::array",
                 })
@@ -907,6 +1012,7 @@ impl Gen {
             Item::Counted(..) => Shape::Counted,
             Item::One(Expr::Var(n, _)) if self.is_word_array(n) => Shape::Array,
             Item::One(e) if self.ty_of(e) == Type::Real64 => Shape::Double,
+            Item::One(e) if self.ty_of(e) == Type::Byte => Shape::Byte,
             Item::One(_) => Shape::Word,
         }
     }
@@ -916,6 +1022,7 @@ impl Gen {
             Item::Counted(..) => Shape::Counted,
             Item::One(Target::Var(n)) if self.is_word_array(n) => Shape::Array,
             Item::One(t) if self.target_type(t) == Type::Real64 => Shape::Double,
+            Item::One(t) if self.target_type(t) == Type::Byte => Shape::Byte,
             Item::One(_) => Shape::Word,
         }
     }
@@ -935,8 +1042,16 @@ impl Gen {
         pos: Pos,
         frame: usize,
     ) -> Result<(), OccamError> {
-        let shapes: Vec<Shape> = items.iter().map(|i| self.out_shape(i)).collect();
+        let mut shapes: Vec<Shape> = items.iter().map(|i| self.out_shape(i)).collect();
         let protocol = self.chan_address(c, pos, frame, Some(Dir::Out))?;
+        // A constant that fits a byte (`'A'`) is a BYTE where the protocol wants one.
+        for ((shape, item), want) in shapes.iter_mut().zip(items).zip(protocol.shapes()) {
+            if let (Shape::Word, Item::One(e), Shape::Byte) = (*shape, item, want)
+                && self.constant(e).is_some_and(|v| (0..=255).contains(&v))
+            {
+                *shape = Shape::Byte;
+            }
+        }
         Self::check_protocol(protocol, &shapes, &c.name, pos)?;
         if let ([Item::One(e)], [Shape::Word]) = (items, shapes.as_slice())
             && !self.ty_of(e).is_real()
@@ -945,15 +1060,18 @@ impl Gen {
         }
         let ch = self.slot(frame);
         self.emit(format!("stl {ch}"));
-        for item in items {
+        for (item, shape) in items.iter().zip(&shapes) {
             match item {
                 Item::One(e) => {
                     if let Expr::Var(name, _) = e
                         && let Some(len) = self.whole_array(name, frame)?
                     {
                         self.emit(format!("ldl {ch}"));
-                        self.emit(format!("ldc {}", len * 4));
+                        self.emit(format!("ldc {}", len * self.array_elem_bytes(name)));
                         self.emit("out");
+                    } else if *shape == Shape::Byte {
+                        self.emit(format!("ldl {ch}"));
+                        self.output_value(e, frame, "outbyte")?;
                     } else if self.ty_of(e).is_real() {
                         // Through a temporary: its bytes go out from memory.
                         let ty = self.ty_of(e);
@@ -1014,8 +1132,11 @@ impl Gen {
         self.load_len(array, pos, frame)?;
         self.emit("adc 1");
         self.emit("csub0");
-        self.emit("ldc 2");
-        self.emit("shl");
+        let shift = self.array_elem_bytes(array).trailing_zeros();
+        if shift > 0 {
+            self.emit(format!("ldc {shift}"));
+            self.emit("shl");
+        }
         self.emit(format!("stl {bytes}"));
         self.emit(format!("ldl {bytes}"));
         self.emit(format!("cj {skip}"));
@@ -1073,14 +1194,19 @@ impl Gen {
                 Item::One(Target::Var(name)) if self.is_word_array(name) => {
                     let len = self.whole_array(name, frame)?.unwrap_or(0);
                     self.emit(format!("ldl {ch}"));
-                    self.emit(format!("ldc {}", len * 4));
+                    self.emit(format!("ldc {}", len * self.array_elem_bytes(name)));
                     self.emit("in");
                 }
                 Item::One(target) => {
-                    let words = self.target_type(target).words();
+                    let ty = self.target_type(target);
+                    if ty == Type::Byte && matches!(target, Target::Var(_)) {
+                        // A BYTE variable is a word: its other bytes cleared first.
+                        self.emit("ldc 0");
+                        self.store_target(target, pos, frame)?;
+                    }
                     self.target_address(target, pos, frame)?;
                     self.emit(format!("ldl {ch}"));
-                    self.emit(format!("ldc {}", 4 * words));
+                    self.emit(format!("ldc {}", elem_bytes(ty)));
                     self.emit("in");
                 }
                 Item::Counted(count, array) => {
@@ -1132,9 +1258,14 @@ impl Gen {
                 }
             },
             Target::Elem(name, index) => {
+                let store = if self.target_type(target) == Type::Byte {
+                    "sb"
+                } else {
+                    "stnl 0"
+                };
                 if self.constant(index).is_some() {
                     self.element(name, index, pos, frame)?;
-                    self.emit("stnl 0");
+                    self.emit(store);
                     return Ok(());
                 }
                 let value = self.slot(frame);
@@ -1144,7 +1275,7 @@ impl Gen {
                 self.emit(format!("stl {address}"));
                 self.emit(format!("ldl {value}"));
                 self.emit(format!("ldl {address}"));
-                self.emit("stnl 0");
+                self.emit(store);
                 Ok(())
             }
         }
@@ -1232,7 +1363,11 @@ impl Gen {
             },
             Expr::Index(name, index, pos) => {
                 self.element(name, index, *pos, frame)?;
-                self.emit("ldnl 0");
+                self.emit(if self.ty_of(e) == Type::Byte {
+                    "lb"
+                } else {
+                    "ldnl 0"
+                });
             }
             Expr::Not(x) => {
                 self.expr(x, frame)?;
@@ -1575,6 +1710,24 @@ impl Gen {
                 self.emit("seterr");
                 self.emit("stopp");
             }
+            Proc::Assign(Target::Var(array), Expr::Str(text, _), pos)
+                if self.array_elem_bytes(array) == 1 && self.is_word_array(array) =>
+            {
+                // A string into a BYTE array: copied from the program's data.
+                self.load_len(array, *pos, frame)?;
+                self.emit(format!("eqc {}", text.len()));
+                let fits = self.label();
+                self.emit(format!("cj {fits}_bad"));
+                let label = self.string_data(text);
+                self.emit(format!("ldc {label}"));
+                self.array_base(array, *pos, frame)?;
+                self.emit(format!("ldc {}", text.len()));
+                self.emit("move");
+                self.emit(format!("j {fits}"));
+                self.code.push_str(&format!("{fits}_bad:\n"));
+                self.emit("seterr");
+                self.code.push_str(&format!("{fits}:\n"));
+            }
             Proc::Assign(target, e, pos) => {
                 let ty = self.target_type(target);
                 if ty.is_real() {
@@ -1615,7 +1768,11 @@ impl Gen {
                 for (name, _) in names {
                     let f = &mut self.frames[frame];
                     let slot = f.next;
-                    f.next += len * ty.words();
+                    f.next += if *ty == Type::Byte {
+                        (len + 3) / 4
+                    } else {
+                        len * ty.words()
+                    };
                     if ty.is_chan() {
                         for k in 0..len {
                             self.emit("mint");
@@ -1943,9 +2100,22 @@ impl Gen {
                     ty,
                 })
             }
+            Expr::Str(text, _) => {
+                // `VAL []BYTE s IS "text":`: the program's data.
+                let label = self.string_data(text);
+                let slot = self.slot(frame);
+                self.emit(format!("ldc {label}"));
+                self.emit(format!("stl {slot}"));
+                Ok(Sym::ArrayRef {
+                    frame,
+                    slot,
+                    len: Len::Const(text.len() as i64),
+                    ty: Type::Byte,
+                })
+            }
             _ => Err(OccamError::at_pos(
                 pos,
-                "an abbreviation names a variable, an array element or a slice",
+                "an abbreviation names a variable, an array element, a slice or a string",
             )),
         }
     }
@@ -1980,17 +2150,9 @@ impl Gen {
         // The first element's address (FROM may equal the length when the slice is empty).
         let base = self.slot(frame);
         self.expr(from, frame)?;
-        self.emit("ldc 2");
-        self.emit("shl");
-        if let Some(Sym::Array { ty, .. } | Sym::ArrayRef { ty, .. }) = self
-            .scopes
-            .iter()
-            .rev()
-            .find(|(n, _)| n == arr)
-            .map(|s| s.1.clone())
-            && ty.words() == 2
-        {
-            self.emit("ldc 1");
+        let shift = self.array_elem_bytes(arr).trailing_zeros();
+        if shift > 0 {
+            self.emit(format!("ldc {shift}"));
             self.emit("shl");
         }
         self.array_base(arr, pos, frame)?;
@@ -2599,6 +2761,24 @@ impl Gen {
             ("out.number", [e]) => {
                 self.expr(e, frame)?;
                 self.emit("call OCC_NUMBER");
+            }
+            ("out.string", [Expr::Var(array, apos)])
+                if self.array_elem_bytes(array) == 1 && self.is_word_array(array) =>
+            {
+                self.load_len(array, *apos, frame)?;
+                self.array_base(array, *apos, frame)?;
+                self.emit("call OCC_TEXT");
+            }
+            ("out.string", [Expr::Slice(array, from, count, spos)])
+                if self.array_elem_bytes(array) == 1 =>
+            {
+                let (base, len) = self.slice(array, from, count, *spos, frame)?;
+                match len {
+                    Len::Const(n) => self.emit(format!("ldc {n}")),
+                    Len::Slot(l) => self.emit(format!("ldl {l}")),
+                }
+                self.emit(format!("ldl {base}"));
+                self.emit("call OCC_TEXT");
             }
             _ => {
                 return Err(OccamError::at_pos(

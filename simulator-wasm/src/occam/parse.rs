@@ -71,6 +71,8 @@ pub enum Shape {
     Word,
     /// Two words: REAL64.
     Double,
+    /// A byte: BYTE.
+    Byte,
     /// A whole array of words, `[n]INT`.
     Array,
     /// A count and that many words of an array, `INT::[]INT`.
@@ -102,6 +104,8 @@ impl Protocol {
 pub enum Type {
     Int,
     Bool,
+    /// A byte, 0 to 255 (a word's low byte as a variable; a byte of an array).
+    Byte,
     Real32,
     Real64,
     Chan(Protocol),
@@ -129,6 +133,7 @@ impl Type {
         match word {
             "INT" | "INT32" => Some(Type::Int),
             "BOOL" => Some(Type::Bool),
+            "BYTE" => Some(Type::Byte),
             "REAL32" => Some(Type::Real32),
             "REAL64" => Some(Type::Real64),
             _ => None,
@@ -566,7 +571,10 @@ impl Cursor<'_> {
             if usize::from(p.len) == MAX_ITEMS {
                 return Err(self.err(format!("a protocol has at most {MAX_ITEMS} items here")));
             }
-            let shape = if self.keyword("REAL32") {
+            let shape = if self.keyword("BYTE") {
+                self.k += 1;
+                Shape::Byte
+            } else if self.keyword("REAL32") {
                 self.k += 1;
                 Shape::Word
             } else if self.keyword("REAL64") {
@@ -578,7 +586,11 @@ impl Cursor<'_> {
                     self.k += 1;
                     self.expect("[")?;
                     self.expect("]")?;
-                    self.word_type("a counted array: INT::[]INT")?;
+                    if self.keyword("BYTE") {
+                        self.k += 1;
+                    } else {
+                        self.word_type("a counted array: INT::[]INT")?;
+                    }
                     Shape::Counted
                 } else {
                     Shape::Word
@@ -587,7 +599,11 @@ impl Cursor<'_> {
                 self.k += 1;
                 self.expression()?;
                 self.expect("]")?;
-                self.word_type("an array: [n]INT")?;
+                if self.keyword("BYTE") {
+                    self.k += 1;
+                } else {
+                    self.word_type("an array: [n]INT")?;
+                }
                 Shape::Array
             } else {
                 return Err(self.err("expected a protocol: INT, BOOL, [n]INT or INT::[]INT"));
@@ -821,7 +837,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 45] = [
+const KEYWORDS: [&str; 46] = [
     "SEQ",
     "PAR",
     "IF",
@@ -867,6 +883,7 @@ const KEYWORDS: [&str; 45] = [
     "FROM",
     "PLACE",
     "AT",
+    "BYTE",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -1156,7 +1173,7 @@ impl Parser {
                 r.done()?;
                 Ok(Proc::Valof(Box::new(body), value, start))
             }
-            "INT" | "INT32" | "BOOL" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
+            "INT" | "INT32" | "BOOL" | "BYTE" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
                     "TIMER" => Type::Timer,
                     "CHAN" => c.chan_type(&self.protocols)?,
@@ -1171,6 +1188,16 @@ impl Parser {
                 let names = names(&mut c)?;
                 let scope = self.process(indent)?;
                 Ok(Proc::Decl(ty, names, Box::new(scope)))
+            }
+            "VAL" if matches!(line.tokens.get(1), Some((Tok::Sym("["), _))) => {
+                // `VAL []BYTE s IS "text":`, `VAL []INT t IS a:`: an abbreviation.
+                c.k += 1;
+                while c.peek().is_some()
+                    && !matches!(line.tokens.get(c.k + 1), Some((Tok::Name(is), _)) if is == "IS")
+                {
+                    c.k += 1;
+                }
+                self.abbreviation(&mut c, indent)
             }
             "VAL" => {
                 c.k += 1;

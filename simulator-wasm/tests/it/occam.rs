@@ -854,3 +854,49 @@ PLACED PAR
         .to_string();
     assert!(e.contains("line 2") && e.contains("0 to 3"), "{e}");
 }
+
+#[test]
+fn bytes_and_strings() {
+    let source = "
+[5]BYTE s:
+[16]BYTE t:
+BYTE b:
+INT sum, n:
+CHAN OF BYTE c:
+CHAN OF INT::[]BYTE d:
+VAL []BYTE greeting IS \"hi there\":
+SEQ
+  s := \"hello\"
+  sum := 0
+  SEQ i = 0 FOR 5
+    sum := sum + (INT s[i])
+  probe (sum)
+  s[0] := 'j'
+  out.string (s)
+  out.string (\"*n\")
+  PAR
+    c ! 'A'
+    c ? b
+  probe (INT b)
+  PAR
+    d ! 5::s
+    d ? n::t
+  out.string ([t FROM 0 FOR n])
+  out.string (greeting)
+  probe (SIZE greeting)
+";
+    let mut session = Session::new(&Program::Occam(source.to_owned()), &Setup::default())
+        .unwrap_or_else(|e| panic!("{e}\n{}", compile(source).unwrap_or_default()));
+    assert_eq!(session.finish(), Ok(Outcome::Idle));
+    let node = &session.network.nodes[0];
+    assert!(!node.error, "{}", node.dump());
+    let tags: Vec<u32> = node
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Probe)
+        .map(|e| e.other)
+        .collect();
+    // h e l l o; 'A'; the greeting's length.
+    assert_eq!(tags, [532, 65, 8]);
+    assert_eq!(session.output(), "jello\njellohi there");
+}
