@@ -367,6 +367,7 @@ fn expr_pos(e: &Expr) -> Pos {
         | Expr::Call(_, _, p)
         | Expr::Real(_, _, p)
         | Expr::Slice(_, _, _, p)
+        | Expr::Table(_, p)
         | Expr::Convert(_, _, _, p) => *p,
         Expr::Not(x) | Expr::BitNot(x) | Expr::Neg(x) => expr_pos(x),
         Expr::Num(_) => Pos::default(),
@@ -593,7 +594,8 @@ impl Gen {
             | Expr::Call(..)
             | Expr::Real(..)
             | Expr::Convert(..)
-            | Expr::Slice(..) => None,
+            | Expr::Slice(..)
+            | Expr::Table(..) => None,
         }
     }
 
@@ -1287,7 +1289,7 @@ impl Gen {
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
             // A call takes every register; so does a conversion (through the FPU).
             Expr::Call(..) | Expr::Convert(..) => 3,
-            Expr::Real(..) | Expr::Slice(..) => 1,
+            Expr::Real(..) | Expr::Slice(..) | Expr::Table(..) => 1,
             Expr::Index(_, i, _) => Self::depth(i).max(2),
             Expr::Not(x) | Expr::BitNot(x) => Self::depth(x),
             Expr::Neg(x) => Self::depth(x).max(2),
@@ -1309,10 +1311,10 @@ impl Gen {
             ));
         }
         match e {
-            Expr::Slice(_, _, _, pos) => {
+            Expr::Slice(_, _, _, pos) | Expr::Table(_, pos) => {
                 return Err(OccamError::at_pos(
                     *pos,
-                    "a slice is an array: pass it to a PROC or abbreviate it",
+                    "a slice or a table is an array: pass it to a PROC or abbreviate it",
                 ));
             }
             Expr::Convert(_, rounding, x, _) => {
@@ -1470,7 +1472,7 @@ impl Gen {
             }
             Expr::Neg(x) | Expr::BitNot(x) => self.ty_of(x),
             Expr::Not(_) => Type::Bool,
-            Expr::Num(_) | Expr::Str(..) | Expr::Size(..) => Type::Int,
+            Expr::Num(_) | Expr::Str(..) | Expr::Size(..) | Expr::Table(..) => Type::Int,
         }
     }
 
@@ -1619,10 +1621,10 @@ impl Gen {
                 self.fbin(l, r, ty, frame)?;
                 self.emit(fop);
             }
-            Expr::Slice(_, _, _, pos) => {
+            Expr::Slice(_, _, _, pos) | Expr::Table(_, pos) => {
                 return Err(OccamError::at_pos(
                     *pos,
-                    "a slice is an array: pass it to a PROC or abbreviate it",
+                    "a slice or a table is an array: pass it to a PROC or abbreviate it",
                 ));
             }
             Expr::Num(_) | Expr::Size(..) | Expr::Not(_) | Expr::BitNot(_) | Expr::Str(..) => {
@@ -2098,6 +2100,29 @@ impl Gen {
                     slot: base,
                     len,
                     ty,
+                })
+            }
+            Expr::Table(items, tpos) => {
+                // `VAL []INT t IS [1, 2, 3]:`: constants in the program's data.
+                let mut words = Vec::new();
+                for item in items {
+                    let v = self.known(item, *tpos, "a table's element")?;
+                    words.push((v as i32 as u32).to_string());
+                }
+                let label = self.label();
+                let _ = writeln!(
+                    self.data,
+                    "    .align 4\n{label}: .word {}",
+                    words.join(", ")
+                );
+                let slot = self.slot(frame);
+                self.emit(format!("ldc {label}"));
+                self.emit(format!("stl {slot}"));
+                Ok(Sym::ArrayRef {
+                    frame,
+                    slot,
+                    len: Len::Const(items.len() as i64),
+                    ty: Type::Int,
                 })
             }
             Expr::Str(text, _) => {

@@ -47,6 +47,8 @@ pub enum Expr {
     /// A real literal: its text and its type (`1.5(REAL32)`), or none to take its type from
     /// the other operand or the target.
     Real(String, Option<Type>, Pos),
+    /// A table: `[1, 2, 3]` (constants, here).
+    Table(Vec<Expr>, Pos),
     /// A slice of an array: `[a FROM i FOR n]`.
     Slice(String, Box<Expr>, Box<Expr>, Pos),
     /// A conversion: `REAL32 ROUND e`, `INT TRUNC e`, `REAL64 e`.
@@ -758,6 +760,21 @@ impl Cursor<'_> {
                 None => Expr::Var(n, pos),
             }),
             Some(Tok::Str(text)) => Ok(Expr::Str(text, pos)),
+            Some(Tok::Sym("["))
+                if !matches!(
+                    self.line.tokens.get(self.k + 1),
+                    Some((Tok::Name(from), _)) if from == "FROM"
+                ) =>
+            {
+                // A table: `[1, 2, 3]`.
+                let mut items = vec![self.expression()?];
+                while self.is(",") {
+                    self.k += 1;
+                    items.push(self.expression()?);
+                }
+                self.expect("]")?;
+                Ok(Expr::Table(items, pos))
+            }
             Some(Tok::Sym("[")) => {
                 // `[a FROM i FOR n]`
                 let (name, _) = self.name()?;

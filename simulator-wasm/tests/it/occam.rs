@@ -900,3 +900,19 @@ SEQ
     assert_eq!(tags, [532, 65, 8]);
     assert_eq!(session.output(), "jello\njellohi there");
 }
+
+#[test]
+fn tables_of_constants() {
+    let source = "
+VAL []INT primes IS [2, 3, 5, 7, 11]:
+VAL []BYTE name IS \"ab\":
+INT s:
+SEQ
+  s := 0
+  SEQ i = 0 FOR SIZE primes
+    s := s + primes[i]
+  probe (s)
+  probe (primes[4] * (INT name[1]))
+";
+    assert_eq!(probes(source), [28, 11 * 98]);
+}
