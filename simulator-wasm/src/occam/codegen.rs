@@ -13,15 +13,20 @@ use std::fmt::Write as _;
 use super::error::OccamError;
 use super::parse::{
     Alternative, ChanRef, Expr, Guard, Item, Param, Placement, Pos, Proc, Protocol, Replicator,
-    Rounding, Shape, Target, Type,
+    Rounding, Shape, Target, Type, Variant, Variation,
 };
 use super::place::{self, Dir, Placed, Use};
 use crate::topology::Topology;
 
 /// Compiles a parsed program for `topology`.
-pub fn generate(tree: &Proc, topology: &Topology) -> Result<String, OccamError> {
+pub fn generate(
+    tree: &Proc,
+    variants: &[Variant],
+    topology: &Topology,
+) -> Result<String, OccamError> {
     let mut g = Gen {
         nodes: topology.nodes,
+        variants: variants.to_vec(),
         ..Gen::default()
     };
     let main = g.new_frame(None);
@@ -487,6 +492,8 @@ struct Gen {
     processor: Option<u32>,
     /// Whether the code being generated is a FUNCTION's body.
     in_function: bool,
+    /// The program's variant protocols.
+    variants: Vec<Variant>,
     /// Whether the program writes to the host's screen (the library routines are then
     /// appended).
     uses_host: bool,
@@ -1045,7 +1052,24 @@ impl Gen {
         frame: usize,
     ) -> Result<(), OccamError> {
         let mut shapes: Vec<Shape> = items.iter().map(|i| self.out_shape(i)).collect();
-        let protocol = self.chan_address(c, pos, frame, Some(Dir::Out))?;
+        let mut protocol = self.chan_address(c, pos, frame, Some(Dir::Out))?;
+        let mut items = items;
+        if let Some(v) = protocol.variant {
+            // A variant protocol: its tag (a byte) first, then that tag's items.
+            let (k, tagged) = self.tag_of(v, items.first(), pos)?;
+            let ch = self.slot(frame);
+            self.emit(format!("stl {ch}"));
+            self.emit(format!("ldl {ch}"));
+            self.emit(format!("ldc {k}"));
+            self.emit("outbyte");
+            protocol = tagged;
+            items = &items[1..];
+            shapes.remove(0);
+            self.emit(format!("ldl {ch}"));
+            if items.is_empty() {
+                return Ok(());
+            }
+        }
         // A constant that fits a byte (`'A'`) is a BYTE where the protocol wants one.
         for ((shape, item), want) in shapes.iter_mut().zip(items).zip(protocol.shapes()) {
             if let (Shape::Word, Item::One(e), Shape::Byte) = (*shape, item, want)
@@ -1108,6 +1132,87 @@ impl Gen {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The tag an output names first (`c ! start; 5`) in variant protocol `v`: its number
+    /// and the items that follow it.
+    fn tag_of(
+        &self,
+        v: u16,
+        first: Option<&Item<Expr>>,
+        pos: Pos,
+    ) -> Result<(usize, Protocol), OccamError> {
+        let variant = &self.variants[usize::from(v)];
+        let tag = match first {
+            Some(Item::One(Expr::Var(tag, _))) => tag,
+            _ => {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("a {} message starts with its tag", variant.name),
+                ));
+            }
+        };
+        variant
+            .tags
+            .iter()
+            .position(|(t, _)| t == tag)
+            .map(|k| (k, variant.tags[k].1))
+            .ok_or_else(|| {
+                OccamError::at_pos(pos, format!("{tag} is not a tag of {}", variant.name))
+            })
+    }
+
+    /// `c ? CASE`: the tag into a temporary (a byte), then the branch of that tag: its items,
+    /// its process (a tag the program does not take is STOP).
+    fn case_input(
+        &mut self,
+        c: &ChanRef,
+        variations: &[Variation],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let protocol = self.chan_address(c, pos, frame, Some(Dir::In))?;
+        let Some(v) = protocol.variant else {
+            return Err(OccamError::at_pos(
+                pos,
+                format!(
+                    "\"{}\" does not carry a variant protocol: ? CASE reads one",
+                    c.name
+                ),
+            ));
+        };
+        let variant = self.variants[usize::from(v)].clone();
+        let (ch, tag) = (self.slot(frame), self.slot(frame));
+        self.emit(format!("stl {ch}"));
+        self.emit("ldc 0");
+        self.emit(format!("stl {tag}"));
+        self.emit(format!("ldlp {tag}"));
+        self.emit(format!("ldl {ch}"));
+        self.emit("ldc 1");
+        self.emit("in");
+        let end = self.label();
+        for branch in variations {
+            let Some(k) = variant.tags.iter().position(|(t, _)| *t == branch.tag) else {
+                return Err(OccamError::at_pos(
+                    branch.pos,
+                    format!("{} is not a tag of {}", branch.tag, variant.name),
+                ));
+            };
+            let shapes: Vec<Shape> = branch.items.iter().map(|i| self.in_shape(i)).collect();
+            Self::check_protocol(variant.tags[k].1, &shapes, &c.name, branch.pos)?;
+            let next = self.label();
+            self.emit(format!("ldl {tag}"));
+            self.emit(format!("eqc {k}"));
+            self.emit(format!("cj {next}"));
+            self.input_items(ch, &branch.items, branch.pos, frame)?;
+            self.process(&branch.body, frame)?;
+            self.emit(format!("j {end}"));
+            self.code.push_str(&format!("{next}:\n"));
+        }
+        self.emit("seterr");
+        self.emit("stopp");
+        self.code.push_str(&format!("{end}:\n"));
         Ok(())
     }
 
@@ -1191,6 +1296,17 @@ impl Gen {
         Self::check_protocol(protocol, &shapes, &c.name, pos)?;
         let ch = self.slot(frame);
         self.emit(format!("stl {ch}"));
+        self.input_items(ch, items, pos, frame)
+    }
+
+    /// With the channel's address in slot `ch`: receives `items` in turn.
+    fn input_items(
+        &mut self,
+        ch: i64,
+        items: &[Item<Target>],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
         for item in items {
             match item {
                 Item::One(Target::Var(name)) if self.is_word_array(name) => {
@@ -1747,6 +1863,9 @@ impl Gen {
             }
             Proc::Output(chan, items, pos) => self.output(chan, items, *pos, frame)?,
             Proc::Input(chan, items, pos) => self.input(chan, items, *pos, frame)?,
+            Proc::CaseInput(chan, variations, pos) => {
+                self.case_input(chan, variations, *pos, frame)?
+            }
             Proc::After(timer, e, pos) => {
                 let Sym::Timer = self.lookup(timer, *pos)? else {
                     return Err(OccamError::at_pos(
@@ -2569,7 +2688,7 @@ impl Gen {
         let named = |c: &ChanRef| c.name == name;
         match p {
             Proc::Output(c, ..) if named(c) => Some(Dir::Out),
-            Proc::Input(c, ..) if named(c) => Some(Dir::In),
+            Proc::Input(c, ..) | Proc::CaseInput(c, ..) if named(c) => Some(Dir::In),
             Proc::Alt(alternatives, _) => alternatives.iter().find_map(|a| match &a.guard {
                 Guard::Input(c, _) if named(c) => Some(Dir::In),
                 _ => self.direction(&a.body, name),
@@ -3078,6 +3197,12 @@ impl Usage<'_> {
         match p {
             Proc::Assign(t, ..) => self.assign(t),
             Proc::Input(c, items, _) => self.input(c, items),
+            Proc::CaseInput(c, variations, _) => {
+                for v in variations {
+                    self.input(c, &v.items);
+                    self.walk(&v.body);
+                }
+            }
             Proc::Output(c, ..) if c.index.is_none() && self.free(&c.name) => {
                 self.outputs.push(c.name.clone());
             }

@@ -43,6 +43,6 @@ pub fn compile(source: &str) -> Result<String, OccamError> {
 /// Compiles an occam program for a network: a PLACED PAR's processors are its nodes, its
 /// channels the links between them (a program without one runs on node 0).
 pub fn compile_for(source: &str, topology: &Topology) -> Result<String, OccamError> {
-    let tree = parse::parse(source)?;
-    codegen::generate(&tree, topology)
+    let (tree, variants) = parse::parse_program(source)?;
+    codegen::generate(&tree, &variants, topology)
 }

@@ -86,6 +86,15 @@ pub enum Shape {
 pub struct Protocol {
     pub items: [Shape; MAX_ITEMS],
     pub len: u8,
+    /// A variant protocol (`PROTOCOL P CASE …`): its number among the program's.
+    pub variant: Option<u16>,
+}
+
+/// A variant protocol: its name and its tags, each with the items that follow it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    pub name: String,
+    pub tags: Vec<(String, Protocol)>,
 }
 
 impl Protocol {
@@ -93,6 +102,7 @@ impl Protocol {
     pub const WORD: Protocol = Protocol {
         items: [Shape::Word; MAX_ITEMS],
         len: 1,
+        variant: None,
     };
 
     /// The items.
@@ -206,6 +216,15 @@ pub struct Choice {
     pub body: Proc,
 }
 
+/// One tag's branch of a `c ? CASE`: the tag, what it receives, its process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variation {
+    pub tag: String,
+    pub items: Vec<Item<Target>>,
+    pub body: Proc,
+    pub pos: Pos,
+}
+
 /// A formal parameter of a PROC.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
@@ -275,6 +294,8 @@ pub enum Proc {
     /// An abbreviation, `x IS a[i]:` or `[]INT s IS [a FROM i FOR n]:`: a new name for a
     /// variable, an element or a slice, then the process in its scope.
     Abbrev(String, Expr, Box<Proc>, Pos),
+    /// `c ? CASE`: a tag of a variant protocol, then the items and the process of that tag.
+    CaseInput(ChanRef, Vec<Variation>, Pos),
     /// `PLACE c AT n:`: channel c on a link (INMOS's numbering: 0 to 3 the links' outputs, 4
     /// to 7 their inputs), then the process in its scope.
     Place(String, Expr, Box<Proc>, Pos),
@@ -454,11 +475,17 @@ fn quoted(chars: &[char], start: usize) -> Option<(String, usize)> {
 
 /// Parses a whole program: one process at indentation 0.
 pub fn parse(source: &str) -> Result<Proc, OccamError> {
+    parse_program(source).map(|(p, _)| p)
+}
+
+/// Parses a whole program: its process and its variant protocols.
+pub fn parse_program(source: &str) -> Result<(Proc, Vec<Variant>), OccamError> {
     let lines = tokenize(source)?;
     let mut p = Parser {
         lines,
         at: 0,
         protocols: HashMap::new(),
+        variants: Vec::new(),
     };
     if p.lines.is_empty() {
         return Err(OccamError::at(1, 1, "expected a process"));
@@ -471,7 +498,7 @@ pub fn parse(source: &str) -> Result<Proc, OccamError> {
             "expected the end of the program (is this line indented right?)",
         ));
     }
-    Ok(proc)
+    Ok((proc, p.variants))
 }
 
 struct Parser {
@@ -479,6 +506,8 @@ struct Parser {
     at: usize,
     /// Named protocols (`PROTOCOL P IS INT; [4]INT:`).
     protocols: HashMap<String, Protocol>,
+    /// Variant protocols, by number.
+    variants: Vec<Variant>,
 }
 
 /// The tokens of one line being read.
@@ -568,6 +597,7 @@ impl Cursor<'_> {
         let mut p = Protocol {
             items: [Shape::Word; MAX_ITEMS],
             len: 0,
+            variant: None,
         };
         loop {
             if usize::from(p.len) == MAX_ITEMS {
@@ -1253,6 +1283,71 @@ impl Parser {
                 let scope = self.process(indent)?;
                 Ok(Proc::Place(name, at, Box::new(scope), pos))
             }
+            "PROTOCOL" if line.tokens.len() == 2 => {
+                // `PROTOCOL name`, `CASE`, a tag (and its items) a line, `:`.
+                c.k += 1;
+                let (name, pos) = c.name()?;
+                let case = self.choice(indent + 2)?.ok_or_else(|| {
+                    OccamError::at_pos(pos, "expected CASE under a variant PROTOCOL")
+                })?;
+                let mut k = Cursor { line: &case, k: 0 };
+                if !k.keyword("CASE") {
+                    return Err(k.err("expected CASE (a variant protocol's tags follow)"));
+                }
+                k.k += 1;
+                k.done()?;
+                let mut tags = Vec::new();
+                while let Some(tag) = self.choice(indent + 4)? {
+                    let mut t = Cursor { line: &tag, k: 0 };
+                    let (tag_name, _) = t.name()?;
+                    let items = if t.is(";") {
+                        t.k += 1;
+                        t.protocol()?
+                    } else {
+                        Protocol {
+                            len: 0,
+                            ..Protocol::WORD
+                        }
+                    };
+                    t.done()?;
+                    tags.push((tag_name, items));
+                }
+                if tags.is_empty() || tags.len() > 255 {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        "a variant PROTOCOL has 1 to 255 tags",
+                    ));
+                }
+                let end = self.line().cloned();
+                match end {
+                    Some(l)
+                        if l.indent == indent
+                            && l.tokens.first().map(|t| &t.0) == Some(&Tok::Sym(":")) =>
+                    {
+                        self.at += 1;
+                    }
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            pos,
+                            "expected \":\" ending the PROTOCOL",
+                        ));
+                    }
+                }
+                let id = self.variants.len() as u16;
+                self.variants.push(Variant {
+                    name: name.clone(),
+                    tags,
+                });
+                self.protocols.insert(
+                    name,
+                    Protocol {
+                        len: 0,
+                        variant: Some(id),
+                        ..Protocol::WORD
+                    },
+                );
+                self.process(indent)
+            }
             "PROTOCOL" => {
                 // `PROTOCOL name IS items:`, then the process in its scope.
                 c.k += 1;
@@ -1266,6 +1361,42 @@ impl Parser {
                 c.done()?;
                 self.protocols.insert(name, protocol);
                 self.process(indent)
+            }
+            _ if line.tokens.iter().any(|t| t.0 == Tok::Sym("?"))
+                && matches!(line.tokens.last(), Some((Tok::Name(case), _)) if case == "CASE") =>
+            {
+                // `c ? CASE`, then a tag's line and its process, for each tag taken.
+                let (chan, pos) = c.chan_ref()?;
+                c.expect("?")?;
+                c.k += 1;
+                c.done()?;
+                let mut variations = Vec::new();
+                while let Some(tag) = self.choice(indent + 2)? {
+                    let mut t = Cursor { line: &tag, k: 0 };
+                    let tpos = t.pos();
+                    let (tag_name, _) = t.name()?;
+                    let items = if t.is(";") {
+                        t.k += 1;
+                        t.items(Cursor::target)?
+                    } else {
+                        Vec::new()
+                    };
+                    t.done()?;
+                    let body = self.block(indent + 4, "a tag", tpos)?;
+                    variations.push(Variation {
+                        tag: tag_name,
+                        items,
+                        body: Proc::Seq(body),
+                        pos: tpos,
+                    });
+                }
+                if variations.is_empty() {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        "? CASE needs its tags indented under it",
+                    ));
+                }
+                Ok(Proc::CaseInput(chan, variations, pos))
             }
             _ if matches!(line.tokens.get(1), Some((Tok::Name(is), _)) if is == "IS") => {
                 self.abbreviation(&mut c, indent)

@@ -916,3 +916,54 @@ SEQ
 ";
     assert_eq!(probes(source), [28, 11 * 98]);
 }
+
+#[test]
+fn variant_protocols_carry_tagged_messages() {
+    let source = "
+PROTOCOL COMMAND
+  CASE
+    add; INT
+    scale; INT; INT
+    block; INT::[]INT
+    stop
+:
+CHAN OF COMMAND c:
+[4]INT data:
+INT total:
+SEQ
+  SEQ i = 0 FOR 4
+    data[i] := i + 1
+  PAR
+    SEQ
+      c ! add; 5
+      c ! scale; 3; 2
+      c ! block; 4::data
+      c ! stop
+    BOOL going:
+    INT x, a, b, n:
+    SEQ
+      total := 0
+      going := TRUE
+      WHILE going
+        c ? CASE
+          add; x
+            total := total + x
+          scale; a; b
+            total := total * (a - b)
+          block; n::data
+            SEQ i = 0 FOR n
+              total := total + data[i]
+          stop
+            going := FALSE
+  probe (total)
+";
+    // 5, × (3 − 2), + 1 + 2 + 3 + 4.
+    assert_eq!(probes(source), [15]);
+    let e = compile("PROTOCOL P\n  CASE\n    go\n:\nCHAN OF P c:\nc ! went\n")
+        .expect_err("an unknown tag")
+        .to_string();
+    assert!(
+        e.contains("line 6") && e.contains("went is not a tag of P"),
+        "{e}"
+    );
+}
