@@ -448,6 +448,17 @@ enum Sym {
     },
 }
 
+/// A replicated alternative whose count is known only when running: the slots of its base,
+/// count, loop index and countdown, and the index of the guard chosen.
+struct Looped {
+    name: String,
+    base: i64,
+    count: i64,
+    i: i64,
+    n: i64,
+    chosen: i64,
+}
+
 /// An array parameter's length: known when compiling (`[n]INT`), or passed with it (`[]INT`).
 #[derive(Debug, Clone, Copy)]
 enum Len {
@@ -2359,15 +2370,44 @@ impl Gen {
     /// enabled, the wait, each guard disabled with its branch's offset (the first ready one,
     /// in order, is chosen: PRI ALT's rule), then the chosen branch: its input, its process.
     fn alt(&mut self, alternatives: &[Alternative], frame: usize) -> Result<(), OccamError> {
-        // Replicated alternatives one per index; those whose conditions are false when
-        // compiling have no code.
-        let mut live = Vec::new();
-        for (binding, a) in self.expand(alternatives, |a| a.rep.as_ref())? {
-            let depth = self.bind(&binding);
-            let dead = a.condition.as_ref().and_then(|c| self.constant(c)) == Some(0);
-            self.scopes.truncate(depth);
-            if !dead {
-                live.push((binding, a));
+        // Replicated alternatives one per index when the count is known (those whose
+        // conditions are false when compiling have no code), else a loop over the index when
+        // enabling and disabling, the index of the one chosen kept.
+        let mut live: Vec<(Option<(String, i64)>, &Alternative, Option<Looped>)> = Vec::new();
+        for a in alternatives {
+            let looped = a
+                .rep
+                .as_ref()
+                .filter(|r| self.constant(&r.base).is_none() || self.constant(&r.count).is_none());
+            if let Some(r) = looped {
+                if matches!(a.guard, Guard::After(..)) {
+                    return Err(OccamError::at_pos(
+                        r.pos,
+                        "a replicated timeout needs a constant count here",
+                    ));
+                }
+                let l = Looped {
+                    name: r.name.clone(),
+                    base: self.slot(frame),
+                    count: self.slot(frame),
+                    i: self.slot(frame),
+                    n: self.slot(frame),
+                    chosen: self.slot(frame),
+                };
+                self.expr(&r.base, frame)?;
+                self.emit(format!("stl {}", l.base));
+                self.expr(&r.count, frame)?;
+                self.emit(format!("stl {}", l.count));
+                live.push((None, a, Some(l)));
+                continue;
+            }
+            for (binding, a) in self.expand(std::slice::from_ref(a), |a| a.rep.as_ref())? {
+                let depth = self.bind(&binding);
+                let dead = a.condition.as_ref().and_then(|c| self.constant(c)) == Some(0);
+                self.scopes.truncate(depth);
+                if !dead {
+                    live.push((binding, a, None));
+                }
             }
         }
         if live.is_empty() {
@@ -2378,24 +2418,17 @@ impl Gen {
         }
         let timed = live
             .iter()
-            .any(|(_, a)| matches!(a.guard, Guard::After(..)));
-        // Conditions and times, evaluated once.
+            .any(|(_, a, _)| matches!(a.guard, Guard::After(..)));
+        // Conditions and times, evaluated once (a looped alternative's condition each time
+        // round its loop).
         let mut held = Vec::new();
-        for (binding, a) in &live {
-            let depth = self.bind(binding);
-            let cond = match &a.condition {
-                None => None,
-                Some(e) => match self.constant(e) {
-                    Some(v) => Some(format!("ldc {}", v as i32)),
-                    None => {
-                        let slot = self.slot(frame);
-                        self.expr(e, frame)?;
-                        self.emit(format!("stl {slot}"));
-                        Some(format!("ldl {slot}"))
-                    }
-                },
+        for (binding, a, looped) in &live {
+            if looped.is_some() {
+                held.push((String::new(), None));
+                continue;
             }
-            .unwrap_or_else(|| "ldc 1".to_owned());
+            let depth = self.bind(binding);
+            let cond = self.alt_condition(a, frame)?;
             let time = match &a.guard {
                 Guard::After(timer, e) => {
                     let Sym::Timer = self.lookup(timer, a.pos)? else {
@@ -2415,57 +2448,58 @@ impl Gen {
             held.push((cond, time));
         }
         self.emit(if timed { "talt" } else { "alt" });
-        for ((binding, a), (cond, time)) in live.iter().zip(&held) {
-            let depth = self.bind(binding);
-            match &a.guard {
-                Guard::Input(chan, _) => {
-                    self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
-                    self.emit(cond);
-                    self.emit("enbc");
-                }
-                Guard::After(..) => {
-                    self.emit(format!("ldl {}", time.unwrap_or(0)));
-                    self.emit(cond);
-                    self.emit("enbt");
-                }
-                Guard::Skip => {
-                    self.emit(cond);
-                    self.emit("enbs");
-                }
+        for ((binding, a, looped), (cond, time)) in live.iter().zip(&held) {
+            if let Some(l) = looped {
+                self.alt_loop(l, frame, |g| {
+                    g.guard_code(a, frame, None, None)?;
+                    Ok(())
+                })?;
+                continue;
             }
+            let depth = self.bind(binding);
+            self.guard_code(a, frame, Some((cond, *time)), None)?;
             self.scopes.truncate(depth);
         }
         self.emit(if timed { "taltwt" } else { "altwt" });
         let after = self.label();
         let branches: Vec<String> = live.iter().map(|_| self.label()).collect();
-        for (((binding, a), (cond, time)), branch) in live.iter().zip(&held).zip(&branches) {
-            let depth = self.bind(binding);
-            match &a.guard {
-                Guard::Input(chan, _) => {
-                    self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
-                    self.emit(cond);
-                    self.emit(format!("ldc {branch} - {after}"));
-                    self.emit("disc");
-                }
-                Guard::After(..) => {
-                    self.emit(format!("ldl {}", time.unwrap_or(0)));
-                    self.emit(cond);
-                    self.emit(format!("ldc {branch} - {after}"));
-                    self.emit("dist");
-                }
-                Guard::Skip => {
-                    self.emit(cond);
-                    self.emit(format!("ldc {branch} - {after}"));
-                    self.emit("diss");
-                }
+        for (((binding, a, looped), (cond, time)), branch) in live.iter().zip(&held).zip(&branches)
+        {
+            let offset = format!("{branch} - {after}");
+            if let Some(l) = looped {
+                let chosen = l.chosen;
+                self.alt_loop(l, frame, |g| {
+                    g.guard_code(a, frame, None, Some(&offset))?;
+                    // This index's guard was the one chosen: keep it.
+                    let skip = g.label();
+                    g.emit(format!("cj {skip}"));
+                    g.emit(format!("ldl {}", l.i));
+                    g.emit(format!("stl {chosen}"));
+                    g.code.push_str(&format!("{skip}:\n"));
+                    Ok(())
+                })?;
+                continue;
             }
+            let depth = self.bind(binding);
+            self.guard_code(a, frame, Some((cond, *time)), Some(&offset))?;
             self.scopes.truncate(depth);
         }
         self.emit("altend");
         self.code.push_str(&format!("{after}:\n"));
         let end = self.label();
-        for ((binding, a), branch) in live.iter().zip(&branches) {
+        for ((binding, a, looped), branch) in live.iter().zip(&branches) {
             let depth = self.bind(binding);
+            if let Some(l) = looped {
+                self.declare(
+                    &l.name,
+                    Sym::Var {
+                        frame,
+                        slot: l.chosen,
+                        ty: Type::Int,
+                        writable: false,
+                    },
+                );
+            }
             self.code.push_str(&format!("{branch}:\n"));
             if let Guard::Input(chan, items) = &a.guard {
                 self.input(chan, items, a.pos, frame)?;
@@ -2475,6 +2509,107 @@ impl Gen {
             self.scopes.truncate(depth);
         }
         self.code.push_str(&format!("{end}:\n"));
+        Ok(())
+    }
+
+    /// An alternative's condition, as the instruction that loads it.
+    fn alt_condition(&mut self, a: &Alternative, frame: usize) -> Result<String, OccamError> {
+        Ok(match &a.condition {
+            None => "ldc 1".to_owned(),
+            Some(e) => match self.constant(e) {
+                Some(v) => format!("ldc {}", v as i32),
+                None => {
+                    let slot = self.slot(frame);
+                    self.expr(e, frame)?;
+                    self.emit(format!("stl {slot}"));
+                    format!("ldl {slot}")
+                }
+            },
+        })
+    }
+
+    /// A guard's enabling (`offset` none) or disabling (with its branch's offset): its
+    /// channel, time or nothing, then its condition (held, or evaluated now).
+    fn guard_code(
+        &mut self,
+        a: &Alternative,
+        frame: usize,
+        held: Option<(&String, Option<i64>)>,
+        offset: Option<&str>,
+    ) -> Result<(), OccamError> {
+        let cond = match held {
+            Some((c, _)) => c.clone(),
+            None => self.alt_condition(a, frame)?,
+        };
+        let time = held.and_then(|h| h.1).unwrap_or(0);
+        let op = |enable: &'static str, disable: &'static str| {
+            if offset.is_some() { disable } else { enable }
+        };
+        match &a.guard {
+            Guard::Input(chan, _) => {
+                self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
+                self.emit(&cond);
+                if let Some(o) = offset {
+                    self.emit(format!("ldc {o}"));
+                }
+                self.emit(op("enbc", "disc"));
+            }
+            Guard::After(..) => {
+                self.emit(format!("ldl {time}"));
+                self.emit(&cond);
+                if let Some(o) = offset {
+                    self.emit(format!("ldc {o}"));
+                }
+                self.emit(op("enbt", "dist"));
+            }
+            Guard::Skip => {
+                self.emit(&cond);
+                if let Some(o) = offset {
+                    self.emit(format!("ldc {o}"));
+                }
+                self.emit(op("enbs", "diss"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A loop over a looped alternative's index: `body` with the index bound to its slot.
+    fn alt_loop(
+        &mut self,
+        l: &Looped,
+        frame: usize,
+        mut body: impl FnMut(&mut Self) -> Result<(), OccamError>,
+    ) -> Result<(), OccamError> {
+        let (top, done) = (self.label(), self.label());
+        self.emit(format!("ldl {}", l.base));
+        self.emit(format!("stl {}", l.i));
+        self.emit(format!("ldl {}", l.count));
+        self.emit(format!("stl {}", l.n));
+        self.code.push_str(&format!("{top}:\n"));
+        self.emit(format!("ldl {}", l.n));
+        self.emit("ldc 0");
+        self.emit("gt");
+        self.emit(format!("cj {done}"));
+        let depth = self.scopes.len();
+        self.declare(
+            &l.name,
+            Sym::Var {
+                frame,
+                slot: l.i,
+                ty: Type::Int,
+                writable: false,
+            },
+        );
+        body(self)?;
+        self.scopes.truncate(depth);
+        self.emit(format!("ldl {}", l.i));
+        self.emit("adc 1");
+        self.emit(format!("stl {}", l.i));
+        self.emit(format!("ldl {}", l.n));
+        self.emit("adc -1");
+        self.emit(format!("stl {}", l.n));
+        self.emit(format!("j {top}"));
+        self.code.push_str(&format!("{done}:\n"));
         Ok(())
     }
 

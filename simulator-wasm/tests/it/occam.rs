@@ -967,3 +967,31 @@ SEQ
         "{e}"
     );
 }
+
+#[test]
+fn a_replicated_alt_with_a_count_known_when_running() {
+    // n producers (n a variable) merged by ALT i = 0 FOR n; the branch knows which fired.
+    let source = "
+[6]CHAN OF INT c:
+INT n, sum, from:
+SEQ
+  n := 4
+  sum := 0
+  from := 0
+  PAR
+    PAR k = 0 FOR 4
+      SEQ j = 0 FOR 2
+        c[k] ! (k + 1) * 10
+    SEQ m = 0 FOR 8
+      INT x:
+      ALT i = 0 FOR n
+        (i <> 5) & c[i] ? x
+          SEQ
+            sum := sum + x
+            from := from + i
+  probe (sum)
+  probe (from)
+";
+    // 2 × (10 + 20 + 30 + 40); 2 × (0 + 1 + 2 + 3).
+    assert_eq!(probes(source), [200, 12]);
+}
