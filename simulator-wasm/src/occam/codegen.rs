@@ -448,6 +448,10 @@ enum Sym {
     },
 }
 
+/// An alternative as an ALT's code takes it: its index's binding (a replicated one whose
+/// count is known), the alternative, and its loop (one whose count is not).
+type LiveAlternative<'a> = (Option<(String, i64)>, &'a Alternative, Option<Looped>);
+
 /// A replicated alternative whose count is known only when running: the slots of its base,
 /// count, loop index and countdown, and the index of the guard chosen.
 struct Looped {
@@ -1958,34 +1962,7 @@ impl Gen {
                 self.par(&branches, r.pos, frame, false)?;
             }
             Proc::Alt(alternatives, _) => self.alt(alternatives, frame)?,
-            Proc::If(choices) => {
-                let end = self.label();
-                for (binding, choice) in self.expand(choices, |c| c.rep.as_ref())? {
-                    let depth = self.bind(&binding);
-                    let (cond, body) = (&choice.cond, &choice.body);
-                    // A condition known when compiling: a false choice has no code (so a
-                    // configuration's unused branches name no links), a true one ends the IF.
-                    let known = self.constant(cond);
-                    if known != Some(0) {
-                        let next = self.label();
-                        if known.is_none() {
-                            self.expr(cond, frame)?;
-                            self.emit(format!("cj {next}"));
-                        }
-                        self.process(body, frame)?;
-                        self.emit(format!("j {end}"));
-                        self.code.push_str(&format!("{next}:\n"));
-                    }
-                    self.scopes.truncate(depth);
-                    if known.is_some_and(|v| v != 0) {
-                        break;
-                    }
-                }
-                // No choice held: IF behaves like STOP.
-                self.emit("seterr");
-                self.emit("stopp");
-                self.code.push_str(&format!("{end}:\n"));
-            }
+            Proc::If(choices) => self.if_choices(choices, frame)?,
             Proc::Case(selector, choices, pos) => self.case(selector, choices, *pos, frame)?,
             Proc::While(cond, body) => {
                 let (top, end) = (self.label(), self.label());
@@ -2157,6 +2134,77 @@ impl Gen {
                 self.scopes.truncate(depth);
             }
         }
+        Ok(())
+    }
+
+    /// An IF: each choice's condition in turn, the first that holds taken (none: STOP). A
+    /// replicated choice is one per index when its count is known, else a loop over the index.
+    fn if_choices(
+        &mut self,
+        choices: &[super::parse::Choice],
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let end = self.label();
+        for choice in choices {
+            if let Some(r) = &choice.rep
+                && (self.constant(&r.base).is_none() || self.constant(&r.count).is_none())
+            {
+                let l = Looped {
+                    name: r.name.clone(),
+                    base: self.slot(frame),
+                    count: self.slot(frame),
+                    i: self.slot(frame),
+                    n: self.slot(frame),
+                    chosen: 0,
+                };
+                self.expr(&r.base, frame)?;
+                self.emit(format!("stl {}", l.base));
+                self.expr(&r.count, frame)?;
+                self.emit(format!("stl {}", l.count));
+                self.alt_loop(&l, frame, |g| {
+                    let next = g.label();
+                    g.expr(&choice.cond, frame)?;
+                    g.emit(format!("cj {next}"));
+                    g.process(&choice.body, frame)?;
+                    g.emit(format!("j {end}"));
+                    g.code.push_str(&format!("{next}:\n"));
+                    Ok(())
+                })?;
+                continue;
+            }
+            let mut taken = false;
+            for (binding, choice) in
+                self.expand(std::slice::from_ref(choice), |c| c.rep.as_ref())?
+            {
+                let depth = self.bind(&binding);
+                let (cond, body) = (&choice.cond, &choice.body);
+                // A condition known when compiling: a false choice has no code (so a
+                // configuration's unused branches name no links), a true one ends the IF.
+                let known = self.constant(cond);
+                if known != Some(0) {
+                    let next = self.label();
+                    if known.is_none() {
+                        self.expr(cond, frame)?;
+                        self.emit(format!("cj {next}"));
+                    }
+                    self.process(body, frame)?;
+                    self.emit(format!("j {end}"));
+                    self.code.push_str(&format!("{next}:\n"));
+                }
+                self.scopes.truncate(depth);
+                if known.is_some_and(|v| v != 0) {
+                    taken = true;
+                    break;
+                }
+            }
+            if taken {
+                break;
+            }
+        }
+        // No choice held: IF behaves like STOP.
+        self.emit("seterr");
+        self.emit("stopp");
+        self.code.push_str(&format!("{end}:\n"));
         Ok(())
     }
 
@@ -2373,7 +2421,7 @@ impl Gen {
         // Replicated alternatives one per index when the count is known (those whose
         // conditions are false when compiling have no code), else a loop over the index when
         // enabling and disabling, the index of the one chosen kept.
-        let mut live: Vec<(Option<(String, i64)>, &Alternative, Option<Looped>)> = Vec::new();
+        let mut live: Vec<LiveAlternative<'_>> = Vec::new();
         for a in alternatives {
             let looped = a
                 .rep

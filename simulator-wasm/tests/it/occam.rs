@@ -995,3 +995,27 @@ SEQ
     // 2 × (10 + 20 + 30 + 40); 2 × (0 + 1 + 2 + 3).
     assert_eq!(probes(source), [200, 12]);
 }
+
+#[test]
+fn a_replicated_if_with_a_count_known_when_running() {
+    let source = "
+[10]INT a:
+INT n, found, missing:
+SEQ
+  SEQ i = 0 FOR 10
+    a[i] := i * i
+  n := 10
+  IF i = 0 FOR n
+    a[i] = 49
+      found := i
+  IF
+    IF j = 1 FOR n - 1
+      a[j] = 50
+        missing := j
+    TRUE
+      missing := -1
+  probe (found)
+  probe (missing)
+";
+    assert_eq!(probes(source), [7, u32::MAX]);
+}
