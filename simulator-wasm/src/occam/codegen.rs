@@ -2594,7 +2594,7 @@ impl Gen {
             if offset.is_some() { disable } else { enable }
         };
         match &a.guard {
-            Guard::Input(chan, _) => {
+            Guard::Input(chan, _) | Guard::Case(chan) => {
                 self.chan_address(chan, a.pos, frame, Some(Dir::In))?;
                 self.emit(&cond);
                 if let Some(o) = offset {
@@ -2873,7 +2873,7 @@ impl Gen {
             Proc::Output(c, ..) if named(c) => Some(Dir::Out),
             Proc::Input(c, ..) | Proc::CaseInput(c, ..) if named(c) => Some(Dir::In),
             Proc::Alt(alternatives, _) => alternatives.iter().find_map(|a| match &a.guard {
-                Guard::Input(c, _) if named(c) => Some(Dir::In),
+                Guard::Input(c, _) | Guard::Case(c) if named(c) => Some(Dir::In),
                 _ => self.direction(&a.body, name),
             }),
             Proc::Call(callee, args, _) => {
@@ -3394,8 +3394,10 @@ impl Usage<'_> {
                     if a.condition.as_ref().and_then(self.constant) == Some(0) {
                         continue;
                     }
-                    if let Guard::Input(c, items) = &a.guard {
-                        self.input(c, items);
+                    match &a.guard {
+                        Guard::Input(c, items) => self.input(c, items),
+                        Guard::Case(c) => self.input(c, &[]),
+                        _ => {}
                     }
                     self.walk(&a.body);
                 }

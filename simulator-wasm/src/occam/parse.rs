@@ -189,6 +189,8 @@ pub enum Item<T> {
 pub enum Guard {
     /// `c ? x`.
     Input(ChanRef, Vec<Item<Target>>),
+    /// `c ? CASE`: a tag of a variant protocol (the alternative's process reads it).
+    Case(ChanRef),
     /// `timer ? AFTER e`.
     After(String, Expr),
     /// `SKIP`: always ready.
@@ -1370,32 +1372,7 @@ impl Parser {
                 c.expect("?")?;
                 c.k += 1;
                 c.done()?;
-                let mut variations = Vec::new();
-                while let Some(tag) = self.choice(indent + 2)? {
-                    let mut t = Cursor { line: &tag, k: 0 };
-                    let tpos = t.pos();
-                    let (tag_name, _) = t.name()?;
-                    let items = if t.is(";") {
-                        t.k += 1;
-                        t.items(Cursor::target)?
-                    } else {
-                        Vec::new()
-                    };
-                    t.done()?;
-                    let body = self.block(indent + 4, "a tag", tpos)?;
-                    variations.push(Variation {
-                        tag: tag_name,
-                        items,
-                        body: Proc::Seq(body),
-                        pos: tpos,
-                    });
-                }
-                if variations.is_empty() {
-                    return Err(OccamError::at_pos(
-                        pos,
-                        "? CASE needs its tags indented under it",
-                    ));
-                }
+                let variations = self.variations(indent, pos)?;
                 Ok(Proc::CaseInput(chan, variations, pos))
             }
             _ if matches!(line.tokens.get(1), Some((Tok::Name(is), _)) if is == "IS") => {
@@ -1494,6 +1471,37 @@ impl Parser {
         Ok(Proc::Abbrev(name, value, Box::new(scope), pos))
     }
 
+    /// The tags of a `c ? CASE` at `indent` + 2, each with what it receives and its process.
+    fn variations(&mut self, indent: usize, pos: Pos) -> Result<Vec<Variation>, OccamError> {
+        let mut variations = Vec::new();
+        while let Some(tag) = self.choice(indent + 2)? {
+            let mut t = Cursor { line: &tag, k: 0 };
+            let tpos = t.pos();
+            let (tag_name, _) = t.name()?;
+            let items = if t.is(";") {
+                t.k += 1;
+                t.items(Cursor::target)?
+            } else {
+                Vec::new()
+            };
+            t.done()?;
+            let body = self.block(indent + 4, "a tag", tpos)?;
+            variations.push(Variation {
+                tag: tag_name,
+                items,
+                body: Proc::Seq(body),
+                pos: tpos,
+            });
+        }
+        if variations.is_empty() {
+            return Err(OccamError::at_pos(
+                pos,
+                "? CASE needs its tags indented under it",
+            ));
+        }
+        Ok(variations)
+    }
+
     /// One alternative of an ALT: its guard line (read) and its process.
     fn alternative(&mut self, guard: &Line, indent: usize) -> Result<Alternative, OccamError> {
         let mut g = Cursor { line: guard, k: 0 };
@@ -1515,11 +1523,25 @@ impl Parser {
             if g.keyword("AFTER") && chan.index.is_none() {
                 g.k += 1;
                 Guard::After(chan.name, g.expression()?)
+            } else if g.keyword("CASE") {
+                g.k += 1;
+                Guard::Case(chan)
             } else {
                 Guard::Input(chan, g.items(Cursor::target)?)
             }
         };
         g.done()?;
+        if let Guard::Case(chan) = &what {
+            // The tags and their processes, indented under the guard.
+            let variations = self.variations(indent + 2, pos)?;
+            return Ok(Alternative {
+                rep: None,
+                condition,
+                guard: what.clone(),
+                body: Proc::CaseInput(chan.clone(), variations, pos),
+                pos,
+            });
+        }
         let body = self.block(indent + 4, "an ALT alternative", pos)?;
         Ok(Alternative {
             rep: None,

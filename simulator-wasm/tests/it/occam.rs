@@ -1019,3 +1019,39 @@ SEQ
 ";
     assert_eq!(probes(source), [7, u32::MAX]);
 }
+
+#[test]
+fn an_alt_takes_a_variant_input() {
+    let source = "
+PROTOCOL MSG
+  CASE
+    num; INT
+    done
+:
+CHAN OF MSG m:
+CHAN OF INT plain:
+INT total, x:
+BOOL going:
+SEQ
+  total := 0
+  going := TRUE
+  PAR
+    SEQ
+      m ! num; 7
+      plain ! 100
+      m ! num; 8
+      m ! done
+    WHILE going
+      ALT
+        m ? CASE
+          num; x
+            total := total + x
+          done
+            going := FALSE
+        plain ? x
+          total := total + x
+  probe (total)
+";
+    // 7 + 100 + 8, then done.
+    assert_eq!(probes(source), [115]);
+}
