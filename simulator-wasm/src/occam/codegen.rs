@@ -416,8 +416,9 @@ enum Sym {
         frame: usize,
         /// A FUNCTION: its value comes back in A (a REAL's in FA).
         function: bool,
-        /// A FUNCTION's type.
+        /// A FUNCTION's type (its first value's), and how many values it gives.
         result: Type,
+        results: usize,
     },
     /// An array of `len` words (variables or channels) from a frame's slot.
     Array {
@@ -509,6 +510,8 @@ struct Gen {
     in_function: bool,
     /// The program's variant protocols.
     variants: Vec<Variant>,
+    /// Whether a call may give several values (the right of a multiple assignment).
+    taking_results: bool,
     /// Whether the program writes to the host's screen (the library routines are then
     /// appended).
     uses_host: bool,
@@ -1876,6 +1879,9 @@ impl Gen {
                     self.store_target(target, *pos, frame)?;
                 }
             }
+            Proc::MultiAssign(targets, values, pos) => {
+                self.multi_assign(targets, values, *pos, frame)?;
+            }
             Proc::Output(chan, items, pos) => self.output(chan, items, *pos, frame)?,
             Proc::Input(chan, items, pos) => self.input(chan, items, *pos, frame)?,
             Proc::CaseInput(chan, variations, pos) => {
@@ -2081,6 +2087,21 @@ impl Gen {
                 self.scopes.pop();
             }
             Proc::Call(name, args, pos) => self.call(name, args, *pos, frame, false)?,
+            Proc::Valof(body, Expr::Table(values, _), pos) => {
+                if !self.in_function {
+                    return Err(OccamError::at_pos(*pos, "VALOF belongs in a FUNCTION"));
+                }
+                self.process(body, frame)?;
+                // Several values: each into a temporary, then loaded so A holds the first.
+                let temps: Vec<i64> = values.iter().map(|_| self.slot(frame)).collect();
+                for (v, t) in values.iter().zip(&temps) {
+                    self.expr(v, frame)?;
+                    self.emit(format!("stl {t}"));
+                }
+                for t in temps.iter().rev() {
+                    self.emit(format!("ldl {t}"));
+                }
+            }
             Proc::Valof(body, result, pos) => {
                 if !self.in_function {
                     return Err(OccamError::at_pos(*pos, "VALOF belongs in a FUNCTION"));
@@ -2244,6 +2265,86 @@ impl Gen {
             self.declare(name, Sym::Const(*v));
         }
         depth
+    }
+
+    /// `a, b := e1, e2` (every value found before any is stored) or `a, b := f (x)` (a
+    /// FUNCTION's values, A the first).
+    fn multi_assign(
+        &mut self,
+        targets: &[Target],
+        values: &[Expr],
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let mut temps = Vec::new();
+        if let [Expr::Call(name, args, cpos)] = values {
+            let gives = match self.lookup(name, *cpos)? {
+                Sym::Procedure { results, .. } => results,
+                _ => 1,
+            };
+            if gives != targets.len() {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("{name} gives {gives} values, not {}", targets.len()),
+                ));
+            }
+            self.taking_results = true;
+            let called = self.call(name, args, *cpos, frame, true);
+            self.taking_results = false;
+            called?;
+            for _ in targets {
+                let t = self.slot(frame);
+                self.emit(format!("stl {t}"));
+                temps.push((t, Type::Int));
+            }
+        } else {
+            if values.len() != targets.len() {
+                return Err(OccamError::at_pos(
+                    pos,
+                    format!("{} names, {} values", targets.len(), values.len()),
+                ));
+            }
+            for (v, target) in values.iter().zip(targets) {
+                let ty = self.target_type(target);
+                let t = self.slot(frame);
+                if ty.is_real() {
+                    if ty == Type::Real64 {
+                        self.slot(frame);
+                    }
+                    self.fexpr(v, ty, frame)?;
+                    self.emit(format!("ldlp {t}"));
+                    self.emit(if ty == Type::Real64 {
+                        "fpstnldb"
+                    } else {
+                        "fpstnlsn"
+                    });
+                } else {
+                    self.expr(v, frame)?;
+                    self.emit(format!("stl {t}"));
+                }
+                temps.push((t, ty));
+            }
+        }
+        for (target, (t, ty)) in targets.iter().zip(temps) {
+            if ty.is_real() {
+                self.emit(format!("ldlp {t}"));
+                self.emit(if ty == Type::Real64 {
+                    "fpldnldb"
+                } else {
+                    "fpldnlsn"
+                });
+                self.target_address(target, pos, frame)?;
+                self.emit(if ty == Type::Real64 {
+                    "fpstnldb"
+                } else {
+                    "fpstnlsn"
+                });
+            } else {
+                self.emit(format!("ldl {t}"));
+                self.store_target(target, pos, frame)?;
+            }
+        }
+        Ok(())
     }
 
     /// What an abbreviation names: a name's own symbol, an element's address (a reference),
@@ -2995,6 +3096,7 @@ impl Gen {
                 frame,
                 function: super::parse::ends_in_valof(body),
                 result: super::parse::result_type(body).unwrap_or(Type::Int),
+                results: super::parse::result_count(body),
             },
         );
         Ok(())
@@ -3257,12 +3359,19 @@ impl Gen {
             dirs,
             frame: callee,
             function,
+            results,
             ..
         } = self.lookup(name, pos)?
         else {
             let what = if value { "a FUNCTION" } else { "a PROC" };
             return Err(OccamError::at_pos(pos, format!("\"{name}\" is not {what}")));
         };
+        if value && results > 1 && !self.taking_results {
+            return Err(OccamError::at_pos(
+                pos,
+                format!("{name} gives {results} values: assign them (a, b := {name} (…))"),
+            ));
+        }
         if function != value {
             return Err(OccamError::at_pos(
                 pos,
@@ -3379,6 +3488,7 @@ impl Usage<'_> {
     fn walk(&mut self, p: &Proc) {
         match p {
             Proc::Assign(t, ..) => self.assign(t),
+            Proc::MultiAssign(ts, ..) => ts.iter().for_each(|t| self.assign(t)),
             Proc::Input(c, items, _) => self.input(c, items),
             Proc::CaseInput(c, variations, _) => {
                 for v in variations {

@@ -7,7 +7,7 @@
 //! ALT and PRI ALT (channel, timeout and SKIP guards with boolean conditions), replicated SEQ,
 //! PAR, IF and ALT; PROCs with any number of parameters (values, references, channels, sized
 //! and open arrays with SIZE, slices `[a FROM i FOR n]`); FUNCTIONs (`IS e` or `VALOF …
-//! RESULT`); abbreviations (`x IS a[i]:`); named protocols; expressions with
+//! RESULT`, several values too) and multiple assignment; abbreviations (`x IS a[i]:`); named protocols; expressions with
 //! occam's rules (no precedence; `+ − × / \` checked, the error flag set on overflow; PLUS
 //! MINUS TIMES modulo; bitwise `/\ \/ >< << >> ~`); STOP and SKIP; the library PROCs `probe
 //! (tag, "text")` (a phase mark in the trace), `out.string ("text")` and `out.number (e)` (the

@@ -291,6 +291,8 @@ pub enum Proc {
     Call(String, Vec<Expr>, Pos),
     /// A PROC's name, parameters and body, then the process in its scope.
     Define(String, Vec<Param>, Box<Proc>, Box<Proc>, Pos),
+    /// `a, b := e1, e2` (or `a, b := f (x)`, a FUNCTION's results).
+    MultiAssign(Vec<Target>, Vec<Expr>, Pos),
     /// `VALOF` a process `RESULT` an expression: a FUNCTION's body.
     Valof(Box<Proc>, Expr, Pos),
     /// An abbreviation, `x IS a[i]:` or `[]INT s IS [a FROM i FOR n]:`: a new name for a
@@ -1192,11 +1194,23 @@ impl Parser {
                 }
                 Ok(Proc::Case(selector, choices, start))
             }
-            "INT" | "INT32" | "BOOL" | "REAL32" | "REAL64" if matches!(line.tokens.get(c.k + 1), Some((Tok::Name(f), _)) if f == "FUNCTION") =>
-            {
-                let ty = Type::named(&word).unwrap_or(Type::Int);
-                c.k += 1;
-                self.define(&mut c, indent, start, Some(ty))
+            "INT" | "INT32" | "BOOL" | "BYTE" | "REAL32" | "REAL64" if function_line(&line) => {
+                // `INT FUNCTION f`, `INT, INT FUNCTION f`: the result types, then FUNCTION.
+                let mut types = Vec::new();
+                while let Some(Tok::Name(n)) = c.peek() {
+                    let Some(ty) = Type::named(n) else { break };
+                    types.push(ty);
+                    c.k += 1;
+                    if c.is(",") {
+                        c.k += 1;
+                    }
+                }
+                if types.len() > 3 || (types.len() > 1 && types.iter().any(Type::is_real)) {
+                    return Err(c.err(
+                        "a FUNCTION gives one value, or up to three INT, BOOL or BYTE values",
+                    ));
+                }
+                self.define(&mut c, indent, start, Some(types))
             }
             "VALOF" => {
                 c.k += 1;
@@ -1218,8 +1232,17 @@ impl Parser {
                 }
                 self.at += 1;
                 r.k += 1;
-                let value = r.expression()?;
+                let mut values = vec![r.expression()?];
+                while r.is(",") {
+                    r.k += 1;
+                    values.push(r.expression()?);
+                }
                 r.done()?;
+                let value = if values.len() == 1 {
+                    values.remove(0)
+                } else {
+                    Expr::Table(values, start)
+                };
                 Ok(Proc::Valof(Box::new(body), value, start))
             }
             "INT" | "INT32" | "BOOL" | "BYTE" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
@@ -1558,7 +1581,7 @@ impl Parser {
         c: &mut Cursor<'_>,
         indent: usize,
         start: Pos,
-        function: Option<Type>,
+        function: Option<Vec<Type>>,
     ) -> Result<Proc, OccamError> {
         c.k += 1;
         let (name, pos) = c.name()?;
@@ -1626,12 +1649,22 @@ impl Parser {
                 p.name
             )));
         }
-        if let Some(ty) = function
+        if let Some(types) = &function
             && c.keyword("IS")
         {
             // `INT FUNCTION f (VAL INT x) IS expression:`, its value as the FUNCTION's type.
             c.k += 1;
-            let value = Expr::Convert(ty, Rounding::Round, Box::new(c.expression()?), pos);
+            let mut values = vec![c.expression()?];
+            while c.is(",") {
+                c.k += 1;
+                values.push(c.expression()?);
+            }
+            let mut value = if values.len() == 1 {
+                values.remove(0)
+            } else {
+                Expr::Table(values, pos)
+            };
+            typed_results(&mut value, types, pos);
             c.expect(":")?;
             c.done()?;
             let scope = self.process(indent)?;
@@ -1644,9 +1677,9 @@ impl Parser {
             ));
         }
         c.done()?;
-        let body = if let Some(ty) = function {
+        let body = if let Some(types) = &function {
             let mut body = self.process(indent + 2)?;
-            if !result_as(&mut body, ty) {
+            if !result_as(&mut body, types) {
                 return Err(OccamError::at_pos(
                     start,
                     "a FUNCTION's body is VALOF … RESULT (after its declarations)",
@@ -1681,19 +1714,66 @@ impl Parser {
 
 /// Makes a FUNCTION body's RESULT a value of the FUNCTION's type; false when the body is not
 /// a VALOF (after declarations).
-fn result_as(p: &mut Proc, ty: Type) -> bool {
+fn result_as(p: &mut Proc, types: &[Type]) -> bool {
     match p {
         Proc::Valof(_, result, pos) => {
-            let value = std::mem::replace(result, Expr::Num(0));
-            *result = Expr::Convert(ty, Rounding::Round, Box::new(value), *pos);
+            typed_results(result, types, *pos);
             true
         }
         Proc::Decl(_, _, q)
         | Proc::Array(_, _, _, q)
         | Proc::Val(_, _, q, _)
-        | Proc::Define(_, _, _, q, _) => result_as(q, ty),
-        Proc::Seq(list) if list.len() == 1 => result_as(&mut list[0], ty),
+        | Proc::Define(_, _, _, q, _) => result_as(q, types),
+        Proc::Seq(list) if list.len() == 1 => result_as(&mut list[0], types),
         _ => false,
+    }
+}
+
+/// A RESULT's values (one, or a list of them) as the FUNCTION's types; a count that differs
+/// is left for the compiler to report.
+fn typed_results(result: &mut Expr, types: &[Type], pos: Pos) {
+    let convert = |e: Expr, ty: Type| Expr::Convert(ty, Rounding::Round, Box::new(e), pos);
+    match result {
+        Expr::Table(values, _) if values.len() == types.len() => {
+            for (v, ty) in values.iter_mut().zip(types) {
+                let e = std::mem::replace(v, Expr::Num(0));
+                *v = convert(e, *ty);
+            }
+        }
+        Expr::Table(..) => {}
+        _ => {
+            if let Some(ty) = types.first() {
+                let e = std::mem::replace(result, Expr::Num(0));
+                *result = convert(e, *ty);
+            }
+        }
+    }
+}
+
+/// Whether a line starts a FUNCTION: result types (separated by commas), then FUNCTION.
+fn function_line(line: &Line) -> bool {
+    for (tok, _) in &line.tokens {
+        match tok {
+            Tok::Name(n) if n == "FUNCTION" => return true,
+            Tok::Name(n) if Type::named(n).is_some() => {}
+            Tok::Sym(",") => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// How many values a FUNCTION body's RESULT gives.
+pub fn result_count(p: &Proc) -> usize {
+    match p {
+        Proc::Valof(_, Expr::Table(values, _), _) => values.len(),
+        Proc::Valof(..) => 1,
+        Proc::Decl(_, _, q)
+        | Proc::Array(_, _, _, q)
+        | Proc::Val(_, _, q, _)
+        | Proc::Define(_, _, _, q, _) => result_count(q),
+        Proc::Seq(list) if list.len() == 1 => result_count(&list[0]),
+        _ => 0,
     }
 }
 
@@ -1701,6 +1781,10 @@ fn result_as(p: &mut Proc, ty: Type) -> bool {
 pub fn result_type(p: &Proc) -> Option<Type> {
     match p {
         Proc::Valof(_, Expr::Convert(ty, ..), _) => Some(*ty),
+        Proc::Valof(_, Expr::Table(values, _), _) => match values.first() {
+            Some(Expr::Convert(ty, ..)) => Some(*ty),
+            _ => None,
+        },
         Proc::Decl(_, _, q)
         | Proc::Array(_, _, _, q)
         | Proc::Val(_, _, q, _)
@@ -1739,6 +1823,24 @@ fn names(c: &mut Cursor<'_>) -> Result<Vec<(String, Pos)>, OccamError> {
 fn statement(c: &mut Cursor<'_>) -> Result<Proc, OccamError> {
     let (name, pos) = c.name()?;
     let index = c.index()?;
+    if c.is(",") {
+        // `a, b := e1, e2`
+        let mut targets = vec![match index {
+            Some(i) => Target::Elem(name, i),
+            None => Target::Var(name),
+        }];
+        while c.is(",") {
+            c.k += 1;
+            targets.push(c.target()?);
+        }
+        c.expect(":=")?;
+        let mut values = vec![c.expression()?];
+        while c.is(",") {
+            c.k += 1;
+            values.push(c.expression()?);
+        }
+        return Ok(Proc::MultiAssign(targets, values, pos));
+    }
     if c.is(":=") {
         c.k += 1;
         let target = match index {

@@ -1055,3 +1055,41 @@ SEQ
     // 7 + 100 + 8, then done.
     assert_eq!(probes(source), [115]);
 }
+
+#[test]
+fn multiple_assignment_and_functions_of_several_values() {
+    let source = "
+INT, INT FUNCTION divmod (VAL INT a, b) IS a / b, a \\ b:
+INT, INT, BOOL FUNCTION order (VAL INT x, y)
+  INT lo, hi:
+  VALOF
+    IF
+      x < y
+        lo, hi := x, y
+      TRUE
+        lo, hi := y, x
+    RESULT lo, hi, x < y
+:
+INT a, b, q, r, lo, hi:
+BOOL sorted:
+REAL32 f, g:
+SEQ
+  a, b := 3, 4
+  a, b := b, a
+  probe ((a * 10) + b)
+  q, r := divmod (47, 5)
+  probe ((q * 10) + r)
+  lo, hi, sorted := order (9, 2)
+  probe ((lo * 10) + hi)
+  probe (INT sorted)
+  f, g := 1.5, 2.5
+  f, g := g, f
+  probe (INT ROUND (f * 10.0))
+";
+    // 43; 9 r 2; 2 and 9; FALSE; 25.
+    assert_eq!(probes(source), [43, 92, 29, 0, 25]);
+    let e = compile("INT, INT FUNCTION f (VAL INT a) IS a, a:\nINT x:\nx := f (1)\n")
+        .expect_err("two values for one name")
+        .to_string();
+    assert!(e.contains("line 3") && e.contains("gives 2 values"), "{e}");
+}
