@@ -2773,7 +2773,11 @@ impl Gen {
         frame: usize,
         pri: bool,
     ) -> Result<(), OccamError> {
-        check_par_usage(branches, pos, &|e| self.constant(e))?;
+        let callee = |name: &str| match self.scopes.iter().rev().find(|(n, _)| n == name) {
+            Some((_, Sym::Procedure { params, dirs, .. })) => Some((params.clone(), dirs.clone())),
+            _ => None,
+        };
+        check_par_usage(branches, pos, &|e| self.constant(e), &callee)?;
         let done = pri.then(|| self.slot(frame));
         if let Some(d) = done {
             self.emit("mint");
@@ -3447,25 +3451,44 @@ struct Usage<'a> {
     outputs: Vec<String>,
     local: Vec<String>,
     constant: &'a dyn Fn(&Expr) -> Option<i64>,
+    /// A PROC's parameters and which end of each channel parameter it uses.
+    callee: &'a Callee<'a>,
 }
+
+/// What a PAR's usage check asks of a PROC called in it: its parameters and which end of
+/// each channel parameter it uses.
+type Callee<'a> = dyn Fn(&str) -> Option<(Vec<Param>, Vec<Option<Dir>>)> + 'a;
 
 impl Usage<'_> {
     fn free(&self, n: &str) -> bool {
         !self.local.iter().any(|l| l == n)
     }
 
+    /// A name, or an array element with a constant subscript (`a[2]`): the branches of a
+    /// replicated PAR, whose subscripts are their own index, are not compared.
+    fn key(&self, name: &str, index: Option<&Expr>) -> Option<String> {
+        if !self.free(name) {
+            return None;
+        }
+        match index {
+            None => Some(name.to_owned()),
+            Some(i) => (self.constant)(i).map(|k| format!("{name}[{k}]")),
+        }
+    }
+
     fn assign(&mut self, t: &Target) {
-        // Array elements are not checked: branches of a replicated PAR write their own.
-        if let Target::Var(n) = t
-            && self.free(n)
-        {
-            self.assigned.push(n.clone());
+        let key = match t {
+            Target::Var(n) => self.key(n, None),
+            Target::Elem(n, i) => self.key(n, Some(i)),
+        };
+        if let Some(k) = key {
+            self.assigned.push(k);
         }
     }
 
     fn input(&mut self, c: &ChanRef, items: &[Item<Target>]) {
-        if c.index.is_none() && self.free(&c.name) {
-            self.inputs.push(c.name.clone());
+        if let Some(k) = self.key(&c.name, c.index.as_ref()) {
+            self.inputs.push(k);
         }
         for item in items {
             match item {
@@ -3496,8 +3519,29 @@ impl Usage<'_> {
                     self.walk(&v.body);
                 }
             }
-            Proc::Output(c, ..) if c.index.is_none() && self.free(&c.name) => {
-                self.outputs.push(c.name.clone());
+            Proc::Output(c, ..) => {
+                if let Some(k) = self.key(&c.name, c.index.as_ref()) {
+                    self.outputs.push(k);
+                }
+            }
+            Proc::Call(name, args, _) => {
+                let Some((params, dirs)) = (self.callee)(name) else {
+                    return;
+                };
+                for ((p, a), dir) in params.iter().zip(args).zip(dirs) {
+                    let key = match a {
+                        Expr::Var(v, _) => self.key(v, None),
+                        Expr::Index(v, i, _) => self.key(v, Some(i)),
+                        _ => None,
+                    };
+                    let Some(k) = key else { continue };
+                    match (p.ty.is_chan(), dir) {
+                        (true, Some(Dir::In)) => self.inputs.push(k),
+                        (true, Some(Dir::Out)) => self.outputs.push(k),
+                        (false, _) if !p.by_value => self.assigned.push(k),
+                        _ => {}
+                    }
+                }
             }
             Proc::Alt(alternatives, _) => {
                 for a in alternatives {
@@ -3545,6 +3589,7 @@ fn check_par_usage(
     branches: &[Proc],
     pos: Pos,
     constant: &dyn Fn(&Expr) -> Option<i64>,
+    callee: &Callee<'_>,
 ) -> Result<(), OccamError> {
     let mut seen: [HashMap<String, usize>; 3] = Default::default();
     for (k, b) in branches.iter().enumerate() {
@@ -3554,6 +3599,7 @@ fn check_par_usage(
             outputs: Vec::new(),
             local: Vec::new(),
             constant,
+            callee,
         };
         u.walk(b);
         for (what, names, map) in [

@@ -1093,3 +1093,30 @@ SEQ
         .to_string();
     assert!(e.contains("line 3") && e.contains("gives 2 values"), "{e}");
 }
+
+#[test]
+fn usage_rules_see_elements_and_procs() {
+    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    // One element assigned in two branches; one channel element read in two.
+    let e = error("[4]INT a:\nPAR\n  a[1] := 1\n  a[1] := 2\n");
+    assert!(
+        e.contains("line 2") && e.contains("\"a[1]\" is assigned in two branches"),
+        "{e}"
+    );
+    let e = error("[2]CHAN OF INT c:\nINT x, y:\nPAR\n  c[0] ? x\n  c[0] ? y\n");
+    assert!(
+        e.contains("\"c[0]\" is used for input in two branches"),
+        "{e}"
+    );
+    // A PROC reading its channel parameter, called in two branches on one channel; a PROC
+    // writing its reference parameter, on one variable.
+    let e = error(
+        "PROC get (CHAN OF INT in, INT x)\n  in ? x\n:\nCHAN OF INT c:\nINT a, b:\nPAR\n  get (c, a)\n  get (c, b)\n",
+    );
+    assert!(e.contains("\"c\" is used for input in two branches"), "{e}");
+    let e = error("PROC set (INT x)\n  x := 1\n:\nINT v:\nPAR\n  set (v)\n  set (v)\n");
+    assert!(e.contains("\"v\" is assigned in two branches"), "{e}");
+    // Different elements, and a replicated PAR's own elements, are fine.
+    assert!(compile("[4]INT a:\nPAR\n  a[1] := 1\n  a[2] := 2\n").is_ok());
+    assert!(compile("[4]INT a:\nPAR i = 0 FOR 4\n  a[i] := i\n").is_ok());
+}
