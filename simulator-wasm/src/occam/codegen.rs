@@ -343,7 +343,8 @@ fn located(e: OccamError, pos: Pos) -> OccamError {
 fn elem_bytes(ty: Type) -> i64 {
     match ty {
         Type::Byte => 1,
-        Type::Real64 => 8,
+        Type::Int16 => 2,
+        Type::Real64 | Type::Int64 => 8,
         _ => 4,
     }
 }
@@ -354,6 +355,8 @@ fn type_name(ty: Type) -> &'static str {
         Type::Int => "INT",
         Type::Bool => "BOOL",
         Type::Byte => "BYTE",
+        Type::Int16 => "INT16",
+        Type::Int64 => "INT64",
         Type::Real32 => "REAL32",
         Type::Real64 => "REAL64",
         Type::Chan(_) => "CHAN",
@@ -851,9 +854,9 @@ impl Gen {
                     format!("\"{name}\" has {len} elements: no element {k}"),
                 ));
             }
-            if bytes == 1 {
+            if bytes < 4 {
                 self.emit(&base);
-                self.emit(format!("adc {k}"));
+                self.emit(format!("adc {}", k * bytes));
                 return Ok(());
             }
             let k = k * words;
@@ -868,12 +871,12 @@ impl Gen {
         self.expr(index, frame)?;
         self.load_len(name, pos, frame)?;
         self.emit("csub0");
-        if words == 2 {
+        if words == 2 || bytes == 2 {
             self.emit("ldc 1");
             self.emit("shl");
         }
         self.emit(&base);
-        self.emit(if bytes == 1 { "bsub" } else { "wsub" });
+        self.emit(if bytes < 4 { "bsub" } else { "wsub" });
         Ok(())
     }
 
@@ -987,7 +990,7 @@ impl Gen {
 
     /// With a channel's address in A: outputs `e` with `op` (`outword`, `outbyte`).
     fn output_value(&mut self, e: &Expr, frame: usize, op: &str) -> Result<(), OccamError> {
-        if Self::depth(e) >= 3 {
+        if self.depth(e) >= 3 {
             let (channel, value) = (self.slot(frame), self.slot(frame));
             self.emit(format!("stl {channel}"));
             self.expr(e, frame)?;
@@ -1017,6 +1020,7 @@ impl Gen {
                     Shape::Word => "a word",
                     Shape::Double => "a REAL64",
                     Shape::Byte => "a BYTE",
+                    Shape::Half => "an INT16",
                     Shape::Array => "an array",
                     Shape::Counted => "a count::array",
                 })
@@ -1040,6 +1044,7 @@ impl Gen {
             Item::One(Expr::Var(n, _)) if self.is_word_array(n) => Shape::Array,
             Item::One(e) if self.ty_of(e) == Type::Real64 => Shape::Double,
             Item::One(e) if self.ty_of(e) == Type::Byte => Shape::Byte,
+            Item::One(e) if self.ty_of(e) == Type::Int16 => Shape::Half,
             Item::One(_) => Shape::Word,
         }
     }
@@ -1050,6 +1055,7 @@ impl Gen {
             Item::One(Target::Var(n)) if self.is_word_array(n) => Shape::Array,
             Item::One(t) if self.target_type(t) == Type::Real64 => Shape::Double,
             Item::One(t) if self.target_type(t) == Type::Byte => Shape::Byte,
+            Item::One(t) if self.target_type(t) == Type::Int16 => Shape::Half,
             Item::One(_) => Shape::Word,
         }
     }
@@ -1112,6 +1118,15 @@ impl Gen {
                     {
                         self.emit(format!("ldl {ch}"));
                         self.emit(format!("ldc {}", len * self.array_elem_bytes(name)));
+                        self.emit("out");
+                    } else if *shape == Shape::Half {
+                        // Its two bytes from a temporary.
+                        let temp = self.slot(frame);
+                        self.expr(e, frame)?;
+                        self.emit(format!("stl {temp}"));
+                        self.emit(format!("ldlp {temp}"));
+                        self.emit(format!("ldl {ch}"));
+                        self.emit("ldc 2");
                         self.emit("out");
                     } else if *shape == Shape::Byte {
                         self.emit(format!("ldl {ch}"));
@@ -1340,6 +1355,21 @@ impl Gen {
                         self.emit("ldc 0");
                         self.store_target(target, pos, frame)?;
                     }
+                    if ty == Type::Int16 && matches!(target, Target::Var(_)) {
+                        // Two bytes into a temporary, sign-extended into the variable.
+                        let temp = self.slot(frame);
+                        self.emit("ldc 0");
+                        self.emit(format!("stl {temp}"));
+                        self.emit(format!("ldlp {temp}"));
+                        self.emit(format!("ldl {ch}"));
+                        self.emit("ldc 2");
+                        self.emit("in");
+                        self.emit(format!("ldl {temp}"));
+                        self.emit("ldc #8000");
+                        self.emit("xword");
+                        self.store_target(target, pos, frame)?;
+                        continue;
+                    }
                     self.target_address(target, pos, frame)?;
                     self.emit(format!("ldl {ch}"));
                     self.emit(format!("ldc {}", elem_bytes(ty)));
@@ -1375,6 +1405,33 @@ impl Gen {
 
     /// Stores A into `target` (a variable, or an array element through temporaries).
     fn store_target(&mut self, target: &Target, pos: Pos, frame: usize) -> Result<(), OccamError> {
+        let ty = self.target_type(target);
+        if ty == Type::Int16 {
+            // In range, or the error flag (occam's check).
+            self.emit("ldc #8000");
+            self.emit("cword");
+        }
+        if let (Type::Int16, Target::Elem(name, index)) = (ty, target) {
+            // Two bytes, low first.
+            let (value, address) = (self.slot(frame), self.slot(frame));
+            self.emit(format!("stl {value}"));
+            self.element(name, index, pos, frame)?;
+            self.emit(format!("stl {address}"));
+            for op in [
+                format!("ldl {value}"),
+                format!("ldl {address}"),
+                "sb".to_owned(),
+                format!("ldl {value}"),
+                "ldc 8".to_owned(),
+                "shr".to_owned(),
+                format!("ldl {address}"),
+                "adc 1".to_owned(),
+                "sb".to_owned(),
+            ] {
+                self.emit(op);
+            }
+            return Ok(());
+        }
         match target {
             Target::Var(name) => match self.lookup(name, pos)? {
                 Sym::Var {
@@ -1418,16 +1475,18 @@ impl Gen {
     }
 
     /// Evaluation-stack registers an expression needs.
-    fn depth(e: &Expr) -> usize {
+    fn depth(&self, e: &Expr) -> usize {
         match e {
+            // An INT16 element is two bytes put together: every register.
+            Expr::Index(..) if self.ty_of(e) == Type::Int16 => 3,
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
             // A call takes every register; so does a conversion (through the FPU).
             Expr::Call(..) | Expr::Convert(..) => 3,
             Expr::Real(..) | Expr::Slice(..) | Expr::Table(..) => 1,
-            Expr::Index(_, i, _) => Self::depth(i).max(2),
-            Expr::Not(x) | Expr::BitNot(x) => Self::depth(x),
-            Expr::Neg(x) => Self::depth(x).max(2),
-            Expr::Bin(_, l, r, _) => Self::depth(l).max(Self::depth(r) + 1),
+            Expr::Index(_, i, _) => self.depth(i).max(2),
+            Expr::Not(x) | Expr::BitNot(x) => self.depth(x),
+            Expr::Neg(x) => self.depth(x).max(2),
+            Expr::Bin(_, l, r, _) => self.depth(l).max(self.depth(r) + 1),
         }
     }
 
@@ -1451,10 +1510,15 @@ impl Gen {
                     "a slice or a table is an array: pass it to a PROC or abbreviate it",
                 ));
             }
-            Expr::Convert(_, rounding, x, _) => {
+            Expr::Convert(to, rounding, x, _) => {
                 let from = self.ty_of(x);
                 if !from.is_real() {
-                    return self.expr(x, frame);
+                    self.expr(x, frame)?;
+                    if *to == Type::Int16 && from != Type::Int16 {
+                        self.emit("ldc #8000");
+                        self.emit("cword");
+                    }
+                    return Ok(());
                 }
                 // A REAL to an INT: rounded (to nearest, or towards zero) in the FPU, stored
                 // as a 32-bit integer through a temporary.
@@ -1499,11 +1563,27 @@ impl Gen {
             },
             Expr::Index(name, index, pos) => {
                 self.element(name, index, *pos, frame)?;
-                self.emit(if self.ty_of(e) == Type::Byte {
-                    "lb"
-                } else {
-                    "ldnl 0"
-                });
+                match self.ty_of(e) {
+                    Type::Byte => self.emit("lb"),
+                    Type::Int16 => {
+                        // Its two bytes, the high one sign-extended.
+                        for op in [
+                            "dup",
+                            "lb",
+                            "rev",
+                            "adc 1",
+                            "lb",
+                            "ldc 8",
+                            "shl",
+                            "or",
+                            "ldc #8000",
+                            "xword",
+                        ] {
+                            self.emit(op);
+                        }
+                    }
+                    _ => self.emit("ldnl 0"),
+                }
             }
             Expr::Not(x) => {
                 self.expr(x, frame)?;
@@ -1514,7 +1594,7 @@ impl Gen {
                 self.emit("not");
             }
             Expr::Neg(x) => {
-                if Self::depth(x) >= 2 {
+                if self.depth(x) >= 2 {
                     return self.expr(
                         &Expr::Bin("-", Box::new(Expr::Num(0)), x.clone(), Pos::default()),
                         frame,
@@ -1525,7 +1605,7 @@ impl Gen {
                 self.emit("sub");
             }
             Expr::Bin(op, l, r, _) => {
-                if Self::depth(r) >= 3 {
+                if self.depth(r) >= 3 {
                     // Spill the right operand: it needs every register.
                     let temp = self.slot(frame);
                     self.expr(r, frame)?;
@@ -1910,11 +1990,7 @@ impl Gen {
                 for (name, _) in names {
                     let f = &mut self.frames[frame];
                     let slot = f.next;
-                    f.next += if *ty == Type::Byte {
-                        (len + 3) / 4
-                    } else {
-                        len * ty.words()
-                    };
+                    f.next += (len * elem_bytes(*ty) + 3) / 4;
                     if ty.is_chan() {
                         for k in 0..len {
                             self.emit("mint");
@@ -3119,7 +3195,7 @@ impl Gen {
                 ));
             }
         };
-        let temp = (Self::depth(tag) > 1).then(|| self.slot(frame));
+        let temp = (self.depth(tag) > 1).then(|| self.slot(frame));
         if let Some(t) = temp {
             self.expr(tag, frame)?;
             self.emit(format!("stl {t}"));

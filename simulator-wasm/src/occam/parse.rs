@@ -75,6 +75,8 @@ pub enum Shape {
     Double,
     /// A byte: BYTE.
     Byte,
+    /// Two bytes: INT16.
+    Half,
     /// A whole array of words, `[n]INT`.
     Array,
     /// A count and that many words of an array, `INT::[]INT`.
@@ -118,6 +120,10 @@ pub enum Type {
     Bool,
     /// A byte, 0 to 255 (a word's low byte as a variable; a byte of an array).
     Byte,
+    /// A 16-bit integer (a word as a variable, two bytes of an array).
+    Int16,
+    /// A 64-bit integer: two words, the low one first.
+    Int64,
     Real32,
     Real64,
     Chan(Protocol),
@@ -137,7 +143,11 @@ impl Type {
 
     /// Words a value of this type takes.
     pub fn words(&self) -> i64 {
-        if *self == Type::Real64 { 2 } else { 1 }
+        if matches!(self, Type::Real64 | Type::Int64) {
+            2
+        } else {
+            1
+        }
     }
 
     /// The type a data type keyword names (`INT`, `BOOL`, `REAL32`, `REAL64`, `INT32`).
@@ -146,6 +156,8 @@ impl Type {
             "INT" | "INT32" => Some(Type::Int),
             "BOOL" => Some(Type::Bool),
             "BYTE" => Some(Type::Byte),
+            "INT16" => Some(Type::Int16),
+            "INT64" => Some(Type::Int64),
             "REAL32" => Some(Type::Real32),
             "REAL64" => Some(Type::Real64),
             _ => None,
@@ -610,6 +622,12 @@ impl Cursor<'_> {
             let shape = if self.keyword("BYTE") {
                 self.k += 1;
                 Shape::Byte
+            } else if self.keyword("INT16") {
+                self.k += 1;
+                Shape::Half
+            } else if self.keyword("INT64") {
+                self.k += 1;
+                Shape::Double
             } else if self.keyword("REAL32") {
                 self.k += 1;
                 Shape::Word
@@ -888,7 +906,7 @@ impl Cursor<'_> {
 }
 
 /// occam's reserved words (of the subset taken here).
-const KEYWORDS: [&str; 46] = [
+const KEYWORDS: [&str; 48] = [
     "SEQ",
     "PAR",
     "IF",
@@ -935,6 +953,8 @@ const KEYWORDS: [&str; 46] = [
     "PLACE",
     "AT",
     "BYTE",
+    "INT16",
+    "INT64",
 ];
 
 fn is_keyword(word: &str) -> bool {
@@ -1245,7 +1265,8 @@ impl Parser {
                 };
                 Ok(Proc::Valof(Box::new(body), value, start))
             }
-            "INT" | "INT32" | "BOOL" | "BYTE" | "REAL32" | "REAL64" | "CHAN" | "TIMER" => {
+            "INT" | "INT16" | "INT32" | "INT64" | "BOOL" | "BYTE" | "REAL32" | "REAL64"
+            | "CHAN" | "TIMER" => {
                 let ty = match word.as_str() {
                     "TIMER" => Type::Timer,
                     "CHAN" => c.chan_type(&self.protocols)?,

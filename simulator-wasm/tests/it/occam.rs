@@ -1120,3 +1120,37 @@ fn usage_rules_see_elements_and_procs() {
     assert!(compile("[4]INT a:\nPAR\n  a[1] := 1\n  a[2] := 2\n").is_ok());
     assert!(compile("[4]INT a:\nPAR i = 0 FOR 4\n  a[i] := i\n").is_ok());
 }
+
+#[test]
+fn int16_values_arrays_and_channels() {
+    let source = "
+[4]INT16 h:
+INT16 x, y:
+CHAN OF INT16 c:
+SEQ
+  h[0] := -2
+  h[1] := 300
+  h[2] := INT16 (h[0] * 1000)
+  h[3] := 32767
+  probe (INT ((h[0] + h[1]) + h[2]))
+  probe (INT h[3])
+  x := -12345
+  PAR
+    c ! x
+    c ? y
+  probe (INT y)
+";
+    // −2 + 300 − 2000; 32767; −12345.
+    assert_eq!(
+        probes(source),
+        [(-1702i32) as u32, 32767, (-12345i32) as u32]
+    );
+    // 40000 is no INT16: the error flag.
+    let mut session = Session::new(
+        &Program::Occam("INT16 x:\nINT n:\nSEQ\n  n := 40000\n  x := INT16 n\n".to_owned()),
+        &Setup::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let _ = session.finish();
+    assert!(session.network.nodes[0].error, "40000 into an INT16");
+}
