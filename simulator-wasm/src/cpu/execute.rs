@@ -326,7 +326,8 @@ impl Node {
                 }
             }
             Op::Csngl => {
-                self.pop();
+                // A keeps the low word; C moves up into B.
+                self.b = self.c;
                 let fits = (b == 0 && (a as i32) >= 0) || (b == u32::MAX && (a as i32) < 0);
                 if !fits {
                     self.set_error()?;

@@ -1042,7 +1042,7 @@ impl Gen {
         match item {
             Item::Counted(..) => Shape::Counted,
             Item::One(Expr::Var(n, _)) if self.is_word_array(n) => Shape::Array,
-            Item::One(e) if self.ty_of(e) == Type::Real64 => Shape::Double,
+            Item::One(e) if matches!(self.ty_of(e), Type::Real64 | Type::Int64) => Shape::Double,
             Item::One(e) if self.ty_of(e) == Type::Byte => Shape::Byte,
             Item::One(e) if self.ty_of(e) == Type::Int16 => Shape::Half,
             Item::One(_) => Shape::Word,
@@ -1053,7 +1053,9 @@ impl Gen {
         match item {
             Item::Counted(..) => Shape::Counted,
             Item::One(Target::Var(n)) if self.is_word_array(n) => Shape::Array,
-            Item::One(t) if self.target_type(t) == Type::Real64 => Shape::Double,
+            Item::One(t) if matches!(self.target_type(t), Type::Real64 | Type::Int64) => {
+                Shape::Double
+            }
             Item::One(t) if self.target_type(t) == Type::Byte => Shape::Byte,
             Item::One(t) if self.target_type(t) == Type::Int16 => Shape::Half,
             Item::One(_) => Shape::Word,
@@ -1118,6 +1120,13 @@ impl Gen {
                     {
                         self.emit(format!("ldl {ch}"));
                         self.emit(format!("ldc {}", len * self.array_elem_bytes(name)));
+                        self.emit("out");
+                    } else if self.ty_of(e) == Type::Int64 {
+                        let t = self.long_temp(frame);
+                        self.lexpr(e, t, frame)?;
+                        self.emit(format!("ldlp {t}"));
+                        self.emit(format!("ldl {ch}"));
+                        self.emit("ldc 8");
                         self.emit("out");
                     } else if *shape == Shape::Half {
                         // Its two bytes from a temporary.
@@ -1477,8 +1486,15 @@ impl Gen {
     /// Evaluation-stack registers an expression needs.
     fn depth(&self, e: &Expr) -> usize {
         match e {
-            // An INT16 element is two bytes put together: every register.
+            // An INT16 element is two bytes put together, an INT64 comparison works through
+            // memory: every register.
             Expr::Index(..) if self.ty_of(e) == Type::Int16 => 3,
+            Expr::Bin(_, l, r, _)
+                if matches!(self.ty_of(l), Type::Int64 | Type::Real32 | Type::Real64)
+                    || matches!(self.ty_of(r), Type::Int64 | Type::Real32 | Type::Real64) =>
+            {
+                3
+            }
             Expr::Num(_) | Expr::Var(..) | Expr::Str(..) | Expr::Size(..) => 1,
             // A call takes every register; so does a conversion (through the FPU).
             Expr::Call(..) | Expr::Convert(..) => 3,
@@ -1497,13 +1513,26 @@ impl Gen {
             return Ok(());
         }
         let ty = self.ty_of(e);
-        if ty.is_real() {
+        if ty.is_real() || ty == Type::Int64 {
             return Err(OccamError::at_pos(
                 expr_pos(e),
                 format!("a {} where an INT or BOOL is expected", type_name(ty)),
             ));
         }
         match e {
+            Expr::Bin(op, l, r, _)
+                if self.ty_of(l) == Type::Int64 || self.ty_of(r) == Type::Int64 =>
+            {
+                self.long_compare(op, l, r, frame)?;
+            }
+            Expr::Convert(_, _, x, _) if self.ty_of(x) == Type::Int64 => {
+                // An INT64 to an INT: its low word, if the value fits (csngl checks).
+                let t = self.long_temp(frame);
+                self.lexpr(x, t, frame)?;
+                self.emit(format!("ldl {}", t + 1));
+                self.emit(format!("ldl {t}"));
+                self.emit("csngl");
+            }
             Expr::Slice(_, _, _, pos) | Expr::Table(_, pos) => {
                 return Err(OccamError::at_pos(
                     *pos,
@@ -1681,6 +1710,7 @@ impl Gen {
                     (Expr::Real(_, None, _), other) | (other, Expr::Real(_, None, _)) => {
                         self.ty_of(other)
                     }
+                    _ if !matches!(*op, "<<" | ">>") && self.ty_of(r) == Type::Int64 => Type::Int64,
                     _ => self.ty_of(l),
                 }
             }
@@ -1856,6 +1886,281 @@ impl Gen {
         Ok(())
     }
 
+    /// Two slots for an INT64 temporary.
+    fn long_temp(&mut self, frame: usize) -> i64 {
+        let t = self.slot(frame);
+        self.slot(frame);
+        t
+    }
+
+    /// Evaluates the INT64 expression `e` into the two words at slot `dest` (the low one
+    /// first), through temporaries: `+` and `−` checked (ladd, lsub), `*` modulo 2⁶⁴.
+    fn lexpr(&mut self, e: &Expr, dest: i64, frame: usize) -> Result<(), OccamError> {
+        let words = |g: &mut Self, lo: i64, hi: i64| {
+            g.emit(format!("ldc {}", lo as i32));
+            g.emit(format!("stl {dest}"));
+            g.emit(format!("ldc {}", hi as i32));
+            g.emit(format!("stl {}", dest + 1));
+        };
+        if let Some(v) = self.constant(e) {
+            // An INT constant, sign-extended.
+            let v = i64::from(v as i32);
+            words(self, v & 0xFFFF_FFFF, v >> 32);
+            return Ok(());
+        }
+        match e {
+            Expr::Var(name, pos) => {
+                let (base, by_ref) = match self.lookup(name, *pos)? {
+                    Sym::Var {
+                        frame: f,
+                        slot,
+                        ty: Type::Int64,
+                        ..
+                    } => (self.reach(frame, f, slot, *pos)?, false),
+                    Sym::Ref {
+                        frame: f,
+                        slot,
+                        ty: Type::Int64,
+                    } => (self.reach(frame, f, slot, *pos)?, true),
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            *pos,
+                            format!("\"{name}\" is not an INT64: convert it (INT64 {name})"),
+                        ));
+                    }
+                };
+                for k in 0..2 {
+                    if by_ref {
+                        self.emit(format!("ldl {base}"));
+                        self.emit(format!("ldnl {k}"));
+                    } else {
+                        self.emit(format!("ldl {base}+{k}"));
+                    }
+                    self.emit(format!("stl {}", dest + k));
+                }
+            }
+            Expr::Index(name, index, pos) => {
+                self.element(name, index, *pos, frame)?;
+                let a = self.slot(frame);
+                self.emit(format!("stl {a}"));
+                for k in 0..2 {
+                    self.emit(format!("ldl {a}"));
+                    self.emit(format!("ldnl {k}"));
+                    self.emit(format!("stl {}", dest + k));
+                }
+            }
+            Expr::Convert(_, _, x, pos) => match self.ty_of(x) {
+                Type::Int64 => self.lexpr(x, dest, frame)?,
+                t if t.is_real() => {
+                    return Err(OccamError::at_pos(
+                        *pos,
+                        "a REAL to an INT64 is not taken here: convert to INT first",
+                    ));
+                }
+                _ => {
+                    // An INT, sign-extended (xdble).
+                    self.expr(x, frame)?;
+                    self.emit("xdble");
+                    self.emit(format!("stl {dest}"));
+                    self.emit(format!("stl {}", dest + 1));
+                }
+            },
+            Expr::Neg(x) => {
+                let sub = Expr::Bin("-", Box::new(Expr::Num(0)), x.clone(), Pos::default());
+                self.lexpr(&sub, dest, frame)?;
+            }
+            Expr::Bin(op, l, r, pos) if matches!(*op, "<<" | ">>") => {
+                let (t, n) = (self.long_temp(frame), self.slot(frame));
+                self.expr(r, frame)?;
+                self.emit(format!("stl {n}"));
+                self.lexpr(l, t, frame)?;
+                self.emit(format!("ldl {}", t + 1));
+                self.emit(format!("ldl {t}"));
+                self.emit(format!("ldl {n}"));
+                self.emit(if *op == "<<" { "lshl" } else { "lshr" });
+                self.emit(format!("stl {dest}"));
+                self.emit(format!("stl {}", dest + 1));
+                let _ = pos;
+            }
+            Expr::Bin(op, l, r, pos) => {
+                let (a, b) = (self.long_temp(frame), self.long_temp(frame));
+                self.lexpr(l, a, frame)?;
+                self.lexpr(r, b, frame)?;
+                let (lo, hi) = (dest, dest + 1);
+                let ops: Vec<String> = match *op {
+                    "+" | "PLUS" | "-" | "MINUS" => {
+                        let (low, high) = match *op {
+                            "+" => ("lsum", "ladd"),
+                            "PLUS" => ("lsum", "sum"),
+                            "-" => ("ldiff", "lsub"),
+                            _ => ("ldiff", "diff"),
+                        };
+                        let mut v = vec![
+                            "ldc 0".to_owned(),
+                            format!("ldl {a}"),
+                            format!("ldl {b}"),
+                            low.to_owned(),
+                            format!("stl {lo}"),
+                            format!("ldl {}", a + 1),
+                            format!("ldl {}", b + 1),
+                        ];
+                        if high == "sum" {
+                            // Modulo: the carry (in C) added in, unchecked.
+                            v.push("sum".to_owned());
+                            v.push("sum".to_owned());
+                        } else if high == "diff" {
+                            // Modulo: the borrow (in C) taken off, unchecked.
+                            v.push("diff".to_owned());
+                            v.push("rev".to_owned());
+                            v.push("diff".to_owned());
+                        } else {
+                            v.push(high.to_owned());
+                        }
+                        v.push(format!("stl {hi}"));
+                        v
+                    }
+                    "*" | "TIMES" => vec![
+                        "ldc 0".to_owned(),
+                        format!("ldl {a}"),
+                        format!("ldl {b}"),
+                        "lmul".to_owned(),
+                        format!("stl {lo}"),
+                        format!("stl {hi}"),
+                        format!("ldl {a}"),
+                        format!("ldl {}", b + 1),
+                        "prod".to_owned(),
+                        format!("ldl {}", a + 1),
+                        format!("ldl {b}"),
+                        "prod".to_owned(),
+                        "sum".to_owned(),
+                        format!("ldl {hi}"),
+                        "sum".to_owned(),
+                        format!("stl {hi}"),
+                    ],
+                    "/\\" | "\\/" | "><" => {
+                        let w = match *op {
+                            "/\\" => "and",
+                            "\\/" => "or",
+                            _ => "xor",
+                        };
+                        (0..2)
+                            .flat_map(|k| {
+                                [
+                                    format!("ldl {}", a + k),
+                                    format!("ldl {}", b + k),
+                                    w.to_owned(),
+                                    format!("stl {}", dest + k),
+                                ]
+                            })
+                            .collect()
+                    }
+                    _ => {
+                        return Err(OccamError::at_pos(
+                            *pos,
+                            format!(
+                                "{op} on INT64 is not taken here (+, −, ×, bitwise, shifts are)"
+                            ),
+                        ));
+                    }
+                };
+                for o in ops {
+                    self.emit(o);
+                }
+            }
+            _ => {
+                return Err(OccamError::at_pos(
+                    expr_pos(e),
+                    "an INT64 value is a name, an element, a constant, a conversion or an operation",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores the INT64 at slot `t` into `target`.
+    fn store_long(
+        &mut self,
+        target: &Target,
+        t: i64,
+        pos: Pos,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        self.target_address(target, pos, frame)?;
+        let a = self.slot(frame);
+        self.emit(format!("stl {a}"));
+        for k in 0..2 {
+            self.emit(format!("ldl {}", t + k));
+            self.emit(format!("ldl {a}"));
+            self.emit(format!("stnl {k}"));
+        }
+        Ok(())
+    }
+
+    /// A comparison of INT64s (or an INT64 and a constant), its truth in A: the high words
+    /// signed, then the low words unsigned (ldiff's borrow).
+    fn long_compare(
+        &mut self,
+        op: &str,
+        l: &Expr,
+        r: &Expr,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        let (a, b) = (self.long_temp(frame), self.long_temp(frame));
+        self.lexpr(l, a, frame)?;
+        self.lexpr(r, b, frame)?;
+        let less = |x: i64, y: i64, c1: i64, c2: i64| {
+            vec![
+                format!("ldl {}", y + 1),
+                format!("ldl {}", x + 1),
+                "gt".to_owned(),
+                format!("stl {c1}"),
+                format!("ldl {}", x + 1),
+                format!("ldl {}", y + 1),
+                "diff".to_owned(),
+                "eqc 0".to_owned(),
+                format!("stl {c2}"),
+                "ldc 0".to_owned(),
+                format!("ldl {x}"),
+                format!("ldl {y}"),
+                "ldiff".to_owned(),
+                "rev".to_owned(),
+                format!("ldl {c2}"),
+                "and".to_owned(),
+                format!("ldl {c1}"),
+                "or".to_owned(),
+            ]
+        };
+        let (c1, c2) = (self.slot(frame), self.slot(frame));
+        let mut ops = match op {
+            "<" | ">=" => less(a, b, c1, c2),
+            ">" | "<=" => less(b, a, c1, c2),
+            "=" | "<>" => vec![
+                format!("ldl {a}"),
+                format!("ldl {b}"),
+                "diff".to_owned(),
+                "eqc 0".to_owned(),
+                format!("ldl {}", a + 1),
+                format!("ldl {}", b + 1),
+                "diff".to_owned(),
+                "eqc 0".to_owned(),
+                "and".to_owned(),
+            ],
+            _ => {
+                return Err(OccamError::at_pos(
+                    expr_pos(l),
+                    format!("{op} compares no INT64s here"),
+                ));
+            }
+        };
+        if matches!(op, ">=" | "<=" | "<>") {
+            ops.push("eqc 0".to_owned());
+        }
+        for o in ops {
+            self.emit(o);
+        }
+        Ok(())
+    }
+
     /// Both operands of a REAL operation on the FPU's stack (FB the left, FA the right),
     /// through a temporary when the right needs every register.
     fn fbin(&mut self, l: &Expr, r: &Expr, ty: Type, frame: usize) -> Result<(), OccamError> {
@@ -1943,6 +2248,11 @@ impl Gen {
                 self.code.push_str(&format!("{fits}_bad:\n"));
                 self.emit("seterr");
                 self.code.push_str(&format!("{fits}:\n"));
+            }
+            Proc::Assign(target, e, pos) if self.target_type(target) == Type::Int64 => {
+                let t = self.long_temp(frame);
+                self.lexpr(e, t, frame).map_err(|err| located(err, *pos))?;
+                self.store_long(target, t, *pos, frame)?;
             }
             Proc::Assign(target, e, pos) => {
                 let ty = self.target_type(target);
@@ -2094,7 +2404,7 @@ impl Gen {
                 let depth = self.scopes.len();
                 for (name, _) in names {
                     let slot = self.slot(frame);
-                    if *ty == Type::Real64 {
+                    if ty.words() == 2 {
                         self.slot(frame);
                     }
                     if ty.is_chan() {

@@ -1,6 +1,6 @@
 //! An occam 2 compiler for the emulator, emitting the emulator's assembly.
 //!
-//! What it takes: INT (INT32), BOOL, BYTE (and strings), REAL32 and REAL64 (on the T800's FPU: + − × ÷,
+//! What it takes: INT (INT32), INT16, INT64, BOOL, BYTE (and strings), REAL32 and REAL64 (on the T800's FPU: + − × ÷,
 //! comparisons, conversions `REAL32 ROUND e`, `INT TRUNC x`, literals `1.5`, `2.0(REAL32)`)
 //! variables, arrays and VAL constants (folded when known); channels with simple, sequential,
 //! array and counted-array protocols; TIMER with AFTER; SEQ, PAR, PRI PAR, IF, CASE, WHILE,

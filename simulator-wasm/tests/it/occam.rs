@@ -1154,3 +1154,53 @@ SEQ
     let _ = session.finish();
     assert!(session.network.nodes[0].error, "40000 into an INT16");
 }
+
+#[test]
+fn int64_arithmetic_across_the_word() {
+    let source = "
+INT64 a, b, c:
+[2]INT64 v:
+CHAN OF INT64 ch:
+SEQ
+  a := INT64 2000000000
+  b := a + a
+  c := b * 3
+  probe (INT (c / 1))
+";
+    // Division is not taken for INT64: the compiler says so.
+    let e = compile(source).expect_err("INT64 division").to_string();
+    assert!(e.contains("line 9") && e.contains("/ on INT64"), "{e}");
+    let source = "
+INT64 a, b, c, d:
+[2]INT64 v:
+CHAN OF INT64 ch:
+SEQ
+  a := INT64 2000000000
+  b := a + a
+  c := b * 3
+  v[1] := c - 5
+  d := v[1] >> 8
+  probe (INT (d /\\ #7FFFFFFF))
+  probe (INT (c >> 32))
+  IF
+    (c > b) AND (b >= a) AND (a <> b)
+      probe (1)
+    TRUE
+      probe (0)
+  PAR
+    ch ! v[1] PLUS 5
+    ch ? d
+  IF
+    d = c
+      probe (2)
+    TRUE
+      probe (3)
+  probe (INT (a - b))
+";
+    // b = 4e9 (> 2³¹), c = 12e9; (c − 5) >> 8 = 46,874,999; 12e9 >> 32 = 2; c > b ≥ a; the
+    // value through the channel; a − b = −2e9.
+    assert_eq!(
+        probes(source),
+        [46_874_999, 2, 1, 2, (-2_000_000_000i32) as u32]
+    );
+}

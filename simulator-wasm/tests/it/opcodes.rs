@@ -130,7 +130,14 @@ fn each_instruction_computes_its_result_in_its_cycles() {
         fails("div", (0, 5, 0), 39),
         case("cword", (0x80, 0x7F, 0), (0x7F, 0), 5),
         fails("cword", (0x80, 0x80, 0), 5),
-        case("csngl", (5, 0, 0), (0, 0), 3),
+        // csngl keeps the low word in A (C moves into B).
+        case("csngl", (5, 0, 7), (5, 7), 3),
+        case(
+            "csngl",
+            ((-5i32) as u32, u32::MAX, 0),
+            ((-5i32) as u32, 0),
+            3,
+        ),
         fails("csngl", (5, 1, 0), 3),
         fails("seterr", (1, 2, 3), 1),
     ];
