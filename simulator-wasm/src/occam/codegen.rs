@@ -515,6 +515,8 @@ struct Gen {
     variants: Vec<Variant>,
     /// Whether a call may give several values (the right of a multiple assignment).
     taking_results: bool,
+    /// The dimensions of arrays of more than one, by where they are (frame, slot).
+    dims: HashMap<(usize, i64), Vec<i64>>,
     /// Whether the program writes to the host's screen (the library routines are then
     /// appended).
     uses_host: bool,
@@ -604,6 +606,13 @@ impl Gen {
             Expr::BitNot(x) => Some(i64::from(!(self.constant(x)? as i32))),
             Expr::Neg(x) => fold("-", 0, self.constant(x)?),
             Expr::Size(name, _) => match self.scopes.iter().rev().find(|(n, _)| n == name) {
+                Some((_, Sym::Array { frame, slot, .. }))
+                    if self.dims.contains_key(&(*frame, *slot)) =>
+                {
+                    self.dims
+                        .get(&(*frame, *slot))
+                        .and_then(|d| d.first().copied())
+                }
                 Some((_, Sym::Array { len, .. }))
                 | Some((
                     _,
@@ -822,6 +831,48 @@ impl Gen {
         pos: Pos,
         frame: usize,
     ) -> Result<(), OccamError> {
+        if let Expr::Table(indices, _) = index {
+            // `a[i][j]`: one subscript, i × (its row's length) + j; constant subscripts are
+            // checked against their own dimensions.
+            let dims = match self.lookup(name, pos)? {
+                Sym::Array { frame: f, slot, .. } => self.dims.get(&(f, slot)).cloned(),
+                _ => None,
+            }
+            .filter(|d| d.len() == indices.len())
+            .ok_or_else(|| {
+                OccamError::at_pos(
+                    pos,
+                    format!("\"{name}\" has not {} dimensions", indices.len()),
+                )
+            })?;
+            let mut linear: Option<Expr> = None;
+            for (k, (i, d)) in indices.iter().zip(&dims).enumerate() {
+                if let Some(v) = self.constant(i)
+                    && !(0..*d).contains(&v)
+                {
+                    return Err(OccamError::at_pos(
+                        pos,
+                        format!("\"{name}\"'s dimension {} has {d}: no element {v}", k + 1),
+                    ));
+                }
+                linear = Some(match linear {
+                    None => i.clone(),
+                    Some(sofar) => Expr::Bin(
+                        "+",
+                        Box::new(Expr::Bin(
+                            "*",
+                            Box::new(sofar),
+                            Box::new(Expr::Num(*d)),
+                            pos,
+                        )),
+                        Box::new(i.clone()),
+                        pos,
+                    ),
+                });
+            }
+            let linear = linear.unwrap_or(Expr::Num(0));
+            return self.element(name, &linear, pos, frame);
+        }
         let (base, len, ty) = match self.lookup(name, pos)? {
             Sym::Array {
                 frame: f,
@@ -1499,6 +1550,8 @@ impl Gen {
             // A call takes every register; so does a conversion (through the FPU).
             Expr::Call(..) | Expr::Convert(..) => 3,
             Expr::Real(..) | Expr::Slice(..) | Expr::Table(..) => 1,
+            // `a[i][j]` computes its subscript: every register.
+            Expr::Index(_, i, _) if matches!(**i, Expr::Table(..)) => 3,
             Expr::Index(_, i, _) => self.depth(i).max(2),
             Expr::Not(x) | Expr::BitNot(x) => self.depth(x),
             Expr::Neg(x) => self.depth(x).max(2),
@@ -2289,7 +2342,20 @@ impl Gen {
             }
             Proc::Array(ty, size, names, scope) => {
                 let pos = names.first().map_or(Pos::default(), |n| n.1);
-                let len = self.known(size, pos, "an array's size")?;
+                let dims = match size {
+                    Expr::Table(sizes, _) => sizes
+                        .iter()
+                        .map(|e| self.known(e, pos, "an array's size"))
+                        .collect::<Result<Vec<i64>, OccamError>>()?,
+                    _ => vec![self.known(size, pos, "an array's size")?],
+                };
+                if dims.iter().any(|d| *d < 1) {
+                    return Err(OccamError::at_pos(pos, "an array's sizes must be positive"));
+                }
+                let len = dims
+                    .iter()
+                    .try_fold(1i64, |a, d| a.checked_mul(*d))
+                    .unwrap_or(i64::MAX);
                 if !(1..=1 << 20).contains(&len) {
                     return Err(OccamError::at_pos(
                         pos,
@@ -2306,6 +2372,9 @@ impl Gen {
                             self.emit("mint");
                             self.emit(format!("stl {}", slot + k));
                         }
+                    }
+                    if dims.len() > 1 {
+                        self.dims.insert((frame, slot), dims.clone());
                     }
                     self.declare(
                         name,

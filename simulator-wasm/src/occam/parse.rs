@@ -585,10 +585,19 @@ impl Cursor<'_> {
         if !self.is("[") {
             return Ok(None);
         }
-        self.k += 1;
-        let index = self.expression()?;
-        self.expect("]")?;
-        Ok(Some(index))
+        let pos = self.pos();
+        let mut indices = Vec::new();
+        while self.is("[") {
+            self.k += 1;
+            indices.push(self.expression()?);
+            self.expect("]")?;
+        }
+        // `a[i][j]`: the subscripts as a list.
+        Ok(Some(if indices.len() == 1 {
+            indices.remove(0)
+        } else {
+            Expr::Table(indices, pos)
+        }))
     }
 
     /// What an assignment or input writes: a name, or an array element.
@@ -1036,10 +1045,19 @@ impl Parser {
             return self.abbreviation(&mut c, indent);
         }
         if c.is("[") {
-            // `[n]INT a, b:`
-            c.k += 1;
-            let size = c.expression()?;
-            c.expect("]")?;
+            // `[n]INT a, b:`, `[n][m]INT grid:`
+            let pos = c.pos();
+            let mut sizes = Vec::new();
+            while c.is("[") {
+                c.k += 1;
+                sizes.push(c.expression()?);
+                c.expect("]")?;
+            }
+            let size = if sizes.len() == 1 {
+                sizes.remove(0)
+            } else {
+                Expr::Table(sizes, pos)
+            };
             let named = match c.peek() {
                 Some(Tok::Name(n)) => Type::named(n),
                 _ => None,

@@ -1204,3 +1204,36 @@ SEQ
         [46_874_999, 2, 1, 2, (-2_000_000_000i32) as u32]
     );
 }
+
+#[test]
+fn arrays_of_several_dimensions() {
+    let source = "
+VAL INT N IS 3:
+[N][N]INT a, b, c:
+[2][3][4]INT cube:
+INT trace:
+SEQ
+  SEQ i = 0 FOR N
+    SEQ j = 0 FOR N
+      SEQ
+        a[i][j] := i + j
+        b[i][j] := (i * N) + j
+  SEQ i = 0 FOR N
+    SEQ j = 0 FOR N
+      SEQ
+        c[i][j] := 0
+        SEQ k = 0 FOR N
+          c[i][j] := c[i][j] + (a[i][k] * b[k][j])
+  trace := (c[0][0] + c[1][1]) + c[2][2]
+  probe (trace)
+  cube[1][2][3] := 99
+  probe (cube[1][2][3] + (SIZE cube))
+";
+    // A = [[0,1,2],[1,2,3],[2,3,4]], B = [[0,1,2],[3,4,5],[6,7,8]]: C's diagonal 15 + 30 + 51;
+    // 99 + SIZE cube (its first dimension, 2).
+    assert_eq!(probes(source), [96, 101]);
+    let e = compile("[2][3]INT a:\na[0][3] := 1\n")
+        .expect_err("out of range")
+        .to_string();
+    assert!(e.contains("dimension 2 has 3: no element 3"), "{e}");
+}
