@@ -67,6 +67,9 @@ pub fn generate(
     if g.uses_host {
         out.push_str(HOST_LIBRARY);
     }
+    if g.uses_ldiv {
+        out.push_str(LDIV_LIBRARY);
+    }
     out.push_str("    .align 4\n");
     out.push_str(&words);
     out.push_str(&g.data);
@@ -382,6 +385,120 @@ fn expr_pos(e: &Expr) -> Pos {
     }
 }
 
+/// Unsigned 64-bit division, restoring, a bit a round (`OCC_LDIV`: A the dividend's
+/// address, B the divisor's, C where the quotient and then the remainder go; low words first).
+const LDIV_LIBRARY: &str = "\
+OCC_LDIV:
+    ajw -12
+    ldl 13
+    ldnl 0
+    stl 0
+    ldl 13
+    ldnl 1
+    stl 1
+    ldl 14
+    ldnl 0
+    stl 2
+    ldl 14
+    ldnl 1
+    stl 3
+    ldc 0
+    stl 4
+    ldc 0
+    stl 5
+    ldc 0
+    stl 6
+    ldc 0
+    stl 7
+    ldc 64
+    stl 8
+OCC_LDIV_LOOP:
+    ldl 5
+    ldc 1
+    shl
+    ldl 4
+    ldc 31
+    shr
+    or
+    stl 5
+    ldl 4
+    ldc 1
+    shl
+    ldl 1
+    ldc 31
+    shr
+    or
+    stl 4
+    ldl 1
+    ldc 1
+    shl
+    ldl 0
+    ldc 31
+    shr
+    or
+    stl 1
+    ldl 0
+    ldc 1
+    shl
+    stl 0
+    ldl 7
+    ldc 1
+    shl
+    ldl 6
+    ldc 31
+    shr
+    or
+    stl 7
+    ldl 6
+    ldc 1
+    shl
+    stl 6
+    ldc 0
+    ldl 4
+    ldl 2
+    ldiff
+    stl 9
+    stl 10
+    ldl 10
+    ldl 5
+    ldl 3
+    ldiff
+    stl 11
+    cj OCC_LDIV_TAKE
+    j OCC_LDIV_NEXT
+OCC_LDIV_TAKE:
+    ldl 9
+    stl 4
+    ldl 11
+    stl 5
+    ldl 6
+    ldc 1
+    or
+    stl 6
+OCC_LDIV_NEXT:
+    ldl 8
+    adc -1
+    stl 8
+    ldl 8
+    cj OCC_LDIV_DONE
+    j OCC_LDIV_LOOP
+OCC_LDIV_DONE:
+    ldl 6
+    ldl 15
+    stnl 0
+    ldl 7
+    ldl 15
+    stnl 1
+    ldl 4
+    ldl 15
+    stnl 2
+    ldl 5
+    ldl 15
+    stnl 3
+    ajw 12
+    ret
+";
+
 /// Whether the program has a PLACED PAR.
 fn placed(p: &Proc) -> bool {
     match p {
@@ -520,6 +637,8 @@ struct Gen {
     /// Whether the program writes to the host's screen (the library routines are then
     /// appended).
     uses_host: bool,
+    /// Whether the program divides INT64s (the library's long division is then appended).
+    uses_ldiv: bool,
     /// Placed channels, by number, and their uses.
     placed: Vec<Placed>,
     uses: Vec<Use>,
@@ -2035,6 +2154,9 @@ impl Gen {
                 self.emit(format!("stl {}", dest + 1));
                 let _ = pos;
             }
+            Expr::Bin(op, l, r, _) if matches!(*op, "/" | "\\" | "REM") => {
+                self.long_divide(op, l, r, dest, frame)?;
+            }
             Expr::Bin(op, l, r, pos) => {
                 let (a, b) = (self.long_temp(frame), self.long_temp(frame));
                 self.lexpr(l, a, frame)?;
@@ -2128,6 +2250,89 @@ impl Gen {
             }
         }
         Ok(())
+    }
+
+    /// `l / r` or `l \\ r` on INT64s: the magnitudes divided by the library's long division,
+    /// the quotient negated when the signs differ, the remainder taking the dividend's sign (a
+    /// divisor of 0 sets the error flag).
+    fn long_divide(
+        &mut self,
+        op: &str,
+        l: &Expr,
+        r: &Expr,
+        dest: i64,
+        frame: usize,
+    ) -> Result<(), OccamError> {
+        self.uses_ldiv = true;
+        let (a, b) = (self.long_temp(frame), self.long_temp(frame));
+        self.lexpr(l, a, frame)?;
+        self.lexpr(r, b, frame)?;
+        let result = self.long_temp(frame);
+        self.long_temp(frame);
+        let (neg_a, neg_b) = (self.slot(frame), self.slot(frame));
+        // A divisor of 0: the error flag.
+        let nonzero = self.label();
+        for op in [
+            format!("ldl {b}"),
+            format!("ldl {}", b + 1),
+            "or".to_owned(),
+            "eqc 0".to_owned(),
+            format!("cj {nonzero}"),
+            "seterr".to_owned(),
+        ] {
+            self.emit(op);
+        }
+        self.code.push_str(&format!("{nonzero}:\n"));
+        for (x, flag) in [(a, neg_a), (b, neg_b)] {
+            self.emit("ldc 0");
+            self.emit(format!("ldl {}", x + 1));
+            self.emit("gt");
+            self.emit(format!("stl {flag}"));
+            self.long_negate_if(flag, x);
+        }
+        self.emit(format!("ldlp {result}"));
+        self.emit(format!("ldlp {b}"));
+        self.emit(format!("ldlp {a}"));
+        self.emit("call OCC_LDIV");
+        let f = &mut self.frames[frame];
+        f.below = f.below.max(20);
+        let (from, sign) = if op == "/" {
+            // Negative when the signs differ.
+            self.emit(format!("ldl {neg_a}"));
+            self.emit(format!("ldl {neg_b}"));
+            self.emit("xor");
+            self.emit(format!("stl {neg_b}"));
+            (result, neg_b)
+        } else {
+            (result + 2, neg_a)
+        };
+        self.long_negate_if(sign, from);
+        for k in 0..2 {
+            self.emit(format!("ldl {}", from + k));
+            self.emit(format!("stl {}", dest + k));
+        }
+        Ok(())
+    }
+
+    /// Negates the INT64 at slot `x` in place when the flag at slot `flag` is set.
+    fn long_negate_if(&mut self, flag: i64, x: i64) {
+        let skip = self.label();
+        for op in [
+            format!("ldl {flag}"),
+            format!("cj {skip}"),
+            "ldc 0".to_owned(),
+            "ldc 0".to_owned(),
+            format!("ldl {x}"),
+            "ldiff".to_owned(),
+            format!("stl {x}"),
+            "ldc 0".to_owned(),
+            format!("ldl {}", x + 1),
+            "ldiff".to_owned(),
+            format!("stl {}", x + 1),
+        ] {
+            self.emit(op);
+        }
+        self.code.push_str(&format!("{skip}:\n"));
     }
 
     /// Stores the INT64 at slot `t` into `target`.

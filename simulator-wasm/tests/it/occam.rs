@@ -1165,11 +1165,17 @@ SEQ
   a := INT64 2000000000
   b := a + a
   c := b * 3
-  probe (INT (c / 1))
+  probe (INT (c / b))
+  probe (INT ((c + 7) \\ b))
+  probe (INT ((INT64 (-7)) / 2))
+  probe (INT ((INT64 (-7)) \\ 2))
+  probe (INT (c / 1000000))
 ";
-    // Division is not taken for INT64: the compiler says so.
-    let e = compile(source).expect_err("INT64 division").to_string();
-    assert!(e.contains("line 9") && e.contains("/ on INT64"), "{e}");
+    // 12e9 / 4e9; 7; −3 (towards zero); −1 (the dividend's sign); 12,000.
+    assert_eq!(
+        probes(source),
+        [3, 7, (-3i32) as u32, (-1i32) as u32, 12_000]
+    );
     let source = "
 INT64 a, b, c, d:
 [2]INT64 v:
