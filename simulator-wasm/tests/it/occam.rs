@@ -6,6 +6,11 @@ use simulator_wasm::network::Outcome;
 use simulator_wasm::occam::compile;
 use simulator_wasm::session::{Program, Session, Setup};
 
+/// The compiler's error for `source`, as text.
+fn compile_error(source: &str) -> String {
+    compile(source).expect_err("a compile error").to_string()
+}
+
 /// Runs `source` on one T800; answers the tags of its probes in order.
 fn probes(source: &str) -> Vec<u32> {
     probes_on(source, "single").swap_remove(0)
@@ -108,7 +113,7 @@ SEQ
 
 #[test]
 fn errors_say_where_and_what() {
-    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    let error = compile_error;
     let cases = [
         ("SEQ\n  x := 1\n", "line 2, column 3", "not declared"),
         ("INT x:\nSEQ\n  x := 1 + 2 * 3\n", "line 3", "precedence"),
@@ -202,9 +207,7 @@ SEQ
     .unwrap_or_else(|e| panic!("{e}"));
     let _ = session.finish();
     assert!(session.network.nodes[0].error, "a[3] of a [3]INT");
-    let e = compile("[3]INT a:\nSEQ\n  a[3] := 1\n")
-        .expect_err("a constant subscript out of range")
-        .to_string();
+    let e = compile_error("[3]INT a:\nSEQ\n  a[3] := 1\n");
     assert!(e.contains("line 3") && e.contains("no element 3"), "{e}");
 }
 
@@ -268,9 +271,7 @@ SEQ
     let mut started = p[1..].to_vec();
     started.sort_unstable();
     assert_eq!(started, [5, 6], "both branches ran");
-    let e = compile("INT n:\nSEQ\n  n := 2\n  PAR i = 0 FOR n\n    SKIP\n")
-        .expect_err("a variable count")
-        .to_string();
+    let e = compile_error("INT n:\nSEQ\n  n := 2\n  PAR i = 0 FOR n\n    SKIP\n");
     assert!(
         e.contains("line 4") && e.contains("count must be a constant"),
         "{e}"
@@ -295,9 +296,7 @@ SEQ
   probe (result)
 ";
     assert_eq!(probes(source), [16]);
-    let e = compile("[2]INT a:\na[0] ! 1\n")
-        .expect_err("not channels")
-        .to_string();
+    let e = compile_error("[2]INT a:\na[0] ! 1\n");
     assert!(e.contains("not an array of channels"), "{e}");
 }
 
@@ -463,13 +462,9 @@ SEQ
       probe (300)
 ";
     assert_eq!(probes(source), [7, 60, 2, 30, 200]);
-    let e = compile("CHAN OF INT c:\n[2]INT a:\nc ! a\n")
-        .expect_err("a protocol mismatch")
-        .to_string();
+    let e = compile_error("CHAN OF INT c:\n[2]INT a:\nc ! a\n");
     assert!(e.contains("line 3") && e.contains("carries a word"), "{e}");
-    let e = compile("INT x:\nCASE x\n  1\n    SKIP\n  1\n    SKIP\n")
-        .expect_err("a repeated choice")
-        .to_string();
+    let e = compile_error("INT x:\nCASE x\n  1\n    SKIP\n  1\n    SKIP\n");
     assert!(e.contains("twice"), "{e}");
 }
 
@@ -519,9 +514,7 @@ SEQ
 ";
     // 0+1+4+9+16+25; 7+10+13+16; 12340; 40+41+42.
     assert_eq!(probes(source), [55, 46, 12340, 123]);
-    let e = compile("PROC p ([4]INT v)\n  SKIP\n:\n[3]INT a:\np (a)\n")
-        .expect_err("a size mismatch")
-        .to_string();
+    let e = compile_error("PROC p ([4]INT v)\n  SKIP\n:\n[3]INT a:\np (a)\n");
     assert!(
         e.contains("line 5") && e.contains("4 elements, not 3"),
         "{e}"
@@ -598,7 +591,7 @@ SEQ
 ";
     // 49 + 144; gcd(36, 81) = 9, times 5; 193 is odd.
     assert_eq!(probes(source), [193, 45, 0]);
-    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    let error = compile_error;
     let e = error("INT FUNCTION f (INT x) IS x:\nSKIP\n");
     assert!(e.contains("parameters are VALs"), "{e}");
     let e = error("INT FUNCTION f (VAL INT x) IS x:\nf (1)\n");
@@ -708,16 +701,12 @@ SEQ
 ";
     // 13; 97 (19.5 / 2 = 9.75); 9.75 > 9.7; 2.5 rounds to even; −2; 7; 19.5 rounds to 20.
     assert_eq!(probes(source), [13, 97, 1, 2, (-2i32) as u32, 7, 20]);
-    let e = compile("REAL32 x:\nINT n:\nSEQ\n  x := 1.0\n  n := x\n")
-        .expect_err("a type error")
-        .to_string();
+    let e = compile_error("REAL32 x:\nINT n:\nSEQ\n  x := 1.0\n  n := x\n");
     assert!(
         e.contains("line 5") && e.contains("REAL32 where an INT"),
         "{e}"
     );
-    let e = compile("REAL32 x:\nx := 1\n")
-        .expect_err("an INT for a REAL")
-        .to_string();
+    let e = compile_error("REAL32 x:\nx := 1\n");
     assert!(
         e.contains("line 2") && e.contains("INT where a REAL32"),
         "{e}"
@@ -849,9 +838,7 @@ PLACED PAR
     to.prev ! 77
 ";
     assert_eq!(probes_on(source, "pipe 2"), [vec![77], vec![]]);
-    let e = compile("CHAN OF INT c:\nPLACE c AT 9:\nSKIP\n")
-        .expect_err("link 9")
-        .to_string();
+    let e = compile_error("CHAN OF INT c:\nPLACE c AT 9:\nSKIP\n");
     assert!(e.contains("line 2") && e.contains("0 to 3"), "{e}");
 }
 
@@ -959,9 +946,7 @@ SEQ
 ";
     // 5, × (3 − 2), + 1 + 2 + 3 + 4.
     assert_eq!(probes(source), [15]);
-    let e = compile("PROTOCOL P\n  CASE\n    go\n:\nCHAN OF P c:\nc ! went\n")
-        .expect_err("an unknown tag")
-        .to_string();
+    let e = compile_error("PROTOCOL P\n  CASE\n    go\n:\nCHAN OF P c:\nc ! went\n");
     assert!(
         e.contains("line 6") && e.contains("went is not a tag of P"),
         "{e}"
@@ -1088,15 +1073,13 @@ SEQ
 ";
     // 43; 9 r 2; 2 and 9; FALSE; 25.
     assert_eq!(probes(source), [43, 92, 29, 0, 25]);
-    let e = compile("INT, INT FUNCTION f (VAL INT a) IS a, a:\nINT x:\nx := f (1)\n")
-        .expect_err("two values for one name")
-        .to_string();
+    let e = compile_error("INT, INT FUNCTION f (VAL INT a) IS a, a:\nINT x:\nx := f (1)\n");
     assert!(e.contains("line 3") && e.contains("gives 2 values"), "{e}");
 }
 
 #[test]
 fn usage_rules_see_elements_and_procs() {
-    let error = |source: &str| compile(source).expect_err("an error").to_string();
+    let error = compile_error;
     // One element assigned in two branches; one channel element read in two.
     let e = error("[4]INT a:\nPAR\n  a[1] := 1\n  a[1] := 2\n");
     assert!(
@@ -1238,8 +1221,6 @@ SEQ
     // A = [[0,1,2],[1,2,3],[2,3,4]], B = [[0,1,2],[3,4,5],[6,7,8]]: C's diagonal 15 + 30 + 51;
     // 99 + SIZE cube (its first dimension, 2).
     assert_eq!(probes(source), [96, 101]);
-    let e = compile("[2][3]INT a:\na[0][3] := 1\n")
-        .expect_err("out of range")
-        .to_string();
+    let e = compile_error("[2][3]INT a:\na[0][3] := 1\n");
     assert!(e.contains("dimension 2 has 3: no element 3"), "{e}");
 }
