@@ -352,6 +352,15 @@ fn elem_bytes(ty: Type) -> i64 {
     }
 }
 
+/// The literal text of a REAL constant (`1.5`, or `1.5` as REAL32), if it is one.
+fn real_literal(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Real(text, _, _) => Some(text),
+        Expr::Convert(_, _, x, _) => real_literal(x),
+        _ => None,
+    }
+}
+
 /// A type's name, as occam writes it.
 fn type_name(ty: Type) -> &'static str {
     match ty {
@@ -558,6 +567,9 @@ enum Sym {
     Timer,
     /// A value known when compiling.
     Const(i64),
+    /// A REAL known when compiling: its words in the program's data, at a label (so PROCs
+    /// reach it too).
+    RealConst { label: String, ty: Type },
     /// A channel PLACEd at a link: its channel word's address.
     Fixed { address: u32, protocol: Protocol },
     /// A channel (or array of channels) declared outside a PLACED PAR: its address on each
@@ -810,6 +822,7 @@ impl Gen {
             | Sym::ArrayRef { .. }
             | Sym::Timer
             | Sym::Fixed { .. }
+            | Sym::RealConst { .. }
             | Sym::Placed { .. } => Err(OccamError::at_pos(
                 pos,
                 format!("\"{name}\" is not a value"),
@@ -1863,7 +1876,7 @@ impl Gen {
             Expr::Real(_, ty, _) => ty.unwrap_or(Type::Real64),
             Expr::Convert(ty, ..) => *ty,
             Expr::Var(name, _) => match sym(name) {
-                Some(Sym::Var { ty, .. } | Sym::Ref { ty, .. }) => *ty,
+                Some(Sym::Var { ty, .. } | Sym::Ref { ty, .. } | Sym::RealConst { ty, .. }) => *ty,
                 _ => Type::Int,
             },
             Expr::Index(name, ..) | Expr::Slice(name, ..) => match sym(name) {
@@ -1936,17 +1949,7 @@ impl Gen {
                 if decorated.is_some_and(|t| t != ty) {
                     return Err(mismatch(decorated.unwrap_or(ty), *pos));
                 }
-                let value: f64 = text.parse().map_err(|_| {
-                    OccamError::at_pos(*pos, format!("\"{text}\" is not a real number"))
-                })?;
-                let label = self.label();
-                let words = if ty == Type::Real64 {
-                    let bits = value.to_bits();
-                    format!("{}, {}", bits as u32, (bits >> 32) as u32)
-                } else {
-                    (value as f32).to_bits().to_string()
-                };
-                let _ = writeln!(self.data, "    .align 4\n{label}: .word {words}");
+                let label = self.real_data(text, ty, *pos)?;
                 self.emit(format!("ldc {label}"));
                 self.emit(load);
             }
@@ -1956,6 +1959,7 @@ impl Gen {
                     return Err(mismatch(found, *pos));
                 }
                 match self.lookup(name, *pos)? {
+                    Sym::RealConst { label, .. } => self.emit(format!("ldc {label}")),
                     Sym::Var { frame: f, slot, .. } => {
                         let at = self.reach(frame, f, slot, *pos)?;
                         self.emit(format!("ldlp {at}"));
@@ -2419,6 +2423,22 @@ impl Gen {
         Ok(())
     }
 
+    /// A real literal's words in the program's data (as `ty`); answers their label.
+    fn real_data(&mut self, text: &str, ty: Type, pos: Pos) -> Result<String, OccamError> {
+        let value: f64 = text
+            .parse()
+            .map_err(|_| OccamError::at_pos(pos, format!("\"{text}\" is not a real number")))?;
+        let label = self.label();
+        let words = if ty == Type::Real64 {
+            let bits = value.to_bits();
+            format!("{}, {}", bits as u32, (bits >> 32) as u32)
+        } else {
+            (value as f32).to_bits().to_string()
+        };
+        let _ = writeln!(self.data, "    .align 4\n{label}: .word {words}");
+        Ok(label)
+    }
+
     /// Both operands of a REAL operation on the FPU's stack (FB the left, FA the right),
     /// through a temporary when the right needs every register.
     fn fbin(&mut self, l: &Expr, r: &Expr, ty: Type, frame: usize) -> Result<(), OccamError> {
@@ -2697,6 +2717,16 @@ impl Gen {
                 }
                 self.process(scope, frame)?;
                 self.scopes.truncate(depth);
+            }
+            Proc::Val(name, value, scope, _)
+                if self.ty_of(value).is_real() && real_literal(value).is_some() =>
+            {
+                let ty = self.ty_of(value);
+                let text = real_literal(value).unwrap_or("0.0");
+                let label = self.real_data(text, ty, Pos::default())?;
+                self.declare(name, Sym::RealConst { label, ty });
+                self.process(scope, frame)?;
+                self.scopes.pop();
             }
             Proc::Val(name, value, scope, _) => {
                 let ty = self.ty_of(value);

@@ -313,3 +313,81 @@ fn a_whetstone_style_kernel_computes_what_ieee_double_arithmetic_does() {
     assert_eq!(got.to_bits(), x.to_bits(), "{got} vs {x}");
     assert!(!node.fpu.error);
 }
+
+/// The Whetstone benchmark's floating-point modules (2, 3 and 8) in occam, on the T800's FPU
+/// in REAL64 and REAL32: the results are IEEE arithmetic's (the same sequence computed here,
+/// rounded the same way), and the rate is printed.
+#[test]
+fn whetstone_modules_in_occam_compute_what_ieee_arithmetic_does() {
+    use simulator_wasm::cpu::EventKind;
+    use simulator_wasm::network::Outcome;
+    use simulator_wasm::session::{Program, Session, Setup};
+    let source = include_str!("../../programs/whetstone.occ");
+    let loops = 10;
+    let (n2, n3, n8) = (12 * loops, 14 * loops, 899 * loops);
+    // The same modules in Rust, in either width.
+    fn modules<F>(n2: usize, n3: usize, n8: usize, from: fn(f64) -> F) -> [F; 3]
+    where
+        F: Copy
+            + std::ops::Add<Output = F>
+            + std::ops::Sub<Output = F>
+            + std::ops::Mul<Output = F>
+            + std::ops::Div<Output = F>
+            + std::ops::Neg<Output = F>,
+    {
+        let (t, t2) = (from(0.499975), from(2.0));
+        let mut e = [from(1.0), from(-1.0), from(-1.0), from(-1.0)];
+        for _ in 0..n2 {
+            e[0] = (e[0] + e[1] + e[2] - e[3]) * t;
+            e[1] = (e[0] + e[1] - e[2] + e[3]) * t;
+            e[2] = (e[0] - e[1] + e[2] + e[3]) * t;
+            e[3] = (-e[0] + e[1] + e[2] + e[3]) * t;
+        }
+        for _ in 0..n3 {
+            for _ in 0..6 {
+                e[0] = (e[0] + e[1] + e[2] - e[3]) * t;
+                e[1] = (e[0] + e[1] - e[2] + e[3]) * t;
+                e[2] = (e[0] - e[1] + e[2] + e[3]) * t;
+                e[3] = (-e[0] + e[1] + e[2] + e[3]) / t2;
+            }
+        }
+        let (x, y, mut z) = (from(1.0), from(1.0), from(1.0));
+        for _ in 0..n8 {
+            let x1 = t * (x + y);
+            let y1 = t * (x1 + y);
+            z = (x1 + y1) / t2;
+        }
+        [e[0], e[3], z]
+    }
+    let scaled64 = modules(n2, n3, n8, |v| v).map(|v| (v * 1e9).round_ties_even() as i32);
+    let scaled32 =
+        modules(n2, n3, n8, |v| v as f32).map(|v| (v * 1e9f64 as f32).round_ties_even() as i32);
+    let flops = (n2 * 16 + n3 * 6 * 16 + n8 * 6) as f64;
+    for (width, text, want) in [
+        ("REAL64", source.to_owned(), scaled64),
+        ("REAL32", source.replace("REAL64", "REAL32"), scaled32),
+    ] {
+        let mut session = Session::new(&Program::Occam(text), &Setup::default())
+            .unwrap_or_else(|e| panic!("{width}: {e}"));
+        assert_eq!(session.finish(), Ok(Outcome::Idle), "{width}");
+        let got: Vec<i32> = session
+            .output()
+            .split_whitespace()
+            .map(|w| w.parse().unwrap_or(i32::MIN))
+            .collect();
+        assert_eq!(got, want, "{width}: the T800 against IEEE arithmetic");
+        let node = &session.network.nodes[0];
+        let at: Vec<u64> = node
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::Probe)
+            .map(|e| e.cycle)
+            .collect();
+        let seconds = (at[1] - at[0]) as f64 / 20e6;
+        eprintln!(
+            "Whetstone modules 2, 3 and 8 in {width} on a T800-20: {:.2} ms, {:.2} MFLOPS",
+            seconds * 1e3,
+            flops / seconds / 1e6
+        );
+    }
+}
