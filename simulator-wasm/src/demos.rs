@@ -105,7 +105,7 @@ const RAY_ABOUT: &str = "A farmer hands out bundles of rays along a chain of pro
 pub const DEMOS: &[Demo] = &[
     Demo {
         name: "comstime",
-        title: "COMSTIME: the cost of a communication",
+        title: "COMSTIME: a communication's cost",
         origin: "INMOS's communication-time benchmark",
         about: "Four processes pass a number round a ring on one T800: prefix, delta (two \
             outputs in PAR), successor and consumer. The consumer brackets 1,000 iterations \
@@ -121,7 +121,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "raytracer",
-        title: "Ray tracer farm, plain (SUPRENUM)",
+        title: "Ray tracer farm (SUPRENUM)",
         origin: "Siegle and Hofmann, Monitoring Program Behaviour on SUPRENUM (1992)",
         about: RAY_ABOUT,
         source: RAYTRACER,
@@ -132,7 +132,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "raytracer-mailbox",
-        title: "Ray tracer farm with mailboxes",
+        title: "Ray tracer: mailboxes",
         origin: "Siegle and Hofmann, Monitoring Program Behaviour on SUPRENUM (1992)",
         about: RAY_ABOUT,
         source: RAYTRACER,
@@ -143,7 +143,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "raytracer-agents",
-        title: "Ray tracer farm with communication agents",
+        title: "Ray tracer: communication agents",
         origin: "Siegle and Hofmann, Monitoring Program Behaviour on SUPRENUM (1992)",
         about: RAY_ABOUT,
         source: RAYTRACER,
@@ -154,7 +154,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "raytracer-bundles-50",
-        title: "Ray tracer farm, bundles of 50 rays",
+        title: "Ray tracer: bundles of 50 rays",
         origin: "Siegle and Hofmann, Monitoring Program Behaviour on SUPRENUM (1992)",
         about: RAY_ABOUT,
         source: RAYTRACER,
@@ -170,7 +170,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "raytracer-bundles-100",
-        title: "Ray tracer farm, bundles of 100 rays",
+        title: "Ray tracer: bundles of 100 rays",
         origin: "Siegle and Hofmann, Monitoring Program Behaviour on SUPRENUM (1992)",
         about: RAY_ABOUT,
         source: RAYTRACER,
@@ -186,7 +186,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "image",
-        title: "Image reconstruction, a message per column (Tmon)",
+        title: "Image reconstruction (Tmon)",
         origin: "Jiang, Performance monitoring in transputer-based multicomputer networks \
             (1990), chapter 6",
         about: "A master reads an image, sends each processor of a cylinder its subimage, \
@@ -204,7 +204,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "image-batched",
-        title: "Image reconstruction, a message per subimage (Tmon)",
+        title: "Image reconstruction, batched",
         origin: "Jiang, Performance monitoring in transputer-based multicomputer networks \
             (1990), chapter 6",
         about: "The same program with each subimage sent as one message (the thesis's fix: \
@@ -220,7 +220,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "verify",
-        title: "Verify: serial logging that NPT finds (Quartz)",
+        title: "Verify (Quartz)",
         origin: "Anderson and Lazowska, Quartz: A Tool for Tuning Parallel Program Performance \
             (1989)",
         about: "Processor 0 reads two circuits and builds the cones to compare, logging every \
@@ -237,7 +237,7 @@ pub const DEMOS: &[Demo] = &[
     },
     Demo {
         name: "verify-no-logging",
-        title: "Verify without the logging (Quartz)",
+        title: "Verify without its logging",
         origin: "Anderson and Lazowska, Quartz: A Tool for Tuning Parallel Program Performance \
             (1989)",
         about: "The same workload with the logging turned off, Quartz's first fix (speedup 9.2 \

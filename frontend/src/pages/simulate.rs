@@ -631,14 +631,13 @@ fn gallery(sim: Sim) -> impl IntoView {
                     <button class="sim-demo" class:picked=picked data-testid="sim-demo"
                         data-demo=d.name.clone() title=d.origin.clone()
                         on:click=move |_| sim.pick_demo(k)>
-                        <strong>{d.title.clone()}</strong>
-                        <span>{d.origin.clone()}</span>
+                        {d.title.clone()}
                     </button>
                 }
             }).collect_view()}
         </div>
         {move || demo.get().and_then(|k| demos.with(|list| list.get(k).cloned())).map(|d| view! {
-            <p class="sim-about" data-testid="sim-about">{d.about}</p>
+            <p class="sim-about" data-testid="sim-about"><em>{d.origin}</em>". "{d.about}</p>
         })}
     }
 }
