@@ -633,3 +633,35 @@ fn simulate_gives_the_program_a_sandbox_of_files_and_writes_back_what_it_made() 
     assert!(dir.path().join("in.txt").is_file());
     assert_eq!(std::fs::read_dir(dir.path()).expect("lists").count(), 2);
 }
+
+#[test]
+fn simulate_runs_the_gallerys_demos_by_name() {
+    let list = tracescope(&["simulate", "demo:list"]);
+    assert!(list.status.success());
+    let names = String::from_utf8_lossy(&list.stdout);
+    for name in [
+        "demo:comstime",
+        "demo:raytracer-bundles-50",
+        "demo:image",
+        "demo:verify",
+    ] {
+        assert!(names.contains(name), "{name} in {names}");
+    }
+    let out = tracescope(&["simulate", "demo:sieve", "--nodes", "4", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["program"], "demo:sieve");
+    assert_eq!(report["kind"], "occam");
+    assert_eq!(report["topology"], "pipe 4");
+    assert_eq!(report["outcome"], "idle");
+    assert!(report["messages"].as_u64().is_some_and(|n| n > 1000));
+    // A node count the demo does not offer, and a demo that does not exist, say so.
+    let five = tracescope(&["simulate", "demo:sieve", "--nodes", "5"]);
+    assert!(String::from_utf8_lossy(&five.stderr).contains("runs on 8, 3, 4, 16 nodes, not 5"));
+    let none = tracescope(&["simulate", "demo:nope"]);
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no demo named nope"));
+}
