@@ -593,11 +593,7 @@ impl Cursor<'_> {
             self.expect("]")?;
         }
         // `a[i][j]`: the subscripts as a list.
-        Ok(Some(if indices.len() == 1 {
-            indices.remove(0)
-        } else {
-            Expr::Table(indices, pos)
-        }))
+        Ok(Some(one_or_list(indices, pos)))
     }
 
     /// What an assignment or input writes: a name, or an array element.
@@ -607,6 +603,28 @@ impl Cursor<'_> {
             Some(i) => Target::Elem(name, i),
             None => Target::Var(name),
         })
+    }
+
+    /// A data type's name (`INT`, `REAL32`, …) if one is next (read).
+    fn data_type(&mut self) -> Option<Type> {
+        let ty = match self.peek() {
+            Some(Tok::Name(n)) => Type::named(n),
+            _ => None,
+        };
+        if ty.is_some() {
+            self.k += 1;
+        }
+        ty
+    }
+
+    /// Expressions separated by commas: one, or several as a list (a RESULT's values).
+    fn expression_list(&mut self, pos: Pos) -> Result<Expr, OccamError> {
+        let mut values = vec![self.expression()?];
+        while self.is(",") {
+            self.k += 1;
+            values.push(self.expression()?);
+        }
+        Ok(one_or_list(values, pos))
     }
 
     /// A channel or a channel array's element: `c`, `c[i]`.
@@ -1053,17 +1071,8 @@ impl Parser {
                 sizes.push(c.expression()?);
                 c.expect("]")?;
             }
-            let size = if sizes.len() == 1 {
-                sizes.remove(0)
-            } else {
-                Expr::Table(sizes, pos)
-            };
-            let named = match c.peek() {
-                Some(Tok::Name(n)) => Type::named(n),
-                _ => None,
-            };
-            let ty = if let Some(t) = named {
-                c.k += 1;
+            let size = one_or_list(sizes, pos);
+            let ty = if let Some(t) = c.data_type() {
                 t
             } else if c.keyword("CHAN") {
                 c.chan_type(&self.protocols)?
@@ -1270,17 +1279,8 @@ impl Parser {
                 }
                 self.at += 1;
                 r.k += 1;
-                let mut values = vec![r.expression()?];
-                while r.is(",") {
-                    r.k += 1;
-                    values.push(r.expression()?);
-                }
+                let value = r.expression_list(start)?;
                 r.done()?;
-                let value = if values.len() == 1 {
-                    values.remove(0)
-                } else {
-                    Expr::Table(values, start)
-                };
                 Ok(Proc::Valof(Box::new(body), value, start))
             }
             "INT" | "INT16" | "INT32" | "INT64" | "BOOL" | "BYTE" | "REAL32" | "REAL64"
@@ -1312,12 +1312,9 @@ impl Parser {
             }
             "VAL" => {
                 c.k += 1;
-                let ty = match c.peek() {
-                    Some(Tok::Name(n)) => Type::named(n),
-                    _ => None,
-                }
-                .ok_or_else(|| c.err("expected a type: INT, BOOL, REAL32 or REAL64"))?;
-                c.k += 1;
+                let ty = c
+                    .data_type()
+                    .ok_or_else(|| c.err("expected a type: INT, BOOL, REAL32 or REAL64"))?;
                 let (name, pos) = c.name()?;
                 if !c.keyword("IS") {
                     return Err(c.err("expected IS"));
@@ -1657,12 +1654,7 @@ impl Parser {
             } else {
                 None
             };
-            let named = match c.peek() {
-                Some(Tok::Name(n)) => Type::named(n),
-                _ => None,
-            };
-            let ty = if let Some(t) = named {
-                c.k += 1;
+            let ty = if let Some(t) = c.data_type() {
                 t
             } else if c.keyword("CHAN") {
                 c.chan_type(&self.protocols)?
@@ -1693,16 +1685,7 @@ impl Parser {
         {
             // `INT FUNCTION f (VAL INT x) IS expression:`, its value as the FUNCTION's type.
             c.k += 1;
-            let mut values = vec![c.expression()?];
-            while c.is(",") {
-                c.k += 1;
-                values.push(c.expression()?);
-            }
-            let mut value = if values.len() == 1 {
-                values.remove(0)
-            } else {
-                Expr::Table(values, pos)
-            };
+            let mut value = c.expression_list(pos)?;
             typed_results(&mut value, types, pos);
             c.expect(":")?;
             c.done()?;
@@ -1843,6 +1826,16 @@ pub fn ends_in_valof(p: &Proc) -> bool {
         | Proc::Define(_, _, _, q, _) => ends_in_valof(q),
         Proc::Seq(list) => list.len() == 1 && ends_in_valof(&list[0]),
         _ => false,
+    }
+}
+
+/// One expression as itself, several as a list (`a[i][j]`'s subscripts, `[n][m]`'s sizes, a
+/// RESULT's values).
+fn one_or_list(mut values: Vec<Expr>, pos: Pos) -> Expr {
+    if values.len() == 1 {
+        values.remove(0)
+    } else {
+        Expr::Table(values, pos)
     }
 }
 
