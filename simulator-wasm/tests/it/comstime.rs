@@ -12,12 +12,7 @@ pub fn comstime_ns_per_iteration() -> (f64, u64) {
     let (mut node, program) = boot(SOURCE);
     run(&mut node, 10_000_000);
     let n = program.symbol("N").expect("N") as f64;
-    let probes: Vec<u64> = node
-        .events
-        .iter()
-        .filter(|e| e.kind == EventKind::Probe)
-        .map(|e| e.cycle)
-        .collect();
+    let probes = crate::probe_cycles(&node);
     assert_eq!(probes.len(), 2, "{}", node.dump());
     let cycles = (probes[1] - probes[0]) as f64;
     (cycles * 50.0 / n, node.instructions)

@@ -319,7 +319,6 @@ fn a_whetstone_style_kernel_computes_what_ieee_double_arithmetic_does() {
 /// rounded the same way), and the rate is printed.
 #[test]
 fn whetstone_modules_in_occam_compute_what_ieee_arithmetic_does() {
-    use simulator_wasm::cpu::EventKind;
     use simulator_wasm::network::Outcome;
     use simulator_wasm::session::{Program, Session, Setup};
     let source = include_str!("../../programs/whetstone.occ");
@@ -377,12 +376,7 @@ fn whetstone_modules_in_occam_compute_what_ieee_arithmetic_does() {
             .collect();
         assert_eq!(got, want, "{width}: the T800 against IEEE arithmetic");
         let node = &session.network.nodes[0];
-        let at: Vec<u64> = node
-            .events
-            .iter()
-            .filter(|e| e.kind == EventKind::Probe)
-            .map(|e| e.cycle)
-            .collect();
+        let at = crate::probe_cycles(node);
         let seconds = (at[1] - at[0]) as f64 / 20e6;
         eprintln!(
             "Whetstone modules 2, 3 and 8 in {width} on a T800-20: {:.2} ms, {:.2} MFLOPS",

@@ -40,3 +40,12 @@ pub fn run(node: &mut Node, budget: u64) {
         panic!("{e}\n{}", node.dump());
     }
 }
+
+/// The cycles at which `node` ran its probes, in order.
+pub fn probe_cycles(node: &Node) -> Vec<u64> {
+    node.events
+        .iter()
+        .filter(|e| e.kind == simulator_wasm::cpu::EventKind::Probe)
+        .map(|e| e.cycle)
+        .collect()
+}

@@ -151,12 +151,7 @@ fn comstime_in_occam_runs_within_ten_percent_of_a_real_t800() {
     let setup_limit = session.finish();
     assert!(setup_limit.is_ok(), "{setup_limit:?}");
     let node = &session.network.nodes[0];
-    let at: Vec<u64> = node
-        .events
-        .iter()
-        .filter(|e| e.kind == EventKind::Probe)
-        .map(|e| e.cycle)
-        .collect();
+    let at = crate::probe_cycles(node);
     assert_eq!(at.len(), 2, "{}", node.dump());
     let ns = (at[1] - at[0]) as f64 * 50.0 / 1000.0;
     let (assembly, _) = crate::comstime::comstime_ns_per_iteration();
