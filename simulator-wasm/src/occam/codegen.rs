@@ -361,6 +361,24 @@ fn real_literal(e: &Expr) -> Option<&str> {
     }
 }
 
+/// The FPU's load of a REAL of type `ty` from the address in A.
+fn fp_load(ty: Type) -> &'static str {
+    if ty == Type::Real64 {
+        "fpldnldb"
+    } else {
+        "fpldnlsn"
+    }
+}
+
+/// The FPU's store of FA, a REAL of type `ty`, at the address in A.
+fn fp_store(ty: Type) -> &'static str {
+    if ty == Type::Real64 {
+        "fpstnldb"
+    } else {
+        "fpstnlsn"
+    }
+}
+
 /// A type's name, as occam writes it.
 fn type_name(ty: Type) -> &'static str {
     match ty {
@@ -1332,11 +1350,7 @@ impl Gen {
                             self.slot(frame);
                         }
                         self.emit(format!("ldlp {temp}"));
-                        self.emit(if ty == Type::Real64 {
-                            "fpstnldb"
-                        } else {
-                            "fpstnlsn"
-                        });
+                        self.emit(fp_store(ty));
                         self.emit(format!("ldlp {temp}"));
                         self.emit(format!("ldl {ch}"));
                         self.emit(format!("ldc {}", 4 * ty.words()));
@@ -1928,11 +1942,7 @@ impl Gen {
 
     /// Evaluates the REAL expression `e` (of type `ty`) onto the FPU's stack.
     fn fexpr(&mut self, e: &Expr, ty: Type, frame: usize) -> Result<(), OccamError> {
-        let (load, suffix) = if ty == Type::Real64 {
-            ("fpldnldb", "db")
-        } else {
-            ("fpldnlsn", "sn")
-        };
+        let load = fp_load(ty);
         let mismatch = |found: Type, pos: Pos| {
             OccamError::at_pos(
                 pos,
@@ -2058,7 +2068,6 @@ impl Gen {
                 ));
             }
         }
-        let _ = suffix;
         Ok(())
     }
 
@@ -2145,7 +2154,7 @@ impl Gen {
                 let sub = Expr::Bin("-", Box::new(Expr::Num(0)), x.clone(), Pos::default());
                 self.lexpr(&sub, dest, frame)?;
             }
-            Expr::Bin(op, l, r, pos) if matches!(*op, "<<" | ">>") => {
+            Expr::Bin(op, l, r, _) if matches!(*op, "<<" | ">>") => {
                 let (t, n) = (self.long_temp(frame), self.slot(frame));
                 self.expr(r, frame)?;
                 self.emit(format!("stl {n}"));
@@ -2156,7 +2165,6 @@ impl Gen {
                 self.emit(if *op == "<<" { "lshl" } else { "lshr" });
                 self.emit(format!("stl {dest}"));
                 self.emit(format!("stl {}", dest + 1));
-                let _ = pos;
             }
             Expr::Bin(op, l, r, _) if matches!(*op, "/" | "\\" | "REM") => {
                 self.long_divide(op, l, r, dest, frame)?;
@@ -2447,11 +2455,7 @@ impl Gen {
             if ty == Type::Real64 {
                 self.slot(frame);
             }
-            let (load, store) = if ty == Type::Real64 {
-                ("fpldnldb", "fpstnldb")
-            } else {
-                ("fpldnlsn", "fpstnlsn")
-            };
+            let (load, store) = (fp_load(ty), fp_store(ty));
             self.fexpr(r, ty, frame)?;
             self.emit(format!("ldlp {temp}"));
             self.emit(store);
@@ -2537,11 +2541,7 @@ impl Gen {
                 if ty.is_real() {
                     self.fexpr(e, ty, frame).map_err(|err| located(err, *pos))?;
                     self.target_address(target, *pos, frame)?;
-                    self.emit(if ty == Type::Real64 {
-                        "fpstnldb"
-                    } else {
-                        "fpstnlsn"
-                    });
+                    self.emit(fp_store(ty));
                 } else {
                     self.expr(e, frame).map_err(|err| located(err, *pos))?;
                     self.store_target(target, *pos, frame)?;
@@ -2738,11 +2738,7 @@ impl Gen {
                     self.fexpr(value, ty, frame)?;
                     let at = self.reach(frame, frame, slot, Pos::default())?;
                     self.emit(format!("ldlp {at}"));
-                    self.emit(if ty == Type::Real64 {
-                        "fpstnldb"
-                    } else {
-                        "fpstnlsn"
-                    });
+                    self.emit(fp_store(ty));
                     self.declare(
                         name,
                         Sym::Var {
@@ -3003,11 +2999,7 @@ impl Gen {
                     }
                     self.fexpr(v, ty, frame)?;
                     self.emit(format!("ldlp {t}"));
-                    self.emit(if ty == Type::Real64 {
-                        "fpstnldb"
-                    } else {
-                        "fpstnlsn"
-                    });
+                    self.emit(fp_store(ty));
                 } else {
                     self.expr(v, frame)?;
                     self.emit(format!("stl {t}"));
@@ -3018,17 +3010,9 @@ impl Gen {
         for (target, (t, ty)) in targets.iter().zip(temps) {
             if ty.is_real() {
                 self.emit(format!("ldlp {t}"));
-                self.emit(if ty == Type::Real64 {
-                    "fpldnldb"
-                } else {
-                    "fpldnlsn"
-                });
+                self.emit(fp_load(ty));
                 self.target_address(target, pos, frame)?;
-                self.emit(if ty == Type::Real64 {
-                    "fpstnldb"
-                } else {
-                    "fpstnlsn"
-                });
+                self.emit(fp_store(ty));
             } else {
                 self.emit(format!("ldl {t}"));
                 self.store_target(target, pos, frame)?;
