@@ -17,6 +17,7 @@ use crate::graph::critical_path::{
 };
 use crate::graph::execution::ProgramEdge;
 use crate::graph::states::State;
+use crate::graph::timeline::Hints;
 use crate::model::{Direction, EventIdx, EventKind, LinkId, NodeId, ProcessId, RegionId, Trace};
 
 /// Options of the analysis.
@@ -334,9 +335,12 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
 
     let cp = longest_path(&timing.graph, &elapsed);
     let critical_path = critical_path_report(timing, &cp, &elapsed);
-    let cpu_time_cp =
-        longest_path(&cx.graph, &cx.cpu_time_weights(|transit| transit as f64)).length;
-    let ideal = longest_path(&cx.graph, &cx.cpu_time_weights(|_| 0.0)).length;
+    let mut cpu_weights = cx.cpu_time_weights(|transit| transit as f64);
+    let cpu_time_cp = longest_path(&cx.graph, &cpu_weights).length;
+    // The ideal network: the same CPU times with messages that take no time.
+    cpu_weights.message.fill(0.0);
+    let ideal = longest_path(&cx.graph, &cpu_weights).length;
+    drop(cpu_weights);
 
     let wcpa_weights = cx.wcpa_weights();
     let heaviest = longest_path(&cx.graph, &wcpa_weights);
@@ -449,6 +453,7 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
             blocked: 0,
         })
         .collect();
+    let mut hints = cx.timeline.hints();
     for span in &cx.spans {
         let Some(t) = times.get_mut(span.process.index()) else {
             continue;
@@ -457,7 +462,7 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
         match span.state {
             State::Computing => {
                 t.wall_computation = t.wall_computation.saturating_add(span.end.0 - span.start.0);
-                t.computation += cx.timeline.cpu_time(node, span.start.0, span.end.0);
+                t.computation += cx.timeline.cpu_time_near(node, span.start.0, span.end.0, &mut hints);
             }
             State::Blocked => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
         }
@@ -737,6 +742,7 @@ fn process_npt(
     (from, to): (u64, u64),
     open: &mut OpenRegions,
     stack: &mut Vec<RegionId>,
+    hints: &mut Hints,
 ) -> ProcessNpt {
     let e = &cx.trace.events;
     let node = cx.trace.processes[process.index()].node;
@@ -748,7 +754,7 @@ fn process_npt(
         if let (Some(p), ProgramEdge::Computation) = (prev, cx.graph.in_edge(v)) {
             let (a, b) = (cx.graph.time(p).0.max(from), cx.graph.time(v).0.min(to));
             let value = if a < b {
-                cx.timeline.normalized_time(node, a, b)
+                cx.timeline.normalized_time_near(node, a, b, hints)
             } else {
                 0.0
             };
@@ -885,11 +891,12 @@ pub fn npt_in(cx: &Context<'_>, window: (u64, u64), keep: &dyn Fn(ProcessId) -> 
     let mut open = OpenRegions::new(trace.regions.len());
     let mut tree = Vec::new();
     let mut total = 0.0;
+    let mut hints = cx.timeline.hints();
     for process in trace.process_ids() {
         if !keep(process) {
             continue;
         }
-        let times = process_npt(cx, process, window, &mut open, &mut stack);
+        let times = process_npt(cx, process, window, &mut open, &mut stack, &mut hints);
         for (&(r, _), &t) in &times.inclusive {
             *inclusive.entry(r).or_default() += t;
         }
@@ -920,7 +927,7 @@ pub fn npt_in(cx: &Context<'_>, window: (u64, u64), keep: &dyn Fn(ProcessId) -> 
 
 fn parallelism_profile(cx: &Context<'_>, start: u64, end: u64) -> ParallelismProfile {
     let mut time_with = vec![0u64; cx.timeline.n_processors + 1];
-    for (a, b, k) in cx.timeline.busy_nodes.pieces(start, end) {
+    for (a, b, k) in cx.timeline.busy_nodes().pieces(start, end) {
         let k = (k.round().max(0.0) as usize).min(time_with.len() - 1);
         time_with[k] = time_with[k].saturating_add(b - a);
     }

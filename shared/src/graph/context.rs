@@ -5,11 +5,11 @@
 //! The server builds one per run and keeps it; `tracescope analyze` builds one per file.
 
 use crate::graph::attribution::Attribution;
-use crate::graph::critical_path::EdgeWeights;
+use crate::graph::critical_path::{EdgeWeights, elapsed_into};
 use crate::graph::execution::{ExecutionGraph, ProgramEdge};
 use crate::graph::pairing::{Pairing, pair_messages};
 use crate::graph::states::{StateSpan, state_spans_of};
-use crate::graph::timeline::Timeline;
+use crate::graph::timeline::{Hints, Timeline};
 use crate::model::{EventIdx, NodeId, Trace};
 
 /// Everything the analyses need, computed once per trace.
@@ -59,21 +59,23 @@ impl<'a> Context<'a> {
     /// while timeslicing with the other processes of its node (thesis §3.3, test T7); message
     /// edges weigh `message_weight`.
     pub fn cpu_time_weights(&self, message_weight: impl Fn(u64) -> f64) -> EdgeWeights<f64> {
-        let elapsed = EdgeWeights::elapsed(self.trace, &self.graph);
         let n = self.graph.len();
         let mut w = EdgeWeights::zeros(n);
+        let mut hints = self.timeline.hints();
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
-            w.seed[i] = elapsed.seed[i] as f64;
-            w.message[i] = message_weight(elapsed.message[i]);
-            w.collective[i] = elapsed.collective[i] as f64;
+            let elapsed = elapsed_into(self.trace, &self.graph, v);
+            w.seed[i] = elapsed.seed as f64;
+            w.message[i] = message_weight(elapsed.message);
+            w.collective[i] = elapsed.collective as f64;
             if let (Some(prev), ProgramEdge::Computation) =
                 (self.graph.prev(v), self.graph.in_edge(v))
             {
-                w.program[i] = self.timeline.cpu_time(
+                w.program[i] = self.timeline.cpu_time_near(
                     self.node_of(v),
                     self.graph.time(prev).0,
                     self.graph.time(v).0,
+                    &mut hints,
                 );
             }
         }
@@ -89,27 +91,40 @@ impl<'a> Context<'a> {
         let origin = self.graph.origin().0;
         let n = self.graph.len();
         let mut w = EdgeWeights::zeros(n);
-        let weight = |node: NodeId, a: u64, b: u64| {
+        // One stream of searches per kind of edge: each moves forward with its process.
+        let [mut seed, mut program, mut message, mut collective] =
+            std::array::from_fn(|_| self.timeline.hints());
+        let weight = |node: NodeId, a: u64, b: u64, hints: &mut Hints| {
             if b <= a {
                 0.0
             } else {
-                n_proc * (b - a) as f64 - self.timeline.others_busy_time(node, a, b)
+                n_proc * (b - a) as f64 - self.timeline.others_busy_time_near(node, a, b, hints)
             }
         };
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             let node = self.node_of(v);
-            w.seed[i] = weight(node, origin, self.graph.time(v).0);
+            w.seed[i] = weight(node, origin, self.graph.time(v).0, &mut seed);
             if let (Some(prev), ProgramEdge::Computation) =
                 (self.graph.prev(v), self.graph.in_edge(v))
             {
-                w.program[i] = weight(node, self.graph.time(prev).0, self.graph.time(v).0);
+                w.program[i] = weight(
+                    node,
+                    self.graph.time(prev).0,
+                    self.graph.time(v).0,
+                    &mut program,
+                );
             }
             if let Some(send) = self.graph.message_from(v) {
-                w.message[i] = weight(node, times[send.index()].0, times[i].0);
+                w.message[i] = weight(node, times[send.index()].0, times[i].0, &mut message);
             }
             if let Some(h) = self.graph.hub_into(v) {
-                w.collective[i] = weight(node, self.graph.hub_time(h).0, self.graph.time(v).0);
+                w.collective[i] = weight(
+                    node,
+                    self.graph.hub_time(h).0,
+                    self.graph.time(v).0,
+                    &mut collective,
+                );
             }
         }
         w

@@ -60,26 +60,54 @@ impl EdgeWeights<u64> {
     /// offset from the origin.
     pub fn elapsed(trace: &Trace, graph: &ExecutionGraph) -> EdgeWeights<u64> {
         let n = graph.len();
-        let times = trace.events.time();
         let mut w = EdgeWeights::zeros(n);
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
-            w.seed[i] = graph.time(v).0.saturating_sub(graph.origin().0);
-            if let Some(prev) = graph.prev(v) {
-                w.program[i] = match graph.in_edge(v) {
-                    ProgramEdge::Blocked | ProgramEdge::Start => 0,
-                    ProgramEdge::Computation => graph.time(v).0.saturating_sub(graph.time(prev).0),
-                };
-            }
-            if let Some(send) = graph.message_from(v) {
-                w.message[i] = times[i].0.saturating_sub(times[send.index()].0);
-            }
-            if let Some(h) = graph.hub_into(v) {
-                w.collective[i] = graph.time(v).0.saturating_sub(graph.hub_time(h).0);
-            }
+            let e = elapsed_into(trace, graph, v);
+            w.seed[i] = e.seed;
+            w.program[i] = e.program;
+            w.message[i] = e.message;
+            w.collective[i] = e.collective;
         }
         w
     }
+}
+
+/// The weights of one vertex's in-edges.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct InEdges<T> {
+    /// From the trace's origin (a process's first vertex).
+    pub seed: T,
+    /// From its program predecessor.
+    pub program: T,
+    /// From its message's send.
+    pub message: T,
+    /// From its collective's hub.
+    pub collective: T,
+}
+
+/// The elapsed-time weights of `v`'s in-edges (see [`EdgeWeights::elapsed`]), for passes that
+/// need them one vertex at a time.
+pub fn elapsed_into(trace: &Trace, graph: &ExecutionGraph, v: EventIdx) -> InEdges<u64> {
+    let times = trace.events.time();
+    let i = v.index();
+    let mut w = InEdges {
+        seed: graph.time(v).0.saturating_sub(graph.origin().0),
+        ..InEdges::default()
+    };
+    if let Some(prev) = graph.prev(v) {
+        w.program = match graph.in_edge(v) {
+            ProgramEdge::Blocked | ProgramEdge::Start => 0,
+            ProgramEdge::Computation => graph.time(v).0.saturating_sub(graph.time(prev).0),
+        };
+    }
+    if let Some(send) = graph.message_from(v) {
+        w.message = times[i].0.saturating_sub(times[send.index()].0);
+    }
+    if let Some(h) = graph.hub_into(v) {
+        w.collective = graph.time(v).0.saturating_sub(graph.hub_time(h).0);
+    }
+    w
 }
 
 /// Which in-edge gave a vertex its heaviest weight.

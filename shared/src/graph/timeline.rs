@@ -83,9 +83,56 @@ impl StepFn {
         self.times.partition_point(|&x| x <= t).checked_sub(1)
     }
 
+    /// [`StepFn::piece`], searched outward from `hint` (the last answer's partition point)
+    /// by galloping, and `hint` moved to this answer: queries that move a little forward in
+    /// time cost a few comparisons on cached memory instead of a binary search of the whole
+    /// function. The answer is the same as `piece`'s.
+    fn piece_near(&self, t: u64, hint: &mut usize) -> Option<usize> {
+        let times = &self.times;
+        let len = times.len();
+        let h = (*hint).min(len);
+        // The partition point (the number of breakpoints at or before t) lies in [lo, hi].
+        let (lo, hi) = if h == 0 || times[h - 1] <= t {
+            let (mut lo, mut step) = (h, 1);
+            loop {
+                let probe = lo + step;
+                if probe > len {
+                    break (lo, len);
+                }
+                if times[probe - 1] <= t {
+                    lo = probe;
+                    step *= 2;
+                } else {
+                    break (lo, probe - 1);
+                }
+            }
+        } else {
+            let (mut hi, mut step) = (h - 1, 1);
+            loop {
+                if step > hi {
+                    break (0, hi);
+                }
+                let probe = hi - step;
+                if times[probe] <= t {
+                    break (probe + 1, hi);
+                }
+                hi = probe;
+                step *= 2;
+            }
+        };
+        let point = lo + times[lo..hi].partition_point(|&x| x <= t);
+        *hint = point;
+        point.checked_sub(1)
+    }
+
     /// The integral from the first breakpoint to `t`.
     fn primitive(&self, t: u64) -> f64 {
-        match self.piece(t) {
+        self.primitive_of(t, self.piece(t))
+    }
+
+    /// The integral from the first breakpoint to `t`, which lies in `piece`.
+    fn primitive_of(&self, t: u64, piece: Option<usize>) -> f64 {
+        match piece {
             None => 0.0,
             Some(i) => self.cum[i] + self.values[i] * (t - self.times[i]) as f64,
         }
@@ -100,9 +147,38 @@ impl StepFn {
         }
     }
 
+    /// [`StepFn::integral`], its ends searched from `hints` (see [`StepFn::piece_near`]).
+    fn integral_near(&self, a: u64, b: u64, hints: &mut [usize; 2]) -> f64 {
+        if b <= a {
+            0.0
+        } else {
+            let [ha, hb] = hints;
+            self.primitive_of(b, self.piece_near(b, hb)) - self.primitive_of(a, self.piece_near(a, ha))
+        }
+    }
+
     /// The pieces of the function inside [a, b], as (start, end, value).
     pub fn pieces(&self, a: u64, b: u64) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
-        let first = self.piece(a);
+        self.pieces_from(a, b, self.piece(a))
+    }
+
+    /// [`StepFn::pieces`], the first searched from `hint` (see [`StepFn::piece_near`]).
+    fn pieces_near(
+        &self,
+        a: u64,
+        b: u64,
+        hint: &mut usize,
+    ) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
+        self.pieces_from(a, b, self.piece_near(a, hint))
+    }
+
+    /// The pieces inside [a, b], given the piece holding at `a`.
+    fn pieces_from(
+        &self,
+        a: u64,
+        b: u64,
+        first: Option<usize>,
+    ) -> impl Iterator<Item = (u64, u64, f64)> + '_ {
         let mut i = first.unwrap_or(0);
         let mut cursor = a;
         let mut before_first = first.is_none();
@@ -135,9 +211,18 @@ impl StepFn {
 
 /// The integral over [a, b] of `op(f(t), g(t))`.
 pub fn integrate2(f: &StepFn, g: &StepFn, a: u64, b: u64, op: impl Fn(f64, f64) -> f64) -> f64 {
+    integrate_pieces(f.pieces(a, b), g.pieces(a, b), op)
+}
+
+/// The integral of `op(f, g)` over two functions' pieces covering the same interval.
+fn integrate_pieces(
+    f_pieces: impl Iterator<Item = (u64, u64, f64)>,
+    g_pieces: impl Iterator<Item = (u64, u64, f64)>,
+    op: impl Fn(f64, f64) -> f64,
+) -> f64 {
     let mut total = 0.0;
-    let mut g_pieces = g.pieces(a, b).peekable();
-    for (f_start, f_end, f_value) in f.pieces(a, b) {
+    let mut g_pieces = g_pieces.peekable();
+    for (f_start, f_end, f_value) in f_pieces {
         let mut t = f_start;
         while t < f_end {
             let Some(&(_, g_end, g_value)) = g_pieces.peek() else {
@@ -155,17 +240,23 @@ pub fn integrate2(f: &StepFn, g: &StepFn, a: u64, b: u64, op: impl Fn(f64, f64) 
 }
 
 /// The busy functions of a whole trace.
+///
+/// A node's busy function is the step function of its computing spans unless the trace carries
+/// CPU samples for it, and the sum of all nodes' busy functions is the busy-node count unless
+/// some node is sampled: those functions are stored once, not copied (each costs 24 bytes a
+/// breakpoint, about one breakpoint an event).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
     /// How many processes compute on each node at each time.
     pub computing: Vec<StepFn>,
-    /// Each node's busy fraction: 1 while any of its processes computes, or its sampled CPU
-    /// utilization when the trace carries CPU samples for it.
-    pub node_busy: Vec<StepFn>,
-    /// The sum of all nodes' busy fractions.
-    pub total_busy: StepFn,
+    /// Each node's busy fraction from its spans: 1 while any of its processes computes.
+    busy_from_spans: Vec<StepFn>,
+    /// Each node's sampled CPU utilization, where the trace carries samples for it.
+    sampled: Vec<Option<StepFn>>,
+    /// The sum of all nodes' busy fractions, when some node is sampled (else `busy_nodes`).
+    sampled_total: Option<StepFn>,
     /// How many nodes have a computing process, from the spans alone (an integer count).
-    pub busy_nodes: StepFn,
+    busy_nodes: StepFn,
     /// Nodes that host at least one process: the "processors" of the analyses.
     pub n_processors: usize,
 }
@@ -189,27 +280,26 @@ impl Timeline {
             .iter()
             .map(|f| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
             .collect();
-        let mut sampled: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
+        let mut samples: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
         for s in &trace.cpu_samples {
-            if let Some(d) = sampled.get_mut(s.node.index()) {
+            if let Some(d) = samples.get_mut(s.node.index()) {
                 d.push((s.sample.start.0, f64::from(s.sample.utilization)));
                 d.push((s.sample.end.0, -f64::from(s.sample.utilization)));
             }
         }
-        let node_busy: Vec<StepFn> = busy_from_spans
-            .iter()
-            .zip(sampled)
-            .map(|(from_spans, samples)| {
-                if samples.is_empty() {
-                    from_spans.clone()
-                } else {
-                    StepFn::from_deltas(samples)
-                }
-            })
+        let sampled: Vec<Option<StepFn>> = samples
+            .into_iter()
+            .map(|d| (!d.is_empty()).then(|| StepFn::from_deltas(d)))
             .collect();
-        let total_busy = StepFn::from_deltas(node_busy.iter().flat_map(StepFn::deltas).collect());
         let busy_nodes =
             StepFn::from_deltas(busy_from_spans.iter().flat_map(StepFn::deltas).collect());
+        let sampled_total = sampled.iter().any(Option::is_some).then(|| {
+            let node_busy = busy_from_spans
+                .iter()
+                .zip(&sampled)
+                .map(|(from_spans, sampled)| sampled.as_ref().unwrap_or(from_spans));
+            StepFn::from_deltas(node_busy.flat_map(StepFn::deltas).collect())
+        });
         let mut hosts = vec![false; n_nodes];
         for p in &trace.processes {
             if let Some(h) = hosts.get_mut(p.node.index()) {
@@ -218,40 +308,72 @@ impl Timeline {
         }
         Timeline {
             computing,
-            node_busy,
-            total_busy,
+            busy_from_spans,
+            sampled,
+            sampled_total,
             busy_nodes,
             n_processors: hosts.iter().filter(|&&h| h).count(),
         }
     }
 
+    /// A node's busy fraction: 1 while any of its processes computes, or its sampled CPU
+    /// utilization when the trace carries CPU samples for it.
+    pub fn node_busy(&self, node: NodeId) -> Option<&StepFn> {
+        match self.sampled.get(node.index()) {
+            Some(Some(f)) => Some(f),
+            _ => self.busy_from_spans.get(node.index()),
+        }
+    }
+
+    /// The sum of all nodes' busy fractions.
+    pub fn total_busy(&self) -> &StepFn {
+        self.sampled_total.as_ref().unwrap_or(&self.busy_nodes)
+    }
+
+    /// How many nodes have a computing process, from the spans alone (an integer count).
+    pub fn busy_nodes(&self) -> &StepFn {
+        &self.busy_nodes
+    }
+
     /// The busy time of a node over [a, b].
     pub fn node_busy_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        self.node_busy
-            .get(node.index())
-            .map_or(0.0, |f| f.integral(a, b))
+        self.node_busy(node).map_or(0.0, |f| f.integral(a, b))
     }
 
     /// The busy time of every node but `node` over [a, b] (B_o of decision D-a).
     pub fn others_busy_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        (self.total_busy.integral(a, b) - self.node_busy_time(node, a, b)).max(0.0)
+        (self.total_busy().integral(a, b) - self.node_busy_time(node, a, b)).max(0.0)
+    }
+
+    /// [`Timeline::others_busy_time`] for one of a stream of queries that mostly move forward
+    /// in time, searched from `hints`: the same value, found faster.
+    pub fn others_busy_time_near(&self, node: NodeId, a: u64, b: u64, hints: &mut Hints) -> f64 {
+        let own = match (self.node_busy(node), hints.node_busy.get_mut(node.index())) {
+            (Some(f), Some(h)) => f.integral_near(a, b, h),
+            (Some(f), None) => f.integral(a, b),
+            (None, _) => 0.0,
+        };
+        (self.total_busy().integral_near(a, b, &mut hints.total) - own).max(0.0)
     }
 
     /// The CPU time a process computing on `node` throughout [a, b] got, when the node's
     /// processes timeslice (thesis §3.3): the integral of 1 / (processes computing on the node).
     pub fn cpu_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
-        let Some(m) = self.computing.get(node.index()) else {
-            return 0.0;
-        };
-        m.pieces(a, b)
-            .map(|(s, e, m)| {
-                if m > 0.0 {
-                    (e - s) as f64 / m
-                } else {
-                    (e - s) as f64
-                }
-            })
-            .sum()
+        self.computing
+            .get(node.index())
+            .map_or(0.0, |m| cpu_share(m.pieces(a, b)))
+    }
+
+    /// [`Timeline::cpu_time`], searched from `hints`.
+    pub fn cpu_time_near(&self, node: NodeId, a: u64, b: u64, hints: &mut Hints) -> f64 {
+        match (
+            self.computing.get(node.index()),
+            hints.computing.get_mut(node.index()),
+        ) {
+            (Some(m), Some(h)) => cpu_share(m.pieces_near(a, b, h)),
+            (Some(m), None) => cpu_share(m.pieces(a, b)),
+            (None, _) => 0.0,
+        }
     }
 
     /// Quartz's normalized processor time of a process computing on `node` throughout [a, b]:
@@ -260,19 +382,102 @@ impl Timeline {
         let Some(m) = self.computing.get(node.index()) else {
             return 0.0;
         };
-        integrate2(m, &self.busy_nodes, a, b, |m, k| {
-            if m > 0.0 && k > 0.0 {
-                1.0 / (m * k)
+        integrate2(m, &self.busy_nodes, a, b, normalized_share)
+    }
+
+    /// [`Timeline::normalized_time`], searched from `hints`.
+    pub fn normalized_time_near(&self, node: NodeId, a: u64, b: u64, hints: &mut Hints) -> f64 {
+        match (
+            self.computing.get(node.index()),
+            hints.computing.get_mut(node.index()),
+        ) {
+            (Some(m), Some(h)) => integrate_pieces(
+                m.pieces_near(a, b, h),
+                self.busy_nodes.pieces_near(a, b, &mut hints.busy_nodes),
+                normalized_share,
+            ),
+            (Some(_), None) => self.normalized_time(node, a, b),
+            (None, _) => 0.0,
+        }
+    }
+
+    /// Search hints for one stream of queries of this timeline.
+    pub fn hints(&self) -> Hints {
+        Hints {
+            total: [0; 2],
+            busy_nodes: 0,
+            node_busy: vec![[0; 2]; self.computing.len()],
+            computing: vec![0; self.computing.len()],
+        }
+    }
+}
+
+/// Where one stream of queries last found itself in each of a [`Timeline`]'s functions, so that
+/// the next query, a little later in time, starts its search there (queries walk each process's
+/// events in time order; a binary search of a whole trace's breakpoints misses the cache at every
+/// step). One per stream: two streams sharing hints would pull each other back and forth.
+#[derive(Debug, Clone, Default)]
+pub struct Hints {
+    total: [usize; 2],
+    busy_nodes: usize,
+    node_busy: Vec<[usize; 2]>,
+    computing: Vec<usize>,
+}
+
+/// The CPU time of a process over pieces of its node's computing count (1 / count each).
+fn cpu_share(pieces: impl Iterator<Item = (u64, u64, f64)>) -> f64 {
+    pieces
+        .map(|(s, e, m)| {
+            if m > 0.0 {
+                (e - s) as f64 / m
             } else {
-                0.0
+                (e - s) as f64
             }
         })
+        .sum()
+}
+
+/// Quartz's share: 1 / (processes computing on the node × busy nodes).
+fn normalized_share(m: f64, k: f64) -> f64 {
+    if m > 0.0 && k > 0.0 {
+        1.0 / (m * k)
+    } else {
+        0.0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A search from any hint finds the piece a binary search finds, and leaves the hint
+        /// where the next search can start: the hinted integrals and pieces equal the plain
+        /// ones to the bit, so the analyses that use them cannot change.
+        #[test]
+        fn searching_from_a_hint_finds_what_a_binary_search_finds(
+            deltas in prop::collection::vec((0u64..200, -3i32..4), 0..40),
+            queries in prop::collection::vec((0u64..220, 0u64..40), 1..60),
+            start in 0usize..50,
+        ) {
+            let f = StepFn::from_deltas(deltas.iter().map(|&(t, d)| (t, f64::from(d))).collect());
+            let (mut hint, mut hints, mut piece_hint) = (start, [start, start / 2], start);
+            for (a, len) in queries {
+                let b = a + len;
+                prop_assert_eq!(f.piece_near(a, &mut hint), f.piece(a));
+                prop_assert_eq!(hint, f.times.partition_point(|&x| x <= a));
+                prop_assert_eq!(
+                    f.integral_near(a, b, &mut hints).to_bits(),
+                    f.integral(a, b).to_bits()
+                );
+                prop_assert_eq!(
+                    f.pieces_near(a, b, &mut piece_hint).collect::<Vec<_>>(),
+                    f.pieces(a, b).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
 
     #[test]
     fn integrals_of_a_step_function() {

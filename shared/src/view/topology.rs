@@ -685,8 +685,7 @@ impl Load {
                 Some(_) => binary(deltas),
                 None => cx
                     .timeline
-                    .node_busy
-                    .get(v.node.index())
+                    .node_busy(v.node)
                     .cloned()
                     .unwrap_or_default(),
             })
