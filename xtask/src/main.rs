@@ -9,6 +9,8 @@
 //!   permalink and run-metadata GETs of the release server.
 //! - `cargo xtask wasm-speed`: the emulator's instructions per second in WebAssembly under
 //!   Node (`simulator-wasm/benches/wasm_speed.mjs`), COMSTIME and a 16-node mesh.
+//! - `cargo xtask perf-compare`: Tracescope's OTF2 and Chrome JSON importers beside the official
+//!   OTF2 tools, `@tracerbench/trace-model` and orjson on generated traces (CPU, wall, peak RSS).
 //!
 //! Nothing here downloads a prebuilt binary: the wasm-bindgen CLI is compiled from crates.io at
 //! exactly the version in Cargo.lock, Chromium comes from Debian's packages, and npm installs
@@ -17,6 +19,7 @@
 mod load;
 #[cfg(test)]
 mod modgraph;
+mod perf;
 mod site;
 mod tidy;
 
@@ -37,9 +40,11 @@ fn main() -> anyhow::Result<()> {
         ["load"] => load::load(&root(), 10, 64),
         ["frame-bench"] => frame_bench(),
         ["wasm-speed"] => wasm_speed(),
+        ["perf-compare", rest @ ..] => perf::perf_compare(&root(), rest),
+        ["rusage-of", rest @ ..] => perf::rusage_of(rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench | wasm-speed>"
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench | wasm-speed | perf-compare [--sizes N,N] [--reps N] [--only chrome|otf2]>"
             );
             bail!("unknown command {args:?}")
         }

@@ -462,7 +462,9 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
         match span.state {
             State::Computing => {
                 t.wall_computation = t.wall_computation.saturating_add(span.end.0 - span.start.0);
-                t.computation += cx.timeline.cpu_time_near(node, span.start.0, span.end.0, &mut hints);
+                t.computation +=
+                    cx.timeline
+                        .cpu_time_near(node, span.start.0, span.end.0, &mut hints);
             }
             State::Blocked => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
         }

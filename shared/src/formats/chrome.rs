@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -23,8 +24,8 @@ use crate::graph::states::{State, state_spans};
 use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
-    Counter, CounterKind, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, Trace,
-    TraceBuilder,
+    Counter, CounterKind, EventKind, EventRecord, NodeId, ProcessId, RegionId, RegionRole, StrId,
+    Trace, TraceBuilder,
 };
 
 /// The format's name.
@@ -46,11 +47,16 @@ enum Id<'a> {
 }
 
 impl Id<'_> {
-    fn key(&self) -> String {
+    /// Appends the id as text (`7`, `7.5`, `"main"` → `main`) to `out`.
+    fn write_key(&self, out: &mut String) {
         match self {
-            Id::Int(n) => n.to_string(),
-            Id::Float(x) => x.to_string(),
-            Id::Str(s) => s.to_string(),
+            Id::Int(n) => {
+                let _ = write!(out, "{n}");
+            }
+            Id::Float(x) => {
+                let _ = write!(out, "{x}");
+            }
+            Id::Str(s) => out.push_str(s),
         }
     }
 }
@@ -139,15 +145,64 @@ struct FlowPoint {
     stage: u8,
 }
 
-/// One thread's pending records: (time, ordering key, sequence, record).
-type Pending = Vec<(u64, (u8, u64, usize), EventRecord)>;
+/// One of a thread's pending events, in 32 bytes: where it sorts, and its record — compact
+/// (a kind and the one id its kind carries) or, for the rare record with more, an index into
+/// `Reader::full`. The thread's events are sorted by (time, stage, rank, seq) once read.
+#[derive(Clone, Copy)]
+struct Pending {
+    time: u64,
+    /// Among equal times: leaves before enters before everything else (`stage`), then `rank`.
+    rank: u64,
+    /// Arrival order, last.
+    seq: u32,
+    stage: u8,
+    kind: EventKind,
+    /// Whether the record is `Reader::full[id]`.
+    full: bool,
+    /// The region (enter, leave), text (probe) or peer (send, arrival), or the index in `full`.
+    id: u32,
+    /// The message tag (send, arrival).
+    tag: u32,
+}
+
+/// The record a compact pending event stands for.
+fn expand(kind: EventKind, id: u32, tag: u32, process: ProcessId, time: Time) -> EventRecord {
+    let mut r = EventRecord::plain(process, time, kind);
+    match kind {
+        EventKind::Enter | EventKind::Leave => r.region = Some(RegionId(id)),
+        EventKind::Probe => r.text = Some(StrId(id)),
+        EventKind::MsgSend | EventKind::MsgArr => {
+            r.peer = Some(ProcessId(id));
+            r.tag = tag;
+        }
+        _ => {}
+    }
+    r
+}
+
+/// The id that stands for `r` in a compact pending event, when its kind and that id (and the
+/// tag) say all of it.
+fn compact_id(r: &EventRecord) -> Option<u32> {
+    let id = match r.kind {
+        EventKind::Enter | EventKind::Leave => r.region.map(|x| x.0),
+        EventKind::Probe => r.text.map(|x| x.0),
+        EventKind::MsgSend | EventKind::MsgArr => r.peer.map(|p| p.0),
+        _ => Some(0),
+    }?;
+    (expand(r.kind, id, r.tag, r.process, r.time) == *r).then_some(id)
+}
 
 struct Reader<'a> {
     budget: &'a super::budget::Budget,
     builder: TraceBuilder,
-    threads: HashMap<(String, String), usize>,
+    /// Threads by their key: the pid, the tid, `#` and the pid's length (see `Reader::thread`).
+    threads: FxHashMap<String, usize>,
+    /// The key being looked up, reused so that known threads cost no allocation.
+    key: String,
     nodes: HashMap<String, NodeId>,
-    pending: Vec<Pending>,
+    pending: Vec<Vec<Pending>>,
+    /// The records too rich for a compact pending event.
+    full: Vec<EventRecord>,
     regions: HashMap<String, RegionId>,
     thread_names: HashMap<usize, String>,
     node_names: HashMap<String, String>,
@@ -186,9 +241,25 @@ impl Reader<'_> {
         tid: Option<&Id<'_>>,
         at: Position,
     ) -> Result<usize, TraceError> {
-        let pid = pid.map_or_else(|| "0".to_owned(), Id::key);
-        let tid = tid.map_or_else(|| pid.clone(), Id::key);
-        if let Some(&t) = self.threads.get(&(pid.clone(), tid.clone())) {
+        // The key is the pid, the tid, `#` and the pid's length: no two (pid, tid) pairs run
+        // together into one key, and a known thread costs no allocation.
+        let mut key = std::mem::take(&mut self.key);
+        key.clear();
+        match pid {
+            Some(p) => p.write_key(&mut key),
+            None => key.push('0'),
+        }
+        let pid_len = key.len();
+        match tid {
+            Some(t) => t.write_key(&mut key),
+            None => {
+                let pid = key[..pid_len].to_owned();
+                key.push_str(&pid);
+            }
+        }
+        let _ = write!(key, "#{pid_len}");
+        if let Some(&t) = self.threads.get(key.as_str()) {
+            self.key = key;
             return Ok(t);
         }
         self.budget.check_at(
@@ -197,6 +268,8 @@ impl Reader<'_> {
             FORMAT_NAME,
             at,
         )?;
+        let pid = key[..pid_len].to_owned();
+        let tid = key[pid_len..key.rfind('#').unwrap_or(key.len())].to_owned();
         let node = self.node(&pid);
         // The node was just declared, so this cannot fail.
         let _ = self
@@ -205,7 +278,8 @@ impl Reader<'_> {
         let t = self.pending.len();
         self.pending.push(Vec::new());
         self.open.push(Vec::new());
-        self.threads.insert((pid, tid), t);
+        self.threads.insert(key.clone(), t);
+        self.key = key;
         Ok(t)
     }
 
@@ -231,7 +305,23 @@ impl Reader<'_> {
         record.process = ProcessId(thread as u32);
         record.time = Time(time);
         self.seq += 1;
-        self.pending[thread].push((time, (order.0, order.1, self.seq), record));
+        let (full, id) = match compact_id(&record) {
+            Some(id) => (false, id),
+            None => {
+                self.full.push(record);
+                (true, (self.full.len() - 1) as u32)
+            }
+        };
+        self.pending[thread].push(Pending {
+            time,
+            rank: order.1,
+            seq: self.seq as u32,
+            stage: order.0,
+            kind: record.kind,
+            full,
+            id,
+            tag: record.tag,
+        });
     }
 
     fn event(&mut self, bytes: &[u8], at: Position) -> Result<(), TraceError> {
@@ -270,7 +360,11 @@ impl Reader<'_> {
                         self.thread_names.insert(thread, n);
                     }
                     ("process_name", Some(n)) => {
-                        let pid = ev.pid.as_ref().map_or_else(|| "0".to_owned(), Id::key);
+                        let mut pid = String::new();
+                        match &ev.pid {
+                            Some(p) => p.write_key(&mut pid),
+                            None => pid.push('0'),
+                        }
                         self.node(&pid);
                         self.node_names.insert(pid, n);
                     }
@@ -354,7 +448,8 @@ impl Reader<'_> {
                     },
                 }
                 if let Some(bind) = &ev.bind_id {
-                    let key = format!("v2:{}", bind.key());
+                    let mut key = "v2:".to_owned();
+                    bind.write_key(&mut key);
                     if ev.flow_out {
                         self.flows.entry(key.clone()).or_default().push(FlowPoint {
                             time: t,
@@ -389,7 +484,8 @@ impl Reader<'_> {
                     "t" => 1,
                     _ => 2,
                 };
-                let key = format!("v1:{cat}:{name}:{}", id.key());
+                let mut key = format!("v1:{cat}:{name}:");
+                id.write_key(&mut key);
                 self.flows.entry(key).or_default().push(FlowPoint {
                     time: t,
                     thread,
@@ -510,9 +606,11 @@ pub fn parse(
     let mut reader = Reader {
         budget,
         builder: TraceBuilder::new(fallback_name, Clock::NANOSECONDS),
-        threads: HashMap::new(),
+        threads: FxHashMap::default(),
         nodes: HashMap::new(),
         pending: Vec::new(),
+        full: Vec::new(),
+        key: String::new(),
         regions: HashMap::new(),
         thread_names: HashMap::new(),
         node_names: HashMap::new(),
@@ -614,12 +712,20 @@ pub fn parse(
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
     let keep_recorded_order = reader.model_events > 0;
-    for mut records in reader.pending {
-        // Exported model events keep their recorded order; other events go in time order.
+    let full = reader.full;
+    for (thread, mut events) in reader.pending.into_iter().enumerate() {
+        // Exported model events keep their recorded order; other events go in time order (the
+        // keys are unique, so an unstable sort orders them as a stable one would).
         if !keep_recorded_order {
-            records.sort_by_key(|&(t, order, _)| (t, order));
+            events.sort_unstable_by_key(|p| (p.time, p.stage, p.rank, p.seq));
         }
-        for (_, _, r) in records {
+        let process = ProcessId(thread as u32);
+        for p in events {
+            let r = if p.full {
+                full[p.id as usize]
+            } else {
+                expand(p.kind, p.id, p.tag, process, Time(p.time))
+            };
             builder.push(r).map_err(|e| error(end, e.to_string()))?;
         }
     }

@@ -972,6 +972,7 @@ pub fn parse_archive(
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }
+    cx.builder.reserve_events(n_events as usize);
     for loc in per_location {
         for counter in loc.counters.into_values() {
             cx.builder

@@ -153,7 +153,8 @@ impl StepFn {
             0.0
         } else {
             let [ha, hb] = hints;
-            self.primitive_of(b, self.piece_near(b, hb)) - self.primitive_of(a, self.piece_near(a, ha))
+            self.primitive_of(b, self.piece_near(b, hb))
+                - self.primitive_of(a, self.piece_near(a, ha))
         }
     }
 

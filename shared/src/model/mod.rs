@@ -662,13 +662,22 @@ pub enum ModelError {
 }
 
 /// Builds a [`Trace`] from nodes, processes and events in any order.
+///
+/// Events pushed grouped by process (every importer that reads a process at a time) go straight
+/// into the model's columns; the first event out of that order moves them into a list of
+/// records, which `build` sorts by process. Either way the trace built is the same.
 #[derive(Debug, Default)]
 pub struct TraceBuilder {
     name: String,
     clock: Clock,
     nodes: Vec<Node>,
     processes: Vec<Process>,
+    /// The events so far while they come grouped by process (`process_start` unused).
+    columns: Events,
+    /// The events once one came out of process order (then `columns` is empty).
     records: Vec<EventRecord>,
+    /// Whether an event came out of process order.
+    unordered: bool,
     strings: Vec<String>,
     string_ids: std::collections::HashMap<String, StrId>,
     regions: Vec<Region>,
@@ -690,7 +699,20 @@ impl TraceBuilder {
 
     /// Reserves room for `n` more events.
     pub fn reserve_events(&mut self, n: usize) {
-        self.records.reserve(n);
+        if self.unordered {
+            self.records.reserve(n);
+        } else {
+            let c = &mut self.columns;
+            c.process.reserve(n);
+            c.time.reserve(n);
+            c.kind.reserve(n);
+            c.peer.reserve(n);
+            c.tag.reserve(n);
+            c.size.reserve(n);
+            c.text.reserve(n);
+            c.region.reserve(n);
+            c.request.reserve(n);
+        }
     }
 
     /// Declares a node.
@@ -826,10 +848,37 @@ impl TraceBuilder {
             }
             _ => {}
         }
-        if self.records.len() >= u32::MAX as usize {
+        if self.records.len() + self.columns.len() >= u32::MAX as usize {
             return Err(ModelError::TooManyEvents);
         }
-        self.records.push(record);
+        if !self.unordered
+            && self
+                .columns
+                .process
+                .last()
+                .is_some_and(|&last| last > record.process)
+        {
+            // Out of process order: the events so far become records, sorted when built.
+            let columns = std::mem::take(&mut self.columns);
+            self.records = (0..columns.len() as u32)
+                .filter_map(|i| columns.get(EventIdx(i)))
+                .collect();
+            self.unordered = true;
+        }
+        if self.unordered {
+            self.records.push(record);
+        } else {
+            let c = &mut self.columns;
+            c.process.push(record.process);
+            c.time.push(record.time);
+            c.kind.push(record.kind);
+            c.peer.push(record.peer);
+            c.tag.push(record.tag);
+            c.size.push(record.size);
+            c.text.push(record.text);
+            c.region.push(record.region);
+            c.request.push(record.request);
+        }
         Ok(())
     }
 
@@ -838,31 +887,52 @@ impl TraceBuilder {
     pub fn build(self) -> Trace {
         let n_processes = self.processes.len();
         let mut process_start = vec![0u32; n_processes + 1];
-        for r in &self.records {
-            process_start[r.process.index() + 1] += 1;
-        }
-        for p in 0..n_processes {
-            process_start[p + 1] += process_start[p];
-        }
-        let mut order = vec![0u32; self.records.len()];
-        let mut next = process_start.clone();
-        for (i, r) in self.records.iter().enumerate() {
-            let slot = &mut next[r.process.index()];
-            order[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-        let records = &self.records;
-        let events = Events {
-            process: gather(&order, records, |r| r.process),
-            time: gather(&order, records, |r| r.time),
-            kind: gather(&order, records, |r| r.kind),
-            peer: gather(&order, records, |r| r.peer),
-            tag: gather(&order, records, |r| r.tag),
-            size: gather(&order, records, |r| r.size),
-            text: gather(&order, records, |r| r.text),
-            region: gather(&order, records, |r| r.region),
-            request: gather(&order, records, |r| r.request),
-            process_start,
+        let events = if self.unordered {
+            for r in &self.records {
+                process_start[r.process.index() + 1] += 1;
+            }
+            for p in 0..n_processes {
+                process_start[p + 1] += process_start[p];
+            }
+            let mut order = vec![0u32; self.records.len()];
+            let mut next = process_start.clone();
+            for (i, r) in self.records.iter().enumerate() {
+                let slot = &mut next[r.process.index()];
+                order[*slot as usize] = i as u32;
+                *slot += 1;
+            }
+            let records = &self.records;
+            Events {
+                process: gather(&order, records, |r| r.process),
+                time: gather(&order, records, |r| r.time),
+                kind: gather(&order, records, |r| r.kind),
+                peer: gather(&order, records, |r| r.peer),
+                tag: gather(&order, records, |r| r.tag),
+                size: gather(&order, records, |r| r.size),
+                text: gather(&order, records, |r| r.text),
+                region: gather(&order, records, |r| r.region),
+                request: gather(&order, records, |r| r.request),
+                process_start,
+            }
+        } else {
+            // Already grouped by process: only the group boundaries are left to find.
+            for p in &self.columns.process {
+                process_start[p.index() + 1] += 1;
+            }
+            for p in 0..n_processes {
+                process_start[p + 1] += process_start[p];
+            }
+            let mut c = self.columns;
+            c.process.shrink_to_fit();
+            c.time.shrink_to_fit();
+            c.kind.shrink_to_fit();
+            c.peer.shrink_to_fit();
+            c.tag.shrink_to_fit();
+            c.size.shrink_to_fit();
+            c.text.shrink_to_fit();
+            c.region.shrink_to_fit();
+            c.request.shrink_to_fit();
+            Events { process_start, ..c }
         };
         let (text, strings) = renumber_strings(events.text, self.strings);
         let events = Events { text, ..events };

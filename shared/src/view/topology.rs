@@ -683,11 +683,7 @@ impl Load {
             .zip(computing)
             .map(|(v, deltas)| match v.process {
                 Some(_) => binary(deltas),
-                None => cx
-                    .timeline
-                    .node_busy(v.node)
-                    .cloned()
-                    .unwrap_or_default(),
+                None => cx.timeline.node_busy(v.node).cloned().unwrap_or_default(),
             })
             .collect();
         let process = trace.events.process();

@@ -132,6 +132,26 @@ fn chrome_negative_durations_are_read_as_instants_with_a_note() {
     assert_eq!(times, [10_000, 10_000, 20_000, 25_000]);
 }
 
+/// Threads are told apart by pid and tid together, whatever their text: pid 1 tid 23 is not
+/// pid 12 tid 3, nor pid "1" tid "23" with string ids; a missing tid is the pid's main thread.
+#[test]
+fn chrome_threads_are_told_apart_by_pid_and_tid() {
+    let text = br#"[{"name": "a", "ph": "i", "ts": 1, "pid": 1, "tid": 23},
+                    {"name": "b", "ph": "i", "ts": 2, "pid": 12, "tid": 3},
+                    {"name": "c", "ph": "i", "ts": 3, "pid": "1", "tid": "23"},
+                    {"name": "d", "ph": "i", "ts": 4, "pid": 7},
+                    {"name": "e", "ph": "i", "ts": 5, "pid": 7, "tid": 7},
+                    {"name": "f", "ph": "i", "ts": 6, "pid": 1, "tid": 23}]"#;
+    let trace = import(text, None, "ids").expect("imports").trace;
+    let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["pid 1 tid 23", "pid 12 tid 3", "pid 7 tid 7"]);
+    let per_process: Vec<usize> = trace
+        .process_ids()
+        .map(|p| trace.process_events(p).len())
+        .collect();
+    assert_eq!(per_process, [3, 1, 2]);
+}
+
 #[test]
 fn chrome_export_round_trips_the_model() {
     for name in ["t4-worked-example.json", "master-workers-probes.json"] {

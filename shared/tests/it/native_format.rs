@@ -291,6 +291,40 @@ proptest! {
         prop_assert_eq!(again, trace);
     }
 
+    /// The builder takes events grouped by process straight into its columns and sorts the
+    /// rest: both ways build the same events.
+    #[test]
+    fn events_in_process_order_or_not_build_the_same_trace(trace in arb_trace()) {
+        let records: Vec<shared::model::EventRecord> = (0..trace.events.len() as u32)
+            .filter_map(|i| trace.events.get(shared::EventIdx(i)))
+            .collect();
+        let rebuild = |records: &[shared::model::EventRecord]| {
+            let mut b = TraceBuilder::new("again", trace.clock);
+            for n in &trace.nodes {
+                b.add_node(n.name.clone());
+            }
+            for p in &trace.processes {
+                b.add_process(p.name.clone(), p.node).expect("node exists");
+            }
+            for r in &trace.regions {
+                b.add_region(r.name.clone(), r.role);
+            }
+            for s in &trace.strings {
+                b.intern(s);
+            }
+            for &r in records {
+                b.push(r).expect("ids are in range");
+            }
+            b.build()
+        };
+        // Grouped by process as stored, and the last process first (out of order whenever two
+        // processes have events), each process's own events in their order.
+        let mut reversed = records.clone();
+        reversed.sort_by_key(|r| std::cmp::Reverse(r.process));
+        prop_assert_eq!(&rebuild(&records).events, &trace.events);
+        prop_assert_eq!(&rebuild(&reversed).events, &trace.events);
+    }
+
     #[test]
     fn the_model_round_trips_through_serde(trace in arb_trace()) {
         let json = serde_json::to_string(&trace).expect("serializes");
