@@ -48,7 +48,8 @@ pub struct NewRun<'a> {
     /// The upload, gzip-compressed.
     pub source_gz: &'a [u8],
     /// The model as JSON, gzip-compressed.
-    pub model_json_gz: &'a [u8],
+    /// The model in the native binary format, gzip-compressed.
+    pub model_bin_gz: &'a [u8],
     /// The SHA-256 of the run's delete token.
     pub delete_token_sha256: &'a [u8],
     /// What the importer said about the trace.
@@ -81,10 +82,12 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
     .bind(notes_json)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("INSERT INTO run_blobs (run_id, source_gz, model_json_gz) VALUES (?, ?, ?)")
-        .bind(run.id)
-        .bind(run.source_gz)
-        .bind(run.model_json_gz)
+    sqlx::query(
+        "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz) VALUES (?, ?, X'', ?)",
+    )
+    .bind(run.id)
+    .bind(run.source_gz)
+    .bind(run.model_bin_gz)
         .execute(&mut *tx)
         .await?;
     tx.commit().await
@@ -262,15 +265,27 @@ pub async fn get_run(pool: &SqlitePool, id: &str) -> Result<Option<RunInfo>, sql
     row.map(RunRow::into_info).transpose()
 }
 
-/// One run's model, as gzip-compressed JSON.
-pub async fn get_model_json_gz(
-    pool: &SqlitePool,
-    id: &str,
-) -> Result<Option<Vec<u8>>, sqlx::Error> {
-    sqlx::query_scalar("SELECT model_json_gz FROM run_blobs WHERE run_id = ?")
-        .bind(id)
-        .fetch_optional(pool)
-        .await
+/// A run's stored model, as it was stored.
+pub enum StoredModel {
+    /// The native binary format, gzip-compressed (runs stored since migration 0005).
+    BinaryGz(Vec<u8>),
+    /// Gzip-compressed JSON (runs stored before).
+    GzipJson(Vec<u8>),
+}
+
+/// One run's model.
+pub async fn get_model(pool: &SqlitePool, id: &str) -> Result<Option<StoredModel>, sqlx::Error> {
+    let row: Option<(Option<Vec<u8>>, Vec<u8>)> = sqlx::query_as(
+        "SELECT model_bin_gz, CASE WHEN model_bin_gz IS NULL THEN model_json_gz ELSE X'' END
+         FROM run_blobs WHERE run_id = ?",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(bin, gz)| match bin {
+        Some(bin) => StoredModel::BinaryGz(bin),
+        None => StoredModel::GzipJson(gz),
+    }))
 }
 
 /// A run's stored analysis report, if it was computed.

@@ -1,8 +1,6 @@
 //! Turning uploaded bytes into a stored run: the one path shared by `POST /api/runs` and
 //! `tracescope import`.
 
-use std::io::Write as _;
-
 use base64::Engine as _;
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -34,8 +32,8 @@ pub struct Prepared {
     pub source_bytes: u64,
     /// The upload, gzip-compressed.
     pub source_gz: Vec<u8>,
-    /// The model as JSON, gzip-compressed.
-    pub model_json_gz: Vec<u8>,
+    /// The model in the native binary format, gzip-compressed.
+    pub model_bin_gz: Vec<u8>,
     /// What the importer said about the trace.
     pub notes: Vec<String>,
 }
@@ -90,12 +88,6 @@ pub fn is_id(id: &str, len: usize) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::fast());
-    encoder.write_all(bytes)?;
-    encoder.finish()
-}
-
 /// Imports, summarises and compresses an upload spooled to a file (or a trace file given on
 /// the command line): the importer reads the file as a stream, so the upload is never held
 /// in memory whole; only its compressed copy is, to be stored. CPU-bound and blocking: call it
@@ -140,7 +132,7 @@ pub fn prepare_file(
     finish(imported, source_bytes, source_gz, phase)
 }
 
-/// Summarises an imported trace and compresses its model.
+/// Summarises an imported trace and encodes its model.
 fn finish(
     imported: shared::formats::Imported,
     source_bytes: u64,
@@ -150,13 +142,16 @@ fn finish(
     phase(shared::view::api::UploadPhase::Analysing);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
-    let model_json = serde_json::to_vec(&imported.trace).map_err(anyhow::Error::from)?;
+    let encoder = GzEncoder::new(Vec::new(), Compression::fast());
+    let model_bin_gz = shared::formats::binary::write_to(&imported.trace, encoder)
+        .and_then(GzEncoder::finish)
+        .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
     Ok(Prepared {
+        model_bin_gz,
         notes: imported.notes,
         summary,
         source_bytes,
         source_gz,
-        model_json_gz: gzip(&model_json).map_err(anyhow::Error::from)?,
     })
 }
 
@@ -171,7 +166,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
         source_bytes: prepared.source_bytes,
         summary: &prepared.summary,
         source_gz: &prepared.source_gz,
-        model_json_gz: &prepared.model_json_gz,
+        model_bin_gz: &prepared.model_bin_gz,
         delete_token_sha256: &token_hash(&delete_token),
         notes: &prepared.notes,
     };
@@ -188,15 +183,30 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
     })
 }
 
-/// Reads a stored model (gzip JSON) back into a trace. CPU-bound: call it on a blocking thread.
-pub fn decode_model(model_gz: &[u8], id: &str) -> Result<shared::Trace, IngestError> {
+/// Reads a stored model back into a trace. CPU-bound: call it on a blocking thread.
+pub fn decode_model(
+    model: &crate::db::StoredModel,
+    id: &str,
+) -> Result<shared::Trace, IngestError> {
     use std::io::Read as _;
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(model_gz)
-        .read_to_end(&mut json)
-        .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
-    Ok(serde_json::from_slice(&json)
-        .map_err(|e| anyhow::anyhow!("stored model of run {id} does not parse: {e}"))?)
+    match model {
+        crate::db::StoredModel::BinaryGz(gz) => {
+            let mut bytes = Vec::new();
+            flate2::read::GzDecoder::new(gz.as_slice())
+                .read_to_end(&mut bytes)
+                .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
+            Ok(shared::formats::binary::parse(&bytes)
+                .map_err(|e| anyhow::anyhow!("stored model of run {id} does not decode: {e}"))?)
+        }
+        crate::db::StoredModel::GzipJson(gz) => {
+            let mut json = Vec::new();
+            flate2::read::GzDecoder::new(gz.as_slice())
+                .read_to_end(&mut json)
+                .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
+            Ok(serde_json::from_slice(&json)
+                .map_err(|e| anyhow::anyhow!("stored model of run {id} does not parse: {e}"))?)
+        }
+    }
 }
 
 #[cfg(test)]

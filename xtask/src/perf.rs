@@ -88,6 +88,9 @@ pub fn perf_compare(root: &Path, args: &[&str]) -> anyhow::Result<()> {
             path_arg(&out),
             "--to".into(),
             "binary".into(),
+            // The default import budget stops at 2^23 events; these inputs are meant to be large.
+            "--max-events".into(),
+            "1000000000".into(),
         ],
         dir: dir.clone(),
     };

@@ -19,15 +19,26 @@ pub fn command(
         eprintln!("note: {note}");
     }
     let trace = &imported.trace;
-    let out = encode(trace, to)?;
-    std::fs::write(output, &out).with_context(|| format!("writing {}", output.display()))?;
+    let written = |e| anyhow::anyhow!("writing {}: {e}", output.display());
+    let bytes = if matches!(to, OutputFormat::Binary) {
+        // Streamed to the file: a large model's encoding is never held whole.
+        let file = std::fs::File::create(output).map_err(written)?;
+        let mut file = shared::formats::binary::write_to(trace, std::io::BufWriter::new(file))
+            .map_err(written)?;
+        std::io::Write::flush(&mut file).map_err(written)?;
+        std::fs::metadata(output).map_err(written)?.len()
+    } else {
+        let out = encode(trace, to)?;
+        std::fs::write(output, &out).with_context(|| format!("writing {}", output.display()))?;
+        out.len() as u64
+    };
     eprintln!(
         "converted {} ({}, {} events) to {} ({} bytes)",
         input.display(),
         imported.format.name(),
         trace.events.len(),
         output.display(),
-        out.len()
+        bytes
     );
     Ok(())
 }

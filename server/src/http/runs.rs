@@ -328,8 +328,9 @@ async fn get_run_info(
     Ok(([(header::CACHE_CONTROL, IMMUTABLE)], Json(run)))
 }
 
-/// One run with its model. The stored model JSON is spliced into the answer as is, so a large
-/// trace is never parsed and re-serialized to be served.
+/// One run with its model as JSON: a model stored as gzip JSON (runs stored before migration
+/// 0005) is spliced into the answer as is; one stored in the binary format is decoded and
+/// written as JSON.
 async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -345,13 +346,29 @@ async fn get_run(
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
     let run = db::get_run(&state.pool, &id).await?.ok_or_else(not_found)?;
-    let model_gz = db::get_model_json_gz(&state.pool, &id)
+    let model = db::get_model(&state.pool, &id)
         .await?
         .ok_or_else(not_found)?;
-    let mut model_json = String::new();
-    GzDecoder::new(model_gz.as_slice())
-        .read_to_string(&mut model_json)
-        .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
+    let model_json = match model {
+        // A model stored as JSON is spliced into the answer as is.
+        db::StoredModel::GzipJson(gz) => {
+            let mut json = String::new();
+            GzDecoder::new(gz.as_slice())
+                .read_to_string(&mut json)
+                .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
+            json
+        }
+        binary @ db::StoredModel::BinaryGz(_) => {
+            let id = id.clone();
+            tokio::task::spawn_blocking(move || {
+                let trace = crate::ingest::decode_model(&binary, &id)?;
+                serde_json::to_string(&trace)
+                    .map_err(|e| crate::ingest::IngestError::from(anyhow::Error::from(e)))
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("encoding the run's model failed: {e}"))??
+        }
+    };
     let run_json = serde_json::to_string(&run).map_err(anyhow::Error::from)?;
     let body = format!("{{\"run\":{run_json},\"trace\":{model_json}}}");
     Ok((

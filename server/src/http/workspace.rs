@@ -15,12 +15,12 @@ pub(crate) async fn workspace(
             let run = crate::db::get_run(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;
-            let model_gz = crate::db::get_model_json_gz(&state.pool, id)
+            let model = crate::db::get_model(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;
             let owned_id = id.to_owned();
             tokio::task::spawn_blocking(move || {
-                let trace = crate::ingest::decode_model(&model_gz, &owned_id)?;
+                let trace = crate::ingest::decode_model(&model, &owned_id)?;
                 Ok(crate::cache::RunWorkspace::load(
                     trace,
                     run.summary.name,

@@ -703,6 +703,57 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
     }
 }
 
+/// Runs are stored with their model in the native binary format (gzipped); runs stored before (migration
+/// 0005) keep a gzip JSON model, and still open with the same model and analysis.
+#[tokio::test]
+async fn a_run_stored_with_a_gzip_json_model_opens_as_one_stored_now() {
+    use std::io::{Read as _, Write as _};
+    let server = TestServer::new(1 << 20).await;
+    let now = server.upload_ok("t4.json", worked_example()).await;
+    let before = server.upload_ok("t4.json", worked_example()).await;
+    let pool = &server.state.pool;
+    let (bin, gz): (Option<Vec<u8>>, Vec<u8>) =
+        sqlx::query_as("SELECT model_bin_gz, model_json_gz FROM run_blobs WHERE run_id = ?")
+            .bind(&now.id)
+            .fetch_one(pool)
+            .await
+            .expect("blob");
+    let bin_gz = bin.expect("a binary model");
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(bin_gz.as_slice())
+        .read_to_end(&mut bin)
+        .expect("gzip");
+    assert!(bin.starts_with(b"TSCB"), "the native binary format");
+    assert!(gz.is_empty(), "no JSON copy");
+    // `before` as a run stored before migration 0005 had it.
+    let trace = shared::formats::binary::parse(&bin).expect("decodes");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder
+        .write_all(&serde_json::to_vec(&trace).expect("serializes"))
+        .expect("in memory");
+    sqlx::query("UPDATE run_blobs SET model_json_gz = ?, model_bin_gz = NULL WHERE run_id = ?")
+        .bind(encoder.finish().expect("in memory"))
+        .bind(&before.id)
+        .execute(pool)
+        .await
+        .expect("rewritten");
+    let mut models = Vec::new();
+    let mut reports = Vec::new();
+    for run in [&now, &before] {
+        let (status, body) = server.get(&format!("/api/runs/{}", run.id)).await;
+        assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+        let body: serde_json::Value = json(&body);
+        models
+            .push(serde_json::from_value::<shared::Trace>(body["trace"].clone()).expect("a model"));
+        let (status, body) = server.get(&format!("/api/runs/{}/analysis", run.id)).await;
+        assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+        reports.push(json::<serde_json::Value>(&body));
+    }
+    assert_eq!(models[0], trace);
+    assert_eq!(models[1], trace);
+    assert_eq!(reports[0], reports[1]);
+}
+
 #[tokio::test]
 async fn the_analysis_report_is_the_analyze_commands_and_is_kept() {
     let server = TestServer::new(1 << 20).await;

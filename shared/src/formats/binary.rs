@@ -30,6 +30,14 @@ pub fn write(trace: &Trace) -> Vec<u8> {
     out
 }
 
+/// Writes a trace to `out` as it is encoded, without holding the encoding in memory (for large
+/// traces written to a file).
+pub fn write_to<W: std::io::Write>(trace: &Trace, mut out: W) -> std::io::Result<W> {
+    out.write_all(MAGIC)?;
+    out.write_all(&VERSION.to_le_bytes())?;
+    postcard::to_io(trace, out).map_err(std::io::Error::other)
+}
+
 /// Reads a trace.
 pub fn parse(input: &[u8]) -> Result<Trace, TraceError> {
     if !input.starts_with(MAGIC) {

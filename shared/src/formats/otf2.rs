@@ -199,6 +199,8 @@ struct Definitions {
     location_groups: HashMap<u32, (String, u32)>,
     /// Location: (name, type, group), by id in definition order.
     locations: BTreeMap<u64, (String, u8, u32)>,
+    /// The number of events the locations' definitions announce (a hint, never trusted).
+    announced_events: u64,
     /// Region: (name, role).
     regions: HashMap<u32, (String, u8)>,
     /// Group: (type, paradigm, members).
@@ -256,7 +258,8 @@ fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
                 let id = buf.u64("location id")?;
                 let name = buf.u32("location name")?;
                 let kind = buf.u8("location type")?;
-                let _events = buf.u64("number of events")?;
+                let events = buf.u64("number of events")?;
+                d.announced_events = d.announced_events.saturating_add(events);
                 let group = buf.u32("location group")?;
                 d.locations.insert(
                     id,
@@ -855,45 +858,6 @@ pub fn parse_archive(
             .map_err(|e| missing(e.to_string()))?;
         process_of_location.insert(id, p);
     }
-    let mut per_location: Vec<LocationEvents> = Vec::new();
-    let mut n_events = 0u64;
-    for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
-        let local_def = format!("{base}/{id}.def");
-        let local = match files.get(&local_def) {
-            Some(bytes) => local_definitions(&mut Buf {
-                name: &local_def,
-                data: bytes,
-                pos: 0,
-                chunk_size: def_chunk,
-            })?,
-            None => LocalDefinitions::default(),
-        };
-        let evt = format!("{base}/{id}.evt");
-        let Some(bytes) = files.get(&evt) else {
-            *cx.skipped
-                .entry("locations without an event file".to_owned())
-                .or_default() += 1;
-            continue;
-        };
-        per_location.push(cx.events(
-            &mut Buf {
-                name: &evt,
-                data: bytes,
-                pos: 0,
-                chunk_size: event_chunk,
-            },
-            p,
-            &local,
-        )?);
-        n_events += per_location.last().map_or(0, |l| l.records.len() as u64);
-        budget.check(
-            super::budget::Limit::Events,
-            n_events,
-            FORMAT_NAME,
-            bytes,
-            0,
-        )?;
-    }
     // Communicator ranks to processes.
     let members = |comm: u32| -> Vec<u64> {
         let Some(&group) = defs.comms.get(&comm) else {
@@ -920,10 +884,60 @@ pub fn parse_archive(
     };
     let mut comm_members: HashMap<u32, Vec<u64>> = HashMap::new();
     let mut unresolved = 0;
-    // Per thread message (create→begin, end→wait): the (location, record) of its sending and receiving side.
-    type Ends = (Option<(usize, usize)>, Option<(usize, usize)>);
-    let mut threads: HashMap<(u32, u64), Ends> = HashMap::new();
-    for (l, loc) in per_location.iter_mut().enumerate() {
+    // A location's events go to the builder as soon as its ranks are resolved (the global
+    // definitions name every communicator), so no more than one location's records are held
+    // beside the model. Locations with thread create/begin/end/wait events wait for the others:
+    // their messages join two locations.
+    let mut deferred: Vec<(usize, LocationEvents)> = Vec::new();
+    let mut process_at: Vec<ProcessId> = Vec::new();
+    let mut counters: Vec<Counter> = Vec::new();
+    // Room for the announced events and the receive calls added to them, but no more than the
+    // event files could hold (every record takes two bytes or more): a false count cannot make
+    // the import allocate beyond its input, and room never written costs no memory.
+    let event_bytes: u64 = files
+        .iter()
+        .filter(|(path, _)| path.ends_with(".evt"))
+        .map(|(_, bytes)| bytes.len() as u64)
+        .sum();
+    cx.builder
+        .reserve_events(defs.announced_events.saturating_mul(2).min(event_bytes / 2) as usize);
+    let mut n_events = 0u64;
+    for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
+        let local_def = format!("{base}/{id}.def");
+        let local = match files.get(&local_def) {
+            Some(bytes) => local_definitions(&mut Buf {
+                name: &local_def,
+                data: bytes,
+                pos: 0,
+                chunk_size: def_chunk,
+            })?,
+            None => LocalDefinitions::default(),
+        };
+        let evt = format!("{base}/{id}.evt");
+        let Some(bytes) = files.get(&evt) else {
+            *cx.skipped
+                .entry("locations without an event file".to_owned())
+                .or_default() += 1;
+            continue;
+        };
+        let mut loc = cx.events(
+            &mut Buf {
+                name: &evt,
+                data: bytes,
+                pos: 0,
+                chunk_size: event_chunk,
+            },
+            p,
+            &local,
+        )?;
+        n_events += loc.records.len() as u64;
+        budget.check(
+            super::budget::Limit::Events,
+            n_events,
+            FORMAT_NAME,
+            bytes,
+            0,
+        )?;
         for &(index, comm, rank) in &loc.peers {
             let list = comm_members.entry(comm).or_insert_with(|| members(comm));
             match list
@@ -942,27 +956,39 @@ pub fn parse_archive(
                 .and_then(|location| process_of_location.get(location))
                 .copied();
         }
+        counters.extend(std::mem::take(&mut loc.counters).into_values());
+        process_at.push(p);
+        if loc.threads.is_empty() {
+            push_records(&mut cx.builder, loc.records)?;
+        } else {
+            deferred.push((process_at.len() - 1, loc));
+        }
+    }
+    // Per thread message (create→begin, end→wait): the (location, record) of its sending and receiving side.
+    type Ends = (Option<(usize, usize)>, Option<(usize, usize)>);
+    let mut threads: HashMap<(u32, u64), Ends> = HashMap::new();
+    for (d, (_, loc)) in deferred.iter().enumerate() {
         for &(index, key, source) in &loc.threads {
             let slot = threads.entry(key).or_default();
             if source {
-                slot.0 = Some((l, index))
+                slot.0 = Some((d, index))
             } else {
-                slot.1 = Some((l, index))
+                slot.1 = Some((d, index))
             }
         }
     }
-    let process_at: Vec<ProcessId> = per_location
-        .iter()
-        .map(|l| l.records.first().map_or(ProcessId(0), |r| r.process))
-        .collect();
     let mut thread_tag = 0u32;
     for (from, to) in threads.into_values() {
-        if let (Some((fl, fi)), Some((tl, ti))) = (from, to) {
+        if let (Some((fd, fi)), Some((td, ti))) = (from, to) {
             thread_tag = thread_tag.wrapping_add(1);
-            per_location[fl].records[fi].peer = Some(process_at[tl]);
-            per_location[fl].records[fi].tag = u32::MAX - thread_tag;
-            per_location[tl].records[ti].peer = Some(process_at[fl]);
-            per_location[tl].records[ti].tag = u32::MAX - thread_tag;
+            let (from_process, to_process) =
+                (process_at[deferred[fd].0], process_at[deferred[td].0]);
+            let sender = &mut deferred[fd].1.records[fi];
+            sender.peer = Some(to_process);
+            sender.tag = u32::MAX - thread_tag;
+            let receiver = &mut deferred[td].1.records[ti];
+            receiver.peer = Some(from_process);
+            receiver.tag = u32::MAX - thread_tag;
         } else {
             unresolved += 1;
         }
@@ -972,22 +998,29 @@ pub fn parse_archive(
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }
-    cx.builder.reserve_events(n_events as usize);
-    for loc in per_location {
-        for counter in loc.counters.into_values() {
-            cx.builder
-                .add_counter(counter)
-                .map_err(|e| missing(e.to_string()))?;
-        }
-        for r in loc.records {
-            // A send or arrival whose peer could not be resolved is left out, not guessed.
-            if r.kind.has_peer() && r.peer.is_none() {
-                continue;
-            }
-            cx.builder.push(r).map_err(|e| missing(e.to_string()))?;
-        }
+    for counter in counters {
+        cx.builder
+            .add_counter(counter)
+            .map_err(|e| missing(e.to_string()))?;
+    }
+    for (_, loc) in deferred {
+        push_records(&mut cx.builder, loc.records)?;
     }
     Ok((cx.builder.build(), notes))
+}
+
+/// Hands a location's records to the builder, leaving out a send or arrival whose peer could
+/// not be resolved (not guessed).
+fn push_records(builder: &mut TraceBuilder, records: Vec<EventRecord>) -> Result<(), TraceError> {
+    for r in records {
+        if r.kind.has_peer() && r.peer.is_none() {
+            continue;
+        }
+        builder
+            .push(r)
+            .map_err(|e| TraceError::at_offset(FORMAT_NAME, &[], 0, e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// The files of a tar archive, by path.
