@@ -1,8 +1,4 @@
-//! What the benchmarks share, and the allocator: the same as the `tracescope` binary's
-//! (mimalloc), so the figures are the product's.
-
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+//! What the benchmarks share.
 
 /// The trace sizes to run: `TRACESCOPE_BENCH_SIZES` (comma-separated event counts), or `default`.
 /// (The adversarial bench fixes its own sizes: it doubles them.)

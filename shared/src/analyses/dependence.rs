@@ -395,9 +395,10 @@ fn matches_name(trace: &Trace, i: usize, name: &str) -> bool {
     let e = &trace.events;
     let kind = e.kind()[i];
     kind.name() == name
-        || (kind == EventKind::Probe && e.text()[i].and_then(|s| trace.string(s)) == Some(name))
+        || (kind == EventKind::Probe && e.text().at(i).and_then(|s| trace.string(s)) == Some(name))
         || (kind == EventKind::Enter
-            && e.region()[i]
+            && e.region()
+                .at(i)
                 .and_then(|r| trace.regions.get(r.index()))
                 .is_some_and(|r| r.name == name))
 }

@@ -769,7 +769,7 @@ fn process_npt(
                     .or_default() += value;
             }
         }
-        match (e.kind()[v.index()], e.region()[v.index()]) {
+        match (e.kind()[v.index()], e.region().at(v.index())) {
             (EventKind::Enter, Some(r)) => {
                 open.enter(r, out.total);
                 stack.push(r);

@@ -106,7 +106,7 @@ impl Index {
         list[from..]
             .iter()
             .copied()
-            .find(|&s| to.is_none_or(|to| trace.events.peer()[s.index()] == Some(to)))
+            .find(|&s| to.is_none_or(|to| trace.events.peer().at(s.index()) == Some(to)))
     }
 
     fn message(&self, pairing: &Pairing, send: EventIdx) -> Option<Message> {
@@ -156,7 +156,7 @@ fn broadcasts(trace: &Trace, pairing: &Pairing, k: usize) -> Vec<MotifMatch> {
             match kinds[i] {
                 EventKind::MsgSend if index.by_send[i].is_some() => {
                     run.push(EventIdx(i as u32));
-                    peers.extend(trace.events.peer()[i]);
+                    peers.extend(trace.events.peer().at(i));
                 }
                 EventKind::MsgArr | EventKind::ProcExit => flush(&mut run, &mut peers),
                 _ => {}

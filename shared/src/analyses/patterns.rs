@@ -310,7 +310,7 @@ impl Filter {
                 .into_iter()
                 .all(|events| events.as_ref().is_none_or(|v| v.binary_search(&i).is_ok()))
             && self.messages.as_ref().is_none_or(|pairs| {
-                let peer = e.peer()[i.index()];
+                let peer = e.peer().at(i.index());
                 match (e.kind()[i.index()], peer) {
                     (EventKind::MsgSend, Some(to)) => pairs.contains(&(process, to)),
                     (EventKind::MsgArr, Some(from)) => pairs.contains(&(from, process)),

@@ -155,7 +155,7 @@ pub fn statistics(trace: &Trace, subject: Subject, window: Option<(Time, Time)>)
             for process in trace.process_ids() {
                 let mut open: Vec<u64> = Vec::new();
                 for i in trace.process_events(process) {
-                    if e.region()[i] != Some(region) {
+                    if e.region().at(i) != Some(region) {
                         continue;
                     }
                     match e.kind()[i] {

@@ -281,7 +281,7 @@ pub fn validate(
                     format!("{} comes after proc_exit", describe(v)),
                 ));
             }
-            match (e.kind()[i], e.region()[i]) {
+            match (e.kind()[i], e.region().at(i)) {
                 (EventKind::ProcInit, _) => {
                     inits += 1;
                     if i > range.start && inits == 1 {

@@ -60,7 +60,7 @@ fn call_intervals(trace: &Trace) -> Vec<Option<(u64, u64)>> {
     for process in trace.process_ids() {
         stack.clear();
         for i in trace.process_events(process) {
-            match (e.kind()[i], e.region()[i]) {
+            match (e.kind()[i], e.region().at(i)) {
                 (EventKind::Enter, Some(r)) => {
                     let communication = trace
                         .regions
@@ -353,7 +353,7 @@ fn delay_costs(cx: &Context<'_>, states: &[WaitState]) -> (CostMap, CostMap) {
         let mut waiter_start = None;
         let mut cursor = graph.prev(send);
         while let Some(v) = cursor {
-            let peer = e.peer()[v.index()];
+            let peer = e.peer().at(v.index());
             if peer == Some(waiter)
                 && matches!(e.kind()[v.index()], EventKind::MsgSend | EventKind::MsgArr)
             {

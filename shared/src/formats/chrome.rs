@@ -830,7 +830,7 @@ pub fn write(trace: &Trace) -> String {
         let kind = e.kind()[i];
         let mut args = String::new();
         let _ = write!(args, "\"tick\":{}", e.time()[i].0);
-        if let Some(peer) = e.peer()[i] {
+        if let Some(peer) = e.peer().at(i) {
             let _ = write!(args, ",\"peer\":{}", peer.0);
         }
         if e.tag()[i] != 0 {
@@ -839,10 +839,10 @@ pub fn write(trace: &Trace) -> String {
         if e.size()[i] != 0 {
             let _ = write!(args, ",\"size\":{}", e.size()[i]);
         }
-        if let Some(text) = e.text()[i].and_then(|s| trace.string(s)) {
+        if let Some(text) = e.text().at(i).and_then(|s| trace.string(s)) {
             let _ = write!(args, ",\"text\":{}", json(text));
         }
-        if let Some(region) = e.region()[i].and_then(|r| trace.regions.get(r.index())) {
+        if let Some(region) = e.region().at(i).and_then(|r| trace.regions.get(r.index())) {
             let role = serde_json::to_string(&region.role).unwrap_or_default();
             let _ = write!(args, ",\"region\":{},\"role\":{role}", json(&region.name));
         }

@@ -601,7 +601,7 @@ pub fn write(trace: &Trace) -> String {
             e.time()[i].0,
             kind.name()
         );
-        match (kind, e.peer()[i]) {
+        match (kind, e.peer().at(i)) {
             (EventKind::MsgSend, Some(p)) => {
                 let _ = write!(out, ", \"to\": {}", p.0);
             }
@@ -619,10 +619,10 @@ pub fn write(trace: &Trace) -> String {
         if e.size()[i] != 0 {
             let _ = write!(out, ", \"size\": {}", e.size()[i]);
         }
-        if let Some(text) = e.text()[i].and_then(|id| trace.string(id)) {
+        if let Some(text) = e.text().at(i).and_then(|id| trace.string(id)) {
             let _ = write!(out, ", \"text\": {}", json(text));
         }
-        if let Some(region) = e.region()[i] {
+        if let Some(region) = e.region().at(i) {
             let _ = write!(out, ", \"region\": {}", region.0);
         }
         if let Some(request) = e.request()[i] {

@@ -520,7 +520,7 @@ mod tests {
         for i in 0..trace.events.len() {
             if trace.events.kind()[i] == EventKind::MsgSend {
                 let from = trace.events.process()[i].0 as usize;
-                let to = trace.events.peer()[i].map(|p| p.0 as usize);
+                let to = trace.events.peer().at(i).map(|p| p.0 as usize);
                 assert_eq!(to, Some((from + 1) % hosts));
             }
         }

@@ -533,7 +533,7 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                 let size = u32::try_from(e.size()[i]).map_err(|_| {
                     WriteError(format!("event {i}'s size {} exceeds 32 bits", e.size()[i]))
                 })?;
-                let peer_node = e.peer()[i].map_or(0, node_of);
+                let peer_node = e.peer().at(i).map_or(0, node_of);
                 let tag = match e.kind()[i] {
                     EventKind::ProcInit => {
                         put_text(&mut data[4..16], &trace.processes[p.index()].name);
@@ -559,7 +559,7 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                         data = [0u8; 16];
                         put_text(
                             &mut data,
-                            e.text()[i].and_then(|s| trace.string(s)).unwrap_or(""),
+                            e.text().at(i).and_then(|s| trace.string(s)).unwrap_or(""),
                         );
                         match u8::try_from(e.tag()[i]) {
                             Ok(t) if t >= tag::FIRST_PROBE => t,

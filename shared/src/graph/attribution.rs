@@ -46,7 +46,7 @@ impl Attribution {
             let mut probe_phase = None;
             for v in graph.program(process) {
                 let i = v.index();
-                match (e.kind()[i], e.region()[i]) {
+                match (e.kind()[i], e.region().at(i)) {
                     (EventKind::Enter, Some(r)) => {
                         let own = match region_phase.get_mut(r.index()) {
                             Some(Some(known)) => *known,
@@ -74,7 +74,7 @@ impl Attribution {
                         }
                     }
                     (EventKind::Probe, _) => {
-                        let name = match e.text()[i].and_then(|s| trace.string(s)) {
+                        let name = match e.text().at(i).and_then(|s| trace.string(s)) {
                             Some(text) => text.to_owned(),
                             None => format!("probe {}", e.tag()[i]),
                         };

@@ -55,7 +55,7 @@ pub fn collectives(trace: &Trace) -> Vec<Collective> {
         stack.clear();
         let mut counts: HashMap<(RegionId, u32), u32> = HashMap::new();
         for i in trace.process_events(process) {
-            match (e.kind()[i], e.region()[i]) {
+            match (e.kind()[i], e.region().at(i)) {
                 (EventKind::Enter, Some(r)) => {
                     let role = trace.regions.get(r.index()).map(|r| r.role);
                     let instance = role.filter(|role| role.is_collective()).map(|role| {
@@ -76,7 +76,7 @@ pub fn collectives(trace: &Trace) -> Vec<Collective> {
                         });
                         let c = &mut instances[at];
                         if c.root.is_none() {
-                            c.root = e.peer()[i];
+                            c.root = e.peer().at(i);
                         }
                         c.members.push((process, EventIdx(i as u32), None));
                         at

@@ -49,7 +49,7 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
     // Events are grouped by process in recorded order, so each channel's lists come out in
     // program order on both ends.
     for i in 0..e.len() {
-        let (process, peer, tag) = (e.process()[i], e.peer()[i], e.tag()[i]);
+        let (process, peer, tag) = (e.process()[i], e.peer().at(i), e.tag()[i]);
         let Some(peer) = peer else { continue };
         match e.kind()[i] {
             EventKind::MsgSend => channels

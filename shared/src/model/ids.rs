@@ -2,6 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+/// An id as its `u32`, for columns that store ids raw.
+pub trait RawId: Copy {
+    /// The id of a raw value.
+    fn from_raw(raw: u32) -> Self;
+    /// The id's raw value.
+    fn raw(self) -> u32;
+}
+
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -13,6 +21,16 @@ macro_rules! id_type {
             /// The id as an index into the model's vectors.
             pub fn index(self) -> usize {
                 self.0 as usize
+            }
+        }
+
+        impl RawId for $name {
+            fn from_raw(raw: u32) -> Self {
+                $name(raw)
+            }
+
+            fn raw(self) -> u32 {
+                self.0
             }
         }
     };

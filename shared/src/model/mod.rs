@@ -8,11 +8,13 @@
 pub mod counter;
 pub mod error;
 mod ids;
+mod opt_ids;
 pub mod synthetic;
 pub mod time;
 
 pub use counter::{Counter, CounterKind};
-pub use ids::{EventIdx, LinkId, NodeId, ProcessId, RegionId, StrId};
+pub use ids::{EventIdx, LinkId, NodeId, ProcessId, RawId, RegionId, StrId};
+pub use opt_ids::OptIds;
 
 use std::num::NonZeroU32;
 use std::ops::Range;
@@ -256,11 +258,11 @@ pub struct Events {
     process: Vec<ProcessId>,
     time: Vec<Time>,
     kind: Vec<EventKind>,
-    peer: Vec<Option<ProcessId>>,
+    peer: OptIds<ProcessId>,
     tag: Vec<u32>,
     size: Vec<u64>,
-    text: Vec<Option<StrId>>,
-    region: Vec<Option<RegionId>>,
+    text: OptIds<StrId>,
+    region: OptIds<RegionId>,
     request: Vec<Option<NonZeroU32>>,
 }
 
@@ -291,7 +293,7 @@ impl Events {
     }
 
     /// Each event's peer process (sends and arrivals only).
-    pub fn peer(&self) -> &[Option<ProcessId>] {
+    pub fn peer(&self) -> &OptIds<ProcessId> {
         &self.peer
     }
 
@@ -306,12 +308,12 @@ impl Events {
     }
 
     /// Each event's probe text.
-    pub fn text(&self) -> &[Option<StrId>] {
+    pub fn text(&self) -> &OptIds<StrId> {
         &self.text
     }
 
     /// Each event's region (enter and leave only).
-    pub fn region(&self) -> &[Option<RegionId>] {
+    pub fn region(&self) -> &OptIds<RegionId> {
         &self.region
     }
 
@@ -327,11 +329,11 @@ impl Events {
             process: *self.process.get(i)?,
             time: *self.time.get(i)?,
             kind: *self.kind.get(i)?,
-            peer: *self.peer.get(i)?,
+            peer: self.peer.get(i)?,
             tag: *self.tag.get(i)?,
             size: *self.size.get(i)?,
-            text: *self.text.get(i)?,
-            region: *self.region.get(i)?,
+            text: self.text.get(i)?,
+            region: self.region.get(i)?,
             request: *self.request.get(i)?,
         })
     }
@@ -475,11 +477,11 @@ impl Trace {
             + vec(&e.process)
             + vec(&e.time)
             + vec(&e.kind)
-            + vec(&e.peer)
+            + e.peer.heap_bytes()
             + vec(&e.tag)
             + vec(&e.size)
-            + vec(&e.text)
-            + vec(&e.region)
+            + e.text.heap_bytes()
+            + e.region.heap_bytes()
             + vec(&e.request);
         let names = self.nodes.iter().map(|n| n.name.capacity()).sum::<usize>()
             + self
@@ -969,20 +971,21 @@ fn sorted<T, K: Ord>(mut items: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
 }
 
 /// One field of the records, in `order`.
-fn gather<T>(order: &[u32], records: &[EventRecord], field: impl Fn(&EventRecord) -> T) -> Vec<T> {
+fn gather<T, C: FromIterator<T>>(
+    order: &[u32],
+    records: &[EventRecord],
+    field: impl Fn(&EventRecord) -> T,
+) -> C {
     order.iter().map(|&i| field(&records[i as usize])).collect()
 }
 
 /// Numbers strings in order of first use by the events and drops unused ones, so that equal
 /// traces have equal string tables whatever order their importer interned them in.
-fn renumber_strings(
-    text: Vec<Option<StrId>>,
-    strings: Vec<String>,
-) -> (Vec<Option<StrId>>, Vec<String>) {
+fn renumber_strings(text: OptIds<StrId>, strings: Vec<String>) -> (OptIds<StrId>, Vec<String>) {
     let mut new_id = vec![None; strings.len()];
     let mut order = Vec::new();
     let text = text
-        .into_iter()
+        .iter()
         .map(|id| {
             let id = id?;
             let slot = new_id.get_mut(id.index())?;

@@ -115,7 +115,7 @@ impl Diagram {
             talks[h.from.index()] = true;
             talks[h.to.index()] = true;
         }
-        for (i, &peer) in trace.events.peer().iter().enumerate() {
+        for (i, peer) in trace.events.peer().iter().enumerate() {
             talks[i] |= peer.is_some();
         }
         let lamport = lamport_clocks(graph);

@@ -531,7 +531,7 @@ fn occurrences(trace: &Trace, selection: &Selection) -> Occurrences {
             if selection.contains(t) && selection.keeps(EventIdx(i as u32)) {
                 kinds.entry(e.kind()[i]).or_default().push((t, None));
             }
-            match (e.kind()[i], e.region()[i]) {
+            match (e.kind()[i], e.region().at(i)) {
                 (EventKind::Enter, Some(r)) => open.push((r, t)),
                 (EventKind::Leave, Some(r)) => {
                     if let Some(at) = open.iter().rposition(|&(o, _)| o == r) {

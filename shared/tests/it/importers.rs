@@ -699,7 +699,7 @@ fn tmon_keeps_probes_samples_and_links() {
         .text()
         .iter()
         .flatten()
-        .filter_map(|&s| back.string(s))
+        .filter_map(|s| back.string(s))
         .collect();
     assert!(texts.contains(&"reading image"), "{texts:?}");
 }

@@ -43,7 +43,7 @@ fn probes_keep_their_text() {
     let trace = load("master-workers-probes.json");
     let texts: Vec<&str> = (0..trace.events.len())
         .filter(|&i| trace.events.kind()[i] == EventKind::Probe)
-        .filter_map(|i| trace.events.text()[i].and_then(|s| trace.string(s)))
+        .filter_map(|i| trace.events.text().at(i).and_then(|s| trace.string(s)))
         .collect();
     assert_eq!(
         texts,

@@ -228,12 +228,7 @@ pub fn event_lines(
             .get(p)
             .map_or_else(|| format!("process {p}"), |p| p.name.clone())
     };
-    let peer = e
-        .peer()
-        .get(event)
-        .copied()
-        .flatten()
-        .map(|p| name(p.index()));
+    let peer = e.peer().get(event).flatten().map(|p| name(p.index()));
     let tag = e.tag().get(event).copied().unwrap_or(0);
     let size = e.size().get(event).copied().unwrap_or(0);
     match kind {
@@ -255,7 +250,6 @@ pub fn event_lines(
             let text = e
                 .text()
                 .get(event)
-                .copied()
                 .flatten()
                 .and_then(|id| trace.string(id))
                 .unwrap_or("");
@@ -265,7 +259,6 @@ pub fn event_lines(
             if let Some(region) = e
                 .region()
                 .get(event)
-                .copied()
                 .flatten()
                 .and_then(|r| trace.regions.get(r.index()))
             {

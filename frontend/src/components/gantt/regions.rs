@@ -52,7 +52,7 @@ impl RegionBars {
                 }
             };
             for i in events {
-                match (e.kind()[i], e.region()[i]) {
+                match (e.kind()[i], e.region().at(i)) {
                     (EventKind::Enter, Some(r)) => stack.push((r.0, e.time()[i].0)),
                     (EventKind::Leave, Some(_)) => {
                         if let Some(open) = stack.pop() {
