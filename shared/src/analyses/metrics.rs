@@ -508,10 +508,10 @@ fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) ->
                 start: start.0,
                 end: end.0,
                 weight,
-                region: source.and_then(|s| region_name(cx.attribution.region[s.index()])),
+                region: source.and_then(|s| region_name(cx.attribution.region.at(s.index()))),
                 phase: source.and_then(|s| cx.attribution.phase_name(s).map(str::to_owned)),
-                region_id: source.and_then(|s| cx.attribution.region[s.index()]),
-                phase_id: source.and_then(|s| cx.attribution.phase[s.index()]),
+                region_id: source.and_then(|s| cx.attribution.region.at(s.index())),
+                phase_id: source.and_then(|s| cx.attribution.phase.at(s.index())),
             })
         })
         .collect()
@@ -761,7 +761,7 @@ fn process_npt(
                 0.0
             };
             if value > 0.0 {
-                let phase = cx.attribution.phase.get(p.index()).copied().flatten();
+                let phase = cx.attribution.phase.get(p.index()).flatten();
                 open.set_phase(phase, out.total, &mut out.inclusive);
                 out.total += value;
                 *out.exclusive

@@ -95,7 +95,7 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
     let trace = cx.trace;
     let e = &trace.events;
     let calls = call_intervals(trace);
-    let region_id = |v: EventIdx| cx.attribution.region[v.index()];
+    let region_id = |v: EventIdx| cx.attribution.region.at(v.index());
     let mut out = Vec::new();
     // Non-blocking receives completed in one wait call (a `Waitall`) are charged once, with the
     // largest of their Late Sender times: the latest sender.
@@ -304,7 +304,7 @@ pub fn delay_cost_rows(cx: &Context<'_>, states: &[WaitState]) -> (Vec<CostRow>,
 
 /// The callpath of a computation edge: the innermost region its source left open.
 fn callpath(cx: &Context<'_>, source: EventIdx) -> String {
-    cx.attribution.region[source.index()]
+    cx.attribution.region.at(source.index())
         .and_then(|r| cx.trace.regions.get(r.index()))
         .map_or_else(|| "(none)".to_owned(), |r| r.name.clone())
 }

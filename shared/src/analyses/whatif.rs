@@ -164,7 +164,7 @@ pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]
                 }
                 Change::ScaleRegion { region, factor } => {
                     if let Some(prev) = computation
-                        && cx.attribution.region[prev.index()] == Some(*region)
+                        && cx.attribution.region.at(prev.index()) == Some(*region)
                     {
                         weights.program[i] *= factor;
                     }

@@ -6,15 +6,15 @@
 use std::collections::HashMap;
 
 use crate::graph::execution::ExecutionGraph;
-use crate::model::{EventIdx, EventKind, RegionId, RegionRole, Trace};
+use crate::model::{EventIdx, EventKind, OptIds, RegionId, RegionRole, Trace};
 
 /// Per-vertex region and phase, after the vertex's own event took effect.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribution {
     /// The innermost open region after each vertex.
-    pub region: Vec<Option<RegionId>>,
+    pub region: OptIds<RegionId>,
     /// The phase after each vertex, as an index into `phases`.
-    pub phase: Vec<Option<u32>>,
+    pub phase: OptIds<u32>,
     /// Phase names.
     pub phases: Vec<String>,
 }
@@ -25,8 +25,8 @@ impl Attribution {
         let n = trace.events.len();
         let e = &trace.events;
         let mut attribution = Attribution {
-            region: vec![None; n],
-            phase: vec![None; n],
+            region: OptIds::none(n),
+            phase: OptIds::none(n),
             phases: Vec::new(),
         };
         let mut phase_ids: HashMap<String, u32> = HashMap::new();
@@ -83,8 +83,8 @@ impl Attribution {
                     _ => {}
                 }
                 let top = stack.last();
-                attribution.region[i] = top.map(|t| t.0);
-                attribution.phase[i] = top.and_then(|t| t.1).or(probe_phase);
+                attribution.region.set(i, top.map(|t| t.0));
+                attribution.phase.set(i, top.and_then(|t| t.1).or(probe_phase));
             }
         }
         attribution
@@ -92,7 +92,7 @@ impl Attribution {
 
     /// The phase name of a vertex's outgoing edges.
     pub fn phase_name(&self, v: EventIdx) -> Option<&str> {
-        let id = (*self.phase.get(v.index())?)?;
+        let id = self.phase.get(v.index())??;
         self.phases.get(id as usize).map(String::as_str)
     }
 }

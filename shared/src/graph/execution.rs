@@ -88,8 +88,9 @@ impl ExecutionGraph {
             topo: Vec::with_capacity(n),
             first: vec![NONE; trace.processes.len()],
             dropped_messages: Vec::new(),
-            hub_from: vec![NONE; n],
-            hub_into: vec![NONE; n],
+            // Allocated with the first collective: most traces have none.
+            hub_from: Vec::new(),
+            hub_into: Vec::new(),
             hub_source_start: vec![0],
             hub_sources: Vec::new(),
             hub_target_start: vec![0],
@@ -99,6 +100,10 @@ impl ExecutionGraph {
             origin: trace.time_bounds().map_or(Time(0), |(start, _)| start),
         };
         for c in collectives(trace) {
+            if graph.hub_from.is_empty() {
+                graph.hub_from = vec![NONE; n];
+                graph.hub_into = vec![NONE; n];
+            }
             let hub = graph.hub_time.len() as u32;
             let mut latest = Time(0);
             for &(process, enter, leave) in &c.members {
@@ -136,7 +141,7 @@ impl ExecutionGraph {
                     let (prev_kind, kind) = (e.kind()[last as usize], e.kind()[v as usize]);
                     let blocked = prev_kind == EventKind::RecvCall
                         || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
-                        || (graph.hub_into[v as usize] != NONE && prev_kind == EventKind::Enter);
+                        || (graph.hub_into_at(v as usize) != NONE && prev_kind == EventKind::Enter);
                     graph.in_edge[v as usize] = if blocked {
                         ProgramEdge::Blocked
                     } else {
@@ -164,7 +169,7 @@ impl ExecutionGraph {
                 .map(|v| {
                     u8::from(self.prev[v] != NONE)
                         + u8::from(self.msg_from[v] != NONE)
-                        + u8::from(self.hub_into[v] != NONE)
+                        + u8::from(self.hub_into_at(v) != NONE)
                 })
                 .collect();
             let mut hub_pending: Vec<u32> = self
@@ -186,7 +191,7 @@ impl ExecutionGraph {
                 if pending == 0 {
                     let targets: Vec<u32> = self.hub_target_list(h).to_vec();
                     for t in targets {
-                        if self.hub_into[t as usize] == h as u32 {
+                        if self.hub_into_at(t as usize) == h as u32 {
                             release(t, &mut indegree, &mut self.topo);
                         }
                     }
@@ -201,13 +206,13 @@ impl ExecutionGraph {
                         release(w, &mut indegree, &mut self.topo);
                     }
                 }
-                let h = self.hub_from[v];
+                let h = self.hub_from_at(v);
                 if h != NONE {
                     hub_pending[h as usize] -= 1;
                     if hub_pending[h as usize] == 0 {
                         let targets: Vec<u32> = self.hub_target_list(h as usize).to_vec();
                         for t in targets {
-                            if self.hub_into[t as usize] == h {
+                            if self.hub_into_at(t as usize) == h {
                                 release(t, &mut indegree, &mut self.topo);
                             }
                         }
@@ -230,9 +235,9 @@ impl ExecutionGraph {
                     self.msg_to[send as usize] = NONE;
                     self.msg_from[v] = NONE;
                 }
-                if self.hub_into[v] != NONE {
+                if self.hub_into_at(v) != NONE {
                     self.dropped_collectives
-                        .push((self.hub_into[v], EventIdx(v as u32)));
+                        .push((self.hub_into_at(v), EventIdx(v as u32)));
                     self.hub_into[v] = NONE;
                 }
             }
@@ -243,15 +248,25 @@ impl ExecutionGraph {
         &self.hub_targets[self.hub_target_start[h] as usize..self.hub_target_start[h + 1] as usize]
     }
 
+    /// The raw hub a vertex feeds (`NONE` without one, or in a trace without collectives).
+    fn hub_from_at(&self, v: usize) -> u32 {
+        self.hub_from.get(v).copied().unwrap_or(NONE)
+    }
+
+    /// The raw hub a vertex waits for (`NONE` without one, or in a trace without collectives).
+    fn hub_into_at(&self, v: usize) -> u32 {
+        self.hub_into.get(v).copied().unwrap_or(NONE)
+    }
+
     /// The hub a collective member's enter feeds.
     pub fn hub_from(&self, v: EventIdx) -> Option<usize> {
-        let h = self.hub_from[v.index()];
+        let h = self.hub_from_at(v.index());
         (h != NONE).then_some(h as usize)
     }
 
     /// The hub a collective member's leave waits for.
     pub fn hub_into(&self, v: EventIdx) -> Option<usize> {
-        let h = self.hub_into[v.index()];
+        let h = self.hub_into_at(v.index());
         (h != NONE).then_some(h as usize)
     }
 

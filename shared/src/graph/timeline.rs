@@ -250,8 +250,10 @@ fn integrate_pieces(
 pub struct Timeline {
     /// How many processes compute on each node at each time.
     pub computing: Vec<StepFn>,
-    /// Each node's busy fraction from its spans: 1 while any of its processes computes.
-    busy_from_spans: Vec<StepFn>,
+    /// Each node's busy fraction from its spans: 1 while any of its processes computes; `None`
+    /// where it is the node's `computing` function itself (no two processes ever computed at
+    /// once on the node: every MPI rank on its own processor).
+    busy_from_spans: Vec<Option<StepFn>>,
     /// Each node's sampled CPU utilization, where the trace carries samples for it.
     sampled: Vec<Option<StepFn>>,
     /// The sum of all nodes' busy fractions, when some node is sampled (else `busy_nodes`).
@@ -277,10 +279,18 @@ impl Timeline {
             }
         }
         let computing: Vec<StepFn> = deltas.into_iter().map(StepFn::from_deltas).collect();
-        let busy_from_spans: Vec<StepFn> = computing
+        let busy_from_spans: Vec<Option<StepFn>> = computing
             .iter()
-            .map(|f| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
+            .map(|f| {
+                // Mapping a function of only 0 and 1 gives it back exactly (same breakpoints,
+                // values and running integral): it is kept once.
+                let zero_or_one = f.values.iter().all(|&m| m == 0.0 || m == 1.0);
+                (!zero_or_one).then(|| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
+            })
             .collect();
+        let spans_busy = |node: usize| -> &StepFn {
+            busy_from_spans[node].as_ref().unwrap_or(&computing[node])
+        };
         let mut samples: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
         for s in &trace.cpu_samples {
             if let Some(d) = samples.get_mut(s.node.index()) {
@@ -293,12 +303,9 @@ impl Timeline {
             .map(|d| (!d.is_empty()).then(|| StepFn::from_deltas(d)))
             .collect();
         let busy_nodes =
-            StepFn::from_deltas(busy_from_spans.iter().flat_map(StepFn::deltas).collect());
+            StepFn::from_deltas((0..n_nodes).flat_map(|k| spans_busy(k).deltas()).collect());
         let sampled_total = sampled.iter().any(Option::is_some).then(|| {
-            let node_busy = busy_from_spans
-                .iter()
-                .zip(&sampled)
-                .map(|(from_spans, sampled)| sampled.as_ref().unwrap_or(from_spans));
+            let node_busy = (0..n_nodes).map(|k| sampled[k].as_ref().unwrap_or(spans_busy(k)));
             StepFn::from_deltas(node_busy.flat_map(StepFn::deltas).collect())
         });
         let mut hosts = vec![false; n_nodes];
@@ -320,9 +327,11 @@ impl Timeline {
     /// A node's busy fraction: 1 while any of its processes computes, or its sampled CPU
     /// utilization when the trace carries CPU samples for it.
     pub fn node_busy(&self, node: NodeId) -> Option<&StepFn> {
-        match self.sampled.get(node.index()) {
-            Some(Some(f)) => Some(f),
-            _ => self.busy_from_spans.get(node.index()),
+        let k = node.index();
+        match (self.sampled.get(k), self.busy_from_spans.get(k)) {
+            (Some(Some(f)), _) => Some(f),
+            (_, Some(Some(f))) => Some(f),
+            _ => self.computing.get(k),
         }
     }
 

@@ -10,6 +10,17 @@ pub trait RawId: Copy {
     fn raw(self) -> u32;
 }
 
+/// A plain index (a phase number, say) is its own raw value.
+impl RawId for u32 {
+    fn from_raw(raw: u32) -> Self {
+        raw
+    }
+
+    fn raw(self) -> u32 {
+        self
+    }
+}
+
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -54,6 +54,19 @@ impl<T: RawId> OptIds<T> {
         self.raw.iter().map(|&r| decode(r))
     }
 
+    /// `n` entries, all `None`.
+    pub fn none(n: usize) -> Self {
+        OptIds {
+            raw: vec![NONE; n],
+            id: PhantomData,
+        }
+    }
+
+    /// Sets entry `i`; panics past the end, as indexing a slice does.
+    pub fn set(&mut self, i: usize, id: Option<T>) {
+        self.raw[i] = id.map_or(NONE, T::raw);
+    }
+
     pub(crate) fn push(&mut self, id: Option<T>) {
         self.raw.push(id.map_or(NONE, T::raw));
     }
