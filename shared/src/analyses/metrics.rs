@@ -344,7 +344,7 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
 
     let wcpa_weights = cx.wcpa_weights();
     let heaviest = longest_path(&cx.graph, &wcpa_weights);
-    let wcpa_segments = segments(cx, &path_edges(&cx.graph, &heaviest), &wcpa_weights);
+    let wcpa_segments = segments(cx, &path_edges(&cx.graph, &heaviest), &wcpa_weights, |w| w);
     let wcpa = Wcpa {
         weight: heaviest.length,
         phases: shares(
@@ -472,8 +472,14 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
     times
 }
 
-/// Attributes path edges, keeping those with positive duration or weight.
-fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) -> Vec<Segment> {
+/// Attributes path edges, keeping those with positive duration or weight, each weighed with
+/// `weights` read as `f64` (only the path's edges are converted, not the whole graph's weights).
+fn segments<T: Copy>(
+    cx: &Context<'_>,
+    edges: &[PathEdge],
+    weights: &EdgeWeights<T>,
+    as_f64: impl Fn(T) -> f64,
+) -> Vec<Segment> {
     let region_name = |r: Option<RegionId>| {
         r.and_then(|r| cx.trace.regions.get(r.index()))
             .map(|r| r.name.clone())
@@ -483,12 +489,12 @@ fn segments(cx: &Context<'_>, edges: &[PathEdge], weights: &EdgeWeights<f64>) ->
         .filter_map(|edge| {
             let (start, end) = edge.interval(cx.trace, &cx.graph);
             let to = edge.to.index();
-            let weight = match edge.kind {
+            let weight = as_f64(match edge.kind {
                 SegmentKind::Start => weights.seed[to],
                 SegmentKind::Transit => weights.message[to],
                 SegmentKind::Collective => weights.collective[to],
                 SegmentKind::Computation | SegmentKind::Blocked => weights.program[to],
-            };
+            });
             if end <= start && weight == 0.0 {
                 return None;
             }
@@ -613,13 +619,7 @@ fn critical_path_report(
     cp: &LongestPath<u64>,
     elapsed: &EdgeWeights<u64>,
 ) -> CriticalPath {
-    let as_f64 = EdgeWeights {
-        seed: elapsed.seed.iter().map(|&w| w as f64).collect(),
-        program: elapsed.program.iter().map(|&w| w as f64).collect(),
-        message: elapsed.message.iter().map(|&w| w as f64).collect(),
-        collective: elapsed.collective.iter().map(|&w| w as f64).collect(),
-    };
-    let segments = segments(cx, &path_edges(&cx.graph, cp), &as_f64);
+    let segments = segments(cx, &path_edges(&cx.graph, cp), elapsed, |w| w as f64);
     let total = cp.length as f64;
     let [by_process, by_region, by_phase] = path_rankings(cx, &segments, total);
     let sum_of = |kind| {

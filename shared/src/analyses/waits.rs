@@ -304,7 +304,9 @@ pub fn delay_cost_rows(cx: &Context<'_>, states: &[WaitState]) -> (Vec<CostRow>,
 
 /// The callpath of a computation edge: the innermost region its source left open.
 fn callpath(cx: &Context<'_>, source: EventIdx) -> String {
-    cx.attribution.region.at(source.index())
+    cx.attribution
+        .region
+        .at(source.index())
         .and_then(|r| cx.trace.regions.get(r.index()))
         .map_or_else(|| "(none)".to_owned(), |r| r.name.clone())
 }

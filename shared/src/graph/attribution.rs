@@ -84,7 +84,9 @@ impl Attribution {
                 }
                 let top = stack.last();
                 attribution.region.set(i, top.map(|t| t.0));
-                attribution.phase.set(i, top.and_then(|t| t.1).or(probe_phase));
+                attribution
+                    .phase
+                    .set(i, top.and_then(|t| t.1).or(probe_phase));
             }
         }
         attribution

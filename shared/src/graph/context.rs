@@ -9,7 +9,7 @@ use crate::graph::critical_path::{EdgeWeights, elapsed_into};
 use crate::graph::execution::{ExecutionGraph, ProgramEdge};
 use crate::graph::pairing::{Pairing, pair_messages};
 use crate::graph::states::{StateSpan, state_spans_of};
-use crate::graph::timeline::{Hints, Timeline};
+use crate::graph::timeline::{BusyAt, Hints, Timeline};
 use crate::model::{EventIdx, NodeId, Trace};
 
 /// Everything the analyses need, computed once per trace.
@@ -91,8 +91,10 @@ impl<'a> Context<'a> {
         let origin = self.graph.origin().0;
         let n = self.graph.len();
         let mut w = EdgeWeights::zeros(n);
-        // One stream of searches per kind of edge: each moves forward with its process.
-        let [mut seed, mut program, mut message, mut collective] =
+        // One stream of searches per kind of edge: each moves forward with its process. A
+        // vertex's own time serves its start edge and its program edge, and the next vertex's
+        // program edge: its busy integrals are looked up once.
+        let [mut at_vertex, mut at_origin, mut message, mut collective] =
             std::array::from_fn(|_| self.timeline.hints());
         let weight = |node: NodeId, a: u64, b: u64, hints: &mut Hints| {
             if b <= a {
@@ -101,30 +103,41 @@ impl<'a> Context<'a> {
                 n_proc * (b - a) as f64 - self.timeline.others_busy_time_near(node, a, b, hints)
             }
         };
+        let mut origin_busy: Vec<Option<BusyAt>> = vec![None; self.trace.nodes.len()];
+        let mut last: Option<(EventIdx, BusyAt)> = None;
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             let node = self.node_of(v);
-            w.seed[i] = weight(node, origin, self.graph.time(v).0, &mut seed);
+            let t = self.graph.time(v).0;
+            let here = self.timeline.busy_at(node, t, &mut at_vertex);
+            if t > origin {
+                let from = match origin_busy.get_mut(node.index()) {
+                    Some(Some(busy)) => *busy,
+                    Some(slot) => *slot.insert(self.timeline.busy_at(node, origin, &mut at_origin)),
+                    None => self.timeline.busy_at(node, origin, &mut at_origin),
+                };
+                w.seed[i] =
+                    n_proc * (t - origin) as f64 - Timeline::others_busy_between(from, here);
+            }
             if let (Some(prev), ProgramEdge::Computation) =
                 (self.graph.prev(v), self.graph.in_edge(v))
             {
-                w.program[i] = weight(
-                    node,
-                    self.graph.time(prev).0,
-                    self.graph.time(v).0,
-                    &mut program,
-                );
+                let a = self.graph.time(prev).0;
+                if t > a {
+                    let from = match last {
+                        Some((u, busy)) if u == prev => busy,
+                        _ => self.timeline.busy_at(node, a, &mut at_origin),
+                    };
+                    w.program[i] =
+                        n_proc * (t - a) as f64 - Timeline::others_busy_between(from, here);
+                }
             }
+            last = Some((v, here));
             if let Some(send) = self.graph.message_from(v) {
                 w.message[i] = weight(node, times[send.index()].0, times[i].0, &mut message);
             }
             if let Some(h) = self.graph.hub_into(v) {
-                w.collective[i] = weight(
-                    node,
-                    self.graph.hub_time(h).0,
-                    self.graph.time(v).0,
-                    &mut collective,
-                );
+                w.collective[i] = weight(node, self.graph.hub_time(h).0, t, &mut collective);
             }
         }
         w

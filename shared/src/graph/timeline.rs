@@ -288,9 +288,8 @@ impl Timeline {
                 (!zero_or_one).then(|| f.map(|m| if m > 0.0 { 1.0 } else { 0.0 }))
             })
             .collect();
-        let spans_busy = |node: usize| -> &StepFn {
-            busy_from_spans[node].as_ref().unwrap_or(&computing[node])
-        };
+        let spans_busy =
+            |node: usize| -> &StepFn { busy_from_spans[node].as_ref().unwrap_or(&computing[node]) };
         let mut samples: Vec<Vec<(u64, f64)>> = vec![Vec::new(); n_nodes];
         for s in &trace.cpu_samples {
             if let Some(d) = samples.get_mut(s.node.index()) {
@@ -366,6 +365,28 @@ impl Timeline {
         (self.total_busy().integral_near(a, b, &mut hints.total) - own).max(0.0)
     }
 
+    /// The running busy integrals at `t` (of all nodes, and of `node`), searched from `hints`:
+    /// two of them, at a and b, give [`Timeline::others_busy_between`], so a stream of edges
+    /// that share ends (a process's consecutive events) searches each end once.
+    pub fn busy_at(&self, node: NodeId, t: u64, hints: &mut Hints) -> BusyAt {
+        let total = self.total_busy();
+        let own = match (self.node_busy(node), hints.node_busy.get_mut(node.index())) {
+            (Some(f), Some(h)) => f.primitive_of(t, f.piece_near(t, &mut h[1])),
+            (Some(f), None) => f.primitive(t),
+            (None, _) => 0.0,
+        };
+        BusyAt {
+            total: total.primitive_of(t, total.piece_near(t, &mut hints.total[1])),
+            own,
+        }
+    }
+
+    /// The busy time of every node but the one `a` and `b` were read for over [a, b], b > a:
+    /// the same value as [`Timeline::others_busy_time`].
+    pub fn others_busy_between(a: BusyAt, b: BusyAt) -> f64 {
+        ((b.total - a.total) - (b.own - a.own)).max(0.0)
+    }
+
     /// The CPU time a process computing on `node` throughout [a, b] got, when the node's
     /// processes timeslice (thesis §3.3): the integral of 1 / (processes computing on the node).
     pub fn cpu_time(&self, node: NodeId, a: u64, b: u64) -> f64 {
@@ -420,6 +441,13 @@ impl Timeline {
             computing: vec![0; self.computing.len()],
         }
     }
+}
+
+/// The running busy integrals at one time: of all nodes, and of one node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BusyAt {
+    total: f64,
+    own: f64,
 }
 
 /// Where one stream of queries last found itself in each of a [`Timeline`]'s functions, so that

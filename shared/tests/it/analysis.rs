@@ -668,3 +668,86 @@ fn cpu_samples_replace_busy_intervals() {
         (0.25, shared::analyses::utilization::Source::Samples)
     );
 }
+
+/// The fast WCPA and CPU-time weights (busy integrals searched from the last query, shared by a
+/// vertex's start and program edges) equal, to the bit, the weights computed edge by edge from
+/// their definition with a binary search of the whole timeline: on processes alone on their
+/// nodes and timeslicing, with and without CPU samples, and on the worked example.
+#[test]
+fn fast_edge_weights_equal_their_definition_to_the_bit() {
+    use shared::graph::context::Context;
+    use shared::graph::critical_path::elapsed_into;
+    use shared::graph::execution::ProgramEdge;
+    let mut sampled = shared::model::synthetic::ring_on_nodes(9, 3, 3_000);
+    let end = sampled.time_bounds().map_or(0, |(_, e)| e.0);
+    for node in 0..sampled.nodes.len() as u32 {
+        for k in 0..10u64 {
+            sampled.cpu_samples.push(shared::model::CpuSample {
+                node: shared::NodeId(node),
+                sample: shared::model::Sample {
+                    start: Time(end * k / 10),
+                    end: Time(end * (k + 1) / 10),
+                    utilization: ((node as u64 + k) % 7) as f32 / 7.0,
+                },
+            });
+        }
+    }
+    let traces = [
+        shared::model::synthetic::ring(16, 4_000),
+        shared::model::synthetic::ring_on_nodes(12, 4, 4_000),
+        sampled,
+        load("t4-worked-example.json"),
+    ];
+    for trace in &traces {
+        let cx = Context::new(trace);
+        let g = &cx.graph;
+        let n_proc = cx.timeline.n_processors.max(1) as f64;
+        let times = trace.events.time();
+        let node =
+            |v: shared::EventIdx| trace.processes[trace.events.process()[v.index()].index()].node;
+        let weight = |node, a: u64, b: u64| {
+            if b <= a {
+                0.0
+            } else {
+                n_proc * (b - a) as f64 - cx.timeline.others_busy_time(node, a, b)
+            }
+        };
+        let wcpa = cx.wcpa_weights();
+        let cpu = cx.cpu_time_weights(|t| t as f64);
+        for v in (0..g.len() as u32).map(shared::EventIdx) {
+            let i = v.index();
+            let (t, k) = (g.time(v).0, node(v));
+            let computation = matches!(g.in_edge(v), ProgramEdge::Computation);
+            let prev = g.prev(v).filter(|_| computation);
+            let expected_seed = weight(k, g.origin().0, t);
+            let expected_program = prev.map_or(0.0, |p| weight(k, g.time(p).0, t));
+            assert_eq!(
+                wcpa.seed[i].to_bits(),
+                expected_seed.to_bits(),
+                "seed of {i}"
+            );
+            assert_eq!(
+                wcpa.program[i].to_bits(),
+                expected_program.to_bits(),
+                "program of {i}"
+            );
+            if let Some(send) = g.message_from(v) {
+                let expected = weight(k, times[send.index()].0, times[i].0);
+                assert_eq!(
+                    wcpa.message[i].to_bits(),
+                    expected.to_bits(),
+                    "message into {i}"
+                );
+            }
+            let cpu_program = prev.map_or(0.0, |p| cx.timeline.cpu_time(k, g.time(p).0, t));
+            assert_eq!(
+                cpu.program[i].to_bits(),
+                cpu_program.to_bits(),
+                "CPU time of {i}"
+            );
+            let e = elapsed_into(trace, g, v);
+            assert_eq!(cpu.seed[i].to_bits(), (e.seed as f64).to_bits());
+            assert_eq!(cpu.message[i].to_bits(), (e.message as f64).to_bits());
+        }
+    }
+}
