@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::analyses::utilization::{Utilization, cpu_utilization, link_utilization};
@@ -533,7 +535,7 @@ pub(crate) fn shares<T>(
 where
     T: HasWeight,
 {
-    let mut sums: HashMap<Option<u32>, f64> = HashMap::new();
+    let mut sums: FxHashMap<Option<u32>, f64> = FxHashMap::default();
     for item in items {
         *sums.entry(key(item)).or_default() += item.weight();
     }
@@ -542,8 +544,8 @@ where
 
 /// Rows of a ranking from weights keyed by `K` (an id), heaviest first, ties in key order;
 /// `row` gives a key's id and label.
-pub(crate) fn rank<K: Eq + std::hash::Hash + Ord>(
-    sums: HashMap<K, f64>,
+pub(crate) fn rank<K: Eq + std::hash::Hash + Ord, S>(
+    sums: HashMap<K, f64, S>,
     total: f64,
     row: impl Fn(&K) -> (Option<u32>, String),
 ) -> Vec<Share> {
@@ -649,7 +651,7 @@ fn npt(cx: &Context<'_>) -> Npt {
 }
 
 /// Inclusive time per (region, phase) of one process.
-type RegionPhaseTime = HashMap<(RegionId, Option<u32>), f64>;
+type RegionPhaseTime = FxHashMap<(RegionId, Option<u32>), f64>;
 
 /// The regions open in one process, for inclusive times without walking the region stack per
 /// edge: a region's time is what the process computed between the outermost enter of it and
@@ -733,7 +735,7 @@ impl OpenRegions {
 #[derive(Default)]
 struct ProcessNpt {
     total: f64,
-    exclusive: HashMap<(Option<RegionId>, Option<u32>), f64>,
+    exclusive: FxHashMap<(Option<RegionId>, Option<u32>), f64>,
     inclusive: RegionPhaseTime,
 }
 
@@ -801,8 +803,8 @@ fn heaviest_first(mut branches: Vec<NptBranch>) -> Vec<NptBranch> {
 
 /// One process's branch of the NPT tree: its regions, each with its phases.
 fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBranch {
-    let mut regions: HashMap<RegionId, NptBranch> = HashMap::new();
-    let mut phases: HashMap<(RegionId, Option<u32>), NptBranch> = HashMap::new();
+    let mut regions: FxHashMap<RegionId, NptBranch> = FxHashMap::default();
+    let mut phases: FxHashMap<(RegionId, Option<u32>), NptBranch> = FxHashMap::default();
     let phase_branch = |phase: Option<u32>| NptBranch {
         id: phase,
         name: phase_label(cx, phase),
@@ -828,7 +830,7 @@ fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBr
             .inclusive += t;
     }
     let mut outside = 0.0;
-    let mut outside_phases: HashMap<Option<u32>, NptBranch> = HashMap::new();
+    let mut outside_phases: FxHashMap<Option<u32>, NptBranch> = FxHashMap::default();
     for (&(r, phase), &t) in &times.exclusive {
         match r {
             Some(r) => {
@@ -851,7 +853,7 @@ fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBr
             }
         }
     }
-    let mut by_region: HashMap<RegionId, Vec<NptBranch>> = HashMap::new();
+    let mut by_region: FxHashMap<RegionId, Vec<NptBranch>> = FxHashMap::default();
     for ((r, _), branch) in phases {
         by_region.entry(r).or_default().push(branch);
     }
@@ -885,10 +887,10 @@ fn npt_branch(cx: &Context<'_>, process: ProcessId, times: &ProcessNpt) -> NptBr
 /// `[from, to)` only: each computation is clipped to the window. Shares are of this total.
 pub fn npt_in(cx: &Context<'_>, window: (u64, u64), keep: &dyn Fn(ProcessId) -> bool) -> Npt {
     let trace = cx.trace;
-    let mut by_process: HashMap<ProcessId, f64> = HashMap::new();
-    let mut inclusive: HashMap<RegionId, f64> = HashMap::new();
-    let mut exclusive: HashMap<RegionId, f64> = HashMap::new();
-    let mut by_phase: HashMap<Option<u32>, f64> = HashMap::new();
+    let mut by_process: FxHashMap<ProcessId, f64> = FxHashMap::default();
+    let mut inclusive: FxHashMap<RegionId, f64> = FxHashMap::default();
+    let mut exclusive: FxHashMap<RegionId, f64> = FxHashMap::default();
+    let mut by_phase: FxHashMap<Option<u32>, f64> = FxHashMap::default();
     let mut stack: Vec<RegionId> = Vec::new();
     let mut open = OpenRegions::new(trace.regions.len());
     let mut tree = Vec::new();
