@@ -25,13 +25,7 @@ pub fn load(root: &Path, seconds: u32, connections: u32) -> anyhow::Result<()> {
     if !super::has_program("wrk") && Command::new("wrk").output().is_err() {
         super::apt_install(&["wrk"])?;
     }
-    super::run(
-        root,
-        "cargo",
-        &["build", "--release", "--locked", "-p", "server"],
-        &[],
-    )?;
-    let bin = root.join("target/release/tracescope");
+    let bin = super::build_release_server(root)?;
     let dir = root.join("target/load");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;

@@ -74,6 +74,17 @@ fn run(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> anyho
     Ok(())
 }
 
+/// Builds the release `tracescope` binary and returns its path.
+fn build_release_server(root: &Path) -> anyhow::Result<PathBuf> {
+    run(
+        root,
+        "cargo",
+        &["build", "--release", "--locked", "-p", "server"],
+        &[],
+    )?;
+    Ok(root.join("target/release/tracescope"))
+}
+
 /// Whether a program can be started.
 fn has_program(program: &str) -> bool {
     Command::new(program)

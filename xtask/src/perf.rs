@@ -70,13 +70,7 @@ pub fn perf_compare(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let dir = root.join("target/perf-compare");
     std::fs::create_dir_all(dir.join("inputs"))?;
     let python = install_peers(root, &dir)?;
-    super::run(
-        root,
-        "cargo",
-        &["build", "--release", "--locked", "-p", "server"],
-        &[],
-    )?;
-    let tracescope = root.join("target/release/tracescope");
+    let tracescope = super::build_release_server(root)?;
     let scripts = root.join("xtask/perf");
     let out = dir.join("out.tscb");
     let convert = |input: &Path| Tool {
@@ -442,48 +436,30 @@ fn write_chrome(path: &Path, n: usize) -> anyhow::Result<()> {
         let mut t = 10.0 + k as f64 * 0.013;
         for i in 0..rounds {
             let dur = 0.9 + ((k * 13 + i * 7) % 200) as f64 / 1000.0;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"X","name":"compute","cat":"app","pid":{pid},"tid":{tid},"ts":{t:.3},"dur":{dur:.3},"args":{{"iteration":{i}}}}}"#
-            )?;
-            t += dur;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"B","name":"MPI_Send","cat":"mpi","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.01
-            )?;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"s","name":"msg","cat":"mpi","id":"{k}-{right}-{i}","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.02
-            )?;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"E","cat":"mpi","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.03
-            )?;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"B","name":"MPI_Recv","cat":"mpi","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.04
-            )?;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"f","bp":"e","name":"msg","cat":"mpi","id":"{left}-{k}-{i}","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.3
-            )?;
-            sep(&mut w)?;
-            write!(
-                w,
-                r#"{{"ph":"E","cat":"mpi","pid":{pid},"tid":{tid},"ts":{:.3}}}"#,
-                t + 0.31
-            )?;
+            let end = t + dur;
+            let at = |dt: f64| format!(r#""pid":{pid},"tid":{tid},"ts":{:.3}"#, end + dt);
+            let round = [
+                format!(
+                    r#"{{"ph":"X","name":"compute","cat":"app","pid":{pid},"tid":{tid},"ts":{t:.3},"dur":{dur:.3},"args":{{"iteration":{i}}}}}"#
+                ),
+                format!(r#"{{"ph":"B","name":"MPI_Send","cat":"mpi",{}}}"#, at(0.01)),
+                format!(
+                    r#"{{"ph":"s","name":"msg","cat":"mpi","id":"{k}-{right}-{i}",{}}}"#,
+                    at(0.02)
+                ),
+                format!(r#"{{"ph":"E","cat":"mpi",{}}}"#, at(0.03)),
+                format!(r#"{{"ph":"B","name":"MPI_Recv","cat":"mpi",{}}}"#, at(0.04)),
+                format!(
+                    r#"{{"ph":"f","bp":"e","name":"msg","cat":"mpi","id":"{left}-{k}-{i}",{}}}"#,
+                    at(0.3)
+                ),
+                format!(r#"{{"ph":"E","cat":"mpi",{}}}"#, at(0.31)),
+            ];
+            for event in &round {
+                sep(&mut w)?;
+                w.write_all(event.as_bytes())?;
+            }
+            t = end;
             t += 0.32;
         }
     }
