@@ -142,8 +142,12 @@ fn finish(
     phase(shared::view::api::UploadPhase::Analysing);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
-    let encoder = GzEncoder::new(Vec::new(), Compression::fast());
+    // The encoder writes a few bytes at a time; flate2 clears its output buffer's spare room on
+    // every write, so unbuffered it spent 20 of 26 s of a 10^7-event import in memset.
+    let encoder =
+        std::io::BufWriter::with_capacity(1 << 16, GzEncoder::new(Vec::new(), Compression::fast()));
     let model_bin_gz = shared::formats::binary::write_to(&imported.trace, encoder)
+        .and_then(|buffered| buffered.into_inner().map_err(|e| e.into_error()))
         .and_then(GzEncoder::finish)
         .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
     Ok(Prepared {

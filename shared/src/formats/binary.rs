@@ -31,7 +31,8 @@ pub fn write(trace: &Trace) -> Vec<u8> {
 }
 
 /// Writes a trace to `out` as it is encoded, without holding the encoding in memory (for large
-/// traces written to a file).
+/// traces written to a file). The encoding is written a few bytes at a time: give it a buffered
+/// writer.
 pub fn write_to<W: std::io::Write>(trace: &Trace, mut out: W) -> std::io::Result<W> {
     out.write_all(MAGIC)?;
     out.write_all(&VERSION.to_le_bytes())?;
