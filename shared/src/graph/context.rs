@@ -34,12 +34,6 @@ impl<'a> Context<'a> {
     pub fn new(trace: &'a Trace) -> Context<'a> {
         let pairing = pair_messages(trace);
         let graph = ExecutionGraph::new(trace, &pairing);
-        Context::with_graph(trace, pairing, graph)
-    }
-
-    /// The context of a trace whose messages are paired and whose execution graph is built
-    /// already (by `pair_messages` and `ExecutionGraph::new` on this trace): the rest is added.
-    pub fn with_graph(trace: &'a Trace, pairing: Pairing, graph: ExecutionGraph) -> Context<'a> {
         let spans = state_spans_of(trace, &graph);
         let timeline = Timeline::new(trace, &spans);
         let attribution = Attribution::new(trace, &graph);

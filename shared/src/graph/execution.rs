@@ -38,8 +38,10 @@ pub enum ProgramEdge {
 pub struct ExecutionGraph {
     /// Each vertex's time: the event's time, or max(call, arrival) for a receive completion.
     time: Vec<Time>,
-    /// Each vertex's program predecessor and successor.
-    links: ProgramLinks,
+    /// Each vertex's program predecessor, or `NONE`.
+    prev: Vec<u32>,
+    /// Each vertex's program successor, or `NONE`.
+    next: Vec<u32>,
     /// Each vertex's program in-edge kind.
     in_edge: Vec<ProgramEdge>,
     /// For an arrival vertex: its matched send, or `NONE`.
@@ -71,80 +73,6 @@ pub struct ExecutionGraph {
     origin: Time,
 }
 
-/// Each vertex's program predecessor and successor. Most processes run in the order their
-/// events were recorded (each vertex follows the one before it): then two bits a vertex say
-/// where a process starts and ends, instead of two indices (8 bytes) a vertex.
-#[derive(Debug, Clone, PartialEq)]
-enum ProgramLinks {
-    /// Every vertex's predecessor is the one before it, unless it is marked first; its
-    /// successor the one after it, unless it is marked last.
-    Sequential { first: Bits, last: Bits },
-    /// Explicit links (some receive completion moved after its call), `NONE` for none.
-    Linked { prev: Vec<u32>, next: Vec<u32> },
-}
-
-impl ProgramLinks {
-    /// The links given explicitly, kept as bits when they are sequential.
-    fn new(prev: Vec<u32>, next: Vec<u32>) -> ProgramLinks {
-        let sequential = (0..prev.len()).all(|v| {
-            (prev[v] == NONE || prev[v] as usize + 1 == v)
-                && (next[v] == NONE || next[v] as usize == v + 1)
-        });
-        if !sequential {
-            return ProgramLinks::Linked { prev, next };
-        }
-        ProgramLinks::Sequential {
-            first: Bits::from_fn(prev.len(), |v| prev[v] == NONE),
-            last: Bits::from_fn(next.len(), |v| next[v] == NONE),
-        }
-    }
-
-    fn prev(&self, v: usize) -> u32 {
-        match self {
-            ProgramLinks::Sequential { first, .. } => {
-                if first.get(v) {
-                    NONE
-                } else {
-                    v as u32 - 1
-                }
-            }
-            ProgramLinks::Linked { prev, .. } => prev[v],
-        }
-    }
-
-    fn next(&self, v: usize) -> u32 {
-        match self {
-            ProgramLinks::Sequential { last, .. } => {
-                if last.get(v) {
-                    NONE
-                } else {
-                    v as u32 + 1
-                }
-            }
-            ProgramLinks::Linked { next, .. } => next[v],
-        }
-    }
-}
-
-/// A fixed-size set of bits.
-#[derive(Debug, Clone, PartialEq)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn from_fn(n: usize, bit: impl Fn(usize) -> bool) -> Bits {
-        let mut words = vec![0u64; n.div_ceil(64)];
-        for v in (0..n).filter(|&v| bit(v)) {
-            words[v / 64] |= 1 << (v % 64);
-        }
-        Bits(words)
-    }
-
-    /// Bit `v`; panics past the end, as indexing does.
-    fn get(&self, v: usize) -> bool {
-        self.0[v / 64] >> (v % 64) & 1 == 1
-    }
-}
-
 impl ExecutionGraph {
     /// Builds the graph of `trace` with its message `pairing`.
     pub fn new(trace: &Trace, pairing: &Pairing) -> ExecutionGraph {
@@ -152,10 +80,8 @@ impl ExecutionGraph {
         let e = &trace.events;
         let mut graph = ExecutionGraph {
             time: e.time().to_vec(),
-            links: ProgramLinks::Linked {
-                prev: vec![NONE; n],
-                next: vec![NONE; n],
-            },
+            prev: vec![NONE; n],
+            next: vec![NONE; n],
             in_edge: vec![ProgramEdge::Start; n],
             msg_from: vec![NONE; n],
             msg_to: vec![NONE; n],
@@ -200,7 +126,6 @@ impl ExecutionGraph {
             graph.msg_to[m.send.index()] = m.arrival.0;
         }
         let mut sequence = Vec::new();
-        let (mut prev, mut next) = (vec![NONE; n], vec![NONE; n]);
         for process in trace.process_ids() {
             program_order(trace, process, &mut sequence);
             let mut last = NONE;
@@ -208,8 +133,8 @@ impl ExecutionGraph {
                 if last == NONE {
                     graph.first[process.index()] = v;
                 } else {
-                    prev[v as usize] = last;
-                    next[last as usize] = v;
+                    graph.prev[v as usize] = last;
+                    graph.next[last as usize] = v;
                     // A process that called receive is blocked until the next thing it does,
                     // normally the completion of that receive; a non-blocking receive completes
                     // inside a wait; a collective member waits from its enter to its leave.
@@ -230,7 +155,6 @@ impl ExecutionGraph {
                 last = v;
             }
         }
-        graph.links = ProgramLinks::new(prev, next);
         graph.sort_topologically();
         graph
     }
@@ -243,7 +167,7 @@ impl ExecutionGraph {
         loop {
             let mut indegree: Vec<u8> = (0..n)
                 .map(|v| {
-                    u8::from(self.links.prev(v) != NONE)
+                    u8::from(self.prev[v] != NONE)
                         + u8::from(self.msg_from[v] != NONE)
                         + u8::from(self.hub_into_at(v) != NONE)
                 })
@@ -277,7 +201,7 @@ impl ExecutionGraph {
             while head < self.topo.len() {
                 let v = self.topo[head] as usize;
                 head += 1;
-                for w in [self.links.next(v), self.msg_to[v]] {
+                for w in [self.next[v], self.msg_to[v]] {
                     if w != NONE {
                         release(w, &mut indegree, &mut self.topo);
                     }
@@ -394,12 +318,12 @@ impl ExecutionGraph {
 
     /// A vertex's program predecessor.
     pub fn prev(&self, v: EventIdx) -> Option<EventIdx> {
-        some(self.links.prev(v.index()))
+        some(self.prev[v.index()])
     }
 
     /// A vertex's program successor.
     pub fn next(&self, v: EventIdx) -> Option<EventIdx> {
-        some(self.links.next(v.index()))
+        some(self.next[v.index()])
     }
 
     /// The kind of a vertex's program in-edge.
