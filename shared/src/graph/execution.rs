@@ -46,8 +46,6 @@ pub struct ExecutionGraph {
     in_edge: Vec<ProgramEdge>,
     /// For an arrival vertex: its matched send, or `NONE`.
     msg_from: Vec<u32>,
-    /// For a send vertex: its matched arrival, or `NONE`.
-    msg_to: Vec<u32>,
     /// Vertices in a topological order.
     topo: Vec<u32>,
     /// The first vertex of each process in program order, or `NONE` for a process without events.
@@ -84,7 +82,6 @@ impl ExecutionGraph {
             next: vec![NONE; n],
             in_edge: vec![ProgramEdge::Start; n],
             msg_from: vec![NONE; n],
-            msg_to: vec![NONE; n],
             topo: Vec::with_capacity(n),
             first: vec![NONE; trace.processes.len()],
             dropped_messages: Vec::new(),
@@ -123,7 +120,6 @@ impl ExecutionGraph {
         }
         for m in &pairing.messages {
             graph.msg_from[m.arrival.index()] = m.send.0;
-            graph.msg_to[m.send.index()] = m.arrival.0;
         }
         let mut sequence = Vec::new();
         for process in trace.process_ids() {
@@ -164,6 +160,13 @@ impl ExecutionGraph {
     /// repeated, so the result is always a complete order.
     fn sort_topologically(&mut self) {
         let n = self.time.len();
+        // Each send's arrival, for the sort only: the graph keeps the arrivals' sends.
+        let mut msg_to = vec![NONE; n];
+        for (arrival, &send) in self.msg_from.iter().enumerate() {
+            if send != NONE {
+                msg_to[send as usize] = arrival as u32;
+            }
+        }
         loop {
             let mut indegree: Vec<u8> = (0..n)
                 .map(|v| {
@@ -201,7 +204,7 @@ impl ExecutionGraph {
             while head < self.topo.len() {
                 let v = self.topo[head] as usize;
                 head += 1;
-                for w in [self.next[v], self.msg_to[v]] {
+                for w in [self.next[v], msg_to[v]] {
                     if w != NONE {
                         release(w, &mut indegree, &mut self.topo);
                     }
@@ -232,7 +235,7 @@ impl ExecutionGraph {
                     let send = self.msg_from[v];
                     self.dropped_messages
                         .push((EventIdx(send), EventIdx(v as u32)));
-                    self.msg_to[send as usize] = NONE;
+                    msg_to[send as usize] = NONE;
                     self.msg_from[v] = NONE;
                 }
                 if self.hub_into_at(v) != NONE {

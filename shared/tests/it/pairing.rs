@@ -1,5 +1,6 @@
 //! Message pairing (decision D-e).
 
+use shared::graph::execution::ExecutionGraph;
 use shared::graph::pairing::{Message, pair_messages};
 use shared::model::time::{Clock, Time};
 use shared::model::{EventIdx, EventKind, EventRecord, NodeId, ProcessId, TraceBuilder};
@@ -89,4 +90,75 @@ fn leftover_sends_and_arrivals_are_unmatched() {
     assert_eq!(pairing.messages.len(), 1);
     assert_eq!(pairing.unmatched_sends, [EventIdx(1)]);
     assert_eq!(pairing.unmatched_arrivals, [EventIdx(2)]);
+}
+
+/// Program links: in a process recorded in program order each vertex follows the one before it;
+/// an arrival recorded before its receive call moves after the call.
+#[test]
+fn program_links_follow_the_recorded_order_or_the_moved_arrival() {
+    let build = |early: bool| {
+        let mut b = TraceBuilder::new("links", Clock::NANOSECONDS);
+        let node = b.add_node("n");
+        for name in ["a", "b"] {
+            b.add_process(name, node).expect("node exists");
+        }
+        b.push(EventRecord::plain(
+            ProcessId(0),
+            Time(0),
+            EventKind::ProcInit,
+        ))
+        .expect("valid");
+        message(&mut b, EventKind::MsgSend, 0, 1, 1, 0);
+        b.push(EventRecord::plain(
+            ProcessId(0),
+            Time(2),
+            EventKind::ProcExit,
+        ))
+        .expect("valid");
+        b.push(EventRecord::plain(
+            ProcessId(1),
+            Time(0),
+            EventKind::ProcInit,
+        ))
+        .expect("valid");
+        if early {
+            message(&mut b, EventKind::MsgArr, 1, 0, 3, 0);
+            b.push(EventRecord::plain(
+                ProcessId(1),
+                Time(4),
+                EventKind::RecvCall,
+            ))
+            .expect("valid");
+        } else {
+            b.push(EventRecord::plain(
+                ProcessId(1),
+                Time(2),
+                EventKind::RecvCall,
+            ))
+            .expect("valid");
+            message(&mut b, EventKind::MsgArr, 1, 0, 3, 0);
+        }
+        b.push(EventRecord::plain(
+            ProcessId(1),
+            Time(5),
+            EventKind::ProcExit,
+        ))
+        .expect("valid");
+        b.build()
+    };
+    for (early, order_b) in [(false, [3, 4, 5, 6]), (true, [3, 5, 4, 6])] {
+        let trace = build(early);
+        let graph = ExecutionGraph::new(&trace, &pair_messages(&trace));
+        let program = |p: u32| -> Vec<u32> { graph.program(ProcessId(p)).map(|v| v.0).collect() };
+        assert_eq!(program(0), [0, 1, 2], "early {early}");
+        assert_eq!(program(1), order_b, "early {early}");
+        for order in [vec![0, 1, 2], order_b.to_vec()] {
+            for (k, &v) in order.iter().enumerate() {
+                let prev = k.checked_sub(1).map(|j| EventIdx(order[j]));
+                let next = order.get(k + 1).map(|&w| EventIdx(w));
+                assert_eq!(graph.prev(EventIdx(v)), prev, "prev of {v}, early {early}");
+                assert_eq!(graph.next(EventIdx(v)), next, "next of {v}, early {early}");
+            }
+        }
+    }
 }
