@@ -492,10 +492,11 @@ fn segments<T: Copy>(
             let (start, end) = edge.interval(cx.trace, &cx.graph);
             let to = edge.to.index();
             let weight = as_f64(match edge.kind {
-                SegmentKind::Start => weights.seed[to],
                 SegmentKind::Transit => weights.message[to],
                 SegmentKind::Collective => weights.collective[to],
-                SegmentKind::Computation | SegmentKind::Blocked => weights.program[to],
+                SegmentKind::Start | SegmentKind::Computation | SegmentKind::Blocked => {
+                    weights.program[to]
+                }
             });
             if end <= start && weight == 0.0 {
                 return None;

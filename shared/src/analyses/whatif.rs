@@ -130,7 +130,6 @@ pub fn observed_weights(cx: &Context<'_>) -> EdgeWeights<f64> {
     let w = EdgeWeights::elapsed(cx.trace, &cx.graph);
     let f = |v: Vec<u64>| v.into_iter().map(|x| x as f64).collect();
     EdgeWeights {
-        seed: f(w.seed),
         program: f(w.program),
         message: f(w.message),
         collective: f(w.collective),
@@ -196,10 +195,11 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
         .map(|e| {
             let i = e.to.index();
             let weight = match e.kind {
-                SegmentKind::Start => edited.seed[i],
                 SegmentKind::Transit => edited.message[i],
                 SegmentKind::Collective => edited.collective[i],
-                SegmentKind::Computation | SegmentKind::Blocked => edited.program[i],
+                SegmentKind::Start | SegmentKind::Computation | SegmentKind::Blocked => {
+                    edited.program[i]
+                }
             };
             WhatIfSegment {
                 kind: e.kind,

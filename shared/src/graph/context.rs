@@ -65,18 +65,19 @@ impl<'a> Context<'a> {
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             let elapsed = elapsed_into(self.trace, &self.graph, v);
-            w.seed[i] = elapsed.seed as f64;
             w.message[i] = message_weight(elapsed.message);
             w.collective[i] = elapsed.collective as f64;
-            if let (Some(prev), ProgramEdge::Computation) =
-                (self.graph.prev(v), self.graph.in_edge(v))
-            {
-                w.program[i] = self.timeline.cpu_time_near(
-                    self.node_of(v),
-                    self.graph.time(prev).0,
-                    self.graph.time(v).0,
-                    &mut hints,
-                );
+            match (self.graph.prev(v), self.graph.in_edge(v)) {
+                (None, _) => w.program[i] = elapsed.seed as f64,
+                (Some(prev), ProgramEdge::Computation) => {
+                    w.program[i] = self.timeline.cpu_time_near(
+                        self.node_of(v),
+                        self.graph.time(prev).0,
+                        self.graph.time(v).0,
+                        &mut hints,
+                    );
+                }
+                (Some(_), _) => {}
             }
         }
         w
@@ -110,13 +111,13 @@ impl<'a> Context<'a> {
             let node = self.node_of(v);
             let t = self.graph.time(v).0;
             let here = self.timeline.busy_at(node, t, &mut at_vertex);
-            if t > origin {
+            if self.graph.prev(v).is_none() && t > origin {
                 let from = match origin_busy.get_mut(node.index()) {
                     Some(Some(busy)) => *busy,
                     Some(slot) => *slot.insert(self.timeline.busy_at(node, origin, &mut at_origin)),
                     None => self.timeline.busy_at(node, origin, &mut at_origin),
                 };
-                w.seed[i] =
+                w.program[i] =
                     n_proc * (t - origin) as f64 - Timeline::others_busy_between(from, here);
             }
             if let (Some(prev), ProgramEdge::Computation) =

@@ -31,9 +31,9 @@ impl Weight for f64 {
 /// The weight of each vertex's in-edges.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdgeWeights<T> {
-    /// For a process's first vertex: the weight of reaching it from the trace's origin.
-    pub seed: Vec<T>,
-    /// The weight of the program edge into each vertex.
+    /// The weight of the program edge into each vertex; for a process's first vertex, which
+    /// has none, the weight of its start edge from the trace's origin (one array for both, as
+    /// a vertex has one or the other).
     pub program: Vec<T>,
     /// The weight of the message edge into each arrival vertex.
     pub message: Vec<T>,
@@ -45,7 +45,6 @@ impl<T: Weight> EdgeWeights<T> {
     /// All-zero weights for `n` vertices.
     pub fn zeros(n: usize) -> EdgeWeights<T> {
         EdgeWeights {
-            seed: vec![T::default(); n],
             program: vec![T::default(); n],
             message: vec![T::default(); n],
             collective: vec![T::default(); n],
@@ -64,8 +63,11 @@ impl EdgeWeights<u64> {
         for v in (0..n as u32).map(EventIdx) {
             let i = v.index();
             let e = elapsed_into(trace, graph, v);
-            w.seed[i] = e.seed;
-            w.program[i] = e.program;
+            w.program[i] = if graph.prev(v).is_some() {
+                e.program
+            } else {
+                e.seed
+            };
             w.message[i] = e.message;
             w.collective[i] = e.collective;
         }
@@ -152,7 +154,7 @@ pub fn longest_path<T: Weight>(graph: &ExecutionGraph, weights: &EdgeWeights<T>)
         let i = v.index();
         let (mut best, mut how) = match graph.prev(v) {
             Some(prev) => (dist[prev.index()].plus(weights.program[i]), Via::Program),
-            None => (weights.seed[i], Via::Start),
+            None => (weights.program[i], Via::Start),
         };
         if let Some(send) = graph.message_from(v) {
             let through_message = dist[send.index()].plus(weights.message[i]);
