@@ -96,54 +96,28 @@ fn leftover_sends_and_arrivals_are_unmatched() {
 /// an arrival recorded before its receive call moves after the call.
 #[test]
 fn program_links_follow_the_recorded_order_or_the_moved_arrival() {
+    let plain = |b: &mut TraceBuilder, process: u32, time: u64, kind: EventKind| {
+        b.push(EventRecord::plain(ProcessId(process), Time(time), kind))
+            .expect("valid event");
+    };
     let build = |early: bool| {
         let mut b = TraceBuilder::new("links", Clock::NANOSECONDS);
         let node = b.add_node("n");
         for name in ["a", "b"] {
             b.add_process(name, node).expect("node exists");
         }
-        b.push(EventRecord::plain(
-            ProcessId(0),
-            Time(0),
-            EventKind::ProcInit,
-        ))
-        .expect("valid");
+        plain(&mut b, 0, 0, EventKind::ProcInit);
         message(&mut b, EventKind::MsgSend, 0, 1, 1, 0);
-        b.push(EventRecord::plain(
-            ProcessId(0),
-            Time(2),
-            EventKind::ProcExit,
-        ))
-        .expect("valid");
-        b.push(EventRecord::plain(
-            ProcessId(1),
-            Time(0),
-            EventKind::ProcInit,
-        ))
-        .expect("valid");
+        plain(&mut b, 0, 2, EventKind::ProcExit);
+        plain(&mut b, 1, 0, EventKind::ProcInit);
         if early {
             message(&mut b, EventKind::MsgArr, 1, 0, 3, 0);
-            b.push(EventRecord::plain(
-                ProcessId(1),
-                Time(4),
-                EventKind::RecvCall,
-            ))
-            .expect("valid");
+            plain(&mut b, 1, 4, EventKind::RecvCall);
         } else {
-            b.push(EventRecord::plain(
-                ProcessId(1),
-                Time(2),
-                EventKind::RecvCall,
-            ))
-            .expect("valid");
+            plain(&mut b, 1, 2, EventKind::RecvCall);
             message(&mut b, EventKind::MsgArr, 1, 0, 3, 0);
         }
-        b.push(EventRecord::plain(
-            ProcessId(1),
-            Time(5),
-            EventKind::ProcExit,
-        ))
-        .expect("valid");
+        plain(&mut b, 1, 5, EventKind::ProcExit);
         b.build()
     };
     for (early, order_b) in [(false, [3, 4, 5, 6]), (true, [3, 5, 4, 6])] {
