@@ -152,7 +152,9 @@ pub fn edit(cx: &Context<'_>, weights: &mut EdgeWeights<f64>, changes: &[Change]
                 Change::AllTransits { transit } if send.is_some() => weights.message[i] = *transit,
                 Change::ScaleTransits { factor } if send.is_some() => weights.message[i] *= factor,
                 Change::Network { latency, bandwidth } if send.is_some() && *bandwidth > 0.0 => {
-                    let size = send.map_or(e.size()[i], |s| e.size()[s.index()].max(e.size()[i]));
+                    let size = send.map_or(e.size().at(i), |s| {
+                        e.size().at(s.index()).max(e.size().at(i))
+                    });
                     weights.message[i] = latency + size as f64 / bandwidth;
                 }
                 Change::Transit { arrival, transit } if *arrival == v && send.is_some() => {

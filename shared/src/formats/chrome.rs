@@ -836,8 +836,8 @@ pub fn write(trace: &Trace) -> String {
         if e.tag()[i] != 0 {
             let _ = write!(args, ",\"tag\":{}", e.tag()[i]);
         }
-        if e.size()[i] != 0 {
-            let _ = write!(args, ",\"size\":{}", e.size()[i]);
+        if e.size().at(i) != 0 {
+            let _ = write!(args, ",\"size\":{}", e.size().at(i));
         }
         if let Some(text) = e.text().at(i).and_then(|s| trace.string(s)) {
             let _ = write!(args, ",\"text\":{}", json(text));

@@ -616,8 +616,8 @@ pub fn write(trace: &Trace) -> String {
         if e.tag()[i] != 0 {
             let _ = write!(out, ", \"tag\": {}", e.tag()[i]);
         }
-        if e.size()[i] != 0 {
-            let _ = write!(out, ", \"size\": {}", e.size()[i]);
+        if e.size().at(i) != 0 {
+            let _ = write!(out, ", \"size\": {}", e.size().at(i));
         }
         if let Some(text) = e.text().at(i).and_then(|id| trace.string(id)) {
             let _ = write!(out, ", \"text\": {}", json(text));

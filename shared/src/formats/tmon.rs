@@ -530,8 +530,11 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
             for i in trace.process_events(p) {
                 let mut data = [0u8; 16];
                 data[0..4].copy_from_slice(&p.0.to_le_bytes());
-                let size = u32::try_from(e.size()[i]).map_err(|_| {
-                    WriteError(format!("event {i}'s size {} exceeds 32 bits", e.size()[i]))
+                let size = u32::try_from(e.size().at(i)).map_err(|_| {
+                    WriteError(format!(
+                        "event {i}'s size {} exceeds 32 bits",
+                        e.size().at(i)
+                    ))
                 })?;
                 let peer_node = e.peer().at(i).map_or(0, node_of);
                 let tag = match e.kind()[i] {

@@ -9,12 +9,14 @@ pub mod counter;
 pub mod error;
 mod ids;
 mod opt_ids;
+mod sizes;
 pub mod synthetic;
 pub mod time;
 
 pub use counter::{Counter, CounterKind};
 pub use ids::{EventIdx, LinkId, NodeId, ProcessId, RawId, RegionId, StrId};
 pub use opt_ids::OptIds;
+pub use sizes::Sizes;
 
 use std::num::NonZeroU32;
 use std::ops::Range;
@@ -260,7 +262,7 @@ pub struct Events {
     kind: Vec<EventKind>,
     peer: OptIds<ProcessId>,
     tag: Vec<u32>,
-    size: Vec<u64>,
+    size: Sizes,
     text: OptIds<StrId>,
     region: OptIds<RegionId>,
     request: Vec<Option<NonZeroU32>>,
@@ -303,7 +305,7 @@ impl Events {
     }
 
     /// Each event's size in bytes.
-    pub fn size(&self) -> &[u64] {
+    pub fn size(&self) -> &Sizes {
         &self.size
     }
 
@@ -331,7 +333,7 @@ impl Events {
             kind: *self.kind.get(i)?,
             peer: self.peer.get(i)?,
             tag: *self.tag.get(i)?,
-            size: *self.size.get(i)?,
+            size: self.size.get(i)?,
             text: self.text.get(i)?,
             region: self.region.get(i)?,
             request: *self.request.get(i)?,
@@ -479,7 +481,7 @@ impl Trace {
             + vec(&e.kind)
             + e.peer.heap_bytes()
             + vec(&e.tag)
-            + vec(&e.size)
+            + e.size.heap_bytes()
             + e.text.heap_bytes()
             + e.region.heap_bytes()
             + vec(&e.request);

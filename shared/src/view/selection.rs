@@ -359,7 +359,7 @@ pub fn summary(cx: &Context<'_>, selection: &Selection) -> SelectionSummary {
         let (s, r) = (m.send.index(), m.arrival.index());
         if selection.has(e.process()[s]) && selection.contains(e.time()[s].0) {
             messages_sent += 1;
-            bytes_sent = bytes_sent.saturating_add(e.size()[s]);
+            bytes_sent = bytes_sent.saturating_add(e.size().at(s));
         }
         if selection.has(e.process()[r]) && selection.contains(e.time()[r].0) {
             messages_received += 1;
@@ -427,7 +427,7 @@ pub fn matrix(cx: &Context<'_>, selection: &Selection) -> CommMatrix {
         }
         let cell = cells.entry((from, to)).or_default();
         cell.0 += 1;
-        cell.1 = cell.1.saturating_add(e.size()[s]);
+        cell.1 = cell.1.saturating_add(e.size().at(s));
         cell.2 = cell
             .2
             .saturating_add(e.time()[r].0.saturating_sub(e.time()[s].0));
@@ -585,7 +585,7 @@ pub fn histograms(cx: &Context<'_>, selection: &Selection) -> Vec<SubjectHistogr
             && selection.contains(e.time()[s].0)
             && selection.keeps(m.send)
         {
-            sizes.push(e.size()[s] as f64);
+            sizes.push(e.size().at(s) as f64);
             transits.push(e.time()[r].0.saturating_sub(e.time()[s].0) as f64);
         }
     }

@@ -190,7 +190,7 @@ impl Topology {
                 let e = &mut self.edges[i];
                 let d = usize::from(e.a != from);
                 e.messages[d] += 1;
-                e.bytes[d] += size[m.send.index()];
+                e.bytes[d] += size.at(m.send.index());
             }
         }
     }

@@ -376,7 +376,7 @@ impl ViewportIndex {
             let before = index.bytes_before[k];
             index
                 .bytes_before
-                .push(before.saturating_add(size[m.send.0 as usize]));
+                .push(before.saturating_add(size.at(m.send.0 as usize)));
         }
         index.pair_start.push(order.len());
         index

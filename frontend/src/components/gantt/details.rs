@@ -230,7 +230,7 @@ pub fn event_lines(
     };
     let peer = e.peer().get(event).flatten().map(|p| name(p.index()));
     let tag = e.tag().get(event).copied().unwrap_or(0);
-    let size = e.size().get(event).copied().unwrap_or(0);
+    let size = e.size().get(event).unwrap_or(0);
     match kind {
         EventKind::MsgSend => lines.push(format!(
             "to {}, tag {tag}, {}",

@@ -607,7 +607,7 @@ fn edge_text(trace: &Trace, built: &Built, edge: usize) -> String {
                 name(from.process),
                 name(to.process),
                 trace.events.tag()[send],
-                crate::components::gantt::scene::draw::bytes_text(trace.events.size()[send]),
+                crate::components::gantt::scene::draw::bytes_text(trace.events.size().at(send)),
                 if e.backwards {
                     " (arrives before it is sent: a clock violation)"
                 } else {
