@@ -96,8 +96,10 @@ impl StepFn {
         StepFn::from_deltas(deltas)
     }
 
-    /// The breakpoints and values, for combining functions.
-    pub fn deltas(&self) -> Vec<(u64, f64)> {
+    /// The breakpoints as (time, jump), which `from_deltas` turns back into the function
+    /// (the tests' reference for `sum`).
+    #[cfg(test)]
+    fn deltas(&self) -> Vec<(u64, f64)> {
         let mut last = 0.0;
         self.times
             .iter()

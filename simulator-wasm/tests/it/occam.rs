@@ -11,6 +11,14 @@ fn compile_error(source: &str) -> String {
     compile(source).expect_err("a compile error").to_string()
 }
 
+/// Asserts that the error `e` names line `line` and says `text`.
+fn assert_error_at(e: &str, line: usize, text: &str) {
+    assert!(
+        e.contains(&format!("line {line}")) && e.contains(text),
+        "{e}"
+    );
+}
+
 /// Runs `source` on one T800; answers the tags of its probes in order.
 fn probes(source: &str) -> Vec<u32> {
     probes_on(source, "single").swap_remove(0)
@@ -203,7 +211,7 @@ SEQ
     let _ = session.finish();
     assert!(session.network.nodes[0].error, "a[3] of a [3]INT");
     let e = compile_error("[3]INT a:\nSEQ\n  a[3] := 1\n");
-    assert!(e.contains("line 3") && e.contains("no element 3"), "{e}");
+    assert_error_at(&e, 3, "no element 3");
 }
 
 #[test]
@@ -267,10 +275,7 @@ SEQ
     started.sort_unstable();
     assert_eq!(started, [5, 6], "both branches ran");
     let e = compile_error("INT n:\nSEQ\n  n := 2\n  PAR i = 0 FOR n\n    SKIP\n");
-    assert!(
-        e.contains("line 4") && e.contains("count must be a constant"),
-        "{e}"
-    );
+    assert_error_at(&e, 4, "count must be a constant");
 }
 
 #[test]
@@ -363,10 +368,10 @@ PLACED PAR
     assert!(e.contains("no link of `mesh 2x2` joins them"), "{e}");
     // On three nodes one stage is left: nobody reads what it writes.
     let e = error(source, "pipe 3");
-    assert!(
-        e.contains("line 13")
-            && e.contains("channel c[1] is used for output on processor 1 but for input on none"),
-        "{e}"
+    assert_error_at(
+        &e,
+        13,
+        "channel c[1] is used for output on processor 1 but for input on none",
     );
     let two_writers = "
 CHAN OF INT c:
@@ -380,20 +385,14 @@ PLACED PAR
     c ? x
 ";
     let e = error(two_writers, "ring 3");
-    assert!(
-        e.contains("line 7") && e.contains("output on processors 0 and 1"),
-        "{e}"
-    );
+    assert_error_at(&e, 7, "output on processors 0 and 1");
     let e = error("PLACED PAR\n  PROCESSOR 4\n    SKIP\n", "pipe 4");
-    assert!(
-        e.contains("line 2") && e.contains("processor 4: the network has 4"),
-        "{e}"
-    );
+    assert_error_at(&e, 2, "processor 4: the network has 4");
     let e = error(
         "PLACED PAR\n  PROCESSOR 1\n    SKIP\n  PROCESSOR 1\n    SKIP\n",
         "pipe 2",
     );
-    assert!(e.contains("line 4") && e.contains("placed twice"), "{e}");
+    assert_error_at(&e, 4, "placed twice");
 }
 
 #[test]
@@ -458,7 +457,7 @@ SEQ
 ";
     assert_eq!(probes(source), [7, 60, 2, 30, 200]);
     let e = compile_error("CHAN OF INT c:\n[2]INT a:\nc ! a\n");
-    assert!(e.contains("line 3") && e.contains("carries a word"), "{e}");
+    assert_error_at(&e, 3, "carries a word");
     let e = compile_error("INT x:\nCASE x\n  1\n    SKIP\n  1\n    SKIP\n");
     assert!(e.contains("twice"), "{e}");
 }
@@ -510,10 +509,7 @@ SEQ
     // 0+1+4+9+16+25; 7+10+13+16; 12340; 40+41+42.
     assert_eq!(probes(source), [55, 46, 12340, 123]);
     let e = compile_error("PROC p ([4]INT v)\n  SKIP\n:\n[3]INT a:\np (a)\n");
-    assert!(
-        e.contains("line 5") && e.contains("4 elements, not 3"),
-        "{e}"
-    );
+    assert_error_at(&e, 5, "4 elements, not 3");
 }
 
 #[test]
@@ -590,7 +586,7 @@ SEQ
     let e = error("INT FUNCTION f (INT x) IS x:\nSKIP\n");
     assert!(e.contains("parameters are VALs"), "{e}");
     let e = error("INT FUNCTION f (VAL INT x) IS x:\nf (1)\n");
-    assert!(e.contains("line 2") && e.contains("is a FUNCTION"), "{e}");
+    assert_error_at(&e, 2, "is a FUNCTION");
 }
 
 #[test]
@@ -639,10 +635,7 @@ SEQ
     let e = compile_for_pipe(
         "PLACED PAR\n  PROCESSOR 1\n    out.number (1)\n  PROCESSOR 0\n    SKIP\n",
     );
-    assert!(
-        e.contains("line 3") && e.contains("only processor 0"),
-        "{e}"
-    );
+    assert_error_at(&e, 3, "only processor 0");
 }
 
 /// The error compiling `source` for a pipe of two.
@@ -697,15 +690,9 @@ SEQ
     // 13; 97 (19.5 / 2 = 9.75); 9.75 > 9.7; 2.5 rounds to even; −2; 7; 19.5 rounds to 20.
     assert_eq!(probes(source), [13, 97, 1, 2, (-2i32) as u32, 7, 20]);
     let e = compile_error("REAL32 x:\nINT n:\nSEQ\n  x := 1.0\n  n := x\n");
-    assert!(
-        e.contains("line 5") && e.contains("REAL32 where an INT"),
-        "{e}"
-    );
+    assert_error_at(&e, 5, "REAL32 where an INT");
     let e = compile_error("REAL32 x:\nx := 1\n");
-    assert!(
-        e.contains("line 2") && e.contains("INT where a REAL32"),
-        "{e}"
-    );
+    assert_error_at(&e, 2, "INT where a REAL32");
 }
 
 #[test]
@@ -834,7 +821,7 @@ PLACED PAR
 ";
     assert_eq!(probes_on(source, "pipe 2"), [vec![77], vec![]]);
     let e = compile_error("CHAN OF INT c:\nPLACE c AT 9:\nSKIP\n");
-    assert!(e.contains("line 2") && e.contains("0 to 3"), "{e}");
+    assert_error_at(&e, 2, "0 to 3");
 }
 
 #[test]
@@ -942,10 +929,7 @@ SEQ
     // 5, × (3 − 2), + 1 + 2 + 3 + 4.
     assert_eq!(probes(source), [15]);
     let e = compile_error("PROTOCOL P\n  CASE\n    go\n:\nCHAN OF P c:\nc ! went\n");
-    assert!(
-        e.contains("line 6") && e.contains("went is not a tag of P"),
-        "{e}"
-    );
+    assert_error_at(&e, 6, "went is not a tag of P");
 }
 
 #[test]
@@ -1069,7 +1053,7 @@ SEQ
     // 43; 9 r 2; 2 and 9; FALSE; 25.
     assert_eq!(probes(source), [43, 92, 29, 0, 25]);
     let e = compile_error("INT, INT FUNCTION f (VAL INT a) IS a, a:\nINT x:\nx := f (1)\n");
-    assert!(e.contains("line 3") && e.contains("gives 2 values"), "{e}");
+    assert_error_at(&e, 3, "gives 2 values");
 }
 
 #[test]
@@ -1077,10 +1061,7 @@ fn usage_rules_see_elements_and_procs() {
     let error = compile_error;
     // One element assigned in two branches; one channel element read in two.
     let e = error("[4]INT a:\nPAR\n  a[1] := 1\n  a[1] := 2\n");
-    assert!(
-        e.contains("line 2") && e.contains("\"a[1]\" is assigned in two branches"),
-        "{e}"
-    );
+    assert_error_at(&e, 2, "\"a[1]\" is assigned in two branches");
     let e = error("[2]CHAN OF INT c:\nINT x, y:\nPAR\n  c[0] ? x\n  c[0] ? y\n");
     assert!(
         e.contains("\"c[0]\" is used for input in two branches"),
