@@ -122,35 +122,23 @@ impl ExecutionGraph {
             graph.msg_from[m.arrival.index()] = m.send.0;
         }
         let mut sequence = Vec::new();
+        let hub_into = std::mem::take(&mut graph.hub_into);
+        let is_hub_target = |v: usize| hub_into.get(v).is_some_and(|&h| h != NONE);
         for process in trace.process_ids() {
-            program_order(trace, process, &mut sequence);
-            let mut last = NONE;
-            for &v in &sequence {
-                if last == NONE {
-                    graph.first[process.index()] = v;
-                } else {
-                    graph.prev[v as usize] = last;
-                    graph.next[last as usize] = v;
-                    // A process that called receive is blocked until the next thing it does,
-                    // normally the completion of that receive; a non-blocking receive completes
-                    // inside a wait; a collective member waits from its enter to its leave.
-                    let (prev_kind, kind) = (e.kind()[last as usize], e.kind()[v as usize]);
-                    let blocked = prev_kind == EventKind::RecvCall
-                        || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
-                        || (graph.hub_into_at(v as usize) != NONE && prev_kind == EventKind::Enter);
-                    graph.in_edge[v as usize] = if blocked {
-                        ProgramEdge::Blocked
-                    } else {
-                        ProgramEdge::Computation
-                    };
-                    if blocked && e.kind()[v as usize] == EventKind::MsgArr {
-                        let completion = graph.time[v as usize].max(graph.time[last as usize]);
-                        graph.time[v as usize] = completion;
+            walk_program(trace, process, &is_hub_target, &mut sequence, |step| {
+                let v = step.vertex as usize;
+                graph.time[v] = step.time;
+                match step.prev {
+                    None => graph.first[process.index()] = step.vertex,
+                    Some(last) => {
+                        graph.prev[v] = last;
+                        graph.next[last as usize] = step.vertex;
+                        graph.in_edge[v] = step.edge;
                     }
                 }
-                last = v;
-            }
+            });
         }
+        graph.hub_into = hub_into;
         graph.sort_topologically();
         graph
     }
@@ -366,6 +354,71 @@ fn some(v: u32) -> Option<EventIdx> {
 
 /// A process's events in program order: each arrival that completes a receive is moved right
 /// after its call; arrivals beyond the number of calls stay where they were recorded.
+/// One vertex of a process's program order, as the execution graph has it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProgramStep {
+    /// The vertex (event index).
+    pub vertex: u32,
+    /// Its program predecessor, if any.
+    pub prev: Option<u32>,
+    /// Its program in-edge ([`ProgramEdge::Start`] for the first).
+    pub edge: ProgramEdge,
+    /// Its time: the event's, or max(call, arrival) for a receive completion.
+    pub time: Time,
+}
+
+/// Walks `process`'s vertices in program order with their in-edges and times: the one
+/// definition the graph and the streaming state spans share. `is_hub_target(v)` says whether
+/// event `v` is a collective member's leave that waits for the others.
+pub(crate) fn walk_program(
+    trace: &Trace,
+    process: ProcessId,
+    is_hub_target: &dyn Fn(usize) -> bool,
+    sequence: &mut Vec<u32>,
+    mut each: impl FnMut(ProgramStep),
+) {
+    let e = &trace.events;
+    program_order(trace, process, sequence);
+    let mut last: Option<(u32, Time)> = None;
+    for &v in sequence.iter() {
+        let own = e.time()[v as usize];
+        let step = match last {
+            None => ProgramStep {
+                vertex: v,
+                prev: None,
+                edge: ProgramEdge::Start,
+                time: own,
+            },
+            Some((prev, prev_time)) => {
+                // A process that called receive is blocked until the next thing it does,
+                // normally the completion of that receive; a non-blocking receive completes
+                // inside a wait; a collective member waits from its enter to its leave.
+                let (prev_kind, kind) = (e.kind()[prev as usize], e.kind()[v as usize]);
+                let blocked = prev_kind == EventKind::RecvCall
+                    || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
+                    || (prev_kind == EventKind::Enter && is_hub_target(v as usize));
+                let time = if blocked && kind == EventKind::MsgArr {
+                    own.max(prev_time)
+                } else {
+                    own
+                };
+                ProgramStep {
+                    vertex: v,
+                    prev: Some(prev),
+                    edge: if blocked {
+                        ProgramEdge::Blocked
+                    } else {
+                        ProgramEdge::Computation
+                    },
+                    time,
+                }
+            }
+        };
+        last = Some((v, step.time));
+        each(step);
+    }
+}
+
 fn program_order(trace: &Trace, process: ProcessId, out: &mut Vec<u32>) {
     out.clear();
     let range = trace.process_events(process);

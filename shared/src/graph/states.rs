@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph::execution::{ExecutionGraph, ProgramEdge};
+use crate::graph::collectives::collectives;
+use crate::graph::execution::{ExecutionGraph, ProgramEdge, walk_program};
 use crate::graph::pairing::pair_messages;
 use crate::model::time::Time;
 use crate::model::{ProcessId, Trace};
@@ -42,6 +43,76 @@ pub fn state_spans(trace: &Trace) -> Vec<StateSpan> {
     state_spans_of(trace, &graph)
 }
 
+/// The collective members' leaves that wait for the others (the execution graph's hub
+/// targets), sorted: all the streaming state spans need of the collectives.
+#[derive(Debug, Clone, Default)]
+pub struct HubTargets(Vec<u32>);
+
+impl HubTargets {
+    /// The hub targets of `trace`.
+    pub fn new(trace: &Trace) -> HubTargets {
+        let mut leaves: Vec<u32> = Vec::new();
+        for c in collectives(trace) {
+            for &(process, _, leave) in &c.members {
+                if let (true, Some(leave)) = (c.is_target(process), leave) {
+                    leaves.push(leave.0);
+                }
+            }
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        HubTargets(leaves)
+    }
+
+    fn contains(&self, v: usize) -> bool {
+        u32::try_from(v).is_ok_and(|v| self.0.binary_search(&v).is_ok())
+    }
+}
+
+/// One process's state spans, as [`state_spans_of`] has them, without building the execution
+/// graph: the program walk is the graph's own, so the spans are the same (a test checks), and
+/// a whole trace's spans can be produced one process at a time. `sequence` and `out` are
+/// reused buffers; `out` is cleared first.
+pub fn process_state_spans(
+    trace: &Trace,
+    targets: &HubTargets,
+    process: ProcessId,
+    sequence: &mut Vec<u32>,
+    out: &mut Vec<StateSpan>,
+) {
+    out.clear();
+    let mut prev_time = None;
+    walk_program(trace, process, &|v| targets.contains(v), sequence, |step| {
+        if let Some(start) = prev_time {
+            let state = match step.edge {
+                ProgramEdge::Blocked => State::Blocked,
+                ProgramEdge::Computation | ProgramEdge::Start => State::Computing,
+            };
+            push_span(out, process, start, step.time, state);
+        }
+        prev_time = Some(step.time);
+    });
+}
+
+/// Appends a span, merged into the last when it continues it in the same state; empty spans
+/// are left out.
+fn push_span(spans: &mut Vec<StateSpan>, process: ProcessId, start: Time, end: Time, state: State) {
+    if end <= start {
+        return;
+    }
+    match spans.last_mut() {
+        Some(last) if last.process == process && last.state == state && last.end == start => {
+            last.end = end
+        }
+        _ => spans.push(StateSpan {
+            process,
+            start,
+            end,
+            state,
+        }),
+    }
+}
+
 /// The state spans of a trace whose execution graph is already built.
 pub fn state_spans_of(trace: &Trace, graph: &ExecutionGraph) -> Vec<StateSpan> {
     let mut spans: Vec<StateSpan> = Vec::new();
@@ -52,23 +123,7 @@ pub fn state_spans_of(trace: &Trace, graph: &ExecutionGraph) -> Vec<StateSpan> {
                 ProgramEdge::Blocked => State::Blocked,
                 ProgramEdge::Computation | ProgramEdge::Start => State::Computing,
             };
-            let (start, end) = (graph.time(prev), graph.time(v));
-            if end <= start {
-                continue;
-            }
-            match spans.last_mut() {
-                Some(last)
-                    if last.process == process && last.state == state && last.end == start =>
-                {
-                    last.end = end
-                }
-                _ => spans.push(StateSpan {
-                    process,
-                    start,
-                    end,
-                    state,
-                }),
-            }
+            push_span(&mut spans, process, graph.time(prev), graph.time(v), state);
         }
     }
     spans

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod compare;
 pub mod hasse;
+pub mod lod;
 pub mod selection;
 pub mod state;
 pub mod topology;

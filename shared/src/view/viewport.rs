@@ -195,7 +195,7 @@ impl RowView {
     }
 
     /// Appends `width` pixels of one letter, merged into the last run when it has the same.
-    fn push(&mut self, letter: char, width: u32, count: u32) {
+    pub(crate) fn push(&mut self, letter: char, width: u32, count: u32) {
         if width == 0 {
             return;
         }
@@ -283,30 +283,64 @@ pub struct Viewport {
     pub bucket_px: u32,
 }
 
+/// The rows a valid request answers (`None` when it reaches none), or why it is invalid.
+pub(crate) fn checked_rows(
+    request: &ViewportRequest,
+    n_rows: u32,
+) -> Result<Option<std::ops::RangeInclusive<u32>>, ViewportError> {
+    let &ViewportRequest {
+        start,
+        end,
+        first_row,
+        last_row,
+        width_px,
+    } = request;
+    if start >= end {
+        return Err(ViewportError::EmptyWindow { start, end });
+    }
+    if width_px == 0 || width_px > MAX_WIDTH_PX {
+        return Err(ViewportError::Width(width_px));
+    }
+    let last = last_row.min(n_rows.saturating_sub(1));
+    if first_row > last_row || (first_row <= last && last - first_row >= MAX_ROWS) {
+        return Err(ViewportError::Rows {
+            first: first_row,
+            last: last_row,
+        });
+    }
+    Ok((n_rows > 0 && first_row <= last).then_some(first_row..=last))
+}
+
+/// Whether `arrows` fit the budget of a viewport `width_px` wide, or the buckets (`bucket`
+/// pixels) can grow no more.
+pub(crate) fn fits_budget(arrows: usize, width_px: u32, bucket: u32) -> bool {
+    arrows <= (2 * width_px as usize).max(MIN_ARROW_BUDGET) || bucket >= width_px
+}
+
 /// A trace prepared for viewport queries.
 #[derive(Debug, Clone, Default)]
 pub struct ViewportIndex {
     /// Spans of row `r` are `row_start[r]..row_start[r + 1]`.
-    row_start: Vec<usize>,
-    span_start: Vec<u64>,
-    span_end: Vec<u64>,
-    span_state: Vec<State>,
+    pub(crate) row_start: Vec<usize>,
+    pub(crate) span_start: Vec<u64>,
+    pub(crate) span_end: Vec<u64>,
+    pub(crate) span_state: Vec<State>,
     /// Per span: computing ticks of the row's spans before it (prefix sum, per row).
-    computing_before: Vec<u64>,
+    pub(crate) computing_before: Vec<u64>,
     /// Per span: blocked ticks of the row's spans before it.
-    blocked_before: Vec<u64>,
+    pub(crate) blocked_before: Vec<u64>,
     /// Messages sorted by (sender, receiver, send time); pair `q`'s are
     /// `pair_start[q]..pair_start[q + 1]`.
-    pair_start: Vec<usize>,
-    pair_from: Vec<u32>,
-    pair_to: Vec<u32>,
+    pub(crate) pair_start: Vec<usize>,
+    pub(crate) pair_from: Vec<u32>,
+    pub(crate) pair_to: Vec<u32>,
     /// Per pair: the longest send → arrival time, bounding the search for messages in flight
     /// when a window starts.
-    pair_max_transit: Vec<u64>,
-    msg_send: Vec<u64>,
-    msg_arrival: Vec<u64>,
+    pub(crate) pair_max_transit: Vec<u64>,
+    pub(crate) msg_send: Vec<u64>,
+    pub(crate) msg_arrival: Vec<u64>,
     /// Bytes of all messages before each one (prefix sum, one more entry than messages).
-    bytes_before: Vec<u64>,
+    pub(crate) bytes_before: Vec<u64>,
 }
 
 impl ViewportIndex {
@@ -422,30 +456,14 @@ impl ViewportIndex {
             last_row,
             width_px,
         } = request;
-        if start >= end {
-            return Err(ViewportError::EmptyWindow { start, end });
-        }
-        if width_px == 0 || width_px > MAX_WIDTH_PX {
-            return Err(ViewportError::Width(width_px));
-        }
-        let last = last_row.min(self.n_rows().saturating_sub(1));
-        if first_row > last_row || (first_row <= last && last - first_row >= MAX_ROWS) {
-            return Err(ViewportError::Rows {
-                first: first_row,
-                last: last_row,
-            });
-        }
+        let rows = checked_rows(request, self.n_rows())?;
         let scale = Scale::new(start, end, width_px);
-        let rows = if self.n_rows() == 0 || first_row > last {
-            Vec::new()
-        } else {
-            (first_row..=last).map(|r| self.row(r, &scale)).collect()
-        };
-        let budget = (2 * width_px as usize).max(MIN_ARROW_BUDGET);
+        let rows = rows.map_or_else(Vec::new, |rows| rows.map(|r| self.row(r, &scale)).collect());
+        let last = last_row.min(self.n_rows().saturating_sub(1));
         let mut bucket = 1;
         let (messages, bundles) = loop {
             let (messages, bundles) = self.messages(&scale, first_row, last, bucket);
-            if messages.from.len() + bundles.len() <= budget || bucket >= width_px {
+            if fits_budget(messages.from.len() + bundles.len(), width_px, bucket) {
                 break (messages, bundles);
             }
             bucket *= 2;
@@ -461,7 +479,7 @@ impl ViewportIndex {
         })
     }
 
-    fn row(&self, row: u32, scale: &Scale) -> RowView {
+    pub(crate) fn row(&self, row: u32, scale: &Scale) -> RowView {
         let (lo, hi) = (
             self.row_start[row as usize],
             self.row_start[row as usize + 1],
@@ -562,45 +580,57 @@ impl ViewportIndex {
         let mut bundles = BundleColumns::default();
         let in_rows = |p: u32| p >= first_row && p <= last_row;
         for q in 0..self.pair_from.len() {
-            let (from, to) = (self.pair_from[q], self.pair_to[q]);
-            if !(in_rows(from) || in_rows(to)) {
-                continue;
-            }
-            let (lo, hi) = (self.pair_start[q], self.pair_start[q + 1]);
-            let sends = &self.msg_send[lo..hi];
-            // Messages sent before the window that are still in flight at its start: each is
-            // answered as itself (at most a few per pair).
-            let earliest = scale.start.saturating_sub(self.pair_max_transit[q]);
-            let in_window = lo + sends.partition_point(|&s| s < scale.start);
-            let end = lo + sends.partition_point(|&s| s < scale.end);
-            for k in lo + sends.partition_point(|&s| s < earliest)..in_window {
-                if self.msg_arrival[k] >= scale.start {
-                    self.push_message(&mut columns, scale, (from, to), k);
-                }
-            }
-            // The pair's open run: its first message and the last bucket it reaches.
-            let mut run: Option<(usize, u32)> = None;
-            let mut i = in_window;
-            while i < end {
-                let b = scale.px(self.msg_send[i]) / bucket;
-                let bucket_end = scale.pixel_end((b * bucket + bucket - 1).min(scale.width - 1));
-                let j = i + self.msg_send[i..end].partition_point(|&s| s < bucket_end);
-                run = match run {
-                    Some((first, last)) if last + 1 >= b => Some((first, b)),
-                    previous => {
-                        if let Some((first, _)) = previous {
-                            self.close_run(&mut columns, &mut bundles, scale, (from, to), first..i);
-                        }
-                        Some((i, b))
-                    }
-                };
-                i = j;
-            }
-            if let Some((first, _)) = run {
-                self.close_run(&mut columns, &mut bundles, scale, (from, to), first..end);
+            if in_rows(self.pair_from[q]) || in_rows(self.pair_to[q]) {
+                self.pair_arrows(q, scale, bucket, &mut columns, &mut bundles);
             }
         }
         (columns, bundles)
+    }
+
+    /// Appends pair `q`'s arrows: its messages in flight when the window starts, one by one,
+    /// then its messages sent in the window, bundled by runs of neighbouring buckets.
+    pub(crate) fn pair_arrows(
+        &self,
+        q: usize,
+        scale: &Scale,
+        bucket: u32,
+        columns: &mut MessageColumns,
+        bundles: &mut BundleColumns,
+    ) {
+        let (from, to) = (self.pair_from[q], self.pair_to[q]);
+        let (lo, hi) = (self.pair_start[q], self.pair_start[q + 1]);
+        let sends = &self.msg_send[lo..hi];
+        // Messages sent before the window that are still in flight at its start: each is
+        // answered as itself (at most a few per pair).
+        let earliest = scale.start.saturating_sub(self.pair_max_transit[q]);
+        let in_window = lo + sends.partition_point(|&s| s < scale.start);
+        let end = lo + sends.partition_point(|&s| s < scale.end);
+        for k in lo + sends.partition_point(|&s| s < earliest)..in_window {
+            if self.msg_arrival[k] >= scale.start {
+                self.push_message(columns, scale, (from, to), k);
+            }
+        }
+        // The pair's open run: its first message and the last bucket it reaches.
+        let mut run: Option<(usize, u32)> = None;
+        let mut i = in_window;
+        while i < end {
+            let b = scale.px(self.msg_send[i]) / bucket;
+            let bucket_end = scale.pixel_end((b * bucket + bucket - 1).min(scale.width - 1));
+            let j = i + self.msg_send[i..end].partition_point(|&s| s < bucket_end);
+            run = match run {
+                Some((first, last)) if last + 1 >= b => Some((first, b)),
+                previous => {
+                    if let Some((first, _)) = previous {
+                        self.close_run(columns, bundles, scale, (from, to), first..i);
+                    }
+                    Some((i, b))
+                }
+            };
+            i = j;
+        }
+        if let Some((first, _)) = run {
+            self.close_run(columns, bundles, scale, (from, to), first..end);
+        }
     }
 
     fn push_message(
@@ -658,14 +688,14 @@ impl ViewportIndex {
 }
 
 /// Ticks ⇄ integer pixels of one viewport, in exact integer arithmetic.
-struct Scale {
-    start: u64,
-    end: u64,
-    width: u32,
+pub(crate) struct Scale {
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) width: u32,
 }
 
 impl Scale {
-    fn new(start: u64, end: u64, width: u32) -> Scale {
+    pub(crate) fn new(start: u64, end: u64, width: u32) -> Scale {
         Scale { start, end, width }
     }
 
@@ -674,20 +704,20 @@ impl Scale {
     }
 
     /// The pixel holding tick `t` (`start <= t < end`).
-    fn px(&self, t: u64) -> u32 {
+    pub(crate) fn px(&self, t: u64) -> u32 {
         let offset = u128::from(t.saturating_sub(self.start));
         ((offset * u128::from(self.width) / self.span()) as u32).min(self.width - 1)
     }
 
     /// The pixel holding any tick `t`, inside the window or not (rounded down).
-    fn px_signed(&self, t: u64) -> i64 {
+    pub(crate) fn px_signed(&self, t: u64) -> i64 {
         let offset = i128::from(t) - i128::from(self.start);
         let px = (offset * i128::from(self.width)).div_euclid(self.span() as i128);
         px.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
     }
 
     /// The first tick of pixel `px`.
-    fn pixel_start(&self, px: u32) -> u64 {
+    pub(crate) fn pixel_start(&self, px: u32) -> u64 {
         match px.checked_sub(1) {
             Some(previous) => self.pixel_end(previous),
             None => self.start,
@@ -695,7 +725,7 @@ impl Scale {
     }
 
     /// The first tick after pixel `px`.
-    fn pixel_end(&self, px: u32) -> u64 {
+    pub(crate) fn pixel_end(&self, px: u32) -> u64 {
         let ticks = (u128::from(px) + 1) * self.span();
         let offset = ticks.div_ceil(u128::from(self.width));
         self.start.saturating_add(offset as u64).min(self.end)

@@ -570,7 +570,7 @@ fn t25_lateness() {
 }
 
 /// Random traces, with arbitrary clocks (violations included).
-fn arb_trace() -> impl Strategy<Value = Trace> {
+pub(crate) fn arb_trace() -> impl Strategy<Value = Trace> {
     let steps = prop::collection::vec((0u32..4, 0u32..4, 0u64..30, 0u64..30), 0..30);
     (2u32..5, steps).prop_map(|(n, steps)| {
         let processes: Vec<u32> = (0..n).collect();

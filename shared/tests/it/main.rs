@@ -7,6 +7,7 @@ mod compare;
 mod fuzz;
 mod importers;
 mod invariants;
+mod lazy_viewport;
 mod native_format;
 mod npt_tree;
 mod pairing;
