@@ -47,13 +47,25 @@ pub struct NewRun<'a> {
     pub summary: &'a TraceSummary,
     /// The upload, gzip-compressed.
     pub source_gz: &'a [u8],
-    /// The model as JSON, gzip-compressed.
     /// The model in the native binary format, gzip-compressed.
     pub model_bin_gz: &'a [u8],
     /// The SHA-256 of the run's delete token.
     pub delete_token_sha256: &'a [u8],
     /// What the importer said about the trace.
     pub notes: &'a [String],
+    /// The viewport index: the model's outline, the directory and the chunks.
+    pub index: &'a StoredIndex,
+}
+
+/// A run's viewport index as stored (see `shared::view::lod`).
+#[derive(Debug, Default)]
+pub struct StoredIndex {
+    /// The model's outline in the native binary format.
+    pub outline_bin: Vec<u8>,
+    /// The directory's encoding.
+    pub directory: Vec<u8>,
+    /// Each chunk's key and encoding.
+    pub chunks: Vec<(shared::view::lod::ChunkKey, Vec<u8>)>,
 }
 
 /// Stores a run and its blobs in one transaction: either all of it is stored or none.
@@ -90,7 +102,54 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
     .bind(run.model_bin_gz)
         .execute(&mut *tx)
         .await?;
+    sqlx::query("INSERT INTO run_index (run_id, outline_bin, directory) VALUES (?, ?, ?)")
+        .bind(run.id)
+        .bind(&run.index.outline_bin)
+        .bind(&run.index.directory)
+        .execute(&mut *tx)
+        .await?;
+    for (key, data) in &run.index.chunks {
+        sqlx::query(
+            "INSERT INTO run_chunks (run_id, kind, part, seq, data) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(run.id)
+        .bind(i64::from(key.kind.code()))
+        .bind(i64::from(key.part))
+        .bind(key.seq())
+        .bind(data)
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await
+}
+
+/// A run's stored outline and index directory, if it has them (runs stored since migration
+/// 0006).
+pub async fn get_index_head(
+    pool: &SqlitePool,
+    id: &str,
+) -> Result<Option<(Vec<u8>, Vec<u8>)>, sqlx::Error> {
+    sqlx::query_as("SELECT outline_bin, directory FROM run_index WHERE run_id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// One chunk of a run's index.
+pub async fn get_chunk(
+    pool: &SqlitePool,
+    id: &str,
+    key: shared::view::lod::ChunkKey,
+) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT data FROM run_chunks WHERE run_id = ? AND kind = ? AND part = ? AND seq = ?",
+    )
+    .bind(id)
+    .bind(i64::from(key.kind.code()))
+    .bind(i64::from(key.part))
+    .bind(key.seq())
+    .fetch_optional(pool)
+    .await
 }
 
 #[derive(FromRow)]

@@ -70,6 +70,8 @@ pub struct Prepared {
     pub model_bin_gz: Vec<u8>,
     /// What the importer said about the trace.
     pub notes: Vec<String>,
+    /// The viewport index, cut into chunks to be read lazily.
+    pub index: db::StoredIndex,
 }
 
 /// A run just stored, with the secret that deletes it.
@@ -176,6 +178,8 @@ fn finish(
     phase(shared::view::api::UploadPhase::Analysing);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
+    let index = stored_index(&imported.trace, &pairing);
+    drop(pairing);
     // The encoder writes a few bytes at a time; flate2 clears its output buffer's spare room on
     // every write, so unbuffered it spent 20 of 26 s of a 10^7-event import in memset.
     let encoder =
@@ -185,12 +189,30 @@ fn finish(
         .and_then(GzEncoder::finish)
         .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
     Ok(Prepared {
+        index,
         model_bin_gz,
         notes: imported.notes,
         summary,
         source_bytes,
         source_gz,
     })
+}
+
+/// The trace's viewport index as stored: its outline, the directory and the chunks.
+fn stored_index(
+    trace: &shared::Trace,
+    pairing: &shared::graph::pairing::Pairing,
+) -> db::StoredIndex {
+    let mut stored = db::StoredIndex::default();
+    let directory = shared::view::lod::build(
+        trace,
+        pairing,
+        shared::view::lod::Shape::default(),
+        &mut |key, bytes| stored.chunks.push((key, bytes)),
+    );
+    stored.directory = directory.encode();
+    stored.outline_bin = shared::formats::binary::write(&trace.outline());
+    stored
 }
 
 /// Stores a prepared run in one transaction under a new id.
@@ -208,6 +230,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
         model_bin_gz: &prepared.model_bin_gz,
         delete_token_sha256: &token_hash(&delete_token),
         notes: &prepared.notes,
+        index: &prepared.index,
     };
     db::insert_run(pool, &new_run).await?;
     Ok(Stored {

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod db;
 pub mod http;
 pub mod ingest;
+pub mod lazy;
 
 use std::path::PathBuf;
 
@@ -31,6 +32,8 @@ pub struct AppState {
     /// The workspaces (trace, analysis context, report, wait states, viewport index) of the
     /// most recently used runs: every run endpoint reads from here.
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
+    /// The most recently used runs opened from their stored viewport index.
+    pub lazy_runs: std::sync::Arc<cache::RunCache<Option<lazy::LazyRun>>>,
     /// The progress of recent uploads.
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
@@ -68,6 +71,7 @@ impl AppState {
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
             workspaces: std::sync::Arc::new(cache::RunCache::new(3)),
+            lazy_runs: std::sync::Arc::new(cache::RunCache::new(8)),
             uploads: std::sync::Arc::default(),
             timeouts: Timeouts::default(),
         }

@@ -305,6 +305,7 @@ async fn delete_run(
     match db::delete_run(&state.pool, &id, &ingest::token_hash(token)).await? {
         db::Deleted::Yes => {
             state.workspaces.remove(&id);
+            state.lazy_runs.remove(&id);
             Ok(StatusCode::NO_CONTENT)
         }
         db::Deleted::NoSuchRun => Err(not_found()),

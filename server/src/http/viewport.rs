@@ -196,13 +196,17 @@ async fn outline(
     let run = crate::db::get_run(&state.pool, &id)
         .await?
         .ok_or_else(|| AppError::no_run(&id))?;
-    let workspace = super::workspace::workspace(&state, &id).await?;
+    let lazy = crate::lazy::lazy_run(&state, &id).await?;
+    let trace = match &*lazy {
+        Some(lazy) => lazy.outline.clone(),
+        None => super::workspace::workspace(&state, &id)
+            .await?
+            .trace()
+            .outline(),
+    };
     Ok((
         [(header::CACHE_CONTROL, IMMUTABLE.to_owned())],
-        Json(shared::view::api::RunDetail {
-            run,
-            trace: workspace.trace().outline(),
-        }),
+        Json(shared::view::api::RunDetail { run, trace }),
     )
         .into_response())
 }
@@ -224,12 +228,27 @@ async fn viewport(
     {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
     }
-    let workspace = super::workspace::workspace(&state, &id).await?;
-    // The index is built on the first query; it takes seconds on a large run.
-    let view = tokio::task::spawn_blocking(move || workspace.prepared().index().query(&request))
-        .await
-        .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))?
-        .map_err(|e| AppError::BadRequest(e.to_string()))?;
+    // A run stored with its index reads the chunks the window needs (blocking reads).
+    let lazy = crate::lazy::lazy_run(&state, &id).await?;
+    let drawn = tokio::task::spawn_blocking(move || {
+        Option::as_ref(&*lazy).map(|run| run.index.query(&run.chunks, &request))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))?;
+    let view = match drawn {
+        Some(answer) => answer.map_err(|e| match e {
+            shared::view::lod::LazyError::Viewport(e) => AppError::BadRequest(e.to_string()),
+            e @ shared::view::lod::LazyError::Chunk(_) => AppError::Internal(anyhow::anyhow!(e)),
+        })?,
+        None => {
+            let workspace = super::workspace::workspace(&state, &id).await?;
+            // The index is built on the first query; it takes seconds on a large run.
+            tokio::task::spawn_blocking(move || workspace.prepared().index().query(&request))
+                .await
+                .map_err(|e| anyhow::anyhow!("the viewport task failed: {e}"))?
+                .map_err(|e| AppError::BadRequest(e.to_string()))?
+        }
+    };
     Ok((
         [
             (header::CACHE_CONTROL, IMMUTABLE.to_owned()),

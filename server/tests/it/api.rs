@@ -1309,3 +1309,73 @@ async fn the_hasse_window_is_the_engines() {
         "{error}"
     );
 }
+
+/// The path of a 10^8-event run, scaled down to 10^6 events: the run is stored with its
+/// viewport index in chunks; opening it reads the outline, the directory and only the chunks
+/// its first view needs (no model, no analysis context), and every answer, zoomed out or in,
+/// is the in-memory index's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_run_opens_from_its_chunks_reading_only_what_its_view_needs() {
+    use shared::view::viewport::{Viewport, ViewportIndex, ViewportRequest};
+    let trace = shared::model::synthetic::ring(16, 1_000_000);
+    let server = TestServer::new(64 << 20).await;
+    let run = server
+        .upload_ok("ring.tscb", shared::formats::binary::write(&trace))
+        .await;
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_chunks WHERE run_id = ?")
+        .bind(&run.id)
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    let (status, body) = server.get(&format!("/api/runs/{}/outline", run.id)).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let outline: RunDetail = json(&body);
+    assert_eq!(outline.trace.processes.len(), 16);
+    assert_eq!(outline.trace.events.len(), 0);
+
+    let pairing = shared::graph::pairing::pair_messages(&trace);
+    let graph = shared::graph::execution::ExecutionGraph::new(&trace, &pairing);
+    let index = ViewportIndex::new(&trace, &pairing, &graph);
+    let (first, last) = trace.time_bounds().expect("events");
+    let ask = |r: ViewportRequest| {
+        format!(
+            "/api/runs/{}/viewport?start={}&end={}&first_row={}&last_row={}&width_px={}",
+            run.id, r.start, r.end, r.first_row, r.last_row, r.width_px
+        )
+    };
+    // The first view: the whole run, every row.
+    let whole = ViewportRequest::quantised(first.0, last.0 + 1, 0, 15, 1500);
+    let (status, body) = server.get(&ask(whole)).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(
+        json::<Viewport>(&body),
+        index.query(&whole).expect("answers")
+    );
+    let lazy = server::lazy::lazy_run(&server.state, &run.id)
+        .await
+        .expect("opens");
+    let lazy = Option::as_ref(&*lazy).expect("the run has its index");
+    let read = lazy.chunks.reads();
+    // Two blocks of samples a row, two a pair and the messages at its bundle's ends.
+    let bound = 2 * lazy.index.rows.len() + 5 * lazy.index.pairs.len();
+    assert!(
+        read as usize <= bound && read * 5 < stored as u64,
+        "the first view read {read} of {stored} chunks"
+    );
+    // Zooming in to single ticks, and panning: the same answers as in memory.
+    let span = last.0 - first.0;
+    for zoom in [1, 3, 6, 9, 12, 15] {
+        let width = (span >> zoom).max(1);
+        let start = first.0 + (span - width) / 3;
+        let r = ViewportRequest::quantised(start, start + width, 2, 9, 1200);
+        let (status, body) = server.get(&ask(r)).await;
+        assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+        assert_eq!(
+            json::<Viewport>(&body),
+            index.query(&r).expect("answers"),
+            "{r:?}"
+        );
+    }
+    // Nothing built the model or its analysis context.
+    assert_eq!(server.state.workspaces.builds(), 0);
+}
