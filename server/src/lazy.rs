@@ -15,6 +15,9 @@ use sqlx::SqlitePool;
 /// The most chunks one run keeps decoded (a span chunk is about 200 KB decoded).
 const CACHED_CHUNKS: usize = 2048;
 
+/// Decoded chunks by key, and the keys in the order they were read.
+type Cached = (FxHashMap<ChunkKey, Arc<Chunk>>, VecDeque<ChunkKey>);
+
 /// A run opened from its stored index.
 pub struct LazyRun {
     /// The model's outline: nodes, processes, regions, no events.
@@ -31,7 +34,7 @@ pub struct StoreChunks {
     pool: SqlitePool,
     run: String,
     runtime: tokio::runtime::Handle,
-    cached: Mutex<(FxHashMap<ChunkKey, Arc<Chunk>>, VecDeque<ChunkKey>)>,
+    cached: Mutex<Cached>,
     reads: AtomicU64,
 }
 

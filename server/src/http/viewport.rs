@@ -7,8 +7,10 @@
 //! `/topology/load` (each vertex's and edge's load over a window or at an instant) and
 //! `/topology/strip` (one edge's load over time).
 //!
-//! Both read the run's workspace (`crate::cache::RunWorkspace`), where the viewport index is
-//! built from the run's one analysis context on first use. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
+//! The viewport and the outline of a run stored with its lazy index (`crate::lazy`) read its
+//! directory and the chunks a window needs, never its model; runs stored before read the run's
+//! workspace (`crate::cache::RunWorkspace`), where the viewport index is built from the run's
+//! one analysis context on first use, as the other endpoints here do. Runs never change, so answers carry `Cache-Control: immutable` and an ETag
 //! made of the run and the request.
 
 use axum::Json;

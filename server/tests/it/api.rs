@@ -378,6 +378,22 @@ async fn a_run_is_deleted_only_with_its_token_and_takes_its_views_along() {
         blobs, 1,
         "the deleted run's blobs are gone, the other's stay"
     );
+    for (table, query) in [
+        ("run_index", "SELECT COUNT(DISTINCT run_id) FROM run_index"),
+        (
+            "run_chunks",
+            "SELECT COUNT(DISTINCT run_id) FROM run_chunks",
+        ),
+    ] {
+        let runs: i64 = sqlx::query_scalar(query)
+            .fetch_one(&server.state.pool)
+            .await
+            .expect("count");
+        assert_eq!(
+            runs, 1,
+            "the deleted run's {table} rows are gone, the other's stay"
+        );
+    }
     let (status, _, _) = server
         .send_with(
             "DELETE",

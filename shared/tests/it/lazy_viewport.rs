@@ -98,7 +98,7 @@ fn arb_busy_trace() -> impl Strategy<Value = Trace> {
         for (p, steps) in processes.iter().enumerate() {
             let p = p as u32;
             let mut t = 0;
-            let mut push = |b: &mut TraceBuilder, t: u64, kind, peer: Option<u32>, size| {
+            let push = |b: &mut TraceBuilder, t: u64, kind, peer: Option<u32>, size| {
                 let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
                 r.peer = peer.map(ProcessId);
                 r.size = size;
