@@ -68,8 +68,25 @@ pub struct StoredIndex {
     pub chunks: Vec<(shared::view::lod::ChunkKey, Vec<u8>)>,
 }
 
+/// The most bytes of a blob stored in one database value; a larger blob is stored in parts.
+pub const BLOB_PART_BYTES: usize = 256 << 20;
+
 /// Stores a run and its blobs in one transaction: either all of it is stored or none.
 pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx::Error> {
+    insert_run_in_parts(pool, run, BLOB_PART_BYTES).await
+}
+
+/// [`insert_run`] with blobs cut into parts of at most `part_bytes` (tests cut small ones).
+pub async fn insert_run_in_parts(
+    pool: &SqlitePool,
+    run: &NewRun<'_>,
+    part_bytes: usize,
+) -> Result<(), sqlx::Error> {
+    let part_bytes = part_bytes.max(1);
+    let (source, source_rest) = run.source_gz.split_at(run.source_gz.len().min(part_bytes));
+    let (model, model_rest) = run
+        .model_bin_gz
+        .split_at(run.model_bin_gz.len().min(part_bytes));
     let summary_json =
         serde_json::to_string(run.summary).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let notes_json =
@@ -98,10 +115,21 @@ pub async fn insert_run(pool: &SqlitePool, run: &NewRun<'_>) -> Result<(), sqlx:
         "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz) VALUES (?, ?, X'', ?)",
     )
     .bind(run.id)
-    .bind(run.source_gz)
-    .bind(run.model_bin_gz)
+    .bind(source)
+    .bind(model)
         .execute(&mut *tx)
         .await?;
+    for (blob, rest) in [("source_gz", source_rest), ("model_bin_gz", model_rest)] {
+        for (seq, part) in rest.chunks(part_bytes).enumerate() {
+            sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
+                .bind(run.id)
+                .bind(blob)
+                .bind(seq as i64)
+                .bind(part)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
     sqlx::query("INSERT INTO run_index (run_id, outline_bin, directory) VALUES (?, ?, ?)")
         .bind(run.id)
         .bind(&run.index.outline_bin)
@@ -341,10 +369,53 @@ pub async fn get_model(pool: &SqlitePool, id: &str) -> Result<Option<StoredModel
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(bin, gz)| match bin {
-        Some(bin) => StoredModel::BinaryGz(bin),
-        None => StoredModel::GzipJson(gz),
-    }))
+    Ok(match row {
+        Some((Some(mut bin), _)) => {
+            append_parts(pool, id, "model_bin_gz", &mut bin).await?;
+            Some(StoredModel::BinaryGz(bin))
+        }
+        Some((None, gz)) => Some(StoredModel::GzipJson(gz)),
+        None => None,
+    })
+}
+
+/// One run's upload as stored (gzip), if the run exists.
+pub async fn get_source_gz(pool: &SqlitePool, id: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
+    let first: Option<Vec<u8>> =
+        sqlx::query_scalar("SELECT source_gz FROM run_blobs WHERE run_id = ?")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    let Some(mut source) = first else {
+        return Ok(None);
+    };
+    append_parts(pool, id, "source_gz", &mut source).await?;
+    Ok(Some(source))
+}
+
+/// Appends a blob's further parts, in order.
+async fn append_parts(
+    pool: &SqlitePool,
+    id: &str,
+    blob: &str,
+    out: &mut Vec<u8>,
+) -> Result<(), sqlx::Error> {
+    // One part at a time, so a blob of many parts is never held twice.
+    for seq in 0i64.. {
+        let part: Option<Vec<u8>> = sqlx::query_scalar(
+            "SELECT data FROM run_blob_parts WHERE run_id = ? AND blob = ? AND seq = ?",
+        )
+        .bind(id)
+        .bind(blob)
+        .bind(seq)
+        .fetch_optional(pool)
+        .await?;
+        match part {
+            Some(part) => out.extend_from_slice(&part),
+            None => break,
+        }
+    }
+    Ok(())
 }
 
 /// A run's stored analysis report, if it was computed.

@@ -19,43 +19,9 @@ pub enum IngestError {
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
-    /// A part of the run is larger than the database stores in one value.
-    #[error(
-        "{what} is {bytes} bytes, more than the {limit} bytes the database stores in one value: \
-         this run is too large for this server to store"
-    )]
-    TooLargeToStore {
-        /// What is too large (the compressed upload, or the compressed model).
-        what: &'static str,
-        /// Its size.
-        bytes: usize,
-        /// The most the database stores in one value.
-        limit: usize,
-    },
     /// Anything else (no randomness, a stored model that no longer reads, compression).
     #[error("{0}")]
     Internal(#[from] anyhow::Error),
-}
-
-/// The most bytes SQLite stores in one value (its default `SQLITE_MAX_LENGTH`, which the
-/// bundled library keeps). A 10^8-event Chrome trace's compressed upload is beyond it.
-pub const MAX_STORED_VALUE: usize = 1_000_000_000;
-
-impl Prepared {
-    /// Whether every part fits in one database value of at most `limit` bytes: checked before
-    /// the insert, so a run too large fails with what is too large, not SQLite's "string or
-    /// blob too big".
-    pub fn check_storable(&self, limit: usize) -> Result<(), IngestError> {
-        for (what, bytes) in [
-            ("the compressed upload", self.source_gz.len()),
-            ("the compressed model", self.model_bin_gz.len()),
-        ] {
-            if bytes > limit {
-                return Err(IngestError::TooLargeToStore { what, bytes, limit });
-            }
-        }
-        Ok(())
-    }
 }
 
 /// What parsing an upload produces, ready to store.
@@ -217,7 +183,15 @@ fn stored_index(
 
 /// Stores a prepared run in one transaction under a new id.
 pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, IngestError> {
-    prepared.check_storable(MAX_STORED_VALUE)?;
+    store_in_parts(pool, prepared, db::BLOB_PART_BYTES).await
+}
+
+/// [`store`] with the blobs cut into parts of at most `part_bytes` (tests cut small ones).
+pub async fn store_in_parts(
+    pool: &SqlitePool,
+    prepared: Prepared,
+    part_bytes: usize,
+) -> Result<Stored, IngestError> {
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
     let created_ms = now_ms();
@@ -232,7 +206,7 @@ pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, Inge
         notes: &prepared.notes,
         index: &prepared.index,
     };
-    db::insert_run(pool, &new_run).await?;
+    db::insert_run_in_parts(pool, &new_run, part_bytes).await?;
     Ok(Stored {
         run: RunInfo {
             id,
@@ -274,39 +248,6 @@ pub fn decode_model(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_part_larger_than_a_database_value_is_named_before_the_insert() {
-        let trace = shared::model::synthetic::ring(4, 200);
-        let imported = shared::formats::Imported {
-            trace,
-            format: shared::formats::Format::TracescopeJson,
-            notes: Vec::new(),
-        };
-        let prepared = finish(imported, 10, vec![0u8; 100], &|_| {}).expect("prepares");
-        assert!(prepared.check_storable(MAX_STORED_VALUE).is_ok());
-        let err = prepared.check_storable(99).expect_err("the upload is over");
-        assert!(
-            matches!(
-                err,
-                IngestError::TooLargeToStore {
-                    what: "the compressed upload",
-                    bytes: 100,
-                    limit: 99
-                }
-            ),
-            "{err}"
-        );
-        let model = prepared.model_bin_gz.len();
-        let err = prepared
-            .check_storable(model - 1)
-            .expect_err("the model is over");
-        assert!(
-            err.to_string()
-                .starts_with(&format!("the compressed model is {model} bytes")),
-            "{err}"
-        );
-    }
 
     #[test]
     fn ids_are_random_url_safe_and_of_their_length() {

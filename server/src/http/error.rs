@@ -30,9 +30,6 @@ pub enum AppError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The run is too large to store (a part beyond the database's largest value).
-    #[error("{0}")]
-    TooLargeToStore(String),
     /// The database failed.
     #[error("database error")]
     Sqlx(#[from] sqlx::Error),
@@ -47,7 +44,6 @@ impl From<crate::ingest::IngestError> for AppError {
         match e {
             IngestError::InvalidTrace(e) => AppError::InvalidTrace(e),
             IngestError::Database(e) => AppError::Sqlx(e),
-            e @ IngestError::TooLargeToStore { .. } => AppError::TooLargeToStore(e.to_string()),
             IngestError::Internal(e) => AppError::Internal(e),
         }
     }
@@ -79,7 +75,7 @@ impl AppError {
                 (StatusCode::PAYLOAD_TOO_LARGE, "over_budget")
             }
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
-            AppError::PayloadTooLarge { .. } | AppError::TooLargeToStore(_) => {
+            AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
             }
             AppError::Sqlx(_) | AppError::Internal(_) => {

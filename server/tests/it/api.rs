@@ -701,12 +701,10 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
         .trace;
     for (name, body) in [("t4.json", plain.clone()), ("t4.json.gz", gzipped.clone())] {
         let run = server.upload_ok(name, body).await;
-        let source_gz: Vec<u8> =
-            sqlx::query_scalar("SELECT source_gz FROM run_blobs WHERE run_id = ?")
-                .bind(&run.id)
-                .fetch_one(&server.state.pool)
-                .await
-                .expect("blob");
+        let source_gz = db::get_source_gz(&server.state.pool, &run.id)
+            .await
+            .expect("reads")
+            .expect("the run's upload");
         let mut source = Vec::new();
         flate2::read::MultiGzDecoder::new(source_gz.as_slice())
             .read_to_end(&mut source)
@@ -717,6 +715,72 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
             .trace;
         assert_eq!(again, expected, "{name}");
     }
+}
+
+/// Blobs larger than one database value are stored in parts and read back whole: here cut
+/// into parts of 16 bytes (a real run's are 256 MiB, below SQLite's 1 GB value).
+#[tokio::test]
+async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
+    use std::io::Read as _;
+    let server = TestServer::new(1 << 20).await;
+    let path = shared_data("t4-worked-example.json");
+    let mut file = std::fs::File::open(&path).expect("worked example");
+    let options = shared::formats::ImportOptions::default();
+    let prepared = server::ingest::prepare_file(&mut file, "t4.json", None, &options, &|_| {})
+        .expect("prepares");
+    let (source_gz, model_gz) = (prepared.source_gz.clone(), prepared.model_bin_gz.clone());
+    assert!(
+        source_gz.len() > 48 && model_gz.len() > 48,
+        "several parts each"
+    );
+    let stored = server::ingest::store_in_parts(&server.state.pool, prepared, 16)
+        .await
+        .expect("stores");
+    let id = &stored.run.id;
+    let parts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blob_parts WHERE run_id = ?")
+        .bind(id)
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    assert_eq!(
+        parts as usize,
+        source_gz.len().div_ceil(16) - 1 + model_gz.len().div_ceil(16) - 1
+    );
+    let source = db::get_source_gz(&server.state.pool, id)
+        .await
+        .expect("reads")
+        .expect("exists");
+    assert_eq!(source, source_gz);
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(source.as_slice())
+        .read_to_end(&mut plain)
+        .expect("a gzip stream");
+    assert_eq!(plain, worked_example());
+    // The model reads whole: the run opens and analyses as any other.
+    let (status, body) = server.get(&format!("/api/runs/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let detail: RunDetail = json(&body);
+    let expected = shared::formats::import(&worked_example(), None, "t4.json")
+        .expect("parses")
+        .trace;
+    assert_eq!(detail.trace, expected);
+    let (status, body) = server.get(&format!("/api/runs/{id}/analysis")).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    // Deleting the run takes its parts along.
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &format!("/api/runs/{id}"),
+            &[("x-delete-token", &stored.delete_token)],
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blob_parts")
+        .fetch_one(&server.state.pool)
+        .await
+        .expect("count");
+    assert_eq!(left, 0);
 }
 
 /// Runs are stored with their model in the native binary format (gzipped); runs stored before (migration
