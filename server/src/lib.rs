@@ -29,6 +29,9 @@ pub struct AppState {
     pub max_upload_bytes: usize,
     /// What one import may cost: bytes after decompression, events, processes, nesting depth.
     pub budget: shared::formats::Budget,
+    /// The most events of a run whose analyses (model and context in memory) are built; a
+    /// larger run is drawn from its stored index but its analyses are refused.
+    pub max_analysed_events: u64,
     /// The workspaces (trace, analysis context, report, wait states, viewport index) of the
     /// most recently used runs: every run endpoint reads from here.
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
@@ -68,6 +71,9 @@ impl AppState {
             max_upload_bytes,
             budget: shared::formats::Budget::scaled(
                 max_upload_bytes as u64,
+                shared::formats::budget::DEFAULT_MEMORY_BYTES,
+            ),
+            max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
             workspaces: std::sync::Arc::new(cache::RunCache::new(3)),

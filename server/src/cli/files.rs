@@ -38,8 +38,8 @@ pub struct ReadArgs {
     /// for a trace EZTrace 1.x wrote).
     #[arg(long, value_parser = parse_time_unit)]
     pub time_unit: Option<shared::formats::paje::TimeUnit>,
-    /// The memory one import and its analyses may take, in bytes; the event limit follows
-    /// from it at 2 KiB per event.
+    /// The memory one import or one run's analyses may take, in bytes: imports take up to
+    /// one event per 128 bytes of it, analyses one per 512.
     #[arg(long)]
     pub max_memory_bytes: Option<u64>,
     /// The most bytes a trace may have after decompression.
@@ -69,6 +69,24 @@ impl ReadArgs {
             budget: self.budget(upload_bytes),
             time_unit: self.time_unit,
         }
+    }
+
+    /// The import options of a command that analyses what it reads: the event limit is also
+    /// what the memory budget pays analyses for (unless `--max-events` is given).
+    pub fn analysis_options(&self, upload_bytes: u64) -> shared::formats::ImportOptions {
+        let mut options = self.options(upload_bytes);
+        if self.max_events.is_none() {
+            options.budget.max_events = options.budget.max_events.min(self.max_analysed_events());
+        }
+        options
+    }
+
+    /// The most events whose analyses the memory budget pays for.
+    pub fn max_analysed_events(&self) -> u64 {
+        shared::formats::budget::analysed_events(
+            self.max_memory_bytes
+                .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
+        )
     }
 
     /// The budget for an upload limit of `upload_bytes`, with the limits given overriding.

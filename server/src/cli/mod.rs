@@ -151,6 +151,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             site,
             max_upload_bytes,
             read.budget(max_upload_bytes as u64),
+            read.max_analysed_events(),
         ),
         Command::Import {
             file,
@@ -179,7 +180,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => hasse::command(
             &file,
             format,
-            &default_options(read),
+            &read.analysis_options(DEFAULT_MAX_UPLOAD_BYTES as u64),
             &hasse::Request {
                 window,
                 query: query.as_deref(),
@@ -200,7 +201,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             min_latency,
             what_if,
             format,
-            &default_options(read),
+            &read.analysis_options(DEFAULT_MAX_UPLOAD_BYTES as u64),
         ),
     }
 }

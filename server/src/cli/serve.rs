@@ -14,6 +14,7 @@ pub fn command(
     site_dir: PathBuf,
     max_upload_bytes: usize,
     budget: shared::formats::Budget,
+    max_analysed_events: u64,
 ) -> anyhow::Result<()> {
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     tracing_subscriber::fmt()
@@ -31,6 +32,7 @@ pub fn command(
         let pool = db::open(&db_path).await?;
         let mut state = AppState::new(pool, site_dir, max_upload_bytes);
         state.budget = budget;
+        state.max_analysed_events = max_analysed_events;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;

@@ -30,6 +30,9 @@ pub enum AppError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The run has more events than the server's memory budget pays analyses for.
+    #[error("{0}")]
+    TooLargeToAnalyse(String),
     /// The database failed.
     #[error("database error")]
     Sqlx(#[from] sqlx::Error),
@@ -75,6 +78,7 @@ impl AppError {
                 (StatusCode::PAYLOAD_TOO_LARGE, "over_budget")
             }
             AppError::InvalidTrace(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_trace"),
+            AppError::TooLargeToAnalyse(_) => (StatusCode::PAYLOAD_TOO_LARGE, "over_budget"),
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
             }

@@ -15,6 +15,16 @@ pub(crate) async fn workspace(
             let run = crate::db::get_run(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;
+            let events = run.summary.events;
+            if events > state.max_analysed_events {
+                return Err(AppError::TooLargeToAnalyse(format!(
+                    "run {id} has {events} events, more than the {} whose analyses this server's \
+                     memory budget pays for ({} bytes an event; `serve --max-memory-bytes` \
+                     raises it); its Gantt chart is drawn from its stored index",
+                    state.max_analysed_events,
+                    shared::formats::budget::ANALYSIS_BYTES_PER_EVENT
+                )));
+            }
             let model = crate::db::get_model(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;

@@ -1459,3 +1459,39 @@ async fn a_large_run_opens_from_its_chunks_reading_only_what_its_view_needs() {
     // Nothing built the model or its analysis context.
     assert_eq!(server.state.workspaces.builds(), 0);
 }
+
+/// A run with more events than the memory budget pays analyses for is stored and drawn from
+/// its index, and its analyses are refused in the error shape (413 `over_budget`), saying why.
+#[tokio::test]
+async fn a_run_too_large_to_analyse_is_drawn_and_its_analyses_are_refused() {
+    let mut server = TestServer::new(1 << 20).await;
+    server.state.max_analysed_events = 12;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    for part in [
+        "outline",
+        "viewport?start=0&end=69&first_row=0&last_row=1&width_px=69",
+    ] {
+        let (status, body) = server.get(&format!("/api/runs/{}/{part}", run.id)).await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{part}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    for part in [
+        "analysis",
+        "analysis/critical-path?start=0&end=70",
+        "topology",
+    ] {
+        let (status, body) = server.get(&format!("/api/runs/{}/{part}", run.id)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{part}");
+        let error: ApiError = json(&body);
+        assert_eq!(error.code, "over_budget");
+        assert!(
+            error.message.contains("13 events, more than the 12"),
+            "{}",
+            error.message
+        );
+    }
+}

@@ -9,10 +9,21 @@
 pub use crate::model::error::Limit;
 use crate::model::error::{Position, TraceError};
 
-/// The most a model and its analyses are taken to cost per event, in bytes: the peak resident
-/// memory of `tracescope analyze` per event, measured on the real samples and the synthetic
-/// benchmarks (0.8 to 1.9 KiB), rounded up.
-pub const BYTES_PER_EVENT: u64 = 2 << 10;
+/// The most an import into the store is taken to cost per event, in bytes: the peak resident
+/// memory of `tracescope import` per event at 10^8 events (69 B from the native binary format;
+/// `convert` from Chrome JSON 79 B), rounded up with room for the compressed copies.
+pub const BYTES_PER_EVENT: u64 = 128;
+
+/// The most a run's model and its analyses are taken to cost per event, in bytes: the peak
+/// resident memory of `tracescope analyze` per event at 1.1 × 10^7 OTF2 events (247 B),
+/// doubled. A run past it is stored and drawn (its Gantt chart reads its stored index), but
+/// not analysed.
+pub const ANALYSIS_BYTES_PER_EVENT: u64 = 512;
+
+/// The most events whose analyses a memory budget of `memory_bytes` pays for.
+pub fn analysed_events(memory_bytes: u64) -> u64 {
+    memory_bytes / ANALYSIS_BYTES_PER_EVENT
+}
 
 /// The default memory budget of one import and its analyses.
 pub const DEFAULT_MEMORY_BYTES: u64 = 16 << 30;
@@ -168,8 +179,11 @@ mod tests {
     fn the_default_budget_scales_with_the_upload_limit_and_memory() {
         let b = Budget::default();
         assert_eq!(b.max_input_bytes, 1 << 30);
-        // 2^30 / 8 = 128 Mi events from the input, 16 GiB / 2 KiB = 8 Mi from memory.
-        assert_eq!(b.max_events, 8 << 20);
+        // 2^30 / 8 = 128 Mi events from the input, 16 GiB / 128 B = 128 Mi from memory; their
+        // analyses: 16 GiB / 512 B = 32 Mi.
+        assert_eq!(b.max_events, 128 << 20);
+        assert_eq!(analysed_events(DEFAULT_MEMORY_BYTES), 32 << 20);
+        assert_eq!(Budget::scaled(1 << 30, 1 << 30).max_events, 8 << 20);
         assert_eq!(b.max_processes, 1 << 20);
         let small = Budget::scaled(1 << 20, DEFAULT_MEMORY_BYTES);
         assert_eq!(small.max_events, (1 << 20) / 8);
