@@ -17,12 +17,15 @@ pub(crate) async fn workspace(
                 .ok_or_else(|| AppError::no_run(id))?;
             let events = run.summary.events;
             if events > state.max_analysed_events {
+                let per_event = shared::formats::budget::ANALYSIS_BYTES_PER_EVENT;
+                let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
                 return Err(AppError::TooLargeToAnalyse(format!(
-                    "run {id} has {events} events, more than the {} whose analyses this server's \
-                     memory budget pays for ({} bytes an event; `serve --max-memory-bytes` \
-                     raises it); its Gantt chart is drawn from its stored index",
-                    state.max_analysed_events,
-                    shared::formats::budget::ANALYSIS_BYTES_PER_EVENT
+                    "this run has {events} events: its analyses would take about {:.1} GiB, more \
+                     than this server's memory budget of {:.1} GiB pays for ({per_event} bytes \
+                     an event; `serve --max-memory-bytes` raises it). Its Gantt chart is drawn \
+                     from its stored index.",
+                    gib(events.saturating_mul(per_event)),
+                    gib(state.max_analysed_events.saturating_mul(per_event)),
                 )));
             }
             let model = crate::db::get_model(&state.pool, id)

@@ -1489,7 +1489,8 @@ async fn a_run_too_large_to_analyse_is_drawn_and_its_analyses_are_refused() {
         let error: ApiError = json(&body);
         assert_eq!(error.code, "over_budget");
         assert!(
-            error.message.contains("13 events, more than the 12"),
+            error.message.contains("this run has 13 events")
+                && error.message.contains("--max-memory-bytes"),
             "{}",
             error.message
         );
