@@ -233,7 +233,7 @@ pub fn validate(
             std::collections::HashMap::new();
         for i in range.clone() {
             let v = EventIdx(i as u32);
-            match (e.kind()[i], e.request()[i]) {
+            match (e.kind()[i], e.request().at(i)) {
                 (EventKind::RecvPost, Some(r)) => {
                     posted.insert(r, v);
                 }

@@ -116,7 +116,7 @@ pub fn wait_states(cx: &Context<'_>) -> Vec<WaitState> {
         };
         let late_sender = send_enter.min(completion).saturating_sub(recv_enter);
         if late_sender > 0
-            && let (Some(_), Some((enter, leave))) = (e.request()[r], calls[r])
+            && let (Some(_), Some((enter, leave))) = (e.request().at(r), calls[r])
         {
             let candidate = WaitState {
                 kind: WaitKind::LateSender,

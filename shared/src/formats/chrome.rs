@@ -833,8 +833,8 @@ pub fn write(trace: &Trace) -> String {
         if let Some(peer) = e.peer().at(i) {
             let _ = write!(args, ",\"peer\":{}", peer.0);
         }
-        if e.tag()[i] != 0 {
-            let _ = write!(args, ",\"tag\":{}", e.tag()[i]);
+        if e.tag().at(i) != 0 {
+            let _ = write!(args, ",\"tag\":{}", e.tag().at(i));
         }
         if e.size().at(i) != 0 {
             let _ = write!(args, ",\"size\":{}", e.size().at(i));
@@ -846,7 +846,7 @@ pub fn write(trace: &Trace) -> String {
             let role = serde_json::to_string(&region.role).unwrap_or_default();
             let _ = write!(args, ",\"region\":{},\"role\":{role}", json(&region.name));
         }
-        if let Some(request) = e.request()[i] {
+        if let Some(request) = e.request().at(i) {
             let _ = write!(args, ",\"request\":{request}");
         }
         line(

@@ -613,8 +613,8 @@ pub fn write(trace: &Trace) -> String {
             }
             _ => {}
         }
-        if e.tag()[i] != 0 {
-            let _ = write!(out, ", \"tag\": {}", e.tag()[i]);
+        if e.tag().at(i) != 0 {
+            let _ = write!(out, ", \"tag\": {}", e.tag().at(i));
         }
         if e.size().at(i) != 0 {
             let _ = write!(out, ", \"size\": {}", e.size().at(i));
@@ -625,7 +625,7 @@ pub fn write(trace: &Trace) -> String {
         if let Some(region) = e.region().at(i) {
             let _ = write!(out, ", \"region\": {}", region.0);
         }
-        if let Some(request) = e.request()[i] {
+        if let Some(request) = e.request().at(i) {
             let _ = write!(out, ", \"request\": {request}");
         }
         out.push('}');

@@ -544,7 +544,7 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                     }
                     EventKind::ProcExit => tag::PROC_EXIT,
                     EventKind::MsgSend | EventKind::MsgArr => {
-                        data[4..8].copy_from_slice(&e.tag()[i].to_le_bytes());
+                        data[4..8].copy_from_slice(&e.tag().at(i).to_le_bytes());
                         data[8..12].copy_from_slice(&peer_node.to_le_bytes());
                         data[12..16].copy_from_slice(&size.to_le_bytes());
                         if e.kind()[i] == EventKind::MsgSend {
@@ -554,7 +554,7 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                         }
                     }
                     EventKind::RecvCall => {
-                        data[4..8].copy_from_slice(&e.tag()[i].to_le_bytes());
+                        data[4..8].copy_from_slice(&e.tag().at(i).to_le_bytes());
                         data[8..12].copy_from_slice(&size.to_le_bytes());
                         tag::RECV_CALL
                     }
@@ -564,11 +564,11 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                             &mut data,
                             e.text().at(i).and_then(|s| trace.string(s)).unwrap_or(""),
                         );
-                        match u8::try_from(e.tag()[i]) {
+                        match u8::try_from(e.tag().at(i)) {
                             Ok(t) if t >= tag::FIRST_PROBE => t,
                             _ => {
                                 remapped_probes += 1;
-                                tag::FIRST_PROBE + (e.tag()[i] % 249) as u8
+                                tag::FIRST_PROBE + (e.tag().at(i) % 249) as u8
                             }
                         }
                     }

@@ -76,7 +76,7 @@ impl Attribution {
                     (EventKind::Probe, _) => {
                         let name = match e.text().at(i).and_then(|s| trace.string(s)) {
                             Some(text) => text.to_owned(),
-                            None => format!("probe {}", e.tag()[i]),
+                            None => format!("probe {}", e.tag().at(i)),
                         };
                         probe_phase = Some(phase_id(name, &mut attribution.phases));
                     }

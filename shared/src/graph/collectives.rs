@@ -59,7 +59,7 @@ pub fn collectives(trace: &Trace) -> Vec<Collective> {
                 (EventKind::Enter, Some(r)) => {
                     let role = trace.regions.get(r.index()).map(|r| r.role);
                     let instance = role.filter(|role| role.is_collective()).map(|role| {
-                        let communicator = e.tag()[i];
+                        let communicator = e.tag().at(i);
                         let count = counts.entry((r, communicator)).or_insert(0);
                         let sequence = *count;
                         *count += 1;

@@ -395,7 +395,7 @@ pub(crate) fn walk_program(
                 // inside a wait; a collective member waits from its enter to its leave.
                 let (prev_kind, kind) = (e.kind()[prev as usize], e.kind()[v as usize]);
                 let blocked = prev_kind == EventKind::RecvCall
-                    || (kind == EventKind::MsgArr && e.request()[v as usize].is_some())
+                    || (kind == EventKind::MsgArr && e.request().at(v as usize).is_some())
                     || (prev_kind == EventKind::Enter && is_hub_target(v as usize));
                 let time = if blocked && kind == EventKind::MsgArr {
                     own.max(prev_time)
@@ -423,7 +423,7 @@ fn program_order(trace: &Trace, process: ProcessId, out: &mut Vec<u32>) {
     out.clear();
     let range = trace.process_events(process);
     let kinds = &trace.events.kind()[range.clone()];
-    let requests = &trace.events.request()[range.clone()];
+    let requests = trace.events.request();
     let n_calls = kinds.iter().filter(|&&k| k == EventKind::RecvCall).count();
     let mut calls_seen = 0;
     let mut arrivals_seen = 0;
@@ -433,7 +433,7 @@ fn program_order(trace: &Trace, process: ProcessId, out: &mut Vec<u32>) {
         let v = (range.start + offset) as u32;
         match kind {
             // A non-blocking receive completes where it was recorded, inside its wait.
-            EventKind::MsgArr if requests[offset].is_some() => out.push(v),
+            EventKind::MsgArr if requests.at(v as usize).is_some() => out.push(v),
             EventKind::MsgArr => {
                 let k = arrivals_seen;
                 arrivals_seen += 1;

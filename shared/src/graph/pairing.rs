@@ -41,15 +41,15 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
     let e = &trace.events;
     let mut channels: HashMap<Channel, ChannelEvents> = HashMap::new();
     let mut posts: HashMap<(u32, std::num::NonZeroU32), usize> = HashMap::new();
-    for i in 0..e.len() {
-        if let (EventKind::RecvPost, Some(request)) = (e.kind()[i], e.request()[i]) {
+    for (i, request) in e.request().entries() {
+        if e.kind()[i] == EventKind::RecvPost {
             posts.insert((e.process()[i].0, request), i);
         }
     }
     // Events are grouped by process in recorded order, so each channel's lists come out in
     // program order on both ends.
     for i in 0..e.len() {
-        let (process, peer, tag) = (e.process()[i], e.peer().at(i), e.tag()[i]);
+        let (process, peer, tag) = (e.process()[i], e.peer().at(i), e.tag().at(i));
         let Some(peer) = peer else { continue };
         match e.kind()[i] {
             EventKind::MsgSend => channels
@@ -58,7 +58,9 @@ pub fn pair_messages(trace: &Trace) -> Pairing {
                 .0
                 .push(EventIdx(i as u32)),
             EventKind::MsgArr => {
-                let posted = e.request()[i]
+                let posted = e
+                    .request()
+                    .at(i)
                     .and_then(|r| posts.get(&(process.0, r)).copied())
                     .unwrap_or(i);
                 channels

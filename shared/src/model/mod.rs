@@ -8,15 +8,15 @@
 pub mod counter;
 pub mod error;
 mod ids;
+mod narrow;
 mod opt_ids;
-mod sizes;
 pub mod synthetic;
 pub mod time;
 
 pub use counter::{Counter, CounterKind};
 pub use ids::{EventIdx, LinkId, NodeId, ProcessId, RawId, RegionId, StrId};
+pub use narrow::{Narrow, Narrowing, Requests, Sizes, Tags};
 pub use opt_ids::OptIds;
-pub use sizes::Sizes;
 
 use std::num::NonZeroU32;
 use std::ops::Range;
@@ -261,14 +261,29 @@ pub struct Events {
     time: Vec<Time>,
     kind: Vec<EventKind>,
     peer: OptIds<ProcessId>,
-    tag: Vec<u32>,
+    tag: Tags,
     size: Sizes,
     text: OptIds<StrId>,
     region: OptIds<RegionId>,
-    request: Vec<Option<NonZeroU32>>,
+    request: Requests,
 }
 
 impl Events {
+    /// Gives back the columns' spare capacity (a column read from serialized data grows by
+    /// doubling; shrinking a large one returns its pages without copying).
+    fn shrink_to_fit(&mut self) {
+        self.process_start.shrink_to_fit();
+        self.process.shrink_to_fit();
+        self.time.shrink_to_fit();
+        self.kind.shrink_to_fit();
+        self.peer.shrink_to_fit();
+        self.tag.shrink_to_fit();
+        self.size.shrink_to_fit();
+        self.text.shrink_to_fit();
+        self.region.shrink_to_fit();
+        self.request.shrink_to_fit();
+    }
+
     /// The number of events.
     pub fn len(&self) -> usize {
         self.time.len()
@@ -300,7 +315,7 @@ impl Events {
     }
 
     /// Each event's tag.
-    pub fn tag(&self) -> &[u32] {
+    pub fn tag(&self) -> &Tags {
         &self.tag
     }
 
@@ -320,7 +335,7 @@ impl Events {
     }
 
     /// Each event's non-blocking receive request (`recv_post` and its completing `msg_arr`).
-    pub fn request(&self) -> &[Option<NonZeroU32>] {
+    pub fn request(&self) -> &Requests {
         &self.request
     }
 
@@ -332,11 +347,13 @@ impl Events {
             time: *self.time.get(i)?,
             kind: *self.kind.get(i)?,
             peer: self.peer.get(i)?,
-            tag: *self.tag.get(i)?,
+            tag: self.tag.get(i)?,
             size: self.size.get(i)?,
             text: self.text.get(i)?,
             region: self.region.get(i)?,
-            request: *self.request.get(i)?,
+            request: (i < self.request.len())
+                .then(|| self.request.at(i))
+                .flatten(),
         })
     }
 }
@@ -391,12 +408,14 @@ impl TryFrom<UncheckedTrace> for Trace {
     type Error = String;
 
     fn try_from(t: UncheckedTrace) -> Result<Self, String> {
+        let mut events = t.events;
+        events.shrink_to_fit();
         let trace = Trace {
             name: t.name,
             clock: t.clock,
             nodes: t.nodes,
             processes: t.processes,
-            events: t.events,
+            events,
             strings: t.strings,
             regions: t.regions,
             links: t.links,
@@ -480,11 +499,11 @@ impl Trace {
             + vec(&e.time)
             + vec(&e.kind)
             + e.peer.heap_bytes()
-            + vec(&e.tag)
+            + e.tag.heap_bytes()
             + e.size.heap_bytes()
             + e.text.heap_bytes()
             + e.region.heap_bytes()
-            + vec(&e.request);
+            + e.request.heap_bytes();
         let names = self.nodes.iter().map(|n| n.name.capacity()).sum::<usize>()
             + self
                 .processes
@@ -715,7 +734,6 @@ impl TraceBuilder {
             c.size.reserve(n);
             c.text.reserve(n);
             c.region.reserve(n);
-            c.request.reserve(n);
         }
     }
 
@@ -927,15 +945,7 @@ impl TraceBuilder {
                 process_start[p + 1] += process_start[p];
             }
             let mut c = self.columns;
-            c.process.shrink_to_fit();
-            c.time.shrink_to_fit();
-            c.kind.shrink_to_fit();
-            c.peer.shrink_to_fit();
-            c.tag.shrink_to_fit();
-            c.size.shrink_to_fit();
-            c.text.shrink_to_fit();
-            c.region.shrink_to_fit();
-            c.request.shrink_to_fit();
+            c.shrink_to_fit();
             Events { process_start, ..c }
         };
         let (text, strings) = renumber_strings(events.text, self.strings);

@@ -229,7 +229,7 @@ pub fn event_lines(
             .map_or_else(|| format!("process {p}"), |p| p.name.clone())
     };
     let peer = e.peer().get(event).flatten().map(|p| name(p.index()));
-    let tag = e.tag().get(event).copied().unwrap_or(0);
+    let tag = e.tag().get(event).unwrap_or(0);
     let size = e.size().get(event).unwrap_or(0);
     match kind {
         EventKind::MsgSend => lines.push(format!(

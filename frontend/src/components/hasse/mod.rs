@@ -606,7 +606,7 @@ fn edge_text(trace: &Trace, built: &Built, edge: usize) -> String {
                 "message {} → {} · tag {} · {} · transit {transit} ticks{}",
                 name(from.process),
                 name(to.process),
-                trace.events.tag()[send],
+                trace.events.tag().at(send),
                 crate::components::gantt::scene::draw::bytes_text(trace.events.size().at(send)),
                 if e.backwards {
                     " (arrives before it is sent: a clock violation)"
