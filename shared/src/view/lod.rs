@@ -21,8 +21,11 @@
 //! - a pair's messages are bundled the same way from the message counts at the pixel
 //!   boundaries, reading the messages only at the bundles' ends and those in flight when the
 //!   window starts;
-//! - anything finer, or not on the grid, is answered by the in-memory algorithm on the chunks
-//!   that overlap the window, which hold few spans at those scales.
+//! - a window off the grid, or finer than a row's levels, that overlaps more than two of its
+//!   chunks reads the same prefix functions at its pixel boundaries from the chunks holding
+//!   them (a chunk at most per boundary, however many spans the window holds);
+//! - anything else (a window of a few chunks, pixels narrower than a tick, a row whose spans
+//!   are out of order) is answered by the in-memory algorithm on the chunks it overlaps.
 
 use std::sync::Arc;
 
@@ -895,10 +898,10 @@ impl LazyIndex {
         if let (Some(levels), Some(level)) = (entry.lod, level)
             && level >= levels.finest
         {
-            return self.row_from_samples(source, r, entry, levels, scale, level);
+            let sampler = self.sampler(source, ChunkKind::RowLod, r, levels, &entry.totals);
+            return row_from_prefix(r, Prefix::Samples(sampler, level), scale);
         }
-        // The chunks overlapping the window (all of a row out of order), as a one-row
-        // in-memory index.
+        // The chunks overlapping the window (all of a row out of order).
         let (lo, hi) = if entry.ordered {
             (
                 entry.chunk_end.partition_point(|&e| e <= scale.start),
@@ -907,6 +910,11 @@ impl LazyIndex {
         } else {
             (0, entry.chunk_start.len())
         };
+        if entry.ordered && probes_pay(scale, lo, hi) {
+            let probe = self.probe(source, ChunkKind::Spans, r, &entry.chunk_start);
+            return row_from_prefix(r, Prefix::Chunks(probe), scale);
+        }
+        // Few spans: the in-memory algorithm on them.
         let mut local = ViewportIndex::default();
         for block in lo..hi.max(lo) {
             let key = ChunkKey {
@@ -934,51 +942,194 @@ impl LazyIndex {
         view.process = r;
         Ok(view)
     }
+}
 
-    fn row_from_samples(
+/// Whether reading a window's prefix functions at its pixel boundaries (a chunk at most per
+/// boundary) beats reading the `hi - lo` chunks it overlaps: when it overlaps more than two and
+/// its pixels are at least a tick wide.
+fn probes_pay(scale: &Scale, lo: usize, hi: usize) -> bool {
+    hi.saturating_sub(lo) > 2 && scale.end - scale.start >= u64::from(scale.width)
+}
+
+/// A row drawn from its prefix functions at the pixel boundaries: a pixel's computing and
+/// blocked ticks, the spans it overlaps (started before its end, not ended by its start) and
+/// whether one is carried in from the left are differences of them — what the in-memory
+/// algorithm finds span by span.
+fn row_from_prefix(r: u32, mut prefix: Prefix<'_>, scale: &Scale) -> Result<RowView, LazyError> {
+    let mut view = RowView {
+        process: r,
+        ..RowView::default()
+    };
+    let (mut left, mut right) = ([0u64; 4], [0u64; 4]);
+    prefix.at(scale.start, &mut left)?;
+    for px in 0..scale.width {
+        prefix.at(scale.pixel_end(px), &mut right)?;
+        // Computing, blocked, started, ended before each end of the pixel.
+        let overlapping = right[2].saturating_sub(left[3]);
+        let carried = left[2].saturating_sub(left[3]);
+        if overlapping == 0 {
+            view.push('-', 1, 0);
+        } else {
+            let computing = right[0].saturating_sub(left[0]);
+            let blocked = right[1].saturating_sub(left[1]);
+            let state = if computing >= blocked {
+                State::Computing
+            } else {
+                State::Blocked
+            };
+            let count = overlapping.saturating_sub(if px > 0 { carried } else { 0 });
+            let count = u32::try_from(count).unwrap_or(u32::MAX);
+            view.push(state_letter(Some(state), count >= 2), 1, count);
+        }
+        left = right;
+    }
+    Ok(view)
+}
+
+/// Where a row's (pair's) prefix functions are read: its samples, at ticks on a level's grid,
+/// or its chunks, at any tick (the chunk holding the tick, loaded once in a row).
+enum Prefix<'a> {
+    Samples(Sampler<'a>, u8),
+    Chunks(ChunkProbe<'a>),
+}
+
+impl Prefix<'_> {
+    fn at(&mut self, tick: u64, out: &mut [u64]) -> Result<(), LazyError> {
+        match self {
+            Prefix::Samples(sampler, level) => sampler.at(tick, *level, out),
+            Prefix::Chunks(probe) => probe.at(tick, out),
+        }
+    }
+}
+
+/// Reads a row's (pair's) prefix functions at any tick from the chunk that holds it: a row's
+/// computing and blocked ticks, spans started and ended before the tick; a pair's messages sent
+/// before it. The row must be ordered (a pair's sends always are).
+struct ChunkProbe<'a> {
+    source: &'a dyn ChunkSource,
+    kind: ChunkKind,
+    part: u32,
+    /// Items a chunk.
+    chunk_len: u64,
+    /// Each chunk's first start (send).
+    firsts: &'a [u64],
+    loaded: Option<(usize, Arc<Chunk>)>,
+}
+
+impl ChunkProbe<'_> {
+    fn at(&mut self, tick: u64, out: &mut [u64]) -> Result<(), LazyError> {
+        // The last chunk whose first item starts before the tick: every item before it has
+        // ended by then, none after it has started.
+        let Some(k) = self.firsts.partition_point(|&f| f < tick).checked_sub(1) else {
+            out.fill(0);
+            return Ok(());
+        };
+        let chunk = match &self.loaded {
+            Some((at, chunk)) if *at == k => Arc::clone(chunk),
+            _ => {
+                let key = ChunkKey {
+                    kind: self.kind,
+                    part: self.part,
+                    level: 0,
+                    block: k as u32,
+                };
+                let chunk = self.source.chunk(key).map_err(LazyError::Chunk)?;
+                self.loaded = Some((k, Arc::clone(&chunk)));
+                chunk
+            }
+        };
+        let base = k as u64 * self.chunk_len;
+        match (&*chunk, out) {
+            (Chunk::Spans(c), [computing, blocked, started, ended]) => {
+                let s = c.start.partition_point(|&t| t < tick);
+                let e = c.end.partition_point(|&t| t <= tick);
+                let (mut before_c, mut before_b) = c.before(e);
+                if s > e {
+                    // The span open at the tick counts up to it.
+                    let open = tick.saturating_sub(c.start[e]);
+                    match c.state[e] {
+                        State::Computing => before_c = before_c.saturating_add(open),
+                        State::Blocked => before_b = before_b.saturating_add(open),
+                    }
+                }
+                *computing = before_c;
+                *blocked = before_b;
+                *started = base + s as u64;
+                *ended = base + e as u64;
+                Ok(())
+            }
+            (Chunk::Messages(m), [sent]) => {
+                *sent = base + m.send.partition_point(|&t| t < tick) as u64;
+                Ok(())
+            }
+            _ => Err(LazyError::Chunk(format!(
+                "a {:?} chunk holds something else",
+                self.kind
+            ))),
+        }
+    }
+}
+
+impl SpanColumns {
+    /// Computing and blocked ticks of the row's spans before span `k` (`k` up to the chunk's
+    /// length).
+    fn before(&self, k: usize) -> (u64, u64) {
+        match (self.computing_before.get(k), self.blocked_before.get(k)) {
+            (Some(&c), Some(&b)) => (c, b),
+            _ => {
+                let Some(last) = self.start.len().checked_sub(1) else {
+                    return (0, 0);
+                };
+                let length = self.end[last].saturating_sub(self.start[last]);
+                let (c, b) = (self.computing_before[last], self.blocked_before[last]);
+                match self.state[last] {
+                    State::Computing => (c.saturating_add(length), b),
+                    State::Blocked => (c, b.saturating_add(length)),
+                }
+            }
+        }
+    }
+}
+
+impl LazyIndex {
+    fn sampler<'a>(
         &self,
-        source: &dyn ChunkSource,
-        r: u32,
-        entry: &RowEntry,
+        source: &'a dyn ChunkSource,
+        kind: ChunkKind,
+        part: u32,
         levels: LodLevels,
-        scale: &Scale,
-        level: u8,
-    ) -> Result<RowView, LazyError> {
-        let mut sampler = Sampler {
+        totals: &'a [u64],
+    ) -> Sampler<'a> {
+        Sampler {
             source,
-            kind: ChunkKind::RowLod,
-            part: r,
+            kind,
+            part,
             levels,
-            totals: &entry.totals,
+            totals,
             block_size: self.shape.lod_block as usize,
             loaded: None,
-        };
-        let mut view = RowView {
-            process: r,
-            ..RowView::default()
-        };
-        let (mut left, mut right) = ([0u64; 4], [0u64; 4]);
-        sampler.at(scale.start, level, &mut left)?;
-        for px in 0..scale.width {
-            sampler.at(scale.pixel_end(px), level, &mut right)?;
-            // Computing, blocked, started, ended before each end of the pixel.
-            let overlapping = right[2] - left[3];
-            let carried = left[2] - left[3];
-            if overlapping == 0 {
-                view.push('-', 1, 0);
-            } else {
-                let state = if right[0] - left[0] >= right[1] - left[1] {
-                    State::Computing
-                } else {
-                    State::Blocked
-                };
-                let count = overlapping - if px > 0 { carried } else { 0 };
-                let count = u32::try_from(count).unwrap_or(u32::MAX);
-                view.push(state_letter(Some(state), count >= 2), 1, count);
-            }
-            left = right;
         }
-        Ok(view)
+    }
+
+    fn probe<'a>(
+        &self,
+        source: &'a dyn ChunkSource,
+        kind: ChunkKind,
+        part: u32,
+        firsts: &'a [u64],
+    ) -> ChunkProbe<'a> {
+        let chunk_len = match kind {
+            ChunkKind::Messages => self.shape.message_chunk,
+            _ => self.shape.span_chunk,
+        };
+        ChunkProbe {
+            source,
+            kind,
+            part,
+            chunk_len: u64::from(chunk_len),
+            firsts,
+            loaded: None,
+        }
     }
 }
 
@@ -1062,32 +1213,35 @@ impl LazyIndex {
     ) -> Result<PairPlan, LazyError> {
         let pair = &self.pairs[q];
         let earliest = scale.start.saturating_sub(pair.max_transit);
-        if let (Some(levels), Some(level)) = (pair.lod, level)
-            && level >= levels.finest
-        {
-            let totals = [pair.n_messages];
-            let mut sampler = Sampler {
+        let totals = [pair.n_messages];
+        let lo = pair.chunk_last_send.partition_point(|&s| s < earliest);
+        let hi = pair.chunk_first_send.partition_point(|&s| s < scale.end);
+        let prefix = match (pair.lod, level) {
+            (Some(levels), Some(level)) if level >= levels.finest => Some(Prefix::Samples(
+                self.sampler(source, ChunkKind::PairLod, q as u32, levels, &totals),
+                level,
+            )),
+            _ if probes_pay(scale, lo, hi) => Some(Prefix::Chunks(self.probe(
                 source,
-                kind: ChunkKind::PairLod,
-                part: q as u32,
-                levels,
-                totals: &totals,
-                block_size: self.shape.lod_block as usize,
-                loaded: None,
-            };
+                ChunkKind::Messages,
+                q as u32,
+                &pair.chunk_first_send,
+            ))),
+            _ => None,
+        };
+        if let Some(mut prefix) = prefix {
             let mut sent = Vec::with_capacity(scale.width as usize + 1);
             let mut value = [0u64];
-            sampler.at(scale.start, level, &mut value)?;
+            prefix.at(scale.start, &mut value)?;
             sent.push(value[0]);
             for px in 0..scale.width {
-                sampler.at(scale.pixel_end(px), level, &mut value)?;
+                prefix.at(scale.pixel_end(px), &mut value)?;
                 sent.push(value[0]);
             }
             // The messages sent from `earliest` up to the window, still in flight at its start.
             let mut in_flight = Vec::new();
             let mut reader = self.reader(source, q);
-            let block = pair.chunk_last_send.partition_point(|&s| s < earliest);
-            let mut k = block as u64 * u64::from(self.shape.message_chunk);
+            let mut k = lo as u64 * u64::from(self.shape.message_chunk);
             while k < sent[0] {
                 let (send, arrival, _) = reader.at(k)?;
                 if send >= earliest && arrival >= scale.start {
@@ -1097,8 +1251,6 @@ impl LazyIndex {
             }
             return Ok(PairPlan::Sampled { q, sent, in_flight });
         }
-        let lo = pair.chunk_last_send.partition_point(|&s| s < earliest);
-        let hi = pair.chunk_first_send.partition_point(|&s| s < scale.end);
         let mut local = ViewportIndex {
             pair_from: vec![pair.from],
             pair_to: vec![pair.to],

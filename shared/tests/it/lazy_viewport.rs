@@ -164,6 +164,18 @@ proptest! {
         check(&index, &lazy, &chunks, &r);
     }
 
+    /// Busy traces and windows off the grid: rows and pairs overlapping many chunks are read at
+    /// their pixel boundaries from the chunks that hold them.
+    #[test]
+    fn lazy_answers_read_at_pixel_boundaries_are_the_in_memory_answers(
+        trace in arb_busy_trace(),
+        start in 0u64..700, len in 1u64..1_500, width in 1u32..300, first in 0u32..5, rows in 0u32..5,
+    ) {
+        let (index, lazy, chunks) = both(&trace, FINE);
+        let r = ViewportRequest { start, end: start + len, first_row: first, last_row: first + rows, width_px: width };
+        check(&index, &lazy, &chunks, &r);
+    }
+
     /// The state spans made one process at a time are the execution graph's.
     #[test]
     fn streamed_state_spans_are_the_graphs(trace in crate::analysis2::arb_trace()) {
