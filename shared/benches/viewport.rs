@@ -2,7 +2,10 @@
 //!
 //! Prints the index build time, then the latency (query + JSON encoding) and response size of
 //! 400 random windows at 2,000 px (raw JSON and gzipped) (lengths log-uniform from 100 ticks to the whole trace), for
-//! all 64 rows and for 32 rows; then criterion times the whole-trace window.
+//! all 64 rows and for 32 rows; then criterion times the whole-trace window. The same for the
+//! lazy index (`shared::view::lod`, chunks kept in memory and decoded on every read, as a store
+//! without a cache would): its build, its chunks' bytes an event, and quantised windows with
+//! the chunks each reads.
 //!
 //! Run with `cargo bench -p shared --bench viewport`; `TRACESCOPE_BENCH_SIZES` picks sizes.
 
@@ -96,6 +99,39 @@ fn viewport(c: &mut Criterion) {
                 largest_gz / 1024
             );
         }
+        let t = Instant::now();
+        let mut chunks = shared::view::lod::MemoryChunks::default();
+        let mut chunk_bytes = 0usize;
+        let lazy = shared::view::lod::build(&trace, &pairing, Default::default(), &mut |k, b| {
+            chunk_bytes += b.len();
+            chunks.insert(k, b)
+        });
+        eprintln!(
+            "viewport/{n} lazy: build {:.2?}; {} chunks, {:.2} bytes an event",
+            t.elapsed(),
+            chunks.len(),
+            chunk_bytes as f64 / trace.events.len() as f64
+        );
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut latencies = Vec::new();
+        let before = chunks.loads();
+        for _ in 0..400 {
+            let length = (100.0 * (span as f64 / 100.0).powf(rng.unit())) as u64;
+            let start = (rng.unit() * span.saturating_sub(length) as f64) as u64;
+            let request = ViewportRequest::quantised(start, start + length.max(1), 0, 63, 2_000);
+            let t = Instant::now();
+            let view = lazy.query(&chunks, &request).expect("a valid request");
+            black_box(serde_json::to_vec(&view).expect("encodes").len());
+            latencies.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        latencies.sort_by(f64::total_cmp);
+        eprintln!(
+            "viewport/{n} lazy, 64 rows, quantised at 2000 px, 400 windows: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; {:.1} chunks read a window",
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.95),
+            percentile(&latencies, 1.0),
+            (chunks.loads() - before) as f64 / 400.0
+        );
         let whole = ViewportRequest {
             start: 0,
             end: span + 1,
@@ -103,6 +139,20 @@ fn viewport(c: &mut Criterion) {
             last_row: 63,
             width_px: 2_000,
         };
+        let quantised = ViewportRequest::quantised(0, span + 1, 0, 63, 2_000);
+        group.bench_with_input(
+            BenchmarkId::new("lazy_whole_trace_64_rows_quantised", n),
+            &quantised,
+            |b, r| {
+                b.iter(|| {
+                    black_box(
+                        serde_json::to_vec(&lazy.query(&chunks, r).expect("valid"))
+                            .expect("encodes")
+                            .len(),
+                    )
+                })
+            },
+        );
         group.bench_with_input(
             BenchmarkId::new("whole_trace_64_rows", n),
             &whole,
