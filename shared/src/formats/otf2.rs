@@ -468,6 +468,7 @@ fn singleton_field(t: u8) -> Option<u8> {
 }
 
 /// What one location's events produced, before cross-location links are resolved.
+#[derive(Default)]
 struct LocationEvents {
     records: Vec<EventRecord>,
     /// (record index, communicator, rank) of sends and receives to resolve.
@@ -480,35 +481,57 @@ struct LocationEvents {
     calls: Vec<(usize, EventRecord)>,
     /// The location's metric series, by metric member.
     counters: BTreeMap<u32, Counter>,
+    /// Scratch for [`LocationEvents::merge_calls`], kept with the buffers between locations.
+    spare: Vec<EventRecord>,
 }
 
 impl LocationEvents {
-    /// Inserts the receive calls after their enters, renumbering every stored index (one pass).
+    /// Empty, keeping the buffers' memory: one location's buffers serve the next, so a large
+    /// archive's memory is touched once, not once a location.
+    fn recycle(mut self) -> LocationEvents {
+        self.records.clear();
+        self.peers.clear();
+        self.threads.clear();
+        self.collectives.clear();
+        self.calls.clear();
+        self.counters.clear();
+        self.spare.clear();
+        self
+    }
+
+    /// Inserts the receive calls after their enters, renumbering every stored index (one pass:
+    /// an index moves by the calls inserted before it).
     fn merge_calls(&mut self) {
         if self.calls.is_empty() {
             return;
         }
-        let records = std::mem::take(&mut self.records);
-        let mut merged = Vec::with_capacity(records.len() + self.calls.len());
-        let mut new_index = Vec::with_capacity(records.len());
-        let mut calls = std::mem::take(&mut self.calls).into_iter().peekable();
-        for (i, r) in records.into_iter().enumerate() {
-            new_index.push(merged.len());
+        let mut merged = std::mem::take(&mut self.spare);
+        merged.clear();
+        merged.reserve(self.records.len() + self.calls.len());
+        let calls = std::mem::take(&mut self.calls);
+        let mut next = 0;
+        for (i, r) in self.records.drain(..).enumerate() {
             merged.push(r);
-            while let Some((_, call)) = calls.next_if(|c| c.0 == i) {
+            while let Some(call) = calls.get(next).filter(|c| c.0 == i).map(|c| c.1) {
                 merged.push(call);
+                next += 1;
             }
         }
+        // Calls are sorted by the record they follow: the calls before record i are those
+        // after records 0..i.
+        let shift = |index: usize| index + calls.partition_point(|c| c.0 < index);
         for p in &mut self.peers {
-            p.0 = new_index[p.0];
+            p.0 = shift(p.0);
         }
         for t in &mut self.threads {
-            t.0 = new_index[t.0];
+            t.0 = shift(t.0);
         }
         for c in &mut self.collectives {
-            c.0 = new_index[c.0];
+            c.0 = shift(c.0);
         }
-        self.records = merged;
+        self.spare = std::mem::replace(&mut self.records, merged);
+        self.calls = calls;
+        self.calls.clear();
     }
 }
 
@@ -557,6 +580,7 @@ impl Context<'_> {
         buf: &mut Buf<'_>,
         process: ProcessId,
         local: &LocalDefinitions,
+        mut out: LocationEvents,
     ) -> Result<LocationEvents, TraceError> {
         let map = |kind: u8, id: u64| {
             local
@@ -567,14 +591,7 @@ impl Context<'_> {
                 .unwrap_or(id)
         };
         let offset = self.defs.global_offset;
-        let mut out = LocationEvents {
-            records: Vec::new(),
-            peers: Vec::new(),
-            threads: Vec::new(),
-            collectives: Vec::new(),
-            calls: Vec::new(),
-            counters: BTreeMap::new(),
-        };
+        out = out.recycle();
         // Open regions: (region, role, index of the enter record).
         let mut stack: Vec<(RegionId, RegionRole, usize)> = Vec::new();
         let mut requests: HashMap<u64, NonZeroU32> = HashMap::new();
@@ -902,6 +919,8 @@ pub fn parse_archive(
     cx.builder
         .reserve_events(defs.announced_events.saturating_mul(2).min(event_bytes / 2) as usize);
     let mut n_events = 0u64;
+    // One location's buffers, recycled for the next.
+    let mut recycled = LocationEvents::default();
     for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
         let local_def = format!("{base}/{id}.def");
         let local = match files.get(&local_def) {
@@ -929,6 +948,7 @@ pub fn parse_archive(
             },
             p,
             &local,
+            std::mem::take(&mut recycled),
         )?;
         n_events += loc.records.len() as u64;
         budget.check(
@@ -959,7 +979,8 @@ pub fn parse_archive(
         counters.extend(std::mem::take(&mut loc.counters).into_values());
         process_at.push(p);
         if loc.threads.is_empty() {
-            push_records(&mut cx.builder, loc.records)?;
+            push_records(&mut cx.builder, &loc.records)?;
+            recycled = loc;
         } else {
             deferred.push((process_at.len() - 1, loc));
         }
@@ -1004,15 +1025,15 @@ pub fn parse_archive(
             .map_err(|e| missing(e.to_string()))?;
     }
     for (_, loc) in deferred {
-        push_records(&mut cx.builder, loc.records)?;
+        push_records(&mut cx.builder, &loc.records)?;
     }
     Ok((cx.builder.build(), notes))
 }
 
 /// Hands a location's records to the builder, leaving out a send or arrival whose peer could
 /// not be resolved (not guessed).
-fn push_records(builder: &mut TraceBuilder, records: Vec<EventRecord>) -> Result<(), TraceError> {
-    for r in records {
+fn push_records(builder: &mut TraceBuilder, records: &[EventRecord]) -> Result<(), TraceError> {
+    for &r in records {
         if r.kind.has_peer() && r.peer.is_none() {
             continue;
         }
