@@ -782,16 +782,81 @@ fn pixel_level(request: &ViewportRequest) -> Option<u8> {
         .then(|| per_px.trailing_zeros() as u8)
 }
 
-/// Reads samples of one row or pair: the value of its prefix functions at a tick on a level's
-/// grid, loading each block once.
-struct Sampler<'a> {
+/// A part's chunks read through a source, the last one kept: readers walk a part's chunks in
+/// order, so most reads hit it.
+struct Held<'a> {
     source: &'a dyn ChunkSource,
     kind: ChunkKind,
     part: u32,
+    last: Option<(u8, u32, Arc<Chunk>)>,
+}
+
+impl<'a> Held<'a> {
+    fn new(source: &'a dyn ChunkSource, kind: ChunkKind, part: u32) -> Held<'a> {
+        Held {
+            source,
+            kind,
+            part,
+            last: None,
+        }
+    }
+
+    /// The part's chunk `block` of `level`.
+    fn get(&mut self, level: u8, block: u32) -> Result<Arc<Chunk>, LazyError> {
+        if let Some((l, b, chunk)) = &self.last
+            && *l == level
+            && *b == block
+        {
+            return Ok(Arc::clone(chunk));
+        }
+        let key = ChunkKey {
+            kind: self.kind,
+            part: self.part,
+            level,
+            block,
+        };
+        let chunk = self.source.chunk(key).map_err(LazyError::Chunk)?;
+        self.last = Some((level, block, Arc::clone(&chunk)));
+        Ok(chunk)
+    }
+}
+
+impl Chunk {
+    fn spans(&self) -> Result<&SpanColumns, LazyError> {
+        match self {
+            Chunk::Spans(c) => Ok(c),
+            _ => Err(LazyError::Chunk(
+                "a span chunk holds something else".to_owned(),
+            )),
+        }
+    }
+
+    fn messages(&self) -> Result<&PairMessages, LazyError> {
+        match self {
+            Chunk::Messages(m) => Ok(m),
+            _ => Err(LazyError::Chunk(
+                "a message chunk holds something else".to_owned(),
+            )),
+        }
+    }
+
+    fn samples(&self) -> Result<&[Vec<u64>], LazyError> {
+        match self {
+            Chunk::Samples(columns) => Ok(columns),
+            _ => Err(LazyError::Chunk(
+                "a sample chunk holds something else".to_owned(),
+            )),
+        }
+    }
+}
+
+/// Reads samples of one row or pair: the value of its prefix functions at a tick on a level's
+/// grid, loading each block once.
+struct Sampler<'a> {
+    held: Held<'a>,
     levels: LodLevels,
     totals: &'a [u64],
     block_size: usize,
-    loaded: Option<(u8, u32, Arc<Chunk>)>,
 }
 
 impl Sampler<'_> {
@@ -810,26 +875,8 @@ impl Sampler<'_> {
         }
         let i = (b - first) as usize;
         let block = (i / self.block_size) as u32;
-        let chunk = match &self.loaded {
-            Some((l, k, chunk)) if *l == level && *k == block => Arc::clone(chunk),
-            _ => {
-                let key = ChunkKey {
-                    kind: self.kind,
-                    part: self.part,
-                    level,
-                    block,
-                };
-                let chunk = self.source.chunk(key).map_err(LazyError::Chunk)?;
-                self.loaded = Some((level, block, Arc::clone(&chunk)));
-                chunk
-            }
-        };
-        let Chunk::Samples(columns) = &*chunk else {
-            return Err(LazyError::Chunk(
-                "a sample chunk holds something else".to_owned(),
-            ));
-        };
-        for (value, column) in out.iter_mut().zip(columns) {
+        let chunk = self.held.get(level, block)?;
+        for (value, column) in out.iter_mut().zip(chunk.samples()?) {
             *value = *column
                 .get(i % self.block_size)
                 .ok_or_else(|| LazyError::Chunk("a sample chunk is short".to_owned()))?;
@@ -916,19 +963,10 @@ impl LazyIndex {
         }
         // Few spans: the in-memory algorithm on them.
         let mut local = ViewportIndex::default();
+        let mut held = Held::new(source, ChunkKind::Spans, r);
         for block in lo..hi.max(lo) {
-            let key = ChunkKey {
-                kind: ChunkKind::Spans,
-                part: r,
-                level: 0,
-                block: block as u32,
-            };
-            let chunk = source.chunk(key).map_err(LazyError::Chunk)?;
-            let Chunk::Spans(c) = &*chunk else {
-                return Err(LazyError::Chunk(
-                    "a span chunk holds something else".to_owned(),
-                ));
-            };
+            let chunk = held.get(0, block as u32)?;
+            let c = chunk.spans()?;
             local.span_start.extend_from_slice(&c.start);
             local.span_end.extend_from_slice(&c.end);
             local.span_state.extend_from_slice(&c.state);
@@ -1006,14 +1044,11 @@ impl Prefix<'_> {
 /// computing and blocked ticks, spans started and ended before the tick; a pair's messages sent
 /// before it. The row must be ordered (a pair's sends always are).
 struct ChunkProbe<'a> {
-    source: &'a dyn ChunkSource,
-    kind: ChunkKind,
-    part: u32,
+    held: Held<'a>,
     /// Items a chunk.
     chunk_len: u64,
     /// Each chunk's first start (send).
     firsts: &'a [u64],
-    loaded: Option<(usize, Arc<Chunk>)>,
 }
 
 impl ChunkProbe<'_> {
@@ -1024,20 +1059,7 @@ impl ChunkProbe<'_> {
             out.fill(0);
             return Ok(());
         };
-        let chunk = match &self.loaded {
-            Some((at, chunk)) if *at == k => Arc::clone(chunk),
-            _ => {
-                let key = ChunkKey {
-                    kind: self.kind,
-                    part: self.part,
-                    level: 0,
-                    block: k as u32,
-                };
-                let chunk = self.source.chunk(key).map_err(LazyError::Chunk)?;
-                self.loaded = Some((k, Arc::clone(&chunk)));
-                chunk
-            }
-        };
+        let chunk = self.held.get(0, k as u32)?;
         let base = k as u64 * self.chunk_len;
         match (&*chunk, out) {
             (Chunk::Spans(c), [computing, blocked, started, ended]) => {
@@ -1064,7 +1086,7 @@ impl ChunkProbe<'_> {
             }
             _ => Err(LazyError::Chunk(format!(
                 "a {:?} chunk holds something else",
-                self.kind
+                self.held.kind
             ))),
         }
     }
@@ -1101,13 +1123,10 @@ impl LazyIndex {
         totals: &'a [u64],
     ) -> Sampler<'a> {
         Sampler {
-            source,
-            kind,
-            part,
+            held: Held::new(source, kind, part),
             levels,
             totals,
             block_size: self.shape.lod_block as usize,
-            loaded: None,
         }
     }
 
@@ -1123,12 +1142,9 @@ impl LazyIndex {
             _ => self.shape.span_chunk,
         };
         ChunkProbe {
-            source,
-            kind,
-            part,
+            held: Held::new(source, kind, part),
             chunk_len: u64::from(chunk_len),
             firsts,
-            loaded: None,
         }
     }
 }
@@ -1149,12 +1165,10 @@ enum PairPlan {
 
 /// A pair's messages read one at a time, each chunk loaded once in a row.
 struct MessageReader<'a> {
-    source: &'a dyn ChunkSource,
-    part: u32,
+    held: Held<'a>,
     total_bytes: u64,
     n: u64,
     chunk: u64,
-    loaded: Option<(u64, Arc<Chunk>)>,
 }
 
 impl MessageReader<'_> {
@@ -1163,26 +1177,8 @@ impl MessageReader<'_> {
         if k >= self.n {
             return Ok((0, 0, self.total_bytes));
         }
-        let block = k / self.chunk;
-        let chunk = match &self.loaded {
-            Some((b, chunk)) if *b == block => Arc::clone(chunk),
-            _ => {
-                let key = ChunkKey {
-                    kind: ChunkKind::Messages,
-                    part: self.part,
-                    level: 0,
-                    block: block as u32,
-                };
-                let chunk = self.source.chunk(key).map_err(LazyError::Chunk)?;
-                self.loaded = Some((block, Arc::clone(&chunk)));
-                chunk
-            }
-        };
-        let Chunk::Messages(m) = &*chunk else {
-            return Err(LazyError::Chunk(
-                "a message chunk holds something else".to_owned(),
-            ));
-        };
+        let chunk = self.held.get(0, (k / self.chunk) as u32)?;
+        let m = chunk.messages()?;
         let i = (k % self.chunk) as usize;
         match (m.send.get(i), m.arrival.get(i), m.bytes_before.get(i)) {
             (Some(&s), Some(&a), Some(&b)) => Ok((s, a, b)),
@@ -1195,12 +1191,10 @@ impl LazyIndex {
     fn reader<'a>(&self, source: &'a dyn ChunkSource, q: usize) -> MessageReader<'a> {
         let pair = &self.pairs[q];
         MessageReader {
-            source,
-            part: q as u32,
+            held: Held::new(source, ChunkKind::Messages, q as u32),
             total_bytes: pair.total_bytes,
             n: pair.n_messages,
             chunk: u64::from(self.shape.message_chunk),
-            loaded: None,
         }
     }
 
@@ -1258,19 +1252,10 @@ impl LazyIndex {
             ..ViewportIndex::default()
         };
         let mut after = 0;
+        let mut held = Held::new(source, ChunkKind::Messages, q as u32);
         for block in lo..hi.max(lo) {
-            let key = ChunkKey {
-                kind: ChunkKind::Messages,
-                part: q as u32,
-                level: 0,
-                block: block as u32,
-            };
-            let chunk = source.chunk(key).map_err(LazyError::Chunk)?;
-            let Chunk::Messages(m) = &*chunk else {
-                return Err(LazyError::Chunk(
-                    "a message chunk holds something else".to_owned(),
-                ));
-            };
+            let chunk = held.get(0, block as u32)?;
+            let m = chunk.messages()?;
             local.msg_send.extend_from_slice(&m.send);
             local.msg_arrival.extend_from_slice(&m.arrival);
             local.bytes_before.extend_from_slice(&m.bytes_before);
