@@ -28,15 +28,25 @@ pub struct RunCache<T> {
     capacity: usize,
     entries: Mutex<VecDeque<Slot<T>>>,
     builds: AtomicU64,
+    /// Lookups answered from the cache, and lookups that built (the server's metrics).
+    hits: prometheus_client::metrics::counter::Counter,
+    misses: prometheus_client::metrics::counter::Counter,
 }
 
 impl<T> RunCache<T> {
-    /// An empty cache of at most `capacity` runs.
-    pub fn new(capacity: usize) -> RunCache<T> {
+    /// An empty cache of at most `capacity` runs, counting its lookups in `metrics` as
+    /// `name`'s.
+    pub fn new(
+        capacity: usize,
+        metrics: &crate::metrics::Metrics,
+        name: &'static str,
+    ) -> RunCache<T> {
         RunCache {
             capacity,
             entries: Mutex::new(VecDeque::new()),
             builds: AtomicU64::new(0),
+            hits: metrics.cache_counter(name, "hit"),
+            misses: metrics.cache_counter(name, "miss"),
         }
     }
 
@@ -58,9 +68,14 @@ impl<T> RunCache<T> {
             entries.truncate(self.capacity);
             cell
         };
+        if let Some(value) = cell.get() {
+            self.hits.inc();
+            return Ok(Arc::clone(value));
+        }
         let value = cell
             .get_or_try_init(|| async {
                 self.builds.fetch_add(1, Ordering::Relaxed);
+                self.misses.inc();
                 build().await.map(Arc::new)
             })
             .await?;

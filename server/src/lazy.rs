@@ -36,6 +36,8 @@ pub struct StoreChunks {
     runtime: tokio::runtime::Handle,
     cached: Mutex<Cached>,
     reads: AtomicU64,
+    hits: prometheus_client::metrics::counter::Counter,
+    misses: prometheus_client::metrics::counter::Counter,
 }
 
 impl StoreChunks {
@@ -52,10 +54,12 @@ impl ChunkSource for StoreChunks {
         {
             let cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(chunk) = cached.0.get(&key) {
+                self.hits.inc();
                 return Ok(Arc::clone(chunk));
             }
         }
         self.reads.fetch_add(1, Ordering::Relaxed);
+        self.misses.inc();
         let bytes = self
             .runtime
             .block_on(crate::db::get_chunk(&self.pool, &self.run, key))
@@ -106,6 +110,8 @@ pub async fn lazy_run(
                     runtime: tokio::runtime::Handle::current(),
                     cached: Mutex::default(),
                     reads: AtomicU64::new(0),
+                    hits: state.metrics.cache_counter("index_chunk", "hit"),
+                    misses: state.metrics.cache_counter("index_chunk", "miss"),
                 },
             }))
         })

@@ -9,6 +9,7 @@ pub mod db;
 pub mod http;
 pub mod ingest;
 pub mod lazy;
+pub mod metrics;
 
 use std::path::PathBuf;
 
@@ -37,6 +38,8 @@ pub struct AppState {
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
     /// The most recently used runs opened from their stored viewport index.
     pub lazy_runs: std::sync::Arc<cache::RunCache<Option<lazy::LazyRun>>>,
+    /// Requests, latencies, cache lookups, ingest and errors, for `GET /metrics`.
+    pub metrics: std::sync::Arc<metrics::Metrics>,
     /// The progress of recent uploads.
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
@@ -65,6 +68,7 @@ impl Default for Timeouts {
 impl AppState {
     /// The state of a server on `pool`, serving the site in `site_dir`.
     pub fn new(pool: SqlitePool, site_dir: PathBuf, max_upload_bytes: usize) -> AppState {
+        let metrics = std::sync::Arc::new(metrics::Metrics::default());
         AppState {
             pool,
             site_dir,
@@ -76,8 +80,9 @@ impl AppState {
             max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
-            workspaces: std::sync::Arc::new(cache::RunCache::new(3)),
-            lazy_runs: std::sync::Arc::new(cache::RunCache::new(8)),
+            workspaces: std::sync::Arc::new(cache::RunCache::new(3, &metrics, "workspace")),
+            lazy_runs: std::sync::Arc::new(cache::RunCache::new(8, &metrics, "lazy_run")),
+            metrics: std::sync::Arc::clone(&metrics),
             uploads: std::sync::Arc::default(),
             timeouts: Timeouts::default(),
         }

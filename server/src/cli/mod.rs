@@ -46,6 +46,10 @@ pub enum Command {
         /// The largest upload accepted, in bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
         max_upload_bytes: usize,
+        /// How the log on stderr is written: `text` for a person, `json` (one object a line,
+        /// with each request's id) for a log collector.
+        #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
+        log_format: serve::LogFormat,
         /// How traces are read: the import budget, the Pajé time unit.
         #[command(flatten)]
         read: files::ReadArgs,
@@ -144,12 +148,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             db,
             site,
             max_upload_bytes,
+            log_format,
             read,
         } => serve::command(
-            addr,
-            db,
-            site,
-            max_upload_bytes,
+            serve::Options {
+                addr,
+                db_path: db,
+                site_dir: site,
+                max_upload_bytes,
+                log_format,
+            },
             read.budget(max_upload_bytes as u64),
             read.max_analysed_events(),
         ),

@@ -7,23 +7,54 @@ use anyhow::Context as _;
 
 use crate::{AppState, app, db};
 
-/// Serves until Ctrl-C.
+/// How the log is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Lines for a person.
+    Text,
+    /// One JSON object a line, with the request's span (method, path, request id).
+    Json,
+}
+
+/// Where and how to serve.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The address to listen on.
+    pub addr: SocketAddr,
+    /// The SQLite database file.
+    pub db_path: PathBuf,
+    /// The built site.
+    pub site_dir: PathBuf,
+    /// The largest upload accepted, in bytes.
+    pub max_upload_bytes: usize,
+    /// How the log is written.
+    pub log_format: LogFormat,
+}
+
+/// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
+/// in flight (an upload under way is stored) before exiting.
 pub fn command(
-    addr: SocketAddr,
-    db_path: PathBuf,
-    site_dir: PathBuf,
-    max_upload_bytes: usize,
+    options: Options,
     budget: shared::formats::Budget,
     max_analysed_events: u64,
 ) -> anyhow::Result<()> {
+    let Options {
+        addr,
+        db_path,
+        site_dir,
+        max_upload_bytes,
+        log_format,
+    } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
-    tracing_subscriber::fmt()
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into());
+    let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),
-        )
-        .init();
+        .with_env_filter(filter);
+    match log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().with_current_span(true).init(),
+    }
     if !site_dir.join("index.html").is_file() {
         tracing::warn!(site = %site_dir.display(), "no index.html in the site folder; run `cargo xtask build-site`");
     }
@@ -40,10 +71,25 @@ pub fn command(
         tracing::info!(db = %db_path.display(), "serving on http://{local}");
         println!("tracescope listening on http://{local}");
         axum::serve(listener, app(state))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+            .with_graceful_shutdown(shutdown_signal())
             .await
             .context("serving")
     })
+}
+
+/// Ctrl-C or SIGTERM (what a service manager or a container runtime sends to stop a server).
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+    tracing::info!("stopping: finishing the requests in flight");
 }

@@ -107,9 +107,13 @@ impl IntoResponse for AppError {
             message: self.to_string(),
             trace_error,
         };
-        (status, Json(body)).into_response()
+        (status, axum::Extension(ErrorCode(code)), Json(body)).into_response()
     }
 }
+
+/// The code of an error answered, kept on the response for the metrics.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCode(pub &'static str);
 
 /// Answers every API failure in the one error shape: a rejection axum or tower-http wrote as
 /// plain text (a body that is not UTF-8 or too large, a method the route does not have, a
@@ -154,7 +158,7 @@ pub async fn as_json(response: Response) -> Response {
         message,
         trace_error: None,
     };
-    (status, Json(body)).into_response()
+    (status, axum::Extension(ErrorCode(code)), Json(body)).into_response()
 }
 
 /// `Query<T>` whose rejection is answered in the one error shape, not as plain text.

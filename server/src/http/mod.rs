@@ -32,12 +32,21 @@ pub fn router(state: AppState) -> Router {
         .merge(uploads::router())
         .merge(analysis::router())
         .fallback(|| async { AppError::NotFound("no such API route".to_owned()) })
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::metrics::track,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             deadline,
         ))
-        .layer(axum::middleware::map_response(error::as_json));
+        .layer(axum::middleware::map_response(error::as_json))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::metrics::count_errors,
+        ));
     let mut app = Router::new()
+        .route("/metrics", get(metrics))
         .nest("/api", api)
         .fallback_service(site)
         .layer(CompressionLayer::new());
@@ -47,7 +56,13 @@ pub fn router(state: AppState) -> Router {
             HeaderValue::from_static(value),
         ));
     }
-    app.layer(TraceLayer::new_for_http()).with_state(state)
+    // The request id is set first, so the request's span and the response carry it.
+    app.layer(tower_http::request_id::PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(tower_http::request_id::SetRequestIdLayer::x_request_id(
+            RequestIds::new(),
+        ))
+        .with_state(state)
 }
 
 /// What every response says about how a browser may use it. The policy allows what the app
@@ -87,12 +102,75 @@ async fn deadline(
     }
 }
 
+/// `GET /metrics`: the server's metrics for Prometheus (OpenMetrics text).
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> impl axum::response::IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.metrics.encode(),
+    )
+}
+
 async fn health(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> Result<axum::Json<shared::view::api::Health>, AppError> {
-    sqlx::query("SELECT 1").execute(&state.pool).await?;
+    let runs = crate::db::count_runs(&state.pool).await?;
     Ok(axum::Json(shared::view::api::Health {
         status: "ok".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        store: "sqlite".to_owned(),
+        runs: u64::try_from(runs).unwrap_or(0),
     }))
+}
+
+/// Request ids: a random prefix per server instance and a counter, so ids from several
+/// instances behind one load balancer never collide.
+#[derive(Clone)]
+struct RequestIds {
+    prefix: std::sync::Arc<str>,
+    next: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl RequestIds {
+    fn new() -> RequestIds {
+        let mut bytes = [0u8; 4];
+        // Without randomness the ids are still unique within this instance.
+        let _ = getrandom::fill(&mut bytes);
+        let prefix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        RequestIds {
+            prefix: prefix.into(),
+            next: std::sync::Arc::default(),
+        }
+    }
+}
+
+impl tower_http::request_id::MakeRequestId for RequestIds {
+    fn make_request_id<B>(
+        &mut self,
+        _request: &axum::http::Request<B>,
+    ) -> Option<tower_http::request_id::RequestId> {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        HeaderValue::from_str(&format!("{}-{n}", self.prefix))
+            .ok()
+            .map(tower_http::request_id::RequestId::new)
+    }
+}
+
+/// The span every request is logged in: its method, path and request id.
+fn request_span<B>(request: &axum::http::Request<B>) -> tracing::Span {
+    let id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        path = %request.uri().path(),
+        request_id = %id
+    )
 }

@@ -247,6 +247,12 @@ async fn create_run_inner(
         state.uploads.phase(key, UploadPhase::Storing);
     }
     let stored = ingest::store(&state.pool, prepared).await?;
+    state.metrics.ingest_runs.inc();
+    state.metrics.ingest_bytes.inc_by(stored.run.source_bytes);
+    state
+        .metrics
+        .ingest_events
+        .inc_by(stored.run.summary.events);
     Ok((
         StatusCode::CREATED,
         Json(CreatedRun {

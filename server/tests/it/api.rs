@@ -1496,3 +1496,131 @@ async fn a_run_too_large_to_analyse_is_drawn_and_its_analyses_are_refused() {
         );
     }
 }
+
+/// `GET /metrics` counts requests by route template, their latencies, the caches' hits and
+/// misses, ingest and errors by code, in the OpenMetrics text format.
+#[tokio::test]
+async fn metrics_count_requests_caches_ingest_and_errors() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let viewport = format!(
+        "/api/runs/{}/viewport?start=0&end=69&first_row=0&last_row=1&width_px=69",
+        run.id
+    );
+    for _ in 0..2 {
+        assert_eq!(server.get(&viewport).await.0, StatusCode::OK);
+    }
+    assert_eq!(
+        server
+            .get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/outline")
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+    let res = server
+        .app()
+        .oneshot(
+            Request::get("/metrics")
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("answers");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(
+        res.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .is_ok_and(|t| t.starts_with("application/openmetrics-text"))
+    );
+    let text = String::from_utf8(
+        res.into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes()
+            .to_vec(),
+    )
+    .expect("UTF-8");
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+    };
+    let route = "route=\"/api/runs/{id}/viewport\"";
+    assert_eq!(
+        value(&format!(
+            "tracescope_http_requests_total{{{route},method=\"GET\",status=\"200\"}}"
+        )),
+        2.0
+    );
+    assert_eq!(
+        value(&format!(
+            "tracescope_http_request_duration_seconds_count{{{route}}}"
+        )),
+        2.0
+    );
+    assert_eq!(
+        value("tracescope_http_requests_total{route=\"/api/runs\",method=\"POST\",status=\"201\"}"),
+        1.0
+    );
+    // The first viewport opened the run's index, the second found it.
+    assert_eq!(
+        value("tracescope_cache_lookups_total{cache=\"lazy_run\",result=\"miss\"}"),
+        1.0
+    );
+    assert!(value("tracescope_cache_lookups_total{cache=\"lazy_run\",result=\"hit\"}") >= 1.0);
+    assert!(value("tracescope_cache_lookups_total{cache=\"index_chunk\",result=\"miss\"}") >= 1.0);
+    assert_eq!(value("tracescope_ingest_runs_total"), 1.0);
+    assert_eq!(value("tracescope_ingest_events_total"), 13.0);
+    assert_eq!(
+        value("tracescope_ingest_bytes_total"),
+        worked_example().len() as f64
+    );
+    assert_eq!(value("tracescope_errors_total{code=\"not_found\"}"), 1.0);
+    assert!(text.trim_end().ends_with("# EOF"));
+}
+
+/// Every response carries a request id (the client's own when it sent one), the id the
+/// request's log lines carry; the health check names the store and its runs.
+#[tokio::test]
+async fn responses_carry_request_ids_and_health_reports_the_store() {
+    let server = TestServer::new(1 << 20).await;
+    server.upload_ok("t4.json", worked_example()).await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let res = server
+            .app()
+            .oneshot(
+                Request::get("/api/health")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("answers");
+        assert_eq!(res.status(), StatusCode::OK);
+        ids.push(
+            res.headers()["x-request-id"]
+                .to_str()
+                .expect("text")
+                .to_owned(),
+        );
+        let body = res.into_body().collect().await.expect("body").to_bytes();
+        let health: shared::view::api::Health = json(&body);
+        assert_eq!(
+            (health.status.as_str(), health.store.as_str(), health.runs),
+            ("ok", "sqlite", 1)
+        );
+    }
+    assert_ne!(ids[0], ids[1]);
+    let res = server
+        .app()
+        .oneshot(
+            Request::get("/api/runs")
+                .header("x-request-id", "client-7")
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("answers");
+    assert_eq!(res.headers()["x-request-id"], "client-7");
+}

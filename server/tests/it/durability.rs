@@ -287,3 +287,58 @@ fn a_streamed_text_upload_costs_its_model_not_its_inflated_size() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// SIGTERM while an upload is arriving: the server stops taking connections, finishes the
+/// upload (it is stored and answered 201), then exits cleanly.
+#[test]
+fn sigterm_mid_upload_finishes_the_upload_then_exits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    let trace =
+        shared::formats::native::write(&shared::model::synthetic::ring(8, 20_000)).into_bytes();
+    let (mut server, addr) = serve(&db, &site);
+    let mut stream = TcpStream::connect(&addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    stream
+        .write_all(
+            format!(
+                "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                trace.len()
+            )
+            .as_bytes(),
+        )
+        .expect("writes");
+    stream.write_all(&trace[..trace.len() / 2]).expect("writes");
+    stream.flush().expect("flushes");
+    std::thread::sleep(Duration::from_millis(300));
+    let terminated = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(terminated.success());
+    std::thread::sleep(Duration::from_millis(300));
+    // New connections are refused while the upload in flight goes on.
+    assert!(
+        TcpStream::connect(&addr).is_err(),
+        "a stopping server takes no new connections"
+    );
+    stream.write_all(&trace[trace.len() / 2..]).expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    assert!(
+        answer.starts_with("HTTP/1.1 201"),
+        "{}",
+        &answer[..answer.len().min(300)]
+    );
+    let status = server.wait().expect("exits");
+    assert!(status.success(), "{status}");
+    // The run is stored whole.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let pool = server::db::open(&db).await.expect("opens");
+        assert_eq!(server::db::count_runs(&pool).await.expect("count"), 1);
+    });
+}

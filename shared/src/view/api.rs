@@ -109,4 +109,10 @@ pub struct Health {
     pub status: String,
     /// The server's version.
     pub version: String,
+    /// The store the server keeps its runs in (`sqlite`).
+    #[serde(default)]
+    pub store: String,
+    /// How many runs it holds (the store answered the count).
+    #[serde(default)]
+    pub runs: u64,
 }
