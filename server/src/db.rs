@@ -443,3 +443,56 @@ pub async fn put_analysis_json(
     .await?;
     Ok(())
 }
+
+/// Keeps an upload's progress report unless a newer one (a larger `seq`) is kept already.
+pub async fn put_upload_progress(
+    pool: &SqlitePool,
+    key: &str,
+    progress_json: &str,
+    seq: i64,
+    now_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO upload_progress (key, progress_json, seq, updated_ms) VALUES (?, ?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET progress_json = excluded.progress_json,
+             seq = excluded.seq, updated_ms = excluded.updated_ms
+         WHERE excluded.seq > upload_progress.seq",
+    )
+    .bind(key)
+    .bind(progress_json)
+    .bind(seq)
+    .bind(now_ms)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// An upload's last progress report, as JSON.
+pub async fn get_upload_progress(
+    pool: &SqlitePool,
+    key: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT progress_json FROM upload_progress WHERE key = ?")
+        .bind(key)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Drops the progress of uploads last reported before `before_ms`.
+pub async fn prune_upload_progress(pool: &SqlitePool, before_ms: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM upload_progress WHERE updated_ms < ?")
+        .bind(before_ms)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Whether a run is stored (a cache checks before it answers: another instance may have
+/// deleted the run).
+pub async fn run_exists(pool: &SqlitePool, id: &str) -> Result<bool, sqlx::Error> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(found.is_some())
+}

@@ -87,6 +87,11 @@ pub async fn lazy_run(
     id: &str,
 ) -> Result<Arc<Option<LazyRun>>, crate::http::error::AppError> {
     use crate::http::error::AppError;
+    // The cache may hold a run another instance has deleted since.
+    if !crate::db::run_exists(&state.pool, id).await? {
+        state.lazy_runs.remove(id);
+        return Err(AppError::no_run(id));
+    }
     state
         .lazy_runs
         .get_or_build(id, || async {

@@ -69,6 +69,7 @@ impl AppState {
     /// The state of a server on `pool`, serving the site in `site_dir`.
     pub fn new(pool: SqlitePool, site_dir: PathBuf, max_upload_bytes: usize) -> AppState {
         let metrics = std::sync::Arc::new(metrics::Metrics::default());
+        let uploads = std::sync::Arc::new(http::uploads::UploadTracker::new(pool.clone()));
         AppState {
             pool,
             site_dir,
@@ -83,7 +84,7 @@ impl AppState {
             workspaces: std::sync::Arc::new(cache::RunCache::new(3, &metrics, "workspace")),
             lazy_runs: std::sync::Arc::new(cache::RunCache::new(8, &metrics, "lazy_run")),
             metrics: std::sync::Arc::clone(&metrics),
-            uploads: std::sync::Arc::default(),
+            uploads,
             timeouts: Timeouts::default(),
         }
     }

@@ -197,7 +197,7 @@ async fn create_run(
         } else {
             UploadPhase::Failed
         };
-        state.uploads.phase(key, phase);
+        state.uploads.finish(key, phase).await;
     }
     result
 }

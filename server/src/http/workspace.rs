@@ -9,6 +9,11 @@ pub(crate) async fn workspace(
     state: &crate::AppState,
     id: &str,
 ) -> Result<std::sync::Arc<crate::cache::RunWorkspace>, AppError> {
+    // The cache may hold a run another instance has deleted since.
+    if !crate::db::run_exists(&state.pool, id).await? {
+        state.workspaces.remove(id);
+        return Err(AppError::no_run(id));
+    }
     state
         .workspaces
         .get_or_build(id, || async {

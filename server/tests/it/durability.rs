@@ -342,3 +342,82 @@ fn sigterm_mid_upload_finishes_the_upload_then_exits() {
         assert_eq!(server::db::count_runs(&pool).await.expect("count"), 1);
     });
 }
+
+/// Two instances on one store behind no balancer at all: an upload through one reports its
+/// progress through the other, a permalink made on one opens on the other, a run drawn (and
+/// cached) by one and deleted through the other is gone from both.
+#[test]
+fn two_instances_on_one_store_answer_for_each_others_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, site) = (dir.path().join("runs.db"), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    let (mut a, addr_a) = serve(&db, &site);
+    let (mut b, addr_b) = serve(&db, &site);
+    let get = |addr: &str, path: &str| {
+        request(
+            addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            b"",
+        )
+    };
+    let trace = std::fs::read(crate::shared_data("t4-worked-example.json")).expect("fixture");
+    let (status, body) = request(
+        &addr_a,
+        &format!(
+            "POST /api/runs?name=t4.json&upload=two-instances-0001 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            trace.len()
+        ),
+        &trace,
+    );
+    assert_eq!(status, 201, "{body}");
+    let created: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    let id = created["id"].as_str().expect("id").to_owned();
+    let token = created["delete_token"].as_str().expect("token").to_owned();
+
+    let (status, body) = get(&addr_b, "/api/uploads/two-instances-0001");
+    assert_eq!(status, 200, "{body}");
+    let progress: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(progress["phase"], "done", "{progress}");
+
+    let viewport =
+        format!("/api/runs/{id}/viewport?start=0&end=69&first_row=0&last_row=1&width_px=69");
+    assert_eq!(get(&addr_b, &viewport).0, 200);
+    assert_eq!(get(&addr_b, &format!("/api/runs/{id}/analysis")).0, 200);
+
+    let state = format!(r#"{{"version": 1, "run": "{id}", "window": [0, 69]}}"#);
+    let (status, body) = request(
+        &addr_b,
+        &format!(
+            "POST /api/views HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            state.len()
+        ),
+        state.as_bytes(),
+    );
+    assert_eq!(status, 201, "{body}");
+    let view: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    let view_id = view["id"].as_str().expect("view id").to_owned();
+    assert_eq!(get(&addr_a, &format!("/api/views/{view_id}")).0, 200);
+
+    let (status, body) = request(
+        &addr_a,
+        &format!(
+            "DELETE /api/runs/{id} HTTP/1.1\r\nHost: x\r\nx-delete-token: {token}\r\nConnection: close\r\n\r\n"
+        ),
+        b"",
+    );
+    assert_eq!(status, 204, "{body}");
+    for addr in [&addr_a, &addr_b] {
+        for path in [
+            format!("/api/runs/{id}"),
+            viewport.clone(),
+            format!("/api/runs/{id}/analysis"),
+            format!("/api/views/{view_id}"),
+        ] {
+            assert_eq!(get(addr, &path).0, 404, "{addr} {path}");
+        }
+    }
+    for server in [&mut a, &mut b] {
+        server.kill().expect("stops");
+        server.wait().expect("reaped");
+    }
+}
