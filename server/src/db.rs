@@ -55,6 +55,9 @@ pub struct NewRun<'a> {
     pub notes: &'a [String],
     /// The viewport index: the model's outline, the directory and the chunks.
     pub index: &'a StoredIndex,
+    /// The names of the upload and the model in the blob directory, when they are kept there
+    /// (then `source_gz` and `model_bin_gz` are empty).
+    pub blob_names: (Option<&'a str>, Option<&'a str>),
 }
 
 /// A run's viewport index as stored (see `shared::view::lod`).
@@ -112,11 +115,13 @@ pub async fn insert_run_in_parts(
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz) VALUES (?, ?, X'', ?)",
+        "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz, source_sha256, model_sha256) VALUES (?, ?, X'', ?, ?, ?)",
     )
     .bind(run.id)
     .bind(source)
     .bind(model)
+    .bind(run.blob_names.0)
+    .bind(run.blob_names.1)
         .execute(&mut *tx)
         .await?;
     for (blob, rest) in [("source_gz", source_rest), ("model_bin_gz", model_rest)] {
@@ -354,6 +359,8 @@ pub async fn get_run(pool: &SqlitePool, id: &str) -> Result<Option<RunInfo>, sql
 
 /// A run's stored model, as it was stored.
 pub enum StoredModel {
+    /// The native binary format, gzip-compressed, in the blob directory under this name.
+    InDirectory(String),
     /// The native binary format, gzip-compressed (runs stored since migration 0005).
     BinaryGz(Vec<u8>),
     /// Gzip-compressed JSON (runs stored before).
@@ -362,35 +369,67 @@ pub enum StoredModel {
 
 /// One run's model.
 pub async fn get_model(pool: &SqlitePool, id: &str) -> Result<Option<StoredModel>, sqlx::Error> {
-    let row: Option<(Option<Vec<u8>>, Vec<u8>)> = sqlx::query_as(
-        "SELECT model_bin_gz, CASE WHEN model_bin_gz IS NULL THEN model_json_gz ELSE X'' END
+    /// The binary model, the JSON model (runs stored before 0005), the blob directory name.
+    type ModelRow = (Option<Vec<u8>>, Vec<u8>, Option<String>);
+    let row: Option<ModelRow> = sqlx::query_as(
+        "SELECT model_bin_gz, CASE WHEN model_bin_gz IS NULL THEN model_json_gz ELSE X'' END,
+             model_sha256
          FROM run_blobs WHERE run_id = ?",
     )
     .bind(id)
     .fetch_optional(pool)
     .await?;
     Ok(match row {
-        Some((Some(mut bin), _)) => {
+        Some((_, _, Some(name))) => Some(StoredModel::InDirectory(name)),
+        Some((Some(mut bin), _, None)) => {
             append_parts(pool, id, "model_bin_gz", &mut bin).await?;
             Some(StoredModel::BinaryGz(bin))
         }
-        Some((None, gz)) => Some(StoredModel::GzipJson(gz)),
+        Some((None, gz, None)) => Some(StoredModel::GzipJson(gz)),
         None => None,
     })
 }
 
-/// One run's upload as stored (gzip), if the run exists.
-pub async fn get_source_gz(pool: &SqlitePool, id: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
-    let first: Option<Vec<u8>> =
-        sqlx::query_scalar("SELECT source_gz FROM run_blobs WHERE run_id = ?")
+/// One run's upload as stored (gzip), if the run exists: its bytes, or its name in the blob
+/// directory.
+pub async fn get_source_gz(
+    pool: &SqlitePool,
+    id: &str,
+) -> Result<Option<Result<Vec<u8>, String>>, sqlx::Error> {
+    let first: Option<(Vec<u8>, Option<String>)> =
+        sqlx::query_as("SELECT source_gz, source_sha256 FROM run_blobs WHERE run_id = ?")
             .bind(id)
             .fetch_optional(pool)
             .await?;
-    let Some(mut source) = first else {
-        return Ok(None);
-    };
-    append_parts(pool, id, "source_gz", &mut source).await?;
-    Ok(Some(source))
+    match first {
+        None => Ok(None),
+        Some((_, Some(name))) => Ok(Some(Err(name))),
+        Some((mut source, None)) => {
+            append_parts(pool, id, "source_gz", &mut source).await?;
+            Ok(Some(Ok(source)))
+        }
+    }
+}
+
+/// The blob directory names a run's blobs have (to release them once it is deleted).
+pub async fn blob_names(pool: &SqlitePool, id: &str) -> Result<Vec<String>, sqlx::Error> {
+    let row: Option<(Option<String>, Option<String>)> =
+        sqlx::query_as("SELECT source_sha256, model_sha256 FROM run_blobs WHERE run_id = ?")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    Ok(row
+        .map(|(a, b)| a.into_iter().chain(b).collect())
+        .unwrap_or_default())
+}
+
+/// How many runs name the blob `name`.
+pub async fn blob_users(pool: &SqlitePool, name: &str) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM run_blobs WHERE source_sha256 = ? OR model_sha256 = ?")
+        .bind(name)
+        .bind(name)
+        .fetch_one(pool)
+        .await
 }
 
 /// Appends a blob's further parts, in order.

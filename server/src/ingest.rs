@@ -181,17 +181,40 @@ fn stored_index(
     stored
 }
 
-/// Stores a prepared run in one transaction under a new id.
-pub async fn store(pool: &SqlitePool, prepared: Prepared) -> Result<Stored, IngestError> {
-    store_in_parts(pool, prepared, db::BLOB_PART_BYTES).await
+/// Stores a prepared run in one transaction under a new id, its upload and model in `blobs`.
+pub async fn store(
+    pool: &SqlitePool,
+    blobs: &crate::blobs::BlobStore,
+    prepared: Prepared,
+) -> Result<Stored, IngestError> {
+    store_in_parts(pool, blobs, prepared, db::BLOB_PART_BYTES).await
 }
 
 /// [`store`] with the blobs cut into parts of at most `part_bytes` (tests cut small ones).
 pub async fn store_in_parts(
     pool: &SqlitePool,
-    prepared: Prepared,
+    blobs: &crate::blobs::BlobStore,
+    mut prepared: Prepared,
     part_bytes: usize,
 ) -> Result<Stored, IngestError> {
+    // Into the blob directory first: a run is stored only once its blobs are. A failed
+    // transaction leaves files no run names (removed when a run naming them goes, or kept).
+    let (source_gz, model_bin_gz) = (
+        std::mem::take(&mut prepared.source_gz),
+        std::mem::take(&mut prepared.model_bin_gz),
+    );
+    let put = {
+        let blobs = blobs.clone();
+        tokio::task::spawn_blocking(move || {
+            let names = (blobs.put(&source_gz)?, blobs.put(&model_bin_gz)?);
+            Ok::<_, std::io::Error>((names, source_gz, model_bin_gz))
+        })
+    };
+    let ((source_name, model_name), source_gz, model_bin_gz) = put
+        .await
+        .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
+        .map_err(|e| anyhow::anyhow!("the run's blobs could not be written: {e}"))?;
+    let empty: &[u8] = &[];
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
     let created_ms = now_ms();
@@ -200,13 +223,33 @@ pub async fn store_in_parts(
         created_ms,
         source_bytes: prepared.source_bytes,
         summary: &prepared.summary,
-        source_gz: &prepared.source_gz,
-        model_bin_gz: &prepared.model_bin_gz,
+        source_gz: if source_name.is_some() {
+            empty
+        } else {
+            &source_gz
+        },
+        model_bin_gz: if model_name.is_some() {
+            empty
+        } else {
+            &model_bin_gz
+        },
         delete_token_sha256: &token_hash(&delete_token),
         notes: &prepared.notes,
         index: &prepared.index,
+        blob_names: (source_name.as_deref(), model_name.as_deref()),
     };
     db::insert_run_in_parts(pool, &new_run, part_bytes).await?;
+    // A run deleted meanwhile may have taken an identical blob along: put it back.
+    if source_name.is_some() || model_name.is_some() {
+        let blobs = blobs.clone();
+        tokio::task::spawn_blocking(move || {
+            blobs.put(&source_gz)?;
+            blobs.put(&model_bin_gz)
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
+        .map_err(|e| anyhow::anyhow!("the run's blobs could not be written: {e}"))?;
+    }
     Ok(Stored {
         run: RunInfo {
             id,
@@ -226,6 +269,9 @@ pub fn decode_model(
 ) -> Result<shared::Trace, IngestError> {
     use std::io::Read as _;
     match model {
+        crate::db::StoredModel::InDirectory(name) => Err(IngestError::Internal(anyhow::anyhow!(
+            "stored model of run {id} is blob {name}: read it from the blob directory first"
+        ))),
         crate::db::StoredModel::BinaryGz(gz) => {
             let mut bytes = Vec::new();
             flate2::read::GzDecoder::new(gz.as_slice())

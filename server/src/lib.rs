@@ -3,6 +3,7 @@
 //!
 //! This is the only crate that knows SQL. It calls `shared` for everything about traces.
 
+pub mod blobs;
 pub mod cache;
 pub mod cli;
 pub mod db;
@@ -24,6 +25,8 @@ pub const DEFAULT_MAX_UPLOAD_BYTES: usize = 1 << 30;
 pub struct AppState {
     /// The database.
     pub pool: SqlitePool,
+    /// Where runs' uploads and models are kept: the database, or a directory (`--blobs`).
+    pub blobs: blobs::BlobStore,
     /// The folder of the built site (index.html, CSS, JS glue, .wasm).
     pub site_dir: PathBuf,
     /// The largest upload accepted, in bytes.
@@ -72,6 +75,7 @@ impl AppState {
         let uploads = std::sync::Arc::new(http::uploads::UploadTracker::new(pool.clone()));
         AppState {
             pool,
+            blobs: blobs::BlobStore::Database,
             site_dir,
             max_upload_bytes,
             budget: shared::formats::Budget::scaled(

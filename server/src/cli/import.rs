@@ -20,6 +20,7 @@ struct ImportReport {
 pub fn command(
     file: &std::path::Path,
     db_path: &std::path::Path,
+    blobs: &crate::blobs::BlobStore,
     name: Option<String>,
     format: Option<shared::formats::Format>,
     json: bool,
@@ -45,7 +46,7 @@ pub fn command(
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let stored = runtime.block_on(async {
         let pool = db::open(db_path).await?;
-        let stored = crate::ingest::store(&pool, prepared).await?;
+        let stored = crate::ingest::store(&pool, blobs, prepared).await?;
         pool.close().await;
         anyhow::Ok(stored)
     })?;

@@ -46,6 +46,10 @@ pub enum Command {
         /// The largest upload accepted, in bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD_BYTES)]
         max_upload_bytes: usize,
+        /// Keep runs' uploads and models in this directory, named by their SHA-256, instead of
+        /// the database: instances sharing the directory (and the database) serve the same runs.
+        #[arg(long)]
+        blobs: Option<PathBuf>,
         /// How the log on stderr is written: `text` for a person, `json` (one object a line,
         /// with each request's id) for a log collector.
         #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
@@ -91,6 +95,10 @@ pub enum Command {
         /// Print one JSON object with named fields instead of text.
         #[arg(long)]
         json: bool,
+        /// Keep the run's upload and model in this directory (by content hash) instead of the
+        /// database, as a server given the same `--blobs` reads them.
+        #[arg(long)]
+        blobs: Option<PathBuf>,
         /// How traces are read: the import budget, the Pajé time unit.
         #[command(flatten)]
         read: files::ReadArgs,
@@ -148,6 +156,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             db,
             site,
             max_upload_bytes,
+            blobs,
             log_format,
             read,
         } => serve::command(
@@ -157,6 +166,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 site_dir: site,
                 max_upload_bytes,
                 log_format,
+                blobs: blob_store(blobs),
             },
             read.budget(max_upload_bytes as u64),
             read.max_analysed_events(),
@@ -167,8 +177,17 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             name,
             format,
             json,
+            blobs,
             read,
-        } => import::command(&file, &db, name, format, json, &default_options(read)),
+        } => import::command(
+            &file,
+            &db,
+            &blob_store(blobs),
+            name,
+            format,
+            json,
+            &default_options(read),
+        ),
         Command::Convert {
             input,
             to,
@@ -212,6 +231,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             &read.analysis_options(DEFAULT_MAX_UPLOAD_BYTES as u64),
         ),
     }
+}
+
+/// The blob store a `--blobs` option names.
+fn blob_store(dir: Option<PathBuf>) -> crate::blobs::BlobStore {
+    dir.map_or(
+        crate::blobs::BlobStore::Database,
+        crate::blobs::BlobStore::Directory,
+    )
 }
 
 /// The import options of a command that reads a file: its budget scaled to the default

@@ -29,6 +29,8 @@ pub struct Options {
     pub max_upload_bytes: usize,
     /// How the log is written.
     pub log_format: LogFormat,
+    /// Where runs' uploads and models are kept.
+    pub blobs: crate::blobs::BlobStore,
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
@@ -44,6 +46,7 @@ pub fn command(
         site_dir,
         max_upload_bytes,
         log_format,
+        blobs,
     } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -64,6 +67,7 @@ pub fn command(
         let mut state = AppState::new(pool, site_dir, max_upload_bytes);
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
+        state.blobs = blobs;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;

@@ -246,7 +246,7 @@ async fn create_run_inner(
     if let Some(key) = key {
         state.uploads.phase(key, UploadPhase::Storing);
     }
-    let stored = ingest::store(&state.pool, prepared).await?;
+    let stored = ingest::store(&state.pool, &state.blobs, prepared).await?;
     state.metrics.ingest_runs.inc();
     state.metrics.ingest_bytes.inc_by(stored.run.source_bytes);
     state
@@ -308,10 +308,12 @@ async fn delete_run(
                 "deleting a run needs the {DELETE_TOKEN_HEADER} header with the token returned at upload"
             ))
         })?;
+    let blob_names = db::blob_names(&state.pool, &id).await?;
     match db::delete_run(&state.pool, &id, &ingest::token_hash(token)).await? {
         db::Deleted::Yes => {
             state.workspaces.remove(&id);
             state.lazy_runs.remove(&id);
+            state.blobs.release(&state.pool, &blob_names).await;
             Ok(StatusCode::NO_CONTENT)
         }
         db::Deleted::NoSuchRun => Err(not_found()),
@@ -356,6 +358,11 @@ async fn get_run(
     let model = db::get_model(&state.pool, &id)
         .await?
         .ok_or_else(not_found)?;
+    let model = state
+        .blobs
+        .read_model(model)
+        .await
+        .map_err(|e| anyhow::anyhow!("the model of run {id} could not be read: {e}"))?;
     let model_json = match model {
         // A model stored as JSON is spliced into the answer as is.
         db::StoredModel::GzipJson(gz) => {
@@ -365,7 +372,7 @@ async fn get_run(
                 .map_err(|e| anyhow::anyhow!("stored model of run {id} is unreadable: {e}"))?;
             json
         }
-        binary @ db::StoredModel::BinaryGz(_) => {
+        binary @ (db::StoredModel::BinaryGz(_) | db::StoredModel::InDirectory(_)) => {
             let id = id.clone();
             tokio::task::spawn_blocking(move || {
                 let trace = crate::ingest::decode_model(&binary, &id)?;

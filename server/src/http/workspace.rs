@@ -36,6 +36,11 @@ pub(crate) async fn workspace(
             let model = crate::db::get_model(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;
+            let model = state
+                .blobs
+                .read_model(model)
+                .await
+                .map_err(|e| anyhow::anyhow!("the model of run {id} could not be read: {e}"))?;
             let owned_id = id.to_owned();
             tokio::task::spawn_blocking(move || {
                 let trace = crate::ingest::decode_model(&model, &owned_id)?;

@@ -704,7 +704,8 @@ async fn the_stored_upload_reimports_to_the_same_trace_gzipped_or_not() {
         let source_gz = db::get_source_gz(&server.state.pool, &run.id)
             .await
             .expect("reads")
-            .expect("the run's upload");
+            .expect("the run's upload")
+            .expect("kept in the database");
         let mut source = Vec::new();
         flate2::read::MultiGzDecoder::new(source_gz.as_slice())
             .read_to_end(&mut source)
@@ -733,9 +734,10 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
         source_gz.len() > 48 && model_gz.len() > 48,
         "several parts each"
     );
-    let stored = server::ingest::store_in_parts(&server.state.pool, prepared, 16)
-        .await
-        .expect("stores");
+    let stored =
+        server::ingest::store_in_parts(&server.state.pool, &server.state.blobs, prepared, 16)
+            .await
+            .expect("stores");
     let id = &stored.run.id;
     let parts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blob_parts WHERE run_id = ?")
         .bind(id)
@@ -749,7 +751,8 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
     let source = db::get_source_gz(&server.state.pool, id)
         .await
         .expect("reads")
-        .expect("exists");
+        .expect("exists")
+        .expect("kept in the database");
     assert_eq!(source, source_gz);
     let mut plain = Vec::new();
     flate2::read::MultiGzDecoder::new(source.as_slice())
@@ -1623,4 +1626,105 @@ async fn responses_carry_request_ids_and_health_reports_the_store() {
         .await
         .expect("answers");
     assert_eq!(res.headers()["x-request-id"], "client-7");
+}
+
+/// With a blob directory, a run's upload and model are files named by their SHA-256 (the
+/// database keeps the names), read back whole; identical uploads share their files, which go
+/// when the last run naming them is deleted.
+#[tokio::test]
+async fn blobs_in_a_directory_are_content_addressed_shared_and_released() {
+    use sha2::Digest as _;
+    let mut server = TestServer::new(1 << 20).await;
+    let blob_dir = server.dir.path().join("blobs");
+    server.state.blobs = server::blobs::BlobStore::Directory(blob_dir.clone());
+    let files = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for sub in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(sub.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                found.push(f.path());
+            }
+        }
+        found.sort();
+        found
+    };
+    let first = server.upload_ok("t4.json", worked_example()).await;
+    let second = server.upload_ok("t4.json", worked_example()).await;
+    let stored = files(&blob_dir);
+    assert_eq!(
+        stored.len(),
+        2,
+        "the upload and the model, once: {stored:?}"
+    );
+    for path in &stored {
+        let bytes = std::fs::read(path).expect("reads");
+        let name: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            path.file_name().and_then(|n| n.to_str()),
+            Some(name.as_str())
+        );
+        assert_eq!(
+            path.parent()
+                .and_then(|p| p.file_name())
+                .and_then(|n| n.to_str()),
+            Some(&name[..2])
+        );
+    }
+    let (in_db, named): (i64, i64) = sqlx::query_as(
+        "SELECT SUM(length(source_gz) + length(model_bin_gz)), COUNT(source_sha256) + COUNT(model_sha256) FROM run_blobs",
+    )
+    .fetch_one(&server.state.pool)
+    .await
+    .expect("sums");
+    assert_eq!((in_db, named), (0, 4));
+    match db::get_source_gz(&server.state.pool, &first.id)
+        .await
+        .expect("reads")
+    {
+        Some(Err(name)) => {
+            let gz = server.state.blobs.get(&name).await.expect("the file");
+            let mut plain = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::MultiGzDecoder::new(gz.as_slice()),
+                &mut plain,
+            )
+            .expect("gzip");
+            assert_eq!(plain, worked_example());
+        }
+        other => panic!("expected a blob name, found {other:?}"),
+    }
+    // The model reads back whole: the run and its analysis.
+    let (status, body) = server.get(&format!("/api/runs/{}", first.id)).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let detail: RunDetail = json(&body);
+    let expected = shared::formats::import(&worked_example(), None, "t4.json")
+        .expect("parses")
+        .trace;
+    assert_eq!(detail.trace, expected);
+    assert_eq!(
+        server
+            .get(&format!("/api/runs/{}/analysis", second.id))
+            .await
+            .0,
+        StatusCode::OK
+    );
+    // Deleting one keeps the shared files; deleting the other removes them.
+    for (run, left) in [(&first, 2), (&second, 0)] {
+        let (status, _, _) = server
+            .send_with(
+                "DELETE",
+                &format!("/api/runs/{}", run.id),
+                &[("x-delete-token", &run.delete_token)],
+                Vec::new(),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NO_CONTENT);
+        assert_eq!(files(&blob_dir).len(), left);
+    }
 }
