@@ -1,6 +1,8 @@
-//! `cargo xtask load`: a load run on loopback. Builds the release server, stores the worked
-//! example with `tracescope import`, starts `tracescope serve`, stores a permalink, then runs
-//! Debian's `wrk` (installed when missing) against the permalink and the run-metadata GETs.
+//! `cargo xtask load [--instances N]`: a load run on loopback. Builds the release server,
+//! stores the worked example with `tracescope import`, starts `tracescope serve` (N instances
+//! on the one store, default 1), stores a permalink through the first, then runs Debian's `wrk`
+//! (installed when missing) against the permalink and the run-metadata GETs — one `wrk` an
+//! instance at once, the connections shared out — and prints each and their sum.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -21,7 +23,51 @@ fn json_string(json: &str, field: &str) -> anyhow::Result<String> {
     Ok(rest[start..end].to_owned())
 }
 
-pub fn load(root: &Path, seconds: u32, connections: u32) -> anyhow::Result<()> {
+/// Starts `tracescope serve` on a free loopback port; answers the child and its address.
+fn serve(bin: &Path, db: &Path, site: &Path) -> anyhow::Result<(std::process::Child, String)> {
+    let mut server = Command::new(bin)
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .arg("--site")
+        .arg(site)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting tracescope serve")?;
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().context("stdout")?).read_line(&mut line)?;
+    let addr = line
+        .trim()
+        .strip_prefix("tracescope listening on http://")
+        .with_context(|| format!("unexpected first line {line:?}"))?
+        .to_owned();
+    Ok((server, addr))
+}
+
+/// Requests a second and the 99th percentile latency (as wrk prints it) of a wrk report.
+fn wrk_figures(report: &str) -> (f64, String) {
+    let rate = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0);
+    let p99 = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("99%"))
+        .map_or_else(|| "?".to_owned(), |v| v.trim().to_owned());
+    (rate, p99)
+}
+
+pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyhow::Result<()> {
+    let instances: u32 = match args {
+        [] => 1,
+        ["--instances", n] => n.parse().context("--instances takes a number")?,
+        _ => bail!("usage: cargo xtask load [--instances N]"),
+    };
+    if instances == 0 {
+        bail!("--instances must be at least 1");
+    }
     if !super::has_program("wrk") && Command::new("wrk").output().is_err() {
         super::apt_install(&["wrk"])?;
     }
@@ -44,24 +90,11 @@ pub fn load(root: &Path, seconds: u32, connections: u32) -> anyhow::Result<()> {
     }
     let run_id = json_string(&String::from_utf8_lossy(&out.stdout), "id")?;
 
-    let mut server = Command::new(&bin)
-        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
-        .arg(&db)
-        .arg("--site")
-        .arg(root.join("target/site"))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .context("starting tracescope serve")?;
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().context("stdout")?).read_line(&mut line)?;
-    let addr = line
-        .trim()
-        .strip_prefix("tracescope listening on http://")
-        .with_context(|| format!("unexpected first line {line:?}"))?
-        .to_owned();
-
+    let mut servers = Vec::new();
+    for _ in 0..instances {
+        servers.push(serve(&bin, &db, &root.join("target/site"))?);
+    }
+    let addr = servers[0].1.clone();
     let state = format!(r#"{{"version":1,"run":"{run_id}","window":{{"start":3,"end":40}}}}"#);
     let mut stream = TcpStream::connect(&addr)?;
     write!(
@@ -78,23 +111,42 @@ pub fn load(root: &Path, seconds: u32, connections: u32) -> anyhow::Result<()> {
             format!("/api/views/{view_id}"),
             format!("/api/runs/{run_id}/info"),
         ] {
-            let url = format!("http://{addr}{path}");
-            super::run(
-                root,
-                "wrk",
-                &[
-                    "-t2",
-                    &format!("-c{connections}"),
-                    &format!("-d{seconds}s"),
-                    "--latency",
-                    &url,
-                ],
-                &[],
-            )?;
+            // One wrk an instance, all at once, the connections shared out.
+            let per = (connections / instances).max(1);
+            let mut running = Vec::new();
+            for (_, addr) in &servers {
+                let url = format!("http://{addr}{path}");
+                eprintln!("xtask: $ wrk -t2 -c{per} -d{seconds}s --latency {url}");
+                running.push(
+                    Command::new("wrk")
+                        .args([
+                            "-t2",
+                            &format!("-c{per}"),
+                            &format!("-d{seconds}s"),
+                            "--latency",
+                            &url,
+                        ])
+                        .stdout(Stdio::piped())
+                        .spawn()
+                        .context("starting wrk")?,
+                );
+            }
+            let mut total = 0.0;
+            for (k, wrk) in running.into_iter().enumerate() {
+                let out = wrk.wait_with_output().context("waiting for wrk")?;
+                let report = String::from_utf8_lossy(&out.stdout);
+                print!("{report}");
+                let (rate, p99) = wrk_figures(&report);
+                println!("instance {k}: {rate:.0} requests/s, p99 {p99}");
+                total += rate;
+            }
+            println!("{path}: {instances} instance(s), {total:.0} requests/s in all");
         }
         anyhow::Ok(())
     })();
-    let _ = server.kill();
-    let _ = server.wait();
+    for (mut server, _) in servers {
+        let _ = server.kill();
+        let _ = server.wait();
+    }
     result
 }

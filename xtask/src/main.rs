@@ -37,14 +37,14 @@ fn main() -> anyhow::Result<()> {
         ["build-site", "--debug"] => site::build(&root(), site::Profile::Debug).map(|_| ()),
         ["serve", rest @ ..] => serve(rest),
         ["test"] => test(),
-        ["load"] => load::load(&root(), 10, 64),
+        ["load", rest @ ..] => load::load(&root(), 10, 64, rest),
         ["frame-bench"] => frame_bench(),
         ["wasm-speed"] => wasm_speed(),
         ["perf-compare", rest @ ..] => perf::perf_compare(&root(), rest),
         ["rusage-of", rest @ ..] => perf::rusage_of(rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load | frame-bench | wasm-speed | perf-compare [--sizes N,N] [--reps N] [--only chrome|otf2]>"
+                "usage: cargo xtask <serve [--addr ADDR] [--db FILE] | test | build-site [--debug] | load [--instances N] | frame-bench | wasm-speed | perf-compare [--sizes N,N] [--reps N] [--only chrome|otf2]>"
             );
             bail!("unknown command {args:?}")
         }
