@@ -45,8 +45,8 @@ pub struct NewRun<'a> {
     pub source_bytes: u64,
     /// The summary of the trace.
     pub summary: &'a TraceSummary,
-    /// The upload, gzip-compressed.
-    pub source_gz: &'a [u8],
+    /// The upload, gzip-compressed (`None` when it is kept in the blob directory).
+    pub source_gz: Option<&'a crate::blobs::Spooled>,
     /// The model in the native binary format, gzip-compressed.
     pub model_bin_gz: &'a [u8],
     /// The SHA-256 of the run's delete token.
@@ -86,7 +86,25 @@ pub async fn insert_run_in_parts(
     part_bytes: usize,
 ) -> Result<(), sqlx::Error> {
     let part_bytes = part_bytes.max(1);
-    let (source, source_rest) = run.source_gz.split_at(run.source_gz.len().min(part_bytes));
+    // The upload is read a part at a time from its spool (it can be hundreds of MB).
+    let source_part = |k: u64| {
+        let blob = run.source_gz.cloned();
+        async move {
+            match blob {
+                Some(blob) => tokio::task::spawn_blocking(move || {
+                    blob.read_at(k * part_bytes as u64, part_bytes)
+                })
+                .await
+                .map_err(|e| sqlx::Error::Io(std::io::Error::other(e)))?
+                .map_err(sqlx::Error::Io),
+                None => Ok(Vec::new()),
+            }
+        }
+    };
+    let source_parts = run
+        .source_gz
+        .map_or(0, |s| s.len().div_ceil(part_bytes as u64));
+    let source = source_part(0).await?;
     let (model, model_rest) = run
         .model_bin_gz
         .split_at(run.model_bin_gz.len().min(part_bytes));
@@ -124,7 +142,17 @@ pub async fn insert_run_in_parts(
     .bind(run.blob_names.1)
         .execute(&mut *tx)
         .await?;
-    for (blob, rest) in [("source_gz", source_rest), ("model_bin_gz", model_rest)] {
+    for k in 1..source_parts {
+        let part = source_part(k).await?;
+        sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
+            .bind(run.id)
+            .bind("source_gz")
+            .bind(k as i64 - 1)
+            .bind(part)
+            .execute(&mut *tx)
+            .await?;
+    }
+    for (blob, rest) in [("model_bin_gz", model_rest)] {
         for (seq, part) in rest.chunks(part_bytes).enumerate() {
             sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
                 .bind(run.id)

@@ -30,8 +30,8 @@ pub struct Prepared {
     pub summary: shared::analyses::summary::TraceSummary,
     /// The uploaded size in bytes.
     pub source_bytes: u64,
-    /// The upload, gzip-compressed.
-    pub source_gz: Vec<u8>,
+    /// The upload, gzip-compressed, in a temporary file.
+    pub source_gz: crate::blobs::Spooled,
     /// The model in the native binary format, gzip-compressed.
     pub model_bin_gz: Vec<u8>,
     /// What the importer said about the trace.
@@ -122,15 +122,22 @@ pub fn prepare_file(
     let mut magic = [0u8; 2];
     let is_gzip = file.read_exact(&mut magic).is_ok() && shared::formats::is_gzip(&magic);
     rewind(file)?;
-    let mut source_gz = Vec::new();
-    let copied = if is_gzip {
-        // An upload that is gzip already is kept as it came: compressing it again only grows it.
-        file.read_to_end(&mut source_gz).map(|_| ())
-    } else {
-        let mut encoder = GzEncoder::new(&mut source_gz, Compression::fast());
-        std::io::copy(file, &mut encoder).and_then(|_| encoder.finish().map(|_| ()))
-    };
-    copied.map_err(|e| anyhow::anyhow!("the upload could not be compressed: {e}"))?;
+    let source_gz = crate::blobs::Spooled::write_with(|spool| {
+        let spool = std::io::BufWriter::with_capacity(1 << 16, spool);
+        if is_gzip {
+            // An upload that is gzip already is kept as it came: compressing it again only
+            // grows it.
+            let mut spool = spool;
+            std::io::copy(file, &mut spool)?;
+            spool.into_inner().map_err(|e| e.into_error())?;
+        } else {
+            let mut encoder = GzEncoder::new(spool, Compression::fast());
+            std::io::copy(file, &mut encoder)?;
+            encoder.finish()?.into_inner().map_err(|e| e.into_error())?;
+        }
+        Ok(())
+    })
+    .map_err(|e| anyhow::anyhow!("the upload could not be compressed: {e}"))?;
     finish(imported, source_bytes, source_gz, phase)
 }
 
@@ -138,7 +145,7 @@ pub fn prepare_file(
 fn finish(
     imported: shared::formats::Imported,
     source_bytes: u64,
-    source_gz: Vec<u8>,
+    source_gz: crate::blobs::Spooled,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Analysing);
@@ -200,13 +207,13 @@ pub async fn store_in_parts(
     // Into the blob directory first: a run is stored only once its blobs are. A failed
     // transaction leaves files no run names (removed when a run naming them goes, or kept).
     let (source_gz, model_bin_gz) = (
-        std::mem::take(&mut prepared.source_gz),
+        prepared.source_gz.clone(),
         std::mem::take(&mut prepared.model_bin_gz),
     );
     let put = {
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            let names = (blobs.put(&source_gz)?, blobs.put(&model_bin_gz)?);
+            let names = (blobs.put_spooled(&source_gz)?, blobs.put(&model_bin_gz)?);
             Ok::<_, std::io::Error>((names, source_gz, model_bin_gz))
         })
     };
@@ -223,11 +230,7 @@ pub async fn store_in_parts(
         created_ms,
         source_bytes: prepared.source_bytes,
         summary: &prepared.summary,
-        source_gz: if source_name.is_some() {
-            empty
-        } else {
-            &source_gz
-        },
+        source_gz: (source_name.is_none()).then_some(&source_gz),
         model_bin_gz: if model_name.is_some() {
             empty
         } else {
@@ -243,7 +246,7 @@ pub async fn store_in_parts(
     if source_name.is_some() || model_name.is_some() {
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            blobs.put(&source_gz)?;
+            blobs.put_spooled(&source_gz)?;
             blobs.put(&model_bin_gz)
         })
         .await

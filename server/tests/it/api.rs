@@ -729,7 +729,10 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
     let options = shared::formats::ImportOptions::default();
     let prepared = server::ingest::prepare_file(&mut file, "t4.json", None, &options, &|_| {})
         .expect("prepares");
-    let (source_gz, model_gz) = (prepared.source_gz.clone(), prepared.model_bin_gz.clone());
+    let (source_gz, model_gz) = (
+        prepared.source_gz.to_vec().expect("the spooled upload"),
+        prepared.model_bin_gz.clone(),
+    );
     assert!(
         source_gz.len() > 48 && model_gz.len() > 48,
         "several parts each"
