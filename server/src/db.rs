@@ -47,8 +47,9 @@ pub struct NewRun<'a> {
     pub summary: &'a TraceSummary,
     /// The upload, gzip-compressed (`None` when it is kept in the blob directory).
     pub source_gz: Option<&'a crate::blobs::Spooled>,
-    /// The model in the native binary format, gzip-compressed.
-    pub model_bin_gz: &'a [u8],
+    /// The model in the native binary format, gzip-compressed (`None` when it is kept in the
+    /// blob directory).
+    pub model_bin_gz: Option<&'a crate::blobs::Spooled>,
     /// The SHA-256 of the run's delete token.
     pub delete_token_sha256: &'a [u8],
     /// What the importer said about the trace.
@@ -86,9 +87,9 @@ pub async fn insert_run_in_parts(
     part_bytes: usize,
 ) -> Result<(), sqlx::Error> {
     let part_bytes = part_bytes.max(1);
-    // The upload is read a part at a time from its spool (it can be hundreds of MB).
-    let source_part = |k: u64| {
-        let blob = run.source_gz.cloned();
+    // Blobs are read a part at a time from their spools (they can be hundreds of MB).
+    let part = |blob: Option<&crate::blobs::Spooled>, k: u64| {
+        let blob = blob.cloned();
         async move {
             match blob {
                 Some(blob) => tokio::task::spawn_blocking(move || {
@@ -101,13 +102,11 @@ pub async fn insert_run_in_parts(
             }
         }
     };
-    let source_parts = run
-        .source_gz
-        .map_or(0, |s| s.len().div_ceil(part_bytes as u64));
-    let source = source_part(0).await?;
-    let (model, model_rest) = run
-        .model_bin_gz
-        .split_at(run.model_bin_gz.len().min(part_bytes));
+    let parts_of = |blob: Option<&crate::blobs::Spooled>| {
+        blob.map_or(0, |s| s.len().div_ceil(part_bytes as u64))
+    };
+    let source = part(run.source_gz, 0).await?;
+    let model = part(run.model_bin_gz, 0).await?;
     let summary_json =
         serde_json::to_string(run.summary).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     let notes_json =
@@ -142,23 +141,17 @@ pub async fn insert_run_in_parts(
     .bind(run.blob_names.1)
         .execute(&mut *tx)
         .await?;
-    for k in 1..source_parts {
-        let part = source_part(k).await?;
-        sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
-            .bind(run.id)
-            .bind("source_gz")
-            .bind(k as i64 - 1)
-            .bind(part)
-            .execute(&mut *tx)
-            .await?;
-    }
-    for (blob, rest) in [("model_bin_gz", model_rest)] {
-        for (seq, part) in rest.chunks(part_bytes).enumerate() {
+    for (name, blob) in [
+        ("source_gz", run.source_gz),
+        ("model_bin_gz", run.model_bin_gz),
+    ] {
+        for k in 1..parts_of(blob) {
+            let data = part(blob, k).await?;
             sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
                 .bind(run.id)
-                .bind(blob)
-                .bind(seq as i64)
-                .bind(part)
+                .bind(name)
+                .bind(k as i64 - 1)
+                .bind(data)
                 .execute(&mut *tx)
                 .await?;
         }

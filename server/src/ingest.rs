@@ -32,8 +32,8 @@ pub struct Prepared {
     pub source_bytes: u64,
     /// The upload, gzip-compressed, in a temporary file.
     pub source_gz: crate::blobs::Spooled,
-    /// The model in the native binary format, gzip-compressed.
-    pub model_bin_gz: Vec<u8>,
+    /// The model in the native binary format, gzip-compressed, in a temporary file.
+    pub model_bin_gz: crate::blobs::Spooled,
     /// What the importer said about the trace.
     pub notes: Vec<String>,
     /// The viewport index, cut into chunks to be read lazily.
@@ -155,12 +155,20 @@ fn finish(
     drop(pairing);
     // The encoder writes a few bytes at a time; flate2 clears its output buffer's spare room on
     // every write, so unbuffered it spent 20 of 26 s of a 10^7-event import in memset.
-    let encoder =
-        std::io::BufWriter::with_capacity(1 << 16, GzEncoder::new(Vec::new(), Compression::fast()));
-    let model_bin_gz = shared::formats::binary::write_to(&imported.trace, encoder)
-        .and_then(|buffered| buffered.into_inner().map_err(|e| e.into_error()))
-        .and_then(GzEncoder::finish)
-        .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
+    let model_bin_gz = crate::blobs::Spooled::write_with(|spool| {
+        let encoder = std::io::BufWriter::with_capacity(
+            1 << 16,
+            GzEncoder::new(
+                std::io::BufWriter::with_capacity(1 << 16, spool),
+                Compression::fast(),
+            ),
+        );
+        let buffered = shared::formats::binary::write_to(&imported.trace, encoder)?;
+        let encoder = buffered.into_inner().map_err(|e| e.into_error())?;
+        encoder.finish()?.into_inner().map_err(|e| e.into_error())?;
+        Ok(())
+    })
+    .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
     Ok(Prepared {
         index,
         model_bin_gz,
@@ -201,19 +209,19 @@ pub async fn store(
 pub async fn store_in_parts(
     pool: &SqlitePool,
     blobs: &crate::blobs::BlobStore,
-    mut prepared: Prepared,
+    prepared: Prepared,
     part_bytes: usize,
 ) -> Result<Stored, IngestError> {
     // Into the blob directory first: a run is stored only once its blobs are. A failed
     // transaction leaves files no run names (removed when a run naming them goes, or kept).
-    let (source_gz, model_bin_gz) = (
-        prepared.source_gz.clone(),
-        std::mem::take(&mut prepared.model_bin_gz),
-    );
+    let (source_gz, model_bin_gz) = (prepared.source_gz.clone(), prepared.model_bin_gz.clone());
     let put = {
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            let names = (blobs.put_spooled(&source_gz)?, blobs.put(&model_bin_gz)?);
+            let names = (
+                blobs.put_spooled(&source_gz)?,
+                blobs.put_spooled(&model_bin_gz)?,
+            );
             Ok::<_, std::io::Error>((names, source_gz, model_bin_gz))
         })
     };
@@ -221,7 +229,6 @@ pub async fn store_in_parts(
         .await
         .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
         .map_err(|e| anyhow::anyhow!("the run's blobs could not be written: {e}"))?;
-    let empty: &[u8] = &[];
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
     let created_ms = now_ms();
@@ -231,11 +238,7 @@ pub async fn store_in_parts(
         source_bytes: prepared.source_bytes,
         summary: &prepared.summary,
         source_gz: (source_name.is_none()).then_some(&source_gz),
-        model_bin_gz: if model_name.is_some() {
-            empty
-        } else {
-            &model_bin_gz
-        },
+        model_bin_gz: (model_name.is_none()).then_some(&model_bin_gz),
         delete_token_sha256: &token_hash(&delete_token),
         notes: &prepared.notes,
         index: &prepared.index,
@@ -247,7 +250,7 @@ pub async fn store_in_parts(
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
             blobs.put_spooled(&source_gz)?;
-            blobs.put(&model_bin_gz)
+            blobs.put_spooled(&model_bin_gz)
         })
         .await
         .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?

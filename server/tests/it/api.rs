@@ -731,7 +731,7 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
         .expect("prepares");
     let (source_gz, model_gz) = (
         prepared.source_gz.to_vec().expect("the spooled upload"),
-        prepared.model_bin_gz.clone(),
+        prepared.model_bin_gz.to_vec().expect("the spooled model"),
     );
     assert!(
         source_gz.len() > 48 && model_gz.len() > 48,
