@@ -6,60 +6,6 @@ use std::path::PathBuf;
 
 use sha2::{Digest as _, Sha256};
 
-/// A blob waiting to be stored, in an unnamed temporary file (gone when dropped, even if the
-/// process dies): a large trace's compressed upload is hundreds of MB that an import need not
-/// hold in memory while it builds the model. Read by position, so clones share one file.
-#[derive(Debug, Clone)]
-pub struct Spooled {
-    file: std::sync::Arc<std::fs::File>,
-    len: u64,
-}
-
-impl Spooled {
-    /// Spools what `write` writes into a new temporary file.
-    pub fn write_with(
-        write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-    ) -> std::io::Result<Spooled> {
-        let mut file = tempfile::tempfile()?;
-        write(&mut file)?;
-        let len = file.metadata()?.len();
-        Ok(Spooled {
-            file: std::sync::Arc::new(file),
-            len,
-        })
-    }
-
-    /// Its length in bytes.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether it is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// `len` bytes from `offset` (fewer at the end).
-    pub fn read_at(&self, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
-        use std::os::unix::fs::FileExt as _;
-        let len = len.min(usize::try_from(self.len.saturating_sub(offset)).unwrap_or(usize::MAX));
-        let mut bytes = vec![0u8; len];
-        self.file.read_exact_at(&mut bytes, offset)?;
-        Ok(bytes)
-    }
-
-    /// All of it (for tests and small blobs).
-    pub fn to_vec(&self) -> std::io::Result<Vec<u8>> {
-        self.read_at(0, usize::try_from(self.len).unwrap_or(usize::MAX))
-    }
-
-    /// Its pieces of at most `piece` bytes, in order.
-    pub fn pieces(&self, piece: usize) -> impl Iterator<Item = std::io::Result<Vec<u8>>> + '_ {
-        let piece = piece.max(1) as u64;
-        (0..self.len.div_ceil(piece)).map(move |k| self.read_at(k * piece, piece as usize))
-    }
-}
-
 /// The SHA-256 of bytes given in pieces, in lower-case hex.
 fn sha256_hex<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> String {
     let mut hasher = Sha256::new();
@@ -115,7 +61,7 @@ impl BlobStore {
     }
 
     /// [`BlobStore::put`] for a spooled blob, read a piece at a time.
-    pub fn put_spooled(&self, blob: &Spooled) -> std::io::Result<Option<String>> {
+    pub fn put_spooled(&self, blob: &crate::spool::Spooled) -> std::io::Result<Option<String>> {
         let BlobStore::Directory(dir) = self else {
             return Ok(None);
         };

@@ -46,10 +46,10 @@ pub struct NewRun<'a> {
     /// The summary of the trace.
     pub summary: &'a TraceSummary,
     /// The upload, gzip-compressed (`None` when it is kept in the blob directory).
-    pub source_gz: Option<&'a crate::blobs::Spooled>,
+    pub source_gz: Option<&'a crate::spool::Spooled>,
     /// The model in the native binary format, gzip-compressed (`None` when it is kept in the
     /// blob directory).
-    pub model_bin_gz: Option<&'a crate::blobs::Spooled>,
+    pub model_bin_gz: Option<&'a crate::spool::Spooled>,
     /// The SHA-256 of the run's delete token.
     pub delete_token_sha256: &'a [u8],
     /// What the importer said about the trace.
@@ -88,7 +88,7 @@ pub async fn insert_run_in_parts(
 ) -> Result<(), sqlx::Error> {
     let part_bytes = part_bytes.max(1);
     // Blobs are read a part at a time from their spools (they can be hundreds of MB).
-    let part = |blob: Option<&crate::blobs::Spooled>, k: u64| {
+    let part = |blob: Option<&crate::spool::Spooled>, k: u64| {
         let blob = blob.cloned();
         async move {
             match blob {
@@ -102,7 +102,7 @@ pub async fn insert_run_in_parts(
             }
         }
     };
-    let parts_of = |blob: Option<&crate::blobs::Spooled>| {
+    let parts_of = |blob: Option<&crate::spool::Spooled>| {
         blob.map_or(0, |s| s.len().div_ceil(part_bytes as u64))
     };
     let source = part(run.source_gz, 0).await?;

@@ -31,9 +31,9 @@ pub struct Prepared {
     /// The uploaded size in bytes.
     pub source_bytes: u64,
     /// The upload, gzip-compressed, in a temporary file.
-    pub source_gz: crate::blobs::Spooled,
+    pub source_gz: crate::spool::Spooled,
     /// The model in the native binary format, gzip-compressed, in a temporary file.
-    pub model_bin_gz: crate::blobs::Spooled,
+    pub model_bin_gz: crate::spool::Spooled,
     /// What the importer said about the trace.
     pub notes: Vec<String>,
     /// The viewport index, cut into chunks to be read lazily.
@@ -122,7 +122,7 @@ pub fn prepare_file(
     let mut magic = [0u8; 2];
     let is_gzip = file.read_exact(&mut magic).is_ok() && shared::formats::is_gzip(&magic);
     rewind(file)?;
-    let source_gz = crate::blobs::Spooled::write_with(|spool| {
+    let source_gz = crate::spool::Spooled::write_with(|spool| {
         let spool = std::io::BufWriter::with_capacity(1 << 16, spool);
         if is_gzip {
             // An upload that is gzip already is kept as it came: compressing it again only
@@ -145,7 +145,7 @@ pub fn prepare_file(
 fn finish(
     imported: shared::formats::Imported,
     source_bytes: u64,
-    source_gz: crate::blobs::Spooled,
+    source_gz: crate::spool::Spooled,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Analysing);
@@ -155,7 +155,7 @@ fn finish(
     drop(pairing);
     // The encoder writes a few bytes at a time; flate2 clears its output buffer's spare room on
     // every write, so unbuffered it spent 20 of 26 s of a 10^7-event import in memset.
-    let model_bin_gz = crate::blobs::Spooled::write_with(|spool| {
+    let model_bin_gz = crate::spool::Spooled::write_with(|spool| {
         let encoder = std::io::BufWriter::with_capacity(
             1 << 16,
             GzEncoder::new(

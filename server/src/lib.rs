@@ -11,6 +11,7 @@ pub mod http;
 pub mod ingest;
 pub mod lazy;
 pub mod metrics;
+pub mod spool;
 
 use std::path::PathBuf;
 
