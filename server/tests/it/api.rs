@@ -1523,30 +1523,14 @@ async fn metrics_count_requests_caches_ingest_and_errors() {
             .0,
         StatusCode::NOT_FOUND
     );
-    let res = server
-        .app()
-        .oneshot(
-            Request::get("/metrics")
-                .body(Body::empty())
-                .expect("request"),
-        )
-        .await
-        .expect("answers");
-    assert_eq!(res.status(), StatusCode::OK);
+    let (status, body, headers) = server.send_with("GET", "/metrics", &[], Vec::new()).await;
+    assert_eq!(status, StatusCode::OK);
     assert!(
-        res.headers()[header::CONTENT_TYPE]
+        headers[header::CONTENT_TYPE]
             .to_str()
             .is_ok_and(|t| t.starts_with("application/openmetrics-text"))
     );
-    let text = String::from_utf8(
-        res.into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes()
-            .to_vec(),
-    )
-    .expect("UTF-8");
+    let text = String::from_utf8(body).expect("UTF-8");
     let value = |series: &str| -> f64 {
         text.lines()
             .find_map(|l| l.strip_prefix(series).and_then(|v| v.trim().parse().ok()))
@@ -1594,23 +1578,11 @@ async fn responses_carry_request_ids_and_health_reports_the_store() {
     server.upload_ok("t4.json", worked_example()).await;
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let res = server
-            .app()
-            .oneshot(
-                Request::get("/api/health")
-                    .body(Body::empty())
-                    .expect("request"),
-            )
-            .await
-            .expect("answers");
-        assert_eq!(res.status(), StatusCode::OK);
-        ids.push(
-            res.headers()["x-request-id"]
-                .to_str()
-                .expect("text")
-                .to_owned(),
-        );
-        let body = res.into_body().collect().await.expect("body").to_bytes();
+        let (status, body, headers) = server
+            .send_with("GET", "/api/health", &[], Vec::new())
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        ids.push(headers["x-request-id"].to_str().expect("text").to_owned());
         let health: shared::view::api::Health = json(&body);
         assert_eq!(
             (health.status.as_str(), health.store.as_str(), health.runs),
@@ -1618,17 +1590,15 @@ async fn responses_carry_request_ids_and_health_reports_the_store() {
         );
     }
     assert_ne!(ids[0], ids[1]);
-    let res = server
-        .app()
-        .oneshot(
-            Request::get("/api/runs")
-                .header("x-request-id", "client-7")
-                .body(Body::empty())
-                .expect("request"),
+    let (_, _, headers) = server
+        .send_with(
+            "GET",
+            "/api/runs",
+            &[("x-request-id", "client-7")],
+            Vec::new(),
         )
-        .await
-        .expect("answers");
-    assert_eq!(res.headers()["x-request-id"], "client-7");
+        .await;
+    assert_eq!(headers["x-request-id"], "client-7");
 }
 
 /// With a blob directory, a run's upload and model are files named by their SHA-256 (the
