@@ -28,7 +28,7 @@ pub async fn open(path: &Path) -> anyhow::Result<SqlitePool> {
         .connect_with(options)
         .await
         .with_context(|| format!("opening database {}", path.display()))?;
-    sqlx::migrate!("../migrations")
+    sqlx::migrate!("../migrations/sqlite")
         .run(&pool)
         .await
         .context("migrating the database")?;

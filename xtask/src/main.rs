@@ -20,6 +20,7 @@ mod load;
 #[cfg(test)]
 mod modgraph;
 mod perf;
+mod postgres;
 mod site;
 mod tidy;
 
@@ -208,7 +209,17 @@ fn test() -> anyhow::Result<()> {
     stage("cargo fmt --check", t);
 
     let t = Instant::now();
-    run(&root, "cargo", &["test", "--workspace", "--locked"], &[])?;
+    let postgres = postgres::TestPostgres::start()?;
+    stage("PostgreSQL for the tests", t);
+
+    let t = Instant::now();
+    run(
+        &root,
+        "cargo",
+        &["test", "--workspace", "--locked"],
+        &[("TRACESCOPE_TEST_POSTGRES", &postgres.url)],
+    )?;
+    drop(postgres);
     stage("cargo test --workspace", t);
 
     let t = Instant::now();

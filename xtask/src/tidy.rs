@@ -125,23 +125,36 @@ mod tests {
     }
 
     #[test]
-    fn migrations_have_their_readme_and_numbered_files() {
+    fn migrations_have_their_readme_and_numbered_files_in_step_for_both_engines() {
         assert!(read("migrations/README.md").contains("Never edit an applied migration"));
-        for entry in std::fs::read_dir(root().join("migrations")).expect("migrations/") {
-            let name = entry
-                .expect("entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned();
-            if name.ends_with(".sql") {
+        let numbered = |engine: &str| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(root().join("migrations").join(engine))
+                .expect("migrations/ENGINE/")
+                .map(|entry| {
+                    entry
+                        .expect("entry")
+                        .file_name()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .filter(|name| name.ends_with(".sql"))
+                .collect();
+            names.sort();
+            for name in &names {
                 let number = name.split('_').next().unwrap_or_default();
                 assert!(
                     number.len() == 4 && number.bytes().all(|b| b.is_ascii_digit()),
-                    "{name} starts with NNNN_"
+                    "{engine}/{name} starts with NNNN_"
                 );
             }
-        }
-        assert!(Path::new(&root().join("migrations/0001_runs.sql")).exists());
+            names
+        };
+        let (sqlite, postgres) = (numbered("sqlite"), numbered("postgres"));
+        assert!(sqlite.contains(&"0001_runs.sql".to_owned()));
+        assert_eq!(
+            sqlite, postgres,
+            "each SQLite migration has its PostgreSQL twin"
+        );
     }
 
     #[test]

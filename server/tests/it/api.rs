@@ -925,7 +925,7 @@ async fn a_request_past_its_deadline_is_408_in_the_error_shape() {
 
 /// The analysis of a selection, part by part, on the worked example (values worked by hand in
 /// shared/tests/it/selection.rs from analysis.md §10).
-#[sqlx::test(migrations = "../migrations")]
+#[sqlx::test(migrations = "../migrations/sqlite")]
 async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
     let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
     let run = server.upload_ok("t4.json", worked_example()).await;
@@ -1004,7 +1004,7 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
 }
 
 /// Two stored runs compared: the worked example before, a two-rank OTF2 run after.
-#[sqlx::test(migrations = "../migrations")]
+#[sqlx::test(migrations = "../migrations/sqlite")]
 async fn two_runs_compare_by_name(pool: SqlitePool) {
     let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 22);
     let before = server.upload_ok("t4.json", worked_example()).await;
@@ -1033,7 +1033,7 @@ async fn two_runs_compare_by_name(pool: SqlitePool) {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
-#[sqlx::test(migrations = "../migrations")]
+#[sqlx::test(migrations = "../migrations/sqlite")]
 async fn a_deleted_run_is_gone_from_the_caches_too(pool: SqlitePool) {
     let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
     let run = server.upload_ok("t4.json", worked_example()).await;

@@ -3,6 +3,7 @@
 mod api;
 mod cli;
 mod durability;
+mod engines;
 
 use std::path::PathBuf;
 
