@@ -1,4 +1,9 @@
 //! The SQLite store: opening and migrating the database, and the queries on runs.
+//!
+//! The queries are written for both engines the store is meant to run on (SQLite today,
+//! PostgreSQL next, `migrations/postgres`): `$N` placeholders (sqlx binds SQLite's `$N` to the
+//! N-th argument), `ON CONFLICT`, no blob literals, `lower()` for case-insensitive matching,
+//! and 64-bit integers bound as `i64`.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -115,7 +120,7 @@ pub async fn insert_run_in_parts(
     let mut tx = pool.begin().await?;
     sqlx::query(
         "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json, delete_token_sha256, notes_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(run.id)
     .bind(&run.summary.name)
@@ -132,10 +137,11 @@ pub async fn insert_run_in_parts(
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz, source_sha256, model_sha256) VALUES (?, ?, X'', ?, ?, ?)",
+        "INSERT INTO run_blobs (run_id, source_gz, model_json_gz, model_bin_gz, source_sha256, model_sha256) VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(run.id)
     .bind(source)
+    .bind(Vec::<u8>::new())
     .bind(model)
     .bind(run.blob_names.0)
     .bind(run.blob_names.1)
@@ -147,16 +153,18 @@ pub async fn insert_run_in_parts(
     ] {
         for k in 1..parts_of(blob) {
             let data = part(blob, k).await?;
-            sqlx::query("INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES (?, ?, ?, ?)")
-                .bind(run.id)
-                .bind(name)
-                .bind(k as i64 - 1)
-                .bind(data)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO run_blob_parts (run_id, blob, seq, data) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(run.id)
+            .bind(name)
+            .bind(k as i64 - 1)
+            .bind(data)
+            .execute(&mut *tx)
+            .await?;
         }
     }
-    sqlx::query("INSERT INTO run_index (run_id, outline_bin, directory) VALUES (?, ?, ?)")
+    sqlx::query("INSERT INTO run_index (run_id, outline_bin, directory) VALUES ($1, $2, $3)")
         .bind(run.id)
         .bind(&run.index.outline_bin)
         .bind(&run.index.directory)
@@ -164,7 +172,7 @@ pub async fn insert_run_in_parts(
         .await?;
     for (key, data) in &run.index.chunks {
         sqlx::query(
-            "INSERT INTO run_chunks (run_id, kind, part, seq, data) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO run_chunks (run_id, kind, part, seq, data) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(run.id)
         .bind(i64::from(key.kind.code()))
@@ -183,7 +191,7 @@ pub async fn get_index_head(
     pool: &SqlitePool,
     id: &str,
 ) -> Result<Option<(Vec<u8>, Vec<u8>)>, sqlx::Error> {
-    sqlx::query_as("SELECT outline_bin, directory FROM run_index WHERE run_id = ?")
+    sqlx::query_as("SELECT outline_bin, directory FROM run_index WHERE run_id = $1")
         .bind(id)
         .fetch_optional(pool)
         .await
@@ -196,7 +204,7 @@ pub async fn get_chunk(
     key: shared::view::lod::ChunkKey,
 ) -> Result<Option<Vec<u8>>, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT data FROM run_chunks WHERE run_id = ? AND kind = ? AND part = ? AND seq = ?",
+        "SELECT data FROM run_chunks WHERE run_id = $1 AND kind = $2 AND part = $3 AND seq = $4",
     )
     .bind(id)
     .bind(i64::from(key.kind.code()))
@@ -266,18 +274,18 @@ pub async fn list_runs(
     // One filter for the page and the count; `concat!` keeps both statements static text.
     macro_rules! matching {
         () => {
-            "FROM runs WHERE (?1 IS NULL OR name LIKE ?1 ESCAPE '\\') AND (?2 IS NULL OR format = ?2)"
+            "FROM runs WHERE ($1 IS NULL OR lower(name) LIKE lower($1) ESCAPE '\\') AND ($2 IS NULL OR format = $2)"
         };
     }
     let pattern = query.name.as_deref().map(like_pattern);
     let rows: Vec<RunRow> = sqlx::query_as(concat!(
         "SELECT id, created_ms, source_bytes, summary_json, notes_json ",
         matching!(),
-        " ORDER BY created_ms DESC, id LIMIT ?3 OFFSET ?4"
+        " ORDER BY created_ms DESC, id LIMIT $3 OFFSET $4"
     ))
     .bind(&pattern)
     .bind(&query.format)
-    .bind(query.limit)
+    .bind(i64::from(query.limit))
     .bind(i64::try_from(query.offset).unwrap_or(i64::MAX))
     .fetch_all(pool)
     .await?;
@@ -312,14 +320,14 @@ pub async fn delete_run(
 ) -> Result<Deleted, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let stored: Option<Option<Vec<u8>>> =
-        sqlx::query_scalar("SELECT delete_token_sha256 FROM runs WHERE id = ?")
+        sqlx::query_scalar("SELECT delete_token_sha256 FROM runs WHERE id = $1")
             .bind(id)
             .fetch_optional(&mut *tx)
             .await?;
     let outcome = match stored {
         None => Deleted::NoSuchRun,
         Some(Some(hash)) if hash == token_sha256 => {
-            sqlx::query("DELETE FROM runs WHERE id = ?")
+            sqlx::query("DELETE FROM runs WHERE id = $1")
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -340,11 +348,11 @@ pub async fn insert_view(
 ) -> Result<(), sqlx::Error> {
     let json = serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     sqlx::query(
-        "INSERT INTO views (id, run_id, version, state_json, created_ms) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO views (id, run_id, version, state_json, created_ms) VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(id)
     .bind(&state.run)
-    .bind(state.version)
+    .bind(i64::from(state.version))
     .bind(json)
     .bind(created_ms)
     .execute(pool)
@@ -354,7 +362,7 @@ pub async fn insert_view(
 
 /// A stored view state's JSON, as written (any version).
 pub async fn get_view_json(pool: &SqlitePool, id: &str) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT state_json FROM views WHERE id = ?")
+    sqlx::query_scalar("SELECT state_json FROM views WHERE id = $1")
         .bind(id)
         .fetch_optional(pool)
         .await
@@ -370,7 +378,7 @@ pub async fn count_runs(pool: &SqlitePool) -> Result<i64, sqlx::Error> {
 /// One run's metadata, if it exists.
 pub async fn get_run(pool: &SqlitePool, id: &str) -> Result<Option<RunInfo>, sqlx::Error> {
     let row: Option<RunRow> = sqlx::query_as(
-        "SELECT id, created_ms, source_bytes, summary_json, notes_json FROM runs WHERE id = ?",
+        "SELECT id, created_ms, source_bytes, summary_json, notes_json FROM runs WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(pool)
@@ -391,11 +399,11 @@ pub enum StoredModel {
 /// One run's model.
 pub async fn get_model(pool: &SqlitePool, id: &str) -> Result<Option<StoredModel>, sqlx::Error> {
     /// The binary model, the JSON model (runs stored before 0005), the blob directory name.
-    type ModelRow = (Option<Vec<u8>>, Vec<u8>, Option<String>);
+    type ModelRow = (Option<Vec<u8>>, Option<Vec<u8>>, Option<String>);
     let row: Option<ModelRow> = sqlx::query_as(
-        "SELECT model_bin_gz, CASE WHEN model_bin_gz IS NULL THEN model_json_gz ELSE X'' END,
+        "SELECT model_bin_gz, CASE WHEN model_bin_gz IS NULL THEN model_json_gz END,
              model_sha256
-         FROM run_blobs WHERE run_id = ?",
+         FROM run_blobs WHERE run_id = $1",
     )
     .bind(id)
     .fetch_optional(pool)
@@ -406,7 +414,7 @@ pub async fn get_model(pool: &SqlitePool, id: &str) -> Result<Option<StoredModel
             append_parts(pool, id, "model_bin_gz", &mut bin).await?;
             Some(StoredModel::BinaryGz(bin))
         }
-        Some((None, gz, None)) => Some(StoredModel::GzipJson(gz)),
+        Some((None, gz, None)) => Some(StoredModel::GzipJson(gz.unwrap_or_default())),
         None => None,
     })
 }
@@ -418,7 +426,7 @@ pub async fn get_source_gz(
     id: &str,
 ) -> Result<Option<Result<Vec<u8>, String>>, sqlx::Error> {
     let first: Option<(Vec<u8>, Option<String>)> =
-        sqlx::query_as("SELECT source_gz, source_sha256 FROM run_blobs WHERE run_id = ?")
+        sqlx::query_as("SELECT source_gz, source_sha256 FROM run_blobs WHERE run_id = $1")
             .bind(id)
             .fetch_optional(pool)
             .await?;
@@ -435,7 +443,7 @@ pub async fn get_source_gz(
 /// The blob directory names a run's blobs have (to release them once it is deleted).
 pub async fn blob_names(pool: &SqlitePool, id: &str) -> Result<Vec<String>, sqlx::Error> {
     let row: Option<(Option<String>, Option<String>)> =
-        sqlx::query_as("SELECT source_sha256, model_sha256 FROM run_blobs WHERE run_id = ?")
+        sqlx::query_as("SELECT source_sha256, model_sha256 FROM run_blobs WHERE run_id = $1")
             .bind(id)
             .fetch_optional(pool)
             .await?;
@@ -446,11 +454,13 @@ pub async fn blob_names(pool: &SqlitePool, id: &str) -> Result<Vec<String>, sqlx
 
 /// How many runs name the blob `name`.
 pub async fn blob_users(pool: &SqlitePool, name: &str) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM run_blobs WHERE source_sha256 = ? OR model_sha256 = ?")
-        .bind(name)
-        .bind(name)
-        .fetch_one(pool)
-        .await
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM run_blobs WHERE source_sha256 = $1 OR model_sha256 = $2",
+    )
+    .bind(name)
+    .bind(name)
+    .fetch_one(pool)
+    .await
 }
 
 /// Appends a blob's further parts, in order.
@@ -463,7 +473,7 @@ async fn append_parts(
     // One part at a time, so a blob of many parts is never held twice.
     for seq in 0i64.. {
         let part: Option<Vec<u8>> = sqlx::query_scalar(
-            "SELECT data FROM run_blob_parts WHERE run_id = ? AND blob = ? AND seq = ?",
+            "SELECT data FROM run_blob_parts WHERE run_id = $1 AND blob = $2 AND seq = $3",
         )
         .bind(id)
         .bind(blob)
@@ -480,7 +490,7 @@ async fn append_parts(
 
 /// A run's stored analysis report, if it was computed.
 pub async fn get_analysis_json(pool: &SqlitePool, id: &str) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT report_json FROM run_analyses WHERE run_id = ?")
+    sqlx::query_scalar("SELECT report_json FROM run_analyses WHERE run_id = $1")
         .bind(id)
         .fetch_optional(pool)
         .await
@@ -494,7 +504,8 @@ pub async fn put_analysis_json(
     created_ms: i64,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT OR IGNORE INTO run_analyses (run_id, report_json, created_ms) VALUES (?, ?, ?)",
+        "INSERT INTO run_analyses (run_id, report_json, created_ms) VALUES ($1, $2, $3)
+         ON CONFLICT (run_id) DO NOTHING",
     )
     .bind(id)
     .bind(report_json)
@@ -513,7 +524,7 @@ pub async fn put_upload_progress(
     now_ms: i64,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO upload_progress (key, progress_json, seq, updated_ms) VALUES (?, ?, ?, ?)
+        "INSERT INTO upload_progress (key, progress_json, seq, updated_ms) VALUES ($1, $2, $3, $4)
          ON CONFLICT (key) DO UPDATE SET progress_json = excluded.progress_json,
              seq = excluded.seq, updated_ms = excluded.updated_ms
          WHERE excluded.seq > upload_progress.seq",
@@ -532,7 +543,7 @@ pub async fn get_upload_progress(
     pool: &SqlitePool,
     key: &str,
 ) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT progress_json FROM upload_progress WHERE key = ?")
+    sqlx::query_scalar("SELECT progress_json FROM upload_progress WHERE key = $1")
         .bind(key)
         .fetch_optional(pool)
         .await
@@ -540,7 +551,7 @@ pub async fn get_upload_progress(
 
 /// Drops the progress of uploads last reported before `before_ms`.
 pub async fn prune_upload_progress(pool: &SqlitePool, before_ms: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM upload_progress WHERE updated_ms < ?")
+    sqlx::query("DELETE FROM upload_progress WHERE updated_ms < $1")
         .bind(before_ms)
         .execute(pool)
         .await?;
@@ -550,7 +561,7 @@ pub async fn prune_upload_progress(pool: &SqlitePool, before_ms: i64) -> Result<
 /// Whether a run is stored (a cache checks before it answers: another instance may have
 /// deleted the run).
 pub async fn run_exists(pool: &SqlitePool, id: &str) -> Result<bool, sqlx::Error> {
-    let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
+    let found: Option<i64> = sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM runs WHERE id = $1")
         .bind(id)
         .fetch_optional(pool)
         .await?;
