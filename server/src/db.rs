@@ -274,7 +274,8 @@ pub async fn list_runs(
     // One filter for the page and the count; `concat!` keeps both statements static text.
     macro_rules! matching {
         () => {
-            "FROM runs WHERE ($1 IS NULL OR lower(name) LIKE lower($1) ESCAPE '\\') AND ($2 IS NULL OR format = $2)"
+            "FROM runs WHERE (CAST($1 AS TEXT) IS NULL OR lower(name) LIKE lower($1) ESCAPE '\\') \
+             AND (CAST($2 AS TEXT) IS NULL OR format = $2)"
         };
     }
     let pattern = query.name.as_deref().map(like_pattern);
