@@ -6,19 +6,6 @@ use std::path::PathBuf;
 
 use sha2::{Digest as _, Sha256};
 
-/// The SHA-256 of bytes given in pieces, in lower-case hex.
-fn sha256_hex<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> String {
-    let mut hasher = Sha256::new();
-    for piece in pieces {
-        hasher.update(piece);
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// The blob store of a server or an import.
 #[derive(Debug, Clone, Default)]
 pub enum BlobStore {
@@ -49,54 +36,58 @@ impl BlobStore {
         Ok(dir.join(&hash[..2]).join(hash))
     }
 
-    /// Keeps `bytes` in the directory (once: a blob already there is left as it is) and answers
-    /// its name; `None` for the database store. Blocking: call it on a blocking thread.
-    pub fn put(&self, bytes: &[u8]) -> std::io::Result<Option<String>> {
+    /// Keeps a spooled blob in the directory (once: a blob already there is left as it is) and
+    /// answers its name; `None` for the database store. One pass: the blob is hashed as it is
+    /// copied beside, then renamed into place, so a reader never sees half a blob. Blocking:
+    /// call it on a blocking thread.
+    pub fn put(&self, blob: &crate::spool::Spooled) -> std::io::Result<Option<String>> {
         let BlobStore::Directory(dir) = self else {
             return Ok(None);
         };
-        let hash = sha256_hex([bytes]);
-        BlobStore::write(dir, &hash, std::iter::once(Ok(bytes.to_vec())))?;
-        Ok(Some(hash))
-    }
-
-    /// [`BlobStore::put`] for a spooled blob, read a piece at a time.
-    pub fn put_spooled(&self, blob: &crate::spool::Spooled) -> std::io::Result<Option<String>> {
-        let BlobStore::Directory(dir) = self else {
-            return Ok(None);
-        };
+        std::fs::create_dir_all(dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
         let mut hasher = Sha256::new();
         for piece in blob.pieces(1 << 20) {
-            hasher.update(piece?);
+            let piece = piece?;
+            hasher.update(&piece);
+            std::io::Write::write_all(&mut file, &piece)?;
         }
         let hash: String = hasher
             .finalize()
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        BlobStore::write(dir, &hash, blob.pieces(1 << 20))?;
+        let path = BlobStore::path(dir, &hash)?;
+        if !path.is_file() {
+            BlobStore::persist(file, &path)?;
+        }
         Ok(Some(hash))
     }
 
-    /// Writes a blob named `hash` from its pieces, unless it is there already: beside, then
-    /// renamed into place, so a reader never sees half a blob.
-    fn write(
-        dir: &std::path::Path,
-        hash: &str,
-        pieces: impl Iterator<Item = std::io::Result<Vec<u8>>>,
-    ) -> std::io::Result<()> {
-        let path = BlobStore::path(dir, hash)?;
+    /// Writes the blob `name` again if its file is gone (a run deleted meanwhile took an
+    /// identical blob along); nothing to hash, since the name is known.
+    pub fn restore(&self, name: &str, blob: &crate::spool::Spooled) -> std::io::Result<()> {
+        let BlobStore::Directory(dir) = self else {
+            return Ok(());
+        };
+        let path = BlobStore::path(dir, name)?;
         if path.is_file() {
             return Ok(());
         }
-        let folder = path.parent().unwrap_or(dir);
-        std::fs::create_dir_all(folder)?;
-        let mut file = tempfile::NamedTempFile::new_in(folder)?;
-        for piece in pieces {
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        for piece in blob.pieces(1 << 20) {
             std::io::Write::write_all(&mut file, &piece?)?;
         }
+        BlobStore::persist(file, &path)
+    }
+
+    /// Syncs a written blob and renames it into its place.
+    fn persist(file: tempfile::NamedTempFile, path: &std::path::Path) -> std::io::Result<()> {
         file.as_file().sync_all()?;
-        file.persist(&path).map_err(|e| e.error)?;
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder)?;
+        }
+        file.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
 

@@ -218,10 +218,7 @@ pub async fn store_in_parts(
     let put = {
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            let names = (
-                blobs.put_spooled(&source_gz)?,
-                blobs.put_spooled(&model_bin_gz)?,
-            );
+            let names = (blobs.put(&source_gz)?, blobs.put(&model_bin_gz)?);
             Ok::<_, std::io::Error>((names, source_gz, model_bin_gz))
         })
     };
@@ -246,11 +243,11 @@ pub async fn store_in_parts(
     };
     db::insert_run_in_parts(pool, &new_run, part_bytes).await?;
     // A run deleted meanwhile may have taken an identical blob along: put it back.
-    if source_name.is_some() || model_name.is_some() {
+    if let (Some(source_name), Some(model_name)) = (source_name, model_name) {
         let blobs = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            blobs.put_spooled(&source_gz)?;
-            blobs.put_spooled(&model_bin_gz)
+            blobs.restore(&source_name, &source_gz)?;
+            blobs.restore(&model_name, &model_bin_gz)
         })
         .await
         .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
