@@ -115,7 +115,7 @@ impl BlobStore {
     }
 
     /// Removes the blobs `names` no run names any more (after a run is deleted).
-    pub async fn release(&self, pool: &sqlx::SqlitePool, names: &[String]) {
+    pub async fn release(&self, pool: &crate::db::Pool, names: &[String]) {
         for name in names {
             match crate::db::blob_users(pool, name).await {
                 Ok(0) => {

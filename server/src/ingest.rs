@@ -1,12 +1,12 @@
 //! Turning uploaded bytes into a stored run: the one path shared by `POST /api/runs` and
 //! `tracescope import`.
 
+use crate::db::Pool;
 use base64::Engine as _;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use sha2::{Digest as _, Sha256};
 use shared::view::api::RunInfo;
-use sqlx::SqlitePool;
 
 use crate::db::{self, NewRun};
 
@@ -198,7 +198,7 @@ fn stored_index(
 
 /// Stores a prepared run in one transaction under a new id, its upload and model in `blobs`.
 pub async fn store(
-    pool: &SqlitePool,
+    pool: &Pool,
     blobs: &crate::blobs::BlobStore,
     prepared: Prepared,
 ) -> Result<Stored, IngestError> {
@@ -207,7 +207,7 @@ pub async fn store(
 
 /// [`store`] with the blobs cut into parts of at most `part_bytes` (tests cut small ones).
 pub async fn store_in_parts(
-    pool: &SqlitePool,
+    pool: &Pool,
     blobs: &crate::blobs::BlobStore,
     prepared: Prepared,
     part_bytes: usize,

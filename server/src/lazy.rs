@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::db::Pool;
 use rustc_hash::FxHashMap;
 use shared::Trace;
 use shared::view::lod::{Chunk, ChunkKey, ChunkSource, LazyIndex};
-use sqlx::SqlitePool;
 
 /// The most chunks one run keeps decoded (a span chunk is about 200 KB decoded).
 const CACHED_CHUNKS: usize = 2048;
@@ -31,7 +31,7 @@ pub struct LazyRun {
 /// A run's chunks, read from the store on first use and kept (least recently read dropped
 /// first).
 pub struct StoreChunks {
-    pool: SqlitePool,
+    pool: Pool,
     run: String,
     runtime: tokio::runtime::Handle,
     cached: Mutex<Cached>,

@@ -15,8 +15,8 @@ pub mod spool;
 
 use std::path::PathBuf;
 
+use crate::db::Pool;
 use axum::Router;
-use sqlx::SqlitePool;
 
 /// The default upload limit: 1 GiB.
 pub const DEFAULT_MAX_UPLOAD_BYTES: usize = 1 << 30;
@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_UPLOAD_BYTES: usize = 1 << 30;
 #[derive(Clone)]
 pub struct AppState {
     /// The database.
-    pub pool: SqlitePool,
+    pub pool: Pool,
     /// Where runs' uploads and models are kept: the database, or a directory (`--blobs`).
     pub blobs: blobs::BlobStore,
     /// The folder of the built site (index.html, CSS, JS glue, .wasm).
@@ -71,7 +71,7 @@ impl Default for Timeouts {
 
 impl AppState {
     /// The state of a server on `pool`, serving the site in `site_dir`.
-    pub fn new(pool: SqlitePool, site_dir: PathBuf, max_upload_bytes: usize) -> AppState {
+    pub fn new(pool: Pool, site_dir: PathBuf, max_upload_bytes: usize) -> AppState {
         let metrics = std::sync::Arc::new(metrics::Metrics::default());
         let uploads = std::sync::Arc::new(http::uploads::UploadTracker::new(pool.clone()));
         AppState {

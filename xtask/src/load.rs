@@ -1,8 +1,10 @@
-//! `cargo xtask load [--instances N]`: a load run on loopback. Builds the release server,
-//! stores the worked example with `tracescope import`, starts `tracescope serve` (N instances
-//! on the one store, default 1), stores a permalink through the first, then runs Debian's `wrk`
-//! (installed when missing) against the permalink and the run-metadata GETs — one `wrk` an
-//! instance at once, the connections shared out — and prints each and their sum.
+//! `cargo xtask load [--instances N] [--db sqlite|postgres|postgres://…]`: a load run on
+//! loopback. Builds the release server, stores the worked example with `tracescope import`,
+//! starts `tracescope serve` (N instances on the one store, default 1: an SQLite file, a
+//! throw-away PostgreSQL started as the tests start theirs, or the PostgreSQL database at the
+//! URL given), stores a permalink through the first, then runs Debian's `wrk` (installed when
+//! missing) against the permalink and the run-metadata GETs — one `wrk` an instance at once,
+//! the connections shared out — and prints each and their sum.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -24,7 +26,7 @@ fn json_string(json: &str, field: &str) -> anyhow::Result<String> {
 }
 
 /// Starts `tracescope serve` on a free loopback port; answers the child and its address.
-fn serve(bin: &Path, db: &Path, site: &Path) -> anyhow::Result<(std::process::Child, String)> {
+fn serve(bin: &Path, db: &str, site: &Path) -> anyhow::Result<(std::process::Child, String)> {
     let mut server = Command::new(bin)
         .args(["serve", "--addr", "127.0.0.1:0", "--db"])
         .arg(db)
@@ -60,11 +62,20 @@ fn wrk_figures(report: &str) -> (f64, String) {
 }
 
 pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyhow::Result<()> {
-    let instances: u32 = match args {
-        [] => 1,
-        ["--instances", n] => n.parse().context("--instances takes a number")?,
-        _ => bail!("usage: cargo xtask load [--instances N]"),
-    };
+    let usage = "usage: cargo xtask load [--instances N] [--db sqlite|postgres|postgres://…]";
+    let (mut instances, mut engine) = (1u32, "sqlite");
+    let mut rest = args;
+    while let [flag, value, tail @ ..] = rest {
+        match *flag {
+            "--instances" => instances = value.parse().context("--instances takes a number")?,
+            "--db" => engine = value,
+            _ => bail!(usage),
+        }
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        bail!(usage);
+    }
     if instances == 0 {
         bail!("--instances must be at least 1");
     }
@@ -75,7 +86,18 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
     let dir = root.join("target/load");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let db = dir.join("load.db");
+    // Kept until the servers are stopped: dropping it stops the PostgreSQL.
+    let mut postgres = None;
+    let db = match engine {
+        "sqlite" => dir.join("load.db").to_string_lossy().into_owned(),
+        "postgres" => postgres
+            .insert(super::postgres::TestPostgres::start()?)
+            .url
+            .clone(),
+        url if url.starts_with("postgres://") || url.starts_with("postgresql://") => url.to_owned(),
+        _ => bail!(usage),
+    };
+    println!("store: {engine}");
     let example = root.join("shared/tests/data/t4-worked-example.json");
     let out = Command::new(&bin)
         .arg("import")

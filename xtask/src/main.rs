@@ -193,6 +193,41 @@ fn serve(args: &[&str]) -> anyhow::Result<()> {
     )
 }
 
+/// The server's integration test binary `cargo test --workspace` built (asked of cargo, so it
+/// is the one built with the workspace's features: nothing is compiled again).
+fn server_integration_tests(root: &Path) -> anyhow::Result<PathBuf> {
+    let out = Command::new("cargo")
+        .args([
+            "test",
+            "--workspace",
+            "--locked",
+            "--no-run",
+            "--message-format=json",
+        ])
+        .current_dir(root)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .context("asking cargo for the test binaries")?;
+    if !out.status.success() {
+        bail!("`cargo test --no-run` failed ({})", out.status);
+    }
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let in_server = message["manifest_path"]
+            .as_str()
+            .is_some_and(|m| Path::new(m).ends_with("server/Cargo.toml"));
+        if in_server
+            && message["target"]["name"] == "it"
+            && let Some(executable) = message["executable"].as_str()
+        {
+            return Ok(PathBuf::from(executable));
+        }
+    }
+    bail!("cargo built no integration test `it` for the server")
+}
+
 fn test() -> anyhow::Result<()> {
     let root = root();
     let started = Instant::now();
@@ -228,8 +263,24 @@ fn test() -> anyhow::Result<()> {
         .map(|server| ("TRACESCOPE_TEST_POSTGRES", server.url.as_str()))
         .collect();
     run(&root, "cargo", &["test", "--workspace", "--locked"], &env)?;
-    drop(postgres);
     stage("cargo test --workspace", t);
+
+    // The server's integration tests once more, each on a fresh PostgreSQL database.
+    if let Some(server) = &postgres {
+        let t = Instant::now();
+        let tests = server_integration_tests(&root)?;
+        run(
+            &root.join("server"),
+            &tests.to_string_lossy(),
+            &[],
+            &[
+                ("TRACESCOPE_TEST_POSTGRES", server.url.as_str()),
+                ("TRACESCOPE_TEST_ENGINE", "postgres"),
+            ],
+        )?;
+        stage("server tests on PostgreSQL", t);
+    }
+    drop(postgres);
 
     let t = Instant::now();
     let site = site::build(&root, site::Profile::Release)?;

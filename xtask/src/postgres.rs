@@ -83,7 +83,7 @@ impl TestPostgres {
         )?;
         let port = free_port()?;
         let options = format!(
-            "-p {port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            "-p {port} -k {data} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         );
         let log = format!("{data}/server.log");
         server.run(

@@ -19,7 +19,7 @@ struct ImportReport {
 
 pub fn command(
     file: &std::path::Path,
-    db_path: &std::path::Path,
+    db: &db::Target,
     blobs: &crate::blobs::BlobStore,
     name: Option<String>,
     format: Option<shared::formats::Format>,
@@ -45,7 +45,7 @@ pub fn command(
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let stored = runtime.block_on(async {
-        let pool = db::open(db_path).await?;
+        let pool = db::open(db.clone()).await?;
         let stored = crate::ingest::store(&pool, blobs, prepared).await?;
         pool.close().await;
         anyhow::Ok(stored)
@@ -59,7 +59,7 @@ pub fn command(
         messages: s.messages,
         source_bytes: stored.run.source_bytes,
         delete_token: stored.delete_token.clone(),
-        db: db_path.display().to_string(),
+        db: db.to_string(),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

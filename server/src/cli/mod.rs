@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::DEFAULT_MAX_UPLOAD_BYTES;
+use crate::{DEFAULT_MAX_UPLOAD_BYTES, db};
 
 /// The command line.
 #[derive(Parser)]
@@ -37,9 +37,11 @@ pub enum Command {
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
-        /// The SQLite database file, created and migrated at start.
+        /// The store: an SQLite file (created and migrated at start), or a PostgreSQL
+        /// database's `postgres://user@host/db` URL (migrated at start) shared by several
+        /// instances.
         #[arg(long, default_value = "data/tracescope.db")]
-        db: PathBuf,
+        db: db::Target,
         /// The folder of the built site (made by `cargo xtask build-site`).
         #[arg(long, default_value = "target/site")]
         site: PathBuf,
@@ -83,9 +85,10 @@ pub enum Command {
     Import {
         /// The trace file (an OTF2 archive as a .tar or .tar.gz).
         file: PathBuf,
-        /// The SQLite database file, created and migrated if missing.
+        /// The store: an SQLite file (created and migrated if missing), or a PostgreSQL
+        /// database's `postgres://` URL.
         #[arg(long, default_value = "data/tracescope.db")]
-        db: PathBuf,
+        db: db::Target,
         /// The run's name (default: the trace's own title, else the file's name).
         #[arg(long)]
         name: Option<String>,
@@ -162,7 +165,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => serve::command(
             serve::Options {
                 addr,
-                db_path: db,
+                db,
                 site_dir: site,
                 max_upload_bytes,
                 log_format,

@@ -1,4 +1,5 @@
-//! `tracescope serve`: the app and its API on an embedded SQLite database.
+//! `tracescope serve`: the app and its API on a store (an embedded SQLite file, or a shared
+//! PostgreSQL database).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,8 +22,8 @@ pub enum LogFormat {
 pub struct Options {
     /// The address to listen on.
     pub addr: SocketAddr,
-    /// The SQLite database file.
-    pub db_path: PathBuf,
+    /// The store.
+    pub db: db::Target,
     /// The built site.
     pub site_dir: PathBuf,
     /// The largest upload accepted, in bytes.
@@ -42,7 +43,7 @@ pub fn command(
 ) -> anyhow::Result<()> {
     let Options {
         addr,
-        db_path,
+        db,
         site_dir,
         max_upload_bytes,
         log_format,
@@ -63,7 +64,7 @@ pub fn command(
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
-        let pool = db::open(&db_path).await?;
+        let pool = db::open(db.clone()).await?;
         let mut state = AppState::new(pool, site_dir, max_upload_bytes);
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
@@ -72,7 +73,7 @@ pub fn command(
             .await
             .with_context(|| format!("binding {addr}"))?;
         let local = listener.local_addr()?;
-        tracing::info!(db = %db_path.display(), "serving on http://{local}");
+        tracing::info!(db = %db, "serving on http://{local}");
         println!("tracescope listening on http://{local}");
         axum::serve(listener, app(state))
             .with_graceful_shutdown(shutdown_signal())

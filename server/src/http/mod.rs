@@ -122,7 +122,7 @@ async fn health(
     Ok(axum::Json(shared::view::api::Health {
         status: "ok".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        store: "sqlite".to_owned(),
+        store: state.pool.engine().to_owned(),
         runs: u64::try_from(runs).unwrap_or(0),
     }))
 }

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use crate::db::Pool;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::routing::get;
 use shared::view::api::{UploadPhase, UploadProgress};
-use sqlx::SqlitePool;
 
 use super::error::AppError;
 use crate::AppState;
@@ -23,14 +23,14 @@ const KEPT_MS: i64 = 24 * 3600 * 1000;
 /// reports under way are written without waiting, in order by a sequence number, and the last
 /// one (done or failed) is written before the upload is answered.
 pub struct UploadTracker {
-    pool: SqlitePool,
+    pool: Pool,
     local: Mutex<HashMap<String, UploadProgress>>,
     seq: AtomicI64,
 }
 
 impl UploadTracker {
     /// A tracker writing to `pool`.
-    pub fn new(pool: SqlitePool) -> UploadTracker {
+    pub fn new(pool: Pool) -> UploadTracker {
         UploadTracker {
             pool,
             local: Mutex::default(),

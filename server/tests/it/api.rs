@@ -1,5 +1,5 @@
-//! The HTTP API, exercised with `app(state).oneshot(..)` on a real SQLite file: a temporary
-//! one opened by `db::open`, or the fresh migrated database `#[sqlx::test]` gives each test.
+//! The HTTP API, exercised with `app(state).oneshot(..)` on a real store: a temporary SQLite
+//! file, or a fresh database on a real PostgreSQL (`crate::store`).
 
 use axum::Router;
 use axum::body::Body;
@@ -8,28 +8,23 @@ use http_body_util::BodyExt as _;
 use serde_json::Value;
 use server::{AppState, app, db};
 use shared::view::api::{ApiError, CreatedRun, RunDetail, RunList};
-use sqlx::SqlitePool;
 use tower::ServiceExt as _;
 
 use crate::shared_data;
+use crate::store::{TestStore, count};
 
 /// A server on a fresh database file and a site folder holding an index.html.
 struct TestServer {
-    dir: tempfile::TempDir,
     state: AppState,
+    store: TestStore,
+    dir: tempfile::TempDir,
 }
 
 impl TestServer {
     async fn new(max_upload_bytes: usize) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
-        let pool = db::open(&dir.path().join("data/test.db"))
-            .await
-            .expect("database opens");
-        TestServer::on_pool(dir, pool, max_upload_bytes)
-    }
-
-    /// A server on `pool` (e.g. the fresh, migrated database `#[sqlx::test]` hands a test).
-    fn on_pool(dir: tempfile::TempDir, pool: SqlitePool, max_upload_bytes: usize) -> TestServer {
+        let store = TestStore::new(dir.path(), "data/test.db");
+        let pool = store.open().await;
         let site_dir = dir.path().join("site");
         std::fs::create_dir_all(&site_dir).expect("site dir");
         std::fs::write(
@@ -38,8 +33,9 @@ impl TestServer {
         )
         .expect("index");
         TestServer {
-            dir,
             state: AppState::new(pool, site_dir, max_upload_bytes),
+            store,
+            dir,
         }
     }
 
@@ -219,20 +215,29 @@ async fn runs_survive_reopening_the_database_in_wal_mode() {
     let server = TestServer::new(1 << 20).await;
     let (_, body) = server.upload("t4.json", worked_example()).await;
     let created: CreatedRun = json(&body);
-    let path = server.dir.path().join("data/test.db");
     server.state.pool.close().await;
 
-    let pool = db::open(&path).await.expect("reopens");
-    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-        .fetch_one(&pool)
-        .await
-        .expect("pragma");
-    assert_eq!(mode, "wal");
-    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
-        .fetch_one(&pool)
-        .await
-        .expect("pragma");
-    assert_eq!(fk, 1);
+    let pool = server.store.open().await;
+    if let db::Pool::Sqlite(sqlite) = &pool {
+        let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+            .fetch_one(sqlite)
+            .await
+            .expect("pragma");
+        assert_eq!(mode, "wal");
+        let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+            .fetch_one(sqlite)
+            .await
+            .expect("pragma");
+        assert_eq!(fk, 1);
+    }
+    if let db::Pool::Postgres(postgres) = &pool {
+        // A runaway statement is cancelled by the server, not waited on forever.
+        let timeout: String = sqlx::query_scalar("SHOW statement_timeout")
+            .fetch_one(postgres)
+            .await
+            .expect("setting");
+        assert_eq!(timeout, "2min");
+    }
     let run = db::get_run(&pool, &created.id)
         .await
         .expect("query")
@@ -378,10 +383,7 @@ async fn a_run_is_deleted_only_with_its_token_and_takes_its_views_along() {
             "SELECT COUNT(DISTINCT run_id) FROM run_chunks",
         ),
     ] {
-        let runs: i64 = sqlx::query_scalar(query)
-            .fetch_one(&server.state.pool)
-            .await
-            .expect("count");
+        let runs: i64 = count(&server.state.pool, query, &[]).await;
         assert_eq!(
             runs, 1,
             "the deleted run's {table} rows are gone, the other's stay"
@@ -497,10 +499,7 @@ async fn old_view_states_keep_loading_and_bad_ones_are_refused() {
         assert_eq!(got, status, "{bad}");
         assert_eq!(json::<ApiError>(&body).code, code, "{bad}");
     }
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM views")
-        .fetch_one(&server.state.pool)
-        .await
-        .expect("count");
+    let count: i64 = count(&server.state.pool, "SELECT COUNT(*) FROM views", &[]).await;
     assert_eq!(count, 1);
 }
 
@@ -735,11 +734,12 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
             .await
             .expect("stores");
     let id = &stored.run.id;
-    let parts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blob_parts WHERE run_id = ?")
-        .bind(id)
-        .fetch_one(&server.state.pool)
-        .await
-        .expect("count");
+    let parts: i64 = count(
+        &server.state.pool,
+        "SELECT COUNT(*) FROM run_blob_parts WHERE run_id = $1",
+        &[id],
+    )
+    .await;
     assert_eq!(
         parts as usize,
         source_gz.len().div_ceil(16) - 1 + model_gz.len().div_ceil(16) - 1
@@ -775,10 +775,12 @@ async fn blobs_stored_in_parts_read_back_whole_and_go_with_their_run() {
         )
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let left: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_blob_parts")
-        .fetch_one(&server.state.pool)
-        .await
-        .expect("count");
+    let left: i64 = count(
+        &server.state.pool,
+        "SELECT COUNT(*) FROM run_blob_parts",
+        &[],
+    )
+    .await;
     assert_eq!(left, 0);
 }
 
@@ -791,12 +793,13 @@ async fn a_run_stored_with_a_gzip_json_model_opens_as_one_stored_now() {
     let now = server.upload_ok("t4.json", worked_example()).await;
     let before = server.upload_ok("t4.json", worked_example()).await;
     let pool = &server.state.pool;
-    let (bin, gz): (Option<Vec<u8>>, Vec<u8>) =
-        sqlx::query_as("SELECT model_bin_gz, model_json_gz FROM run_blobs WHERE run_id = ?")
+    let (bin, gz): (Option<Vec<u8>>, Vec<u8>) = server::on_engine!(pool, |pool| {
+        sqlx::query_as("SELECT model_bin_gz, model_json_gz FROM run_blobs WHERE run_id = $1")
             .bind(&now.id)
             .fetch_one(pool)
             .await
-            .expect("blob");
+            .expect("blob")
+    });
     let bin_gz = bin.expect("a binary model");
     let mut bin = Vec::new();
     flate2::read::GzDecoder::new(bin_gz.as_slice())
@@ -810,12 +813,17 @@ async fn a_run_stored_with_a_gzip_json_model_opens_as_one_stored_now() {
     encoder
         .write_all(&serde_json::to_vec(&trace).expect("serializes"))
         .expect("in memory");
-    sqlx::query("UPDATE run_blobs SET model_json_gz = ?, model_bin_gz = NULL WHERE run_id = ?")
-        .bind(encoder.finish().expect("in memory"))
+    let json_gz = encoder.finish().expect("in memory");
+    server::on_engine!(pool, |pool| {
+        sqlx::query(
+            "UPDATE run_blobs SET model_json_gz = $1, model_bin_gz = NULL WHERE run_id = $2",
+        )
+        .bind(&json_gz)
         .bind(&before.id)
         .execute(pool)
         .await
         .expect("rewritten");
+    });
     let mut models = Vec::new();
     let mut reports = Vec::new();
     for run in [&now, &before] {
@@ -853,11 +861,12 @@ async fn the_analysis_report_is_the_analyze_commands_and_is_kept() {
     assert_eq!(report["critical_path"]["length"], 69);
     assert_eq!(report["wcpa"]["weight"], 101.0);
     assert_eq!(report["npt"]["processes"][0]["name"], "B");
-    let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_analyses WHERE run_id = ?")
-        .bind(&run.id)
-        .fetch_one(&server.state.pool)
-        .await
-        .expect("count");
+    let kept: i64 = count(
+        &server.state.pool,
+        "SELECT COUNT(*) FROM run_analyses WHERE run_id = $1",
+        &[&run.id],
+    )
+    .await;
     assert_eq!(kept, 1);
     // The kept report is served as it was computed.
     let (_, again) = server.get(&uri).await;
@@ -918,9 +927,9 @@ async fn a_request_past_its_deadline_is_408_in_the_error_shape() {
 
 /// The analysis of a selection, part by part, on the worked example (values worked by hand in
 /// shared/tests/it/selection.rs from analysis.md §10).
-#[sqlx::test(migrations = "../migrations/sqlite")]
-async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
-    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
+#[tokio::test]
+async fn analysis_parts_answer_a_window_and_a_process_set() {
+    let server = TestServer::new(1 << 20).await;
     let run = server.upload_ok("t4.json", worked_example()).await;
     let part = |q: &str| {
         let uri = format!("/api/runs/{}/analysis/{q}", run.id);
@@ -997,9 +1006,9 @@ async fn analysis_parts_answer_a_window_and_a_process_set(pool: SqlitePool) {
 }
 
 /// Two stored runs compared: the worked example before, a two-rank OTF2 run after.
-#[sqlx::test(migrations = "../migrations/sqlite")]
-async fn two_runs_compare_by_name(pool: SqlitePool) {
-    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 22);
+#[tokio::test]
+async fn two_runs_compare_by_name() {
+    let server = TestServer::new(1 << 22).await;
     let before = server.upload_ok("t4.json", worked_example()).await;
     let after = server.upload_ok("ping-pong.tar.gz", otf2_example()).await;
     let (status, body) = server
@@ -1026,9 +1035,9 @@ async fn two_runs_compare_by_name(pool: SqlitePool) {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
-#[sqlx::test(migrations = "../migrations/sqlite")]
-async fn a_deleted_run_is_gone_from_the_caches_too(pool: SqlitePool) {
-    let server = TestServer::on_pool(tempfile::tempdir().expect("temp dir"), pool, 1 << 20);
+#[tokio::test]
+async fn a_deleted_run_is_gone_from_the_caches_too() {
+    let server = TestServer::new(1 << 20).await;
     let run = server.upload_ok("t4.json", worked_example()).await;
     let viewport = format!(
         "/api/runs/{}/viewport?start=0&end=69&first_row=0&last_row=1&width_px=10",
@@ -1401,11 +1410,12 @@ async fn a_large_run_opens_from_its_chunks_reading_only_what_its_view_needs() {
     let run = server
         .upload_ok("ring.tscb", shared::formats::binary::write(&trace))
         .await;
-    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM run_chunks WHERE run_id = ?")
-        .bind(&run.id)
-        .fetch_one(&server.state.pool)
-        .await
-        .expect("count");
+    let stored: i64 = count(
+        &server.state.pool,
+        "SELECT COUNT(*) FROM run_chunks WHERE run_id = $1",
+        &[&run.id],
+    )
+    .await;
     let (status, body) = server.get(&format!("/api/runs/{}/outline", run.id)).await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     let outline: RunDetail = json(&body);
@@ -1579,7 +1589,7 @@ async fn responses_carry_request_ids_and_health_reports_the_store() {
         let health: shared::view::api::Health = json(&body);
         assert_eq!(
             (health.status.as_str(), health.store.as_str(), health.runs),
-            ("ok", "sqlite", 1)
+            ("ok", server.state.pool.engine(), 1)
         );
     }
     assert_ne!(ids[0], ids[1]);
@@ -1642,12 +1652,18 @@ async fn blobs_in_a_directory_are_content_addressed_shared_and_released() {
             Some(&name[..2])
         );
     }
-    let (in_db, named): (i64, i64) = sqlx::query_as(
-        "SELECT SUM(length(source_gz) + length(model_bin_gz)), COUNT(source_sha256) + COUNT(model_sha256) FROM run_blobs",
+    let in_db = count(
+        &server.state.pool,
+        "SELECT CAST(SUM(length(source_gz) + length(model_bin_gz)) AS BIGINT) FROM run_blobs",
+        &[],
     )
-    .fetch_one(&server.state.pool)
-    .await
-    .expect("sums");
+    .await;
+    let named = count(
+        &server.state.pool,
+        "SELECT COUNT(source_sha256) + COUNT(model_sha256) FROM run_blobs",
+        &[],
+    )
+    .await;
     assert_eq!((in_db, named), (0, 4));
     match db::get_source_gz(&server.state.pool, &first.id)
         .await

@@ -216,13 +216,14 @@ fn analyze_reads_every_sample_format_and_can_force_one() {
 #[test]
 fn import_stores_a_run_the_server_then_lists() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let db = dir.path().join("runs.db");
+    let store = crate::store::TestStore::new(dir.path(), "runs.db");
+    let db = store.arg();
     let path = crate::shared_data("t4-worked-example.json");
     let out = tracescope(&[
         "import",
         path.to_str().expect("utf-8 path"),
         "--db",
-        db.to_str().expect("utf-8 path"),
+        &db,
         "--name",
         "imported from the CLI",
         "--json",
@@ -237,11 +238,16 @@ fn import_stores_a_run_the_server_then_lists() {
     assert_eq!(report["format"], "tracescope-json");
     assert_eq!(report["events"], 13);
     assert_eq!(report["delete_token"].as_str().map(str::len), Some(43));
+    assert_eq!(
+        report["db"],
+        store.target.to_string(),
+        "the store, with no password"
+    );
     let id = report["id"].as_str().expect("an id").to_owned();
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let run = runtime.block_on(async {
-        let pool = server::db::open(&db).await.expect("opens");
+        let pool = store.open().await;
         server::db::get_run(&pool, &id).await.expect("query")
     });
     let run = run.expect("the imported run is stored");
@@ -249,12 +255,7 @@ fn import_stores_a_run_the_server_then_lists() {
 
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\"format\": \"tracescope\", \"nodes\": [}").expect("write");
-    let out = tracescope(&[
-        "import",
-        bad.to_str().expect("utf-8"),
-        "--db",
-        db.to_str().expect("utf-8"),
-    ]);
+    let out = tracescope(&["import", bad.to_str().expect("utf-8"), "--db", &db]);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("line 1, column"),

@@ -27,9 +27,12 @@ fn kind(declared: &str) -> &'static str {
 
 async fn sqlite_columns() -> Vec<Column> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let pool = server::db::open(&dir.path().join("engines.db"))
+    let server::db::Pool::Sqlite(pool) = server::db::open(&dir.path().join("engines.db"))
         .await
-        .expect("SQLite migrates");
+        .expect("SQLite migrates")
+    else {
+        panic!("a file path opens SQLite");
+    };
     let tables: Vec<String> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'table'
            AND name NOT LIKE '\\_sqlx%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
@@ -65,11 +68,13 @@ async fn postgres_columns(url: &str) -> Vec<Column> {
         "{}/{database}",
         url.rsplit_once('/').map_or(url, |(base, _)| base)
     );
-    let pool = sqlx::PgPool::connect(&own_url).await.expect("connects");
-    sqlx::migrate!("../migrations/postgres")
-        .run(&pool)
+    // Opened as the server opens its store, which migrates it.
+    let server::db::Pool::Postgres(pool) = server::db::open(server::db::Target::parse(&own_url))
         .await
-        .expect("PostgreSQL migrates");
+        .expect("PostgreSQL migrates")
+    else {
+        panic!("a postgres:// URL opens PostgreSQL");
+    };
     let rows: Vec<(String, String, String, String)> = sqlx::query_as(
         "SELECT table_name::text, column_name::text, data_type::text, is_nullable::text
          FROM information_schema.columns

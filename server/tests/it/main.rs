@@ -1,9 +1,11 @@
-//! Integration tests of the server: the HTTP API on a real SQLite file, and the CLI.
+//! Integration tests of the server: the HTTP API on a real store (SQLite, or PostgreSQL when
+//! `TRACESCOPE_TEST_ENGINE=postgres`: see `store`), and the CLI.
 
 mod api;
 mod cli;
 mod durability;
 mod engines;
+mod store;
 
 use std::path::PathBuf;
 
