@@ -31,30 +31,39 @@ pub struct TestStore {
     database: Option<String>,
 }
 
-/// Runs a few statements on the server's own database, on a thread of its own (so a test
-/// may call this from inside or outside an async runtime).
-fn admin(statements: Vec<String>) {
+/// Runs `future` to its end on a thread and runtime of its own (so a test may call this from
+/// inside or outside an async runtime).
+fn blocking<T: Send + 'static>(future: impl std::future::Future<Output = T> + Send + 'static) -> T {
     std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+        tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            use sqlx::Connection as _;
-            let mut connection = sqlx::PgConnection::connect(&admin_url())
-                .await
-                .expect("the test PostgreSQL answers");
-            for sql in statements {
-                sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .execute(&mut connection)
-                    .await
-                    .expect("the statement runs");
-            }
-            connection.close().await.expect("closes");
-        });
+            .expect("a runtime")
+            .block_on(future)
     })
     .join()
-    .expect("the admin thread");
+    .expect("the admin thread")
+}
+
+/// A connection to the server's own database.
+async fn admin_connection() -> sqlx::PgConnection {
+    use sqlx::Connection as _;
+    sqlx::PgConnection::connect(&admin_url())
+        .await
+        .expect("the test PostgreSQL answers")
+}
+
+/// Runs a few statements on the server's own database.
+fn admin(statements: Vec<String>) {
+    blocking(async move {
+        let mut connection = admin_connection().await;
+        for sql in statements {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&mut connection)
+                .await
+                .expect("the statement runs");
+        }
+    });
 }
 
 impl TestStore {
@@ -113,29 +122,17 @@ impl TestStore {
     /// begun storing a run (`None` on SQLite, which cannot be asked from outside).
     pub fn storing_a_run(&self) -> Option<bool> {
         let database = self.database.clone()?;
-        let open = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime");
-            runtime.block_on(async move {
-                use sqlx::Connection as _;
-                let mut connection = sqlx::PgConnection::connect(&admin_url())
-                    .await
-                    .expect("the test PostgreSQL answers");
-                let open: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM pg_stat_activity
-                     WHERE datname = $1 AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO run%'",
-                )
-                .bind(database)
-                .fetch_one(&mut connection)
-                .await
-                .expect("pg_stat_activity");
-                open > 0
-            })
-        })
-        .join()
-        .expect("the admin thread");
+        let open = blocking(async move {
+            let open: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity
+                 WHERE datname = $1 AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO run%'",
+            )
+            .bind(database)
+            .fetch_one(&mut admin_connection().await)
+            .await
+            .expect("pg_stat_activity");
+            open > 0
+        });
         Some(open)
     }
 }
