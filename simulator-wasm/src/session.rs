@@ -53,6 +53,9 @@ pub struct Setup {
     pub tracing: bool,
     /// The files the program finds (the iserver's sandbox), by name.
     pub files: std::collections::BTreeMap<String, Vec<u8>>,
+    /// Threads the network runs on (native only; the same run whatever the number: see
+    /// [`Network::run_parallel`]).
+    pub workers: usize,
 }
 
 impl Default for Setup {
@@ -71,6 +74,7 @@ impl Default for Setup {
             keys: Vec::new(),
             tracing: true,
             files: std::collections::BTreeMap::new(),
+            workers: 1,
         }
     }
 }
@@ -83,6 +87,8 @@ pub struct Session {
     until_ps: u64,
     /// How the run ended, once it has.
     pub outcome: Option<Outcome>,
+    /// Threads the network runs on.
+    pub workers: usize,
 }
 
 /// Reads a virtual duration: `250us`, `10ms`, `1s`, `500ns` (a bare number is nanoseconds).
@@ -159,6 +165,7 @@ impl Session {
             network,
             until_ps: setup.until_ns.saturating_mul(1_000),
             outcome: None,
+            workers: setup.workers.max(1),
         })
     }
 
@@ -175,7 +182,7 @@ impl Session {
                     .saturating_add(slice_ns.saturating_mul(1_000)),
             )
             .min(self.until_ps);
-        let outcome = self.network.run(to)?;
+        let outcome = self.network.run_parallel(to, self.workers)?;
         if outcome != Outcome::Until || self.network.time_ps >= self.until_ps {
             self.outcome = Some(outcome);
         }

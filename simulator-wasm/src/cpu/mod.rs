@@ -303,7 +303,8 @@ impl Node {
     }
 
     /// Runs until the node's time reaches `limit` cycles: instructions, link actions and
-    /// timers in time order, idling forward when no process can run.
+    /// timers in time order, idling forward when no process can run. With `stop_on_emit`, it
+    /// stops sooner: at the first packet put on a wire, or when it waits for the outside world.
     pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
         while self.cycles < limit {
             if self.stop_on_emit && !self.outbox.is_empty() {
@@ -316,10 +317,21 @@ impl Node {
                     return Ok(());
                 }
                 if self.idle_until(limit) == Status::Idle {
+                    // Waiting for the outside world. A free-running node (the only one with
+                    // anything to do) stops here, where it finished, whatever its limit.
+                    if self.stop_on_emit {
+                        return Ok(());
+                    }
                     self.idle_cycles += limit - self.cycles;
                     self.cycles = limit;
                 }
                 continue;
+            }
+            // Likewise a packet a link action put on a wire as the node prepared to run on:
+            // the node stops where it sent it (running on would take it past the reply), so a
+            // free run ends at the same point whatever limit it was given.
+            if self.stop_on_emit && !self.outbox.is_empty() {
+                return Ok(());
             }
             self.burst(limit, u64::MAX)?;
         }

@@ -9,6 +9,7 @@ mod occam;
 mod opcodes;
 mod programs;
 mod topology_view;
+mod workers;
 
 use simulator_wasm::asm::{Program, assemble};
 use simulator_wasm::cpu::Node;

@@ -20,6 +20,8 @@ use crate::topology::{End, Topology};
 
 pub use crate::host::Host;
 
+mod parallel;
+
 /// How the network is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
@@ -66,7 +68,7 @@ enum Step {
 }
 
 /// What [`Network::survey`] saw.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Survey {
     /// Nodes that can do something now or later on their own (a process, a timer, a link
     /// action).
@@ -128,6 +130,10 @@ pub struct Network {
     pub host: Option<Host>,
     /// The network's time, picoseconds: every node has run at least this far.
     pub time_ps: u64,
+    /// Nodes that ended the last window running a process: with two or more, no node runs
+    /// free and there is no jump, so the next window needs no survey. Kept across calls of
+    /// [`Network::run`], so a run sliced differently makes the same choices.
+    busy: usize,
     window_ps: u64,
     /// Utilization samples, by period.
     pub samples: Vec<UseSample>,
@@ -166,6 +172,7 @@ impl Network {
             peers,
             host: None,
             time_ps: 0,
+            busy: 0,
             window_ps: timing.lookahead_ps(),
             samples: Vec::new(),
             next_sample_ps: config.sample_ps.max(1),
@@ -262,47 +269,20 @@ impl Network {
 
     /// One look at every node and the host: who can do something, and when the first will.
     fn survey(&self) -> Survey {
-        let mut survey = Survey {
-            active: 0,
-            runner: 0,
-            next_ps: None,
-            host_waits: true,
-        };
-        for (i, node) in self.nodes.iter().enumerate() {
-            if let Some(cycle) = node.next_activity() {
-                survey.active += 1;
-                survey.runner = i;
-                let at = node.picoseconds_at(cycle);
-                survey.next_ps = Some(survey.next_ps.map_or(at, |t: u64| t.min(at)));
-            }
-        }
-        if let Some(h) = &self.host
-            && h.server.exit.is_none()
-        {
-            let pumping = !h.awaiting_ack && !h.pending.is_empty();
-            survey.host_waits = h.actions.is_empty() && !pumping;
-            let at = if pumping {
-                Some(self.time_ps)
-            } else {
-                h.next_action()
-            };
-            if let Some(at) = at {
-                survey.next_ps = Some(survey.next_ps.map_or(at, |t| t.min(at)));
-            }
+        let mut survey = survey_nodes(&self.nodes, 0);
+        if let Some(host) = &self.host {
+            survey.add_host(host, self.time_ps);
         }
         survey
     }
 
     /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
     pub fn run(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
-        // Nodes that ended the last window running a process: with two or more, no node runs
-        // free and there is no jump, so the next window needs no survey.
-        let mut busy = 0;
         while self.time_ps < until_ps {
             if let Some(status) = self.host.as_ref().and_then(|h| h.server.exit) {
                 return Ok(Outcome::Exited(status));
             }
-            if busy < 2 {
+            if self.busy < 2 {
                 match self.free_run_or_jump(until_ps)? {
                     Some(Step::Done(outcome)) => return Ok(outcome),
                     Some(Step::Moved) => continue,
@@ -314,13 +294,14 @@ impl Network {
             let end = ((start / self.window_ps + 1) * self.window_ps).min(until_ps);
             // Every node has the network's clock: one limit for all.
             let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
-            busy = 0;
+            let mut busy = 0;
             for (i, node) in self.nodes.iter_mut().enumerate() {
                 node.run_until(limit).map_err(|e| SimError::Network {
                     message: format!("node {i}: {e}"),
                 })?;
                 busy += usize::from(node.is_running());
             }
+            self.busy = busy;
             if let Some(host) = &mut self.host {
                 host.run_until(start, end)?;
             }
@@ -353,12 +334,16 @@ impl Network {
             })?;
             let now = node.picoseconds();
             let emitted = !node.outbox.is_empty();
+            let finished = node.next_activity().is_none();
             self.deliver();
-            self.time_ps = if emitted {
-                (now / self.window_ps * self.window_ps).max(self.time_ps)
-            } else {
-                limit_ps.max(self.time_ps)
-            };
+            self.time_ps = free_run_end(
+                self.time_ps,
+                self.window_ps,
+                limit_ps,
+                now,
+                emitted,
+                finished,
+            );
             self.sample();
             return Ok(Some(Step::Moved));
         }
@@ -412,42 +397,21 @@ impl Network {
         let period = self.config.sample_ps.max(1);
         while self.time_ps >= self.next_sample_ps {
             let end = self.next_sample_ps;
-            let start = end - period;
-            for (i, node) in self.nodes.iter().enumerate() {
-                let busy_cycles = node.cycles.saturating_sub(node.idle_cycles);
-                let (last_cycles, last_links) = self.last_busy[i];
-                let busy_ps = cycle_ps(busy_cycles.saturating_sub(last_cycles), node.clock_hz);
-                self.samples.push(UseSample {
-                    node: i as u32,
-                    link: None,
-                    start_ps: start,
-                    end_ps: end,
-                    utilization: fraction(busy_ps, period),
-                });
-                let mut links = [0u64; 4];
-                for (k, link) in node.links.iter().enumerate() {
-                    links[k] = link.busy_out_ps;
-                    if self.peers[i][k] != Peer::Unwired {
-                        self.samples.push(UseSample {
-                            node: i as u32,
-                            link: Some(k as u8),
-                            start_ps: start,
-                            end_ps: end,
-                            utilization: fraction(link.busy_out_ps - last_links[k], period),
-                        });
-                    }
-                }
-                self.last_busy[i] = (busy_cycles, links);
-            }
+            sample_nodes(
+                &self.nodes,
+                0,
+                &self.peers,
+                &mut self.last_busy,
+                (end - period, end),
+                &mut self.samples,
+            );
             if let Some(host) = &self.host {
-                self.samples.push(UseSample {
-                    node: u32::MAX,
-                    link: Some(0),
-                    start_ps: start,
-                    end_ps: end,
-                    utilization: fraction(host.busy_out_ps - self.host_busy, period),
-                });
-                self.host_busy = host.busy_out_ps;
+                sample_host(
+                    host,
+                    &mut self.host_busy,
+                    (end - period, end),
+                    &mut self.samples,
+                );
             }
             self.next_sample_ps += period;
         }
@@ -465,6 +429,138 @@ impl Network {
         }
         found
     }
+}
+
+/// The network's time after a free run to `limit_ps` that ended at `now` (the node's time):
+/// the window of the packet it put on a wire, where it finished (it waits for the outside
+/// world: so does the network), or the limit. None of them depends on how the run is sliced.
+fn free_run_end(
+    time_ps: u64,
+    window_ps: u64,
+    limit_ps: u64,
+    now: u64,
+    emitted: bool,
+    finished: bool,
+) -> u64 {
+    if emitted {
+        (now / window_ps * window_ps).max(time_ps)
+    } else if finished {
+        now.min(limit_ps).max(time_ps)
+    } else {
+        limit_ps.max(time_ps)
+    }
+}
+
+/// A look at `nodes` (numbered from `first`): who can do something, and when the first will.
+fn survey_nodes(nodes: &[Node], first: usize) -> Survey {
+    let mut survey = Survey {
+        active: 0,
+        runner: 0,
+        next_ps: None,
+        host_waits: true,
+    };
+    for (k, node) in nodes.iter().enumerate() {
+        if let Some(cycle) = node.next_activity() {
+            survey.active += 1;
+            survey.runner = first + k;
+            let at = node.picoseconds_at(cycle);
+            survey.next_ps = Some(survey.next_ps.map_or(at, |t: u64| t.min(at)));
+        }
+    }
+    survey
+}
+
+impl Survey {
+    /// Adds the host (at the network's time `time_ps`) to a survey.
+    fn add_host(&mut self, host: &Host, time_ps: u64) {
+        if host.server.exit.is_some() {
+            return;
+        }
+        let pumping = !host.awaiting_ack && !host.pending.is_empty();
+        self.host_waits = host.actions.is_empty() && !pumping;
+        let at = if pumping {
+            Some(time_ps)
+        } else {
+            host.next_action()
+        };
+        if let Some(at) = at {
+            self.next_ps = Some(self.next_ps.map_or(at, |t| t.min(at)));
+        }
+    }
+
+    /// Two surveys of disjoint parts as one (`later` of the nodes numbered after `self`'s).
+    fn and(self, later: Survey) -> Survey {
+        Survey {
+            active: self.active + later.active,
+            runner: if later.active > 0 {
+                later.runner
+            } else {
+                self.runner
+            },
+            next_ps: match (self.next_ps, later.next_ps) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            host_waits: self.host_waits && later.host_waits,
+        }
+    }
+}
+
+/// Closes the sampling period `(start, end)` for `nodes` (numbered from `first`): each node's
+/// CPU, then each of its wired links' outgoing direction.
+fn sample_nodes(
+    nodes: &[Node],
+    first: usize,
+    peers: &[[Peer; 4]],
+    last_busy: &mut [(u64, [u64; 4])],
+    (start, end): (u64, u64),
+    samples: &mut Vec<UseSample>,
+) {
+    let period = end - start;
+    for (k, node) in nodes.iter().enumerate() {
+        let i = first + k;
+        let busy_cycles = node.cycles.saturating_sub(node.idle_cycles);
+        let (last_cycles, last_links) = last_busy[k];
+        let busy_ps = cycle_ps(busy_cycles.saturating_sub(last_cycles), node.clock_hz);
+        samples.push(UseSample {
+            node: i as u32,
+            link: None,
+            start_ps: start,
+            end_ps: end,
+            utilization: fraction(busy_ps, period),
+        });
+        let mut links = [0u64; 4];
+        for (l, link) in node.links.iter().enumerate() {
+            links[l] = link.busy_out_ps;
+            if peers[i][l] != Peer::Unwired {
+                samples.push(UseSample {
+                    node: i as u32,
+                    link: Some(l as u8),
+                    start_ps: start,
+                    end_ps: end,
+                    utilization: fraction(link.busy_out_ps - last_links[l], period),
+                });
+            }
+        }
+        last_busy[k] = (busy_cycles, links);
+    }
+}
+
+/// Closes the sampling period `(start, end)` for the host's outgoing wire (node `u32::MAX`).
+fn sample_host(
+    host: &Host,
+    host_busy: &mut u64,
+    (start, end): (u64, u64),
+    samples: &mut Vec<UseSample>,
+) {
+    samples.push(UseSample {
+        node: u32::MAX,
+        link: Some(0),
+        start_ps: start,
+        end_ps: end,
+        utilization: fraction(host.busy_out_ps - *host_busy, end - start),
+    });
+    *host_busy = host.busy_out_ps;
 }
 
 fn fraction(busy_ps: u64, period_ps: u64) -> f32 {

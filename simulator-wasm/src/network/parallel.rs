@@ -1,0 +1,544 @@
+//! The network's conservative scheme run by several threads at once, giving the same run —
+//! the same events, samples, output and errors, byte for byte — as [`Network::run`].
+//!
+//! The nodes are cut into contiguous parts, one a worker (the topologies number neighbours
+//! close together: a mesh row by row, a ring or a pipeline in order), worker 0 also keeps the
+//! host. Every worker runs the same control loop on the same replicated decisions (the clock,
+//! the window, free runs and jumps, sampling); what one worker learns that the others need — a
+//! survey of its nodes, how many still run a process, a free-running node's time, the host's
+//! exit, an error — it publishes before a barrier and everyone reads after it. A window's
+//! packets to a node of another part go into that part's mailbox, drained after the window's
+//! barrier: a packet acts no earlier than a lookahead after its start, at or after the window's
+//! end, and a node's reactions are ordered by (time, link, action) whatever order its packets
+//! arrive in, so who delivers first does not matter. Mailboxes and published values alternate
+//! between two sets by round, so a set is written again only after everyone has read it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use super::{
+    Host, Network, Node, Outcome, Peer, Survey, free_run_end, sample_host, sample_nodes,
+    survey_nodes,
+};
+use crate::error::SimError;
+use crate::link::PacketKind;
+
+/// A barrier that spins a while, then sleeps: a window is a few hundred nanoseconds of
+/// virtual time, far shorter than a sleeping barrier's wake-up, so workers on cores of their
+/// own meet spinning; more workers than cores (or a busy machine) sleep instead of spinning
+/// while the worker they wait for has no core.
+struct SpinBarrier {
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+    parties: usize,
+}
+
+/// Spins before a worker sleeps at the barrier (a few microseconds).
+const SPINS: u32 = 2_000;
+
+impl SpinBarrier {
+    fn new(parties: usize) -> SpinBarrier {
+        SpinBarrier {
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+            parties,
+        }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::SeqCst);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            if self.sleepers.load(Ordering::SeqCst) > 0 {
+                let _held = self.lock.lock().expect("unpoisoned");
+                self.wake.notify_all();
+            }
+            return;
+        }
+        for _ in 0..SPINS {
+            if self.generation.load(Ordering::Acquire) != generation {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        // A sleeper counts itself before it looks again, so the last to arrive either sees it
+        // and wakes it, or has moved the generation on before it looks.
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut held = self.lock.lock().expect("unpoisoned");
+        while self.generation.load(Ordering::SeqCst) == generation {
+            held = self.wake.wait(held).expect("unpoisoned");
+        }
+        drop(held);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A packet for a node of another part.
+#[derive(Debug, Clone, Copy)]
+struct Delivery {
+    node: u32,
+    link: u8,
+    kind: PacketKind,
+    at_ps: u64,
+}
+
+/// What a worker tells the others at a barrier.
+#[derive(Debug, Clone)]
+struct Published {
+    survey: Survey,
+    busy: usize,
+    /// The first error in the worker's part: (node, or the number of nodes for the host; error).
+    error: Option<(usize, SimError)>,
+    /// Worker 0: the host's exit status.
+    exit: Option<i32>,
+    /// A free-running node's owner: its time, whether it put a packet on a wire, and whether
+    /// it finished (waits for the outside world).
+    free_run: (u64, bool, bool),
+}
+
+impl Default for Published {
+    fn default() -> Self {
+        Published {
+            survey: Survey {
+                active: 0,
+                runner: 0,
+                next_ps: None,
+                host_waits: true,
+            },
+            busy: 0,
+            error: None,
+            exit: None,
+            free_run: (0, false, false),
+        }
+    }
+}
+
+/// What the workers share.
+struct Shared {
+    barrier: SpinBarrier,
+    /// Per thread, by round parity.
+    published: Vec<[Mutex<Published>; 2]>,
+    /// Per receiving part, by round parity.
+    mail: Vec<[Mutex<Vec<Delivery>>; 2]>,
+    /// The first node of each part, and the number of nodes after the last.
+    bounds: Vec<usize>,
+    /// The first part of each thread, and the number of parts after the last.
+    threads: Vec<usize>,
+}
+
+impl Shared {
+    /// The part that owns `node`.
+    fn part_of(&self, node: usize) -> usize {
+        self.bounds.partition_point(|&b| b <= node) - 1
+    }
+
+    /// The thread that runs `part`.
+    fn thread_of(&self, part: usize) -> usize {
+        self.threads.partition_point(|&t| t <= part) - 1
+    }
+}
+
+/// The replicated state every worker starts from.
+#[derive(Clone, Copy)]
+struct Start {
+    time_ps: u64,
+    until_ps: u64,
+    window_ps: u64,
+    next_sample_ps: u64,
+    sample_ps: u64,
+    exit: Option<i32>,
+    nodes: usize,
+    busy: usize,
+}
+
+/// One worker's part and what it hands back.
+struct Part<'a> {
+    index: usize,
+    first: usize,
+    nodes: &'a mut [Node],
+    last_busy: &'a mut [(u64, [u64; 4])],
+    host: Option<&'a mut Host>,
+    host_busy: u64,
+    samples: Vec<super::UseSample>,
+}
+
+/// How a worker's loop ended: the outcome, and the replicated clock state.
+struct Ended {
+    result: Result<Outcome, SimError>,
+    time_ps: u64,
+    next_sample_ps: u64,
+    busy: usize,
+}
+
+impl Network {
+    /// [`Network::run`] with the nodes cut into `workers` parts (at most one a node; 1 runs
+    /// [`Network::run`] itself), run by as many threads as the machine has cores (at most one
+    /// a part): the same run, byte for byte, whatever the number of parts or threads.
+    pub fn run_parallel(&mut self, until_ps: u64, workers: usize) -> Result<Outcome, SimError> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.run_parts(until_ps, workers, cores)
+    }
+
+    /// [`Network::run_parallel`] on `threads` threads (at most one a part).
+    pub fn run_parts(
+        &mut self,
+        until_ps: u64,
+        parts: usize,
+        threads: usize,
+    ) -> Result<Outcome, SimError> {
+        let n = self.nodes.len();
+        let parts = parts.clamp(1, n.max(1));
+        if parts == 1 {
+            return self.run(until_ps);
+        }
+        let threads = threads.clamp(1, parts);
+        let bounds: Vec<usize> = (0..=parts).map(|p| p * n / parts).collect();
+        let shared = Shared {
+            barrier: SpinBarrier::new(threads),
+            published: (0..threads).map(|_| Default::default()).collect(),
+            mail: (0..parts).map(|_| Default::default()).collect(),
+            bounds: bounds.clone(),
+            threads: (0..=threads).map(|t| t * parts / threads).collect(),
+        };
+        let start = Start {
+            time_ps: self.time_ps,
+            until_ps,
+            window_ps: self.window_ps,
+            next_sample_ps: self.next_sample_ps,
+            sample_ps: self.config.sample_ps.max(1),
+            exit: self.host.as_ref().and_then(|h| h.server.exit),
+            nodes: n,
+            busy: self.busy,
+        };
+        // Cut the nodes and their sampling state into the parts, and the parts among threads.
+        let mut cut = Vec::with_capacity(parts);
+        let (mut nodes, mut last_busy) = (&mut self.nodes[..], &mut self.last_busy[..]);
+        let mut host = self.host.as_mut();
+        for p in 0..parts {
+            let len = bounds[p + 1] - bounds[p];
+            let (mine, rest) = nodes.split_at_mut(len);
+            let (busy, busy_rest) = last_busy.split_at_mut(len);
+            (nodes, last_busy) = (rest, busy_rest);
+            cut.push(Part {
+                index: p,
+                first: bounds[p],
+                nodes: mine,
+                last_busy: busy,
+                host: if p == 0 { host.take() } else { None },
+                host_busy: self.host_busy,
+                samples: Vec::new(),
+            });
+        }
+        let mut by_thread: Vec<Vec<Part<'_>>> = Vec::with_capacity(threads);
+        let mut cut = cut.into_iter();
+        for t in 0..threads {
+            by_thread.push(
+                cut.by_ref()
+                    .take(shared.threads[t + 1] - shared.threads[t])
+                    .collect(),
+            );
+        }
+        let peers = &self.peers;
+        let shared = &shared;
+        let (ended, done) = std::thread::scope(|scope| {
+            let mut rest = by_thread.into_iter();
+            let mut first = rest.next().expect("at least one thread");
+            let others: Vec<_> = rest
+                .enumerate()
+                .map(|(t, mut mine)| {
+                    scope.spawn(move || {
+                        work(t + 1, &mut mine, peers, shared, start);
+                        mine.into_iter()
+                            .map(|part| (part.samples, part.host_busy))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let ended = work(0, &mut first, peers, shared, start);
+            let mut done: Vec<_> = first
+                .into_iter()
+                .map(|part| (part.samples, part.host_busy))
+                .collect();
+            for handle in others {
+                done.extend(handle.join().expect("a worker thread"));
+            }
+            (ended, done)
+        });
+        self.time_ps = ended.time_ps;
+        self.next_sample_ps = ended.next_sample_ps;
+        self.busy = ended.busy;
+        self.host_busy = done[0].1;
+        // In the order one thread writes them: by period, node by node, the host last.
+        let mut samples: Vec<super::UseSample> =
+            done.into_iter().flat_map(|(samples, _)| samples).collect();
+        samples.sort_by_key(|s| (s.start_ps, s.node));
+        self.samples.extend(samples);
+        ended.result
+    }
+}
+
+/// One thread's loop: [`Network::run`]'s, on its parts, in step with the other threads.
+fn work(
+    thread: usize,
+    parts: &mut [Part<'_>],
+    peers: &[[Peer; 4]],
+    shared: &Shared,
+    start: Start,
+) -> Ended {
+    let mut clock = Clock {
+        time_ps: start.time_ps,
+        next_sample_ps: start.next_sample_ps,
+        round: 0,
+        busy: start.busy,
+    };
+    let result = run_parts(thread, parts, peers, shared, start, &mut clock);
+    Ended {
+        result,
+        time_ps: clock.time_ps,
+        next_sample_ps: clock.next_sample_ps,
+        busy: clock.busy,
+    }
+}
+
+/// The replicated clock of a thread's loop.
+struct Clock {
+    time_ps: u64,
+    next_sample_ps: u64,
+    /// Barriers passed: its parity picks the set of mailboxes and published values.
+    round: usize,
+    /// Nodes that ended the last window running a process (as `Network::busy`).
+    busy: usize,
+}
+
+fn run_parts(
+    thread: usize,
+    parts: &mut [Part<'_>],
+    peers: &[[Peer; 4]],
+    shared: &Shared,
+    start: Start,
+    clock: &mut Clock,
+) -> Result<Outcome, SimError> {
+    let until_ps = start.until_ps;
+    let window = start.window_ps;
+    let mut exit = start.exit;
+    while clock.time_ps < until_ps {
+        if let Some(status) = exit {
+            return Ok(Outcome::Exited(status));
+        }
+        if clock.busy < 2 {
+            let mut survey = Published::default().survey;
+            for part in parts.iter() {
+                let mut mine = survey_nodes(part.nodes, part.first);
+                if let Some(host) = &part.host {
+                    mine.add_host(host, clock.time_ps);
+                }
+                survey = survey.and(mine);
+            }
+            let all = exchange(
+                thread,
+                parts,
+                shared,
+                clock,
+                Published {
+                    survey,
+                    ..Published::default()
+                },
+            );
+            let survey = all
+                .iter()
+                .map(|p| p.survey)
+                .reduce(Survey::and)
+                .expect("at least one thread");
+            if survey.host_waits && survey.active == 1 {
+                // Only node `i` can do anything: it runs free, as in `Network::free_run_or_jump`.
+                let i = survey.runner;
+                let limit_ps = until_ps.min(clock.next_sample_ps);
+                let owner = shared.part_of(i);
+                let mut mine = Published::default();
+                if let Some(part) = parts.iter_mut().find(|p| p.index == owner) {
+                    let node = &mut part.nodes[i - part.first];
+                    node.stop_on_emit = true;
+                    let ran = node.run_until(node.cycle_at(limit_ps));
+                    node.stop_on_emit = false;
+                    mine.error = ran.err().map(|e| (i, e));
+                    mine.free_run = (
+                        node.picoseconds(),
+                        !node.outbox.is_empty(),
+                        node.next_activity().is_none(),
+                    );
+                    deliver(part, peers, shared, clock.round);
+                }
+                let all = exchange(thread, parts, shared, clock, mine);
+                first_error(&all, start.nodes)?;
+                let (now, emitted, finished) = all[shared.thread_of(owner)].free_run;
+                clock.time_ps =
+                    free_run_end(clock.time_ps, window, limit_ps, now, emitted, finished);
+                sample(parts, peers, clock, start.sample_ps);
+                continue;
+            }
+            match survey.next_ps {
+                None => return Ok(Outcome::Idle),
+                Some(t) if t > clock.time_ps + window => {
+                    clock.time_ps = (t / window * window).min(until_ps);
+                    sample(parts, peers, clock, start.sample_ps);
+                    continue;
+                }
+                Some(_) => {}
+            }
+        }
+        let window_start = clock.time_ps;
+        let end = ((window_start / window + 1) * window).min(until_ps);
+        let mut mine = Published::default();
+        'parts: for part in parts.iter_mut() {
+            let limit = part.nodes.first().map_or(0, |n| n.cycle_at(end));
+            for (k, node) in part.nodes.iter_mut().enumerate() {
+                if let Err(e) = node.run_until(limit) {
+                    mine.error = Some((part.first + k, e));
+                    break 'parts;
+                }
+                mine.busy += usize::from(node.is_running());
+            }
+            if let Some(host) = &mut part.host {
+                if let Err(e) = host.run_until(window_start, end) {
+                    mine.error = Some((start.nodes, e));
+                }
+                mine.exit = host.server.exit;
+            }
+        }
+        for part in parts.iter_mut() {
+            deliver(part, peers, shared, clock.round);
+        }
+        let all = exchange(thread, parts, shared, clock, mine);
+        first_error(&all, start.nodes)?;
+        clock.busy = all.iter().map(|p| p.busy).sum();
+        exit = all[0].exit;
+        clock.time_ps = end;
+        sample(parts, peers, clock, start.sample_ps);
+    }
+    Ok(match exit {
+        Some(status) => Outcome::Exited(status),
+        None => Outcome::Until,
+    })
+}
+
+/// The lowest-numbered node's error, wrapped as [`Network::run`] wraps a node's (the host's,
+/// numbered after every node, as it is), if any.
+fn first_error(all: &[Published], nodes: usize) -> Result<(), SimError> {
+    match all
+        .iter()
+        .filter_map(|p| p.error.as_ref())
+        .min_by_key(|(i, _)| *i)
+    {
+        None => Ok(()),
+        Some((i, e)) if *i < nodes => Err(SimError::Network {
+            message: format!("node {i}: {e}"),
+        }),
+        Some((_, e)) => Err(e.clone()),
+    }
+}
+
+/// Publishes `mine`, waits for every thread, takes in the packets sent to this thread's
+/// parts, and answers what every thread published.
+fn exchange(
+    thread: usize,
+    parts: &mut [Part<'_>],
+    shared: &Shared,
+    clock: &mut Clock,
+    mine: Published,
+) -> Vec<Published> {
+    let parity = clock.round & 1;
+    *shared.published[thread][parity].lock().expect("unpoisoned") = mine;
+    shared.barrier.wait();
+    let all: Vec<Published> = shared
+        .published
+        .iter()
+        .map(|slots| slots[parity].lock().expect("unpoisoned").clone())
+        .collect();
+    for part in parts.iter_mut() {
+        let mut inbox = shared.mail[part.index][parity].lock().expect("unpoisoned");
+        for d in inbox.drain(..) {
+            part.nodes[d.node as usize - part.first].receive(d.link, d.kind, d.at_ps);
+        }
+    }
+    clock.round += 1;
+    all
+}
+
+/// Hands the packets this part's nodes (and the host) put on wires to their other ends: this
+/// part's directly, another part's through its mailbox for this round.
+fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], shared: &Shared, round: usize) {
+    let parity = round & 1;
+    for k in 0..part.nodes.len() {
+        if part.nodes[k].outbox.is_empty() {
+            continue;
+        }
+        let i = part.first + k;
+        let mut packets = std::mem::take(&mut part.nodes[k].outbox);
+        for p in &packets {
+            match peers[i][usize::from(p.link & 3)] {
+                Peer::Node(to) => {
+                    let to_node = to.node as usize;
+                    if (part.first..part.first + part.nodes.len()).contains(&to_node) {
+                        part.nodes[to_node - part.first].receive(to.link, p.kind, p.at_ps);
+                    } else {
+                        shared.mail[shared.part_of(to_node)][parity]
+                            .lock()
+                            .expect("unpoisoned")
+                            .push(Delivery {
+                                node: to.node,
+                                link: to.link,
+                                kind: p.kind,
+                                at_ps: p.at_ps,
+                            });
+                    }
+                }
+                Peer::Host => {
+                    if let Some(host) = &mut part.host {
+                        host.receive(p.kind, p.at_ps);
+                    }
+                }
+                Peer::Unwired => {}
+            }
+        }
+        packets.clear();
+        part.nodes[k].outbox = packets;
+    }
+    if let Some(host) = &mut part.host {
+        for (at, kind) in std::mem::take(&mut host.outbox) {
+            part.nodes[0].receive(0, kind, at);
+        }
+    }
+}
+
+/// Closes the sampling periods the clock has passed, for these parts' nodes (and the host).
+fn sample(parts: &mut [Part<'_>], peers: &[[Peer; 4]], clock: &mut Clock, period: u64) {
+    while clock.time_ps >= clock.next_sample_ps {
+        let end = clock.next_sample_ps;
+        for part in parts.iter_mut() {
+            sample_nodes(
+                part.nodes,
+                part.first,
+                peers,
+                part.last_busy,
+                (end - period, end),
+                &mut part.samples,
+            );
+            if let Some(host) = &part.host {
+                sample_host(
+                    host,
+                    &mut part.host_busy,
+                    (end - period, end),
+                    &mut part.samples,
+                );
+            }
+        }
+        clock.next_sample_ps += period;
+    }
+}
