@@ -3,6 +3,9 @@
 //! (`programs/meshwork.s`: compute and pass words east over the links), whose throughput
 //! criterion reports in instructions of all nodes a second.
 //!
+//! Then the 4×4 and 8×8 meshes on 1, 2, 4 and 8 workers (`Network::run_parallel`: threads
+//! up to the machine's cores, the rest of the parts shared among them).
+//!
 //! `cargo bench -p simulator-wasm --bench emulator`; each iteration runs 1,000 COMSTIME loops
 //! (60,327 instructions), so instructions per second = 60,327 / the reported time.
 
@@ -27,7 +30,15 @@ fn comstime(tracing: bool) -> u64 {
 }
 
 fn mesh(tracing: bool) -> u64 {
-    let source = format!("WIDTH = 4\n{}", include_str!("../programs/meshwork.s"));
+    mesh_of(4, tracing, 1)
+}
+
+/// A `width`×`width` mesh running meshwork on `workers` parts (threads: at most the cores).
+fn mesh_of(width: u32, tracing: bool, workers: usize) -> u64 {
+    let source = format!(
+        "WIDTH = {width}\n{}",
+        include_str!("../programs/meshwork.s")
+    );
     let config = Config {
         tracing,
         ..Config::default()
@@ -38,9 +49,10 @@ fn mesh(tracing: bool) -> u64 {
         config.chip.mem_start(),
     )
     .expect("assembles");
-    let mut net = Network::new(Topology::parse("mesh 4x4").expect("parses"), config);
+    let topology = Topology::parse(&format!("mesh {width}x{width}")).expect("parses");
+    let mut net = Network::new(topology, config);
     net.load_all(&program.code).expect("loads");
-    net.run(u64::MAX).expect("runs");
+    net.run_parallel(u64::MAX, workers).expect("runs");
     net.instructions()
 }
 
@@ -57,6 +69,19 @@ fn bench(c: &mut Criterion) {
     group.bench_function("tracing off", |b| b.iter(|| mesh(false)));
     group.bench_function("tracing on", |b| b.iter(|| mesh(true)));
     group.finish();
+    // The network on several threads (the same run whatever the number): 16 and 64 nodes.
+    for width in [4u32, 8] {
+        let instructions = mesh_of(width, true, 1);
+        let mut group = c.benchmark_group(format!("mesh {width}x{width} workers"));
+        group.throughput(Throughput::Elements(instructions));
+        group.sample_size(20);
+        for workers in [1usize, 2, 4, 8] {
+            group.bench_function(format!("{workers}"), |b| {
+                b.iter(|| mesh_of(width, true, workers))
+            });
+        }
+        group.finish();
+    }
 }
 
 criterion_group!(benches, bench);

@@ -39,6 +39,8 @@ pub struct SimulateReport {
     pub host_seconds: f64,
     /// Emulated instructions per host second.
     pub instructions_per_second: f64,
+    /// Threads the network ran on.
+    pub workers: usize,
     /// Nodes in the network.
     pub nodes: usize,
     /// Events in the trace.
@@ -157,6 +159,7 @@ pub fn simulate(
         instructions,
         host_seconds,
         instructions_per_second: instructions as f64 / host_seconds.max(1e-9),
+        workers: session.workers,
         nodes: session.network.nodes.len(),
         events: trace.events.len(),
         messages,
@@ -209,6 +212,10 @@ pub struct SimulateArgs {
     /// The utilization sampling interval (`100us`).
     #[arg(long, default_value = "100us")]
     pub sample: String,
+    /// Threads the network runs on: a number, or `auto` (one per 32 nodes, at most one per
+    /// core). The run is the same, byte for byte, whatever the number.
+    #[arg(long, default_value = "auto")]
+    pub workers: String,
     /// What the host answers when the program asks for its command line.
     #[arg(long, default_value = "")]
     pub command_line: String,
@@ -253,6 +260,7 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         wait_states,
         until,
         sample,
+        workers,
         command_line,
         keys,
         stdin,
@@ -321,6 +329,14 @@ pub fn command(args: SimulateArgs) -> anyhow::Result<()> {
         files: match &files {
             Some(dir) => read_sandbox(dir)?,
             None => Default::default(),
+        },
+        workers: match workers.as_str() {
+            "auto" => 0,
+            n => n
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .with_context(|| format!("--workers takes a number of threads or auto, not {n}"))?,
         },
     };
     let (mut report, simulated) = simulate(&file, &code, &setup, analyze)?;

@@ -666,3 +666,44 @@ fn simulate_runs_the_gallerys_demos_by_name() {
     let none = tracescope(&["simulate", "demo:nope"]);
     assert!(String::from_utf8_lossy(&none.stderr).contains("no demo named nope"));
 }
+
+#[test]
+fn simulate_on_several_workers_writes_the_same_trace() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |workers: &str| {
+        let trace = dir.path().join(format!("sieve-{workers}.tscb"));
+        let out = tracescope(&[
+            "simulate",
+            "demo:sieve",
+            "--nodes",
+            "4",
+            "--workers",
+            workers,
+            "--trace",
+            trace.to_str().expect("utf-8"),
+            "--to",
+            "binary",
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON object");
+        (std::fs::read(&trace).expect("the trace"), report)
+    };
+    let (one, report) = run("1");
+    assert_eq!(report["workers"], 1);
+    let (three, report) = run("3");
+    assert_eq!(report["workers"], 3);
+    assert!(one == three, "the same trace bytes on 1 and 3 workers");
+    // `auto` gives a 4-node pipe one thread; nonsense is refused.
+    assert_eq!(run("auto").1["workers"], 1);
+    let bad = tracescope(&["simulate", "demo:sieve", "--workers", "0"]);
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--workers takes a number of threads or auto")
+    );
+}

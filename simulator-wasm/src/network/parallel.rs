@@ -13,7 +13,7 @@
 //! arrive in, so who delivers first does not matter. Mailboxes and published values alternate
 //! between two sets by round, so a set is written again only after everyone has read it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
@@ -26,14 +26,14 @@ use crate::link::PacketKind;
 /// A barrier that spins a while, then sleeps: a window is a few hundred nanoseconds of
 /// virtual time, far shorter than a sleeping barrier's wake-up, so workers on cores of their
 /// own meet spinning; more workers than cores (or a busy machine) sleep instead of spinning
-/// while the worker they wait for has no core.
+/// while the worker they wait for has no core. Each thread counts its arrivals on a cache line
+/// of its own and waits until every other count has reached its own: an arrival is one plain
+/// store, and no line is fought over.
 struct SpinBarrier {
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-    sleepers: AtomicUsize,
+    arrivals: Vec<Padded<AtomicU64>>,
+    sleepers: Padded<AtomicUsize>,
     lock: Mutex<()>,
     wake: Condvar,
-    parties: usize,
 }
 
 /// Spins before a worker sleeps at the barrier (a few microseconds).
@@ -42,41 +42,54 @@ const SPINS: u32 = 2_000;
 impl SpinBarrier {
     fn new(parties: usize) -> SpinBarrier {
         SpinBarrier {
-            arrived: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-            sleepers: AtomicUsize::new(0),
+            arrivals: (0..parties).map(|_| Padded(AtomicU64::new(0))).collect(),
+            sleepers: Padded(AtomicUsize::new(0)),
             lock: Mutex::new(()),
             wake: Condvar::new(),
-            parties,
         }
     }
 
-    fn wait(&self) {
-        let generation = self.generation.load(Ordering::SeqCst);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::SeqCst);
-            if self.sleepers.load(Ordering::SeqCst) > 0 {
-                let _held = self.lock.lock().expect("unpoisoned");
-                self.wake.notify_all();
-            }
-            return;
+    fn everyone_at(&self, round: u64) -> bool {
+        self.arrivals
+            .iter()
+            .all(|a| a.load(Ordering::Acquire) >= round)
+    }
+
+    /// Thread `me` arrives, and waits for the others.
+    fn wait(&self, me: usize) {
+        let round = self.arrivals[me].load(Ordering::Relaxed) + 1;
+        self.arrivals[me].store(round, Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _held = self.lock.lock().expect("unpoisoned");
+            self.wake.notify_all();
         }
         for _ in 0..SPINS {
-            if self.generation.load(Ordering::Acquire) != generation {
+            if self.everyone_at(round) {
                 return;
             }
             std::hint::spin_loop();
         }
-        // A sleeper counts itself before it looks again, so the last to arrive either sees it
-        // and wakes it, or has moved the generation on before it looks.
+        // A sleeper counts itself before it looks again, so a thread arriving later either
+        // sees it and wakes it, or has arrived before it looks.
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         let mut held = self.lock.lock().expect("unpoisoned");
-        while self.generation.load(Ordering::SeqCst) == generation {
+        while !self.everyone_at(round) {
             held = self.wake.wait(held).expect("unpoisoned");
         }
         drop(held);
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A value on cache lines of its own (no false sharing between threads).
+#[derive(Default)]
+#[repr(align(128))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
     }
 }
 
@@ -87,6 +100,14 @@ struct Delivery {
     link: u8,
     kind: PacketKind,
     at_ps: u64,
+}
+
+/// Packets for one part in one round; `waiting` says whether to look inside.
+#[derive(Default)]
+#[repr(align(128))]
+struct Mailbox {
+    waiting: std::sync::atomic::AtomicBool,
+    packets: Mutex<Vec<Delivery>>,
 }
 
 /// What a worker tells the others at a barrier.
@@ -120,13 +141,79 @@ impl Default for Published {
     }
 }
 
+/// A thread's published values for one round parity: plain atomics (the barrier orders them),
+/// the rare error behind a lock.
+#[derive(Default)]
+#[repr(align(128))]
+struct Slot {
+    words: [AtomicU64; 7],
+    error: Mutex<Option<(usize, SimError)>>,
+}
+
+const HOST_WAITS: u64 = 1;
+const EMITTED: u64 = 2;
+const FINISHED: u64 = 4;
+const EXITED: u64 = 8;
+const FAILED: u64 = 16;
+
+impl Slot {
+    fn write(&self, p: Published) {
+        let flags = u64::from(p.survey.host_waits) * HOST_WAITS
+            | u64::from(p.free_run.1) * EMITTED
+            | u64::from(p.free_run.2) * FINISHED
+            | u64::from(p.exit.is_some()) * EXITED
+            | u64::from(p.error.is_some()) * FAILED;
+        let words = [
+            p.survey.active as u64,
+            p.survey.runner as u64,
+            p.survey.next_ps.unwrap_or(u64::MAX),
+            flags,
+            p.busy as u64,
+            u64::from(p.exit.unwrap_or(0) as u32),
+            p.free_run.0,
+        ];
+        for (word, value) in self.words.iter().zip(words) {
+            word.store(value, Ordering::Relaxed);
+        }
+        if let Some(error) = p.error {
+            *self.error.lock().expect("unpoisoned") = Some(error);
+        }
+    }
+
+    /// What was written, without the error (see [`Slot::error`]).
+    fn read(&self) -> Published {
+        let w: [u64; 7] = std::array::from_fn(|k| self.words[k].load(Ordering::Relaxed));
+        let flags = w[3];
+        Published {
+            survey: Survey {
+                active: w[0] as usize,
+                runner: w[1] as usize,
+                next_ps: (w[2] != u64::MAX).then_some(w[2]),
+                host_waits: flags & HOST_WAITS != 0,
+            },
+            busy: w[4] as usize,
+            error: None,
+            exit: (flags & EXITED != 0).then_some(w[5] as u32 as i32),
+            free_run: (w[6], flags & EMITTED != 0, flags & FINISHED != 0),
+        }
+    }
+
+    /// The error written, if any.
+    fn error(&self) -> Option<(usize, SimError)> {
+        if self.words[3].load(Ordering::Relaxed) & FAILED == 0 {
+            return None;
+        }
+        self.error.lock().expect("unpoisoned").clone()
+    }
+}
+
 /// What the workers share.
 struct Shared {
     barrier: SpinBarrier,
     /// Per thread, by round parity.
-    published: Vec<[Mutex<Published>; 2]>,
+    published: Vec<[Slot; 2]>,
     /// Per receiving part, by round parity.
-    mail: Vec<[Mutex<Vec<Delivery>>; 2]>,
+    mail: Vec<[Mailbox; 2]>,
     /// The first node of each part, and the number of nodes after the last.
     bounds: Vec<usize>,
     /// The first part of each thread, and the number of parts after the last.
@@ -328,6 +415,7 @@ fn run_parts(
     let until_ps = start.until_ps;
     let window = start.window_ps;
     let mut exit = start.exit;
+    let mut all = Vec::with_capacity(shared.published.len());
     while clock.time_ps < until_ps {
         if let Some(status) = exit {
             return Ok(Outcome::Exited(status));
@@ -341,7 +429,7 @@ fn run_parts(
                 }
                 survey = survey.and(mine);
             }
-            let all = exchange(
+            exchange(
                 thread,
                 parts,
                 shared,
@@ -350,7 +438,9 @@ fn run_parts(
                     survey,
                     ..Published::default()
                 },
-            );
+                &mut all,
+                start.nodes,
+            )?;
             let survey = all
                 .iter()
                 .map(|p| p.survey)
@@ -375,8 +465,7 @@ fn run_parts(
                     );
                     deliver(part, peers, shared, clock.round);
                 }
-                let all = exchange(thread, parts, shared, clock, mine);
-                first_error(&all, start.nodes)?;
+                exchange(thread, parts, shared, clock, mine, &mut all, start.nodes)?;
                 let (now, emitted, finished) = all[shared.thread_of(owner)].free_run;
                 clock.time_ps =
                     free_run_end(clock.time_ps, window, limit_ps, now, emitted, finished);
@@ -415,8 +504,7 @@ fn run_parts(
         for part in parts.iter_mut() {
             deliver(part, peers, shared, clock.round);
         }
-        let all = exchange(thread, parts, shared, clock, mine);
-        first_error(&all, start.nodes)?;
+        exchange(thread, parts, shared, clock, mine, &mut all, start.nodes)?;
         clock.busy = all.iter().map(|p| p.busy).sum();
         exit = all[0].exit;
         clock.time_ps = end;
@@ -430,45 +518,55 @@ fn run_parts(
 
 /// The lowest-numbered node's error, wrapped as [`Network::run`] wraps a node's (the host's,
 /// numbered after every node, as it is), if any.
-fn first_error(all: &[Published], nodes: usize) -> Result<(), SimError> {
-    match all
+fn first_error(shared: &Shared, parity: usize, nodes: usize) -> Result<(), SimError> {
+    match shared
+        .published
         .iter()
-        .filter_map(|p| p.error.as_ref())
+        .filter_map(|slots| slots[parity].error())
         .min_by_key(|(i, _)| *i)
     {
         None => Ok(()),
-        Some((i, e)) if *i < nodes => Err(SimError::Network {
+        Some((i, e)) if i < nodes => Err(SimError::Network {
             message: format!("node {i}: {e}"),
         }),
-        Some((_, e)) => Err(e.clone()),
+        Some((_, e)) => Err(e),
     }
 }
 
 /// Publishes `mine`, waits for every thread, takes in the packets sent to this thread's
-/// parts, and answers what every thread published.
+/// parts, and answers what every thread published (in `all`) or the first error.
 fn exchange(
     thread: usize,
     parts: &mut [Part<'_>],
     shared: &Shared,
     clock: &mut Clock,
     mine: Published,
-) -> Vec<Published> {
+    all: &mut Vec<Published>,
+    nodes: usize,
+) -> Result<(), SimError> {
     let parity = clock.round & 1;
-    *shared.published[thread][parity].lock().expect("unpoisoned") = mine;
-    shared.barrier.wait();
-    let all: Vec<Published> = shared
-        .published
-        .iter()
-        .map(|slots| slots[parity].lock().expect("unpoisoned").clone())
-        .collect();
+    shared.published[thread][parity].write(mine);
+    shared.barrier.wait(thread);
+    all.clear();
+    all.extend(shared.published.iter().map(|slots| slots[parity].read()));
     for part in parts.iter_mut() {
-        let mut inbox = shared.mail[part.index][parity].lock().expect("unpoisoned");
-        for d in inbox.drain(..) {
-            part.nodes[d.node as usize - part.first].receive(d.link, d.kind, d.at_ps);
+        let mailbox = &shared.mail[part.index][parity];
+        if mailbox.waiting.swap(false, Ordering::Relaxed) {
+            let mut inbox = mailbox.packets.lock().expect("unpoisoned");
+            for d in inbox.drain(..) {
+                part.nodes[d.node as usize - part.first].receive(d.link, d.kind, d.at_ps);
+            }
         }
     }
     clock.round += 1;
-    all
+    if shared
+        .published
+        .iter()
+        .any(|slots| slots[parity].words[3].load(Ordering::Relaxed) & FAILED != 0)
+    {
+        return first_error(shared, parity, nodes);
+    }
+    Ok(())
 }
 
 /// Hands the packets this part's nodes (and the host) put on wires to their other ends: this
@@ -488,15 +586,14 @@ fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], shared: &Shared, round: usi
                     if (part.first..part.first + part.nodes.len()).contains(&to_node) {
                         part.nodes[to_node - part.first].receive(to.link, p.kind, p.at_ps);
                     } else {
-                        shared.mail[shared.part_of(to_node)][parity]
-                            .lock()
-                            .expect("unpoisoned")
-                            .push(Delivery {
-                                node: to.node,
-                                link: to.link,
-                                kind: p.kind,
-                                at_ps: p.at_ps,
-                            });
+                        let mailbox = &shared.mail[shared.part_of(to_node)][parity];
+                        mailbox.packets.lock().expect("unpoisoned").push(Delivery {
+                            node: to.node,
+                            link: to.link,
+                            kind: p.kind,
+                            at_ps: p.at_ps,
+                        });
+                        mailbox.waiting.store(true, Ordering::Relaxed);
                     }
                 }
                 Peer::Host => {
