@@ -3,7 +3,7 @@
 //! (`programs/meshwork.s`: compute and pass words east over the links), whose throughput
 //! criterion reports in instructions of all nodes a second.
 //!
-//! Then the 4×4 and 8×8 meshes on 1, 2, 4 and 8 workers (`Network::run_parallel`: threads
+//! Then the 4×4, 8×8 and 16×16 meshes on 1, 2, 4 and 8 workers (`Network::run_parallel`: threads
 //! up to the machine's cores, the rest of the parts shared among them).
 //!
 //! `cargo bench -p simulator-wasm --bench emulator`; each iteration runs 1,000 COMSTIME loops
@@ -69,8 +69,8 @@ fn bench(c: &mut Criterion) {
     group.bench_function("tracing off", |b| b.iter(|| mesh(false)));
     group.bench_function("tracing on", |b| b.iter(|| mesh(true)));
     group.finish();
-    // The network on several threads (the same run whatever the number): 16 and 64 nodes.
-    for width in [4u32, 8] {
+    // The network on several threads (the same run whatever the number): 16, 64 and 256 nodes.
+    for width in [4u32, 8, 16] {
         let instructions = mesh_of(width, true, 1);
         let mut group = c.benchmark_group(format!("mesh {width}x{width} workers"));
         group.throughput(Throughput::Elements(instructions));

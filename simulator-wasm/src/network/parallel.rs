@@ -1,9 +1,10 @@
 //! The network's conservative scheme run by several threads at once, giving the same run —
 //! the same events, samples, output and errors, byte for byte — as [`Network::run`].
 //!
-//! The nodes are cut into contiguous parts, one a worker (the topologies number neighbours
-//! close together: a mesh row by row, a ring or a pipeline in order), worker 0 also keeps the
-//! host. Every worker runs the same control loop on the same replicated decisions (the clock,
+//! The nodes are cut into contiguous parts (the topologies number neighbours close together: a
+//! mesh row by row, a ring or a pipeline in order, so few wires cross a cut), part 0 also keeps
+//! the host; the parts are shared among at most as many threads as the machine has cores.
+//! Every thread runs the same control loop on the same replicated decisions (the clock,
 //! the window, free runs and jumps, sampling); what one worker learns that the others need — a
 //! survey of its nodes, how many still run a process, a free-running node's time, the host's
 //! exit, an error — it publishes before a barrier and everyone reads after it. A window's
@@ -158,11 +159,11 @@ const FAILED: u64 = 16;
 
 impl Slot {
     fn write(&self, p: Published) {
-        let flags = u64::from(p.survey.host_waits) * HOST_WAITS
-            | u64::from(p.free_run.1) * EMITTED
-            | u64::from(p.free_run.2) * FINISHED
-            | u64::from(p.exit.is_some()) * EXITED
-            | u64::from(p.error.is_some()) * FAILED;
+        let flags = (u64::from(p.survey.host_waits) * HOST_WAITS)
+            | (u64::from(p.free_run.1) * EMITTED)
+            | (u64::from(p.free_run.2) * FINISHED)
+            | (u64::from(p.exit.is_some()) * EXITED)
+            | (u64::from(p.error.is_some()) * FAILED);
         let words = [
             p.survey.active as u64,
             p.survey.runner as u64,
