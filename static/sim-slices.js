@@ -16,3 +16,21 @@ export function runInSlices(sim, onSlice = () => {}) {
     if (done) return seconds;
   }
 }
+
+// Warms the emulator up: runs `warm_up_source()` (the simulator-wasm crate's) for about `ms`
+// milliseconds and throws the run away. A browser first runs WebAssembly with its baseline
+// compiler and optimises a function only once it has run a while, so without this the user's
+// first run is the slow one. Returns the milliseconds it took.
+export function warmUp(Simulation, source, ms = 60) {
+  const started = performance.now();
+  const sim = new Simulation("assembly", source, "mesh 2x2", "T800", 20, 20, 1e12, true, "");
+  let sliceNs = 20000;
+  while (performance.now() - started < ms) {
+    const t0 = performance.now();
+    if (sim.advance(sliceNs)) break;
+    // Short slices at first, as the real runs make them: each call may enter optimised code.
+    sliceNs = Math.min(sliceNs * 2, Math.max(20000, sliceNs * (5 / Math.max(performance.now() - t0, 0.1))));
+  }
+  sim.free();
+  return performance.now() - started;
+}

@@ -3,10 +3,11 @@
 // slices of virtual time, posting progress after each slice and the trace at the end. It also
 // answers the demo gallery ({type: "demos"}) and compiles occam without running it
 // ({type: "check"}: the error, if any, and how long the compiler took).
-import init, { Simulation, check_occam, demos_json } from "./sim/simulator_wasm.js";
-import { runInSlices } from "./sim-slices.js";
+import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim/simulator_wasm.js";
+import { runInSlices, warmUp } from "./sim-slices.js";
 
-const ready = init();
+// Loaded, then warmed up (the first run is then as fast as later ones).
+const ready = init().then(() => warmUp(Simulation, warm_up_source()));
 
 // A binary PPM (P6, maxval ≤ 255) as a PNG object URL, or null when it is not one.
 async function ppmToPng(bytes) {
@@ -61,6 +62,7 @@ self.onmessage = async (event) => {
         virtualNs: sim.nanoseconds(),
         instructions: sim.instructions(),
         hostSeconds: seconds,
+        workers: 1,
       }),
     );
     if (tracing) self.postMessage({ type: "writing", virtualNs: sim.nanoseconds() });
@@ -84,6 +86,7 @@ self.onmessage = async (event) => {
       virtualNs: sim.nanoseconds(),
       instructions: sim.instructions(),
       hostSeconds,
+      workers: 1,
       files,
       trace: tracing ? sim.trace_json(name) : null,
     });

@@ -134,3 +134,15 @@ pub fn check_occam(source: &str, topology: &str) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// A program for warming the emulator up: a 2×2 mesh computing and passing words over its
+/// links (`programs/meshwork.s`), long enough to run for as long as the caller likes. The
+/// worker runs it for a few tens of milliseconds as it loads, so the browser has compiled the
+/// emulator's hot code with its optimising compiler before the user's first run.
+#[wasm_bindgen]
+pub fn warm_up_source() -> String {
+    format!(
+        "WIDTH = 2\n{}",
+        include_str!("../programs/meshwork.s").replace("ROUNDS = 20", "ROUNDS = 100000")
+    )
+}

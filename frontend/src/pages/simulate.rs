@@ -116,9 +116,22 @@ struct Progress {
     virtual_ns: f64,
     instructions: f64,
     host_seconds: f64,
+    /// Threads the network runs on.
+    workers: u64,
 }
 
 impl Progress {
+    /// The worker's fields (`progress` or `done` messages).
+    fn of(data: &wasm_bindgen::JsValue, fraction: f64) -> Progress {
+        Progress {
+            fraction,
+            virtual_ns: number(data, "virtualNs"),
+            instructions: number(data, "instructions"),
+            host_seconds: number(data, "hostSeconds"),
+            workers: (number(data, "workers") as u64).max(1),
+        }
+    }
+
     fn text(&self) -> String {
         let rate = if self.host_seconds > 0.0 {
             self.instructions / self.host_seconds
@@ -126,12 +139,29 @@ impl Progress {
             0.0
         };
         format!(
-            "{:.0} % · virtual time {} · {} · {}",
+            "{:.0} % · virtual time {} · {} · {} on {} · {}",
             self.fraction * 100.0,
             virtual_time(self.virtual_ns),
             plural(self.instructions as u64, "instruction"),
-            rate_text(rate)
+            rate_text(rate),
+            plural(self.workers, "worker"),
+            speed_text(self.virtual_ns, self.host_seconds)
         )
+    }
+}
+
+/// How fast the emulated network runs against the real one: virtual time over host time.
+fn speed_text(virtual_ns: f64, host_seconds: f64) -> String {
+    if host_seconds <= 0.0 {
+        return "real-time speed not known yet".to_owned();
+    }
+    let times = virtual_ns / (host_seconds * 1e9);
+    if times >= 10.0 {
+        format!("{times:.0}× real time")
+    } else if times >= 0.01 {
+        format!("{times:.2}× real time")
+    } else {
+        format!("{:.0}× slower than real time", 1.0 / times.max(1e-12))
     }
 }
 
@@ -354,12 +384,7 @@ impl Sim {
     /// trace goes on to the end.
     fn finished(&self, data: &wasm_bindgen::JsValue, name: String, until_ns: u64) {
         let sim = *self;
-        let done = Progress {
-            fraction: 1.0,
-            virtual_ns: number(data, "virtualNs"),
-            instructions: number(data, "instructions"),
-            host_seconds: number(data, "hostSeconds"),
-        };
+        let done = Progress::of(data, 1.0);
         let outcome = outcome_text(
             &text(data, "outcome"),
             number(data, "nodes") as u64,
@@ -413,12 +438,9 @@ impl Sim {
                     "Running on {}…",
                     plural(number(&data, "nodes") as u64, "node")
                 )))),
-                "progress" => self.progress.set(Some(Progress {
-                    fraction: number(&data, "progress"),
-                    virtual_ns: number(&data, "virtualNs"),
-                    instructions: number(&data, "instructions"),
-                    host_seconds: number(&data, "hostSeconds"),
-                })),
+                "progress" => self
+                    .progress
+                    .set(Some(Progress::of(&data, number(&data, "progress")))),
                 "writing" => self.status.set(Some(Ok(format!(
                     "Stopped at {} of virtual time; writing the trace…",
                     virtual_time(number(&data, "virtualNs"))
@@ -928,10 +950,14 @@ mod tests {
             virtual_ns: 2_000_000.0,
             instructions: 3_000_000.0,
             host_seconds: 0.1,
+            workers: 1,
         };
         assert_eq!(
             p.text(),
-            "50 % · virtual time 2 ms · 3,000,000 instructions · 30.0 M instructions/s"
+            "50 % · virtual time 2 ms · 3,000,000 instructions · 30.0 M instructions/s on 1 worker · 0.02× real time"
         );
+        assert_eq!(speed_text(2e9, 0.5), "4.00× real time");
+        assert_eq!(speed_text(30e9, 1.0), "30× real time");
+        assert_eq!(speed_text(1e6, 1.0), "1000× slower than real time");
     }
 }
