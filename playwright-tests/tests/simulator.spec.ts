@@ -31,6 +31,8 @@ test('a mesh run shows its progress and a bad program shows the assembler line',
   // An idle network stops before the time it was given, and the page says so.
   await expect(page.getByTestId('sim-status')).toContainText('early: it had 100 ms');
   await expect(page.getByTestId('sim-readout')).toContainText('M instructions/s');
+  // How many workers ran it, and how its speed compares with the real network's.
+  await expect(page.getByTestId('sim-readout')).toContainText(/on 1 worker · [\d.]+× real time/);
   console.log(`mesh 4x4 in wasm: ${await page.getByTestId('sim-readout').textContent()}`);
   await page.getByTestId('sim-source').fill('ldc 1\n  bogus 3\n');
   await page.getByTestId('sim-run').click();
