@@ -14,6 +14,7 @@ use simulator_wasm::asm::assemble;
 use simulator_wasm::cpu::Node;
 use simulator_wasm::isa::{Chip, CycleTable};
 use simulator_wasm::network::{Config, Network};
+use simulator_wasm::session::{Program, Session, Setup};
 use simulator_wasm::topology::Topology;
 
 const SOURCE: &str = include_str!("../programs/comstime.s");
@@ -56,7 +57,40 @@ fn mesh_of(width: u32, tracing: bool, workers: usize) -> u64 {
     net.instructions()
 }
 
+/// A gallery demo on `nodes` nodes as the page runs it (tracing on, one worker), from its
+/// compiled program: the instructions of all nodes.
+fn demo(program: &Program, setup: &Setup) -> u64 {
+    let mut session = Session::new(program, setup).expect("builds");
+    session.finish().expect("runs");
+    session.network.instructions()
+}
+
 fn bench(c: &mut Criterion) {
+    // The gallery's demos on 16 nodes: programs whose nodes wait for each other, compute in long
+    // floating-point instructions and idle, as users' programs do.
+    let mut group = c.benchmark_group("demos");
+    group.sample_size(10);
+    for name in ["raytracer", "sieve", "image", "hopfield"] {
+        let (source, setup) = simulator_wasm::demos::find(name)
+            .expect("a demo")
+            .setup(Some(16))
+            .expect("16 nodes");
+        // Compiled once: each iteration assembles and loads what the compiler wrote, as a
+        // session does after compiling.
+        let Program::Occam(occam) = &source else {
+            unreachable!("the demos are occam")
+        };
+        let topology = Topology::parse(&setup.topology).expect("parses");
+        let program = Program::Assembly(
+            simulator_wasm::occam::compile_for(occam, &topology).expect("compiles"),
+        );
+        let instructions = demo(&program, &setup);
+        group.throughput(Throughput::Elements(instructions));
+        group.bench_function(format!("{name} 16 nodes"), |b| {
+            b.iter(|| demo(&program, &setup))
+        });
+    }
+    group.finish();
     let instructions = comstime(false);
     let mut group = c.benchmark_group("comstime");
     group.throughput(Throughput::Elements(instructions));
