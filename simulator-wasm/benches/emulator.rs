@@ -67,14 +67,21 @@ fn demo(program: &Program, setup: &Setup) -> u64 {
 
 fn bench(c: &mut Criterion) {
     // The gallery's demos on 16 nodes: programs whose nodes wait for each other, compute in long
-    // floating-point instructions and idle, as users' programs do.
+    // floating-point instructions and idle, as users' programs do; and the ray tracer on one
+    // node (compiled occam: half its instructions are prefixes).
     let mut group = c.benchmark_group("demos");
     group.sample_size(10);
-    for name in ["raytracer", "sieve", "image", "hopfield"] {
+    for (name, nodes) in [
+        ("raytracer", 1),
+        ("raytracer", 16),
+        ("sieve", 16),
+        ("image", 16),
+        ("hopfield", 16),
+    ] {
         let (source, setup) = simulator_wasm::demos::find(name)
             .expect("a demo")
-            .setup(Some(16))
-            .expect("16 nodes");
+            .setup(Some(nodes))
+            .expect("a node count it lists");
         // Compiled once: each iteration assembles and loads what the compiler wrote, as a
         // session does after compiling.
         let Program::Occam(occam) = &source else {
@@ -86,7 +93,7 @@ fn bench(c: &mut Criterion) {
         );
         let instructions = demo(&program, &setup);
         group.throughput(Throughput::Elements(instructions));
-        group.bench_function(format!("{name} 16 nodes"), |b| {
+        group.bench_function(format!("{name} {nodes} nodes"), |b| {
             b.iter(|| demo(&program, &setup))
         });
     }
