@@ -532,3 +532,51 @@ impl Node {
         DIRECT[usize::from(function & 0xF)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asm::assemble;
+
+    /// A node whose one process waits for a byte on link 0, idle.
+    fn waiting_for_link_input() -> Node {
+        let mut node = Node::new(Chip::T800, 20_000_000, 64 * 1024);
+        let source = "ldlp 0\nldc #80000010\nldc 1\nin\nstopp";
+        let program = assemble(source, &node.table, 0x8000_1000).expect("assembles");
+        node.boot(0x8000_1000, &program.code, 0x8000_7F00)
+            .expect("boots");
+        node.run(1_000).expect("runs");
+        assert!(
+            !node.is_running() && node.next_activity().is_none(),
+            "{}",
+            node.dump()
+        );
+        node
+    }
+
+    #[test]
+    fn a_sleeping_node_moves_its_clock_as_the_full_loop_would() {
+        let mut node = waiting_for_link_input();
+        // A byte arrives later: its link actions are due from cycle 2,000 on.
+        node.receive(0, PacketKind::Data(7), node.picoseconds_at(2_000));
+        for limit in [node.cycles + 1, 1_000, 1_999] {
+            let (mut fast, mut full) = (node.clone(), node.clone());
+            assert!(fast.sleeps_through(limit));
+            fast.run_until(limit).expect("runs");
+            full.run_until_slowly(limit).expect("runs");
+            assert_eq!(fast.dump(), full.dump());
+            assert_eq!((fast.cycles, fast.idle_cycles), (limit, full.idle_cycles));
+            assert_eq!(fast.next_action_cycle, full.next_action_cycle);
+        }
+        // At the first action, and past it, the node has work: the full loop runs.
+        let first = node.next_action_cycle;
+        assert!(!node.sleeps_through(first));
+        assert!(!node.sleeps_through(first + 100));
+        node.run_until(first + 1_000).expect("runs");
+        assert_eq!(node.read_word(0x8000_7F00), Ok(7), "{}", node.dump());
+        // A running or free-running node never sleeps.
+        let mut free = waiting_for_link_input();
+        free.stop_on_emit = true;
+        assert!(!free.sleeps_through(free.cycles + 10));
+    }
+}
