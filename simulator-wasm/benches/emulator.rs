@@ -1,4 +1,6 @@
-//! Emulated instructions per host second: COMSTIME (four processes over internal channels,
+//! Emulated instructions per host second: first the gallery's demos as the page runs them (the
+//! ray tracer on 1 and 16 nodes, the sieve, image reconstruction and Hopfield on 16: nodes that
+//! wait, idle and run long FPU instructions); then COMSTIME (four processes over internal channels,
 //! a PAR per iteration) on one T800 node, with tracing on and off; and a 16-node mesh
 //! (`programs/meshwork.s`: compute and pass words east over the links), whose throughput
 //! criterion reports in instructions of all nodes a second.
@@ -66,9 +68,8 @@ fn demo(program: &Program, setup: &Setup) -> u64 {
 }
 
 fn bench(c: &mut Criterion) {
-    // The gallery's demos on 16 nodes: programs whose nodes wait for each other, compute in long
-    // floating-point instructions and idle, as users' programs do; and the ray tracer on one
-    // node (compiled occam: half its instructions are prefixes).
+    // The demos: most of a network's time goes to its windows, not its instructions; the ray
+    // tracer on one node measures compiled occam alone (half its instructions are prefixes).
     let mut group = c.benchmark_group("demos");
     group.sample_size(10);
     for (name, nodes) in [

@@ -575,6 +575,11 @@ mod tests {
         node.run_until(first + 1_000).expect("runs");
         assert_eq!(node.read_word(0x8000_7F00), Ok(7), "{}", node.dump());
         // A running or free-running node never sleeps.
+        let mut running = Node::new(Chip::T800, 20_000_000, 64 * 1024);
+        running
+            .boot(0x8000_1000, &[0x40, 0xF0], 0x8000_7F00)
+            .expect("boots");
+        assert!(running.is_running() && !running.sleeps_through(10));
         let mut free = waiting_for_link_input();
         free.stop_on_emit = true;
         assert!(!free.sleeps_through(free.cycles + 10));
