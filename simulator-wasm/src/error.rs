@@ -50,6 +50,10 @@ pub enum SimError {
     /// The program did not assemble.
     #[error("assembly: {0}")]
     Assembly(#[from] AsmError),
+    /// An error another worker of a shared run met, as it reads (see
+    /// [`crate::network::BytesFabric`]).
+    #[error("{0}")]
+    Relayed(String),
     /// The run went past its instruction budget.
     #[error("instruction budget of {budget} spent")]
     Budget {

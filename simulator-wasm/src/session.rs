@@ -187,18 +187,35 @@ impl Session {
 
     /// Runs at most `slice_ns` more virtual time; returns how the run ended once it has.
     pub fn advance(&mut self, slice_ns: u64) -> Result<Option<Outcome>, SimError> {
-        if self.outcome.is_some() {
-            return Ok(self.outcome);
-        }
-        let to = self
-            .network
+        let to = self.slice_end(slice_ns);
+        let workers = self.workers;
+        self.advance_to(to, |network, to| network.run_parallel(to, workers))
+    }
+
+    /// Where a slice of at most `slice_ns` more virtual time ends, picoseconds: a point of
+    /// the window grid, or the end of the run.
+    pub fn slice_end(&self, slice_ns: u64) -> u64 {
+        self.network
             .grid_at_or_after(
                 self.network
                     .time_ps
                     .saturating_add(slice_ns.saturating_mul(1_000)),
             )
-            .min(self.until_ps);
-        let outcome = self.network.run_parallel(to, self.workers)?;
+            .min(self.until_ps)
+    }
+
+    /// Runs to `to_ps` (a [`Session::slice_end`]) by `run` — [`Network::run_parallel`], or
+    /// [`Network::run_share`] on a worker of a run shared among copies of the network —
+    /// and returns how the run ended once it has.
+    pub fn advance_to(
+        &mut self,
+        to_ps: u64,
+        run: impl FnOnce(&mut Network, u64) -> Result<Outcome, SimError>,
+    ) -> Result<Option<Outcome>, SimError> {
+        if self.outcome.is_some() {
+            return Ok(self.outcome);
+        }
+        let outcome = run(&mut self.network, to_ps.min(self.until_ps))?;
         if outcome != Outcome::Until || self.network.time_ps >= self.until_ps {
             self.outcome = Some(outcome);
         }

@@ -66,6 +66,13 @@ const KINDS: [EventKind; 6] = [
     EventKind::Probe,
 ];
 
+impl EventKind {
+    /// The kind numbered `index` (its declaration order, as `kind as u8` gives it).
+    pub fn from_index(index: u8) -> Option<EventKind> {
+        KINDS.get(usize::from(index)).copied()
+    }
+}
+
 impl Packed {
     /// Cycles up to 2^56 (over 100 years at 20 MHz) are kept exactly; later ones saturate.
     fn pack(e: Event) -> Packed {

@@ -22,6 +22,8 @@ pub use crate::host::Host;
 
 mod parallel;
 
+pub use parallel::{BytesFabric, Transport, part_nodes};
+
 /// How the network is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {

@@ -13,6 +13,13 @@
 //! end, and a node's reactions are ordered by (time, link, action) whatever order its packets
 //! arrive in, so who delivers first does not matter. Mailboxes and published values alternate
 //! between two sets by round, so a set is written again only after everyone has read it.
+//!
+//! How the workers meet is a [`Fabric`]: threads sharing one network meet through the
+//! [`Shared`] atomics and mailboxes here; workers that each hold their own copy of the
+//! network (the page's Web Workers, one WebAssembly instance each) meet through a
+//! [`Transport`] that moves one round's bytes ([`BytesFabric`]), each running one part
+//! ([`Network::run_share`]) and handing its nodes' record to the first at the end
+//! ([`Network::export_part`], [`Network::import_part`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -23,6 +30,10 @@ use super::{
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
+
+mod share;
+
+pub use share::{BytesFabric, Transport, part_nodes};
 
 /// A barrier that spins a while, then sleeps: a window is a few hundred nanoseconds of
 /// virtual time, far shorter than a sleeping barrier's wake-up, so workers on cores of their
@@ -157,33 +168,27 @@ const FINISHED: u64 = 4;
 const EXITED: u64 = 8;
 const FAILED: u64 = 16;
 
-impl Slot {
-    fn write(&self, p: Published) {
-        let flags = (u64::from(p.survey.host_waits) * HOST_WAITS)
-            | (u64::from(p.free_run.1) * EMITTED)
-            | (u64::from(p.free_run.2) * FINISHED)
-            | (u64::from(p.exit.is_some()) * EXITED)
-            | (u64::from(p.error.is_some()) * FAILED);
-        let words = [
-            p.survey.active as u64,
-            p.survey.runner as u64,
-            p.survey.next_ps.unwrap_or(u64::MAX),
+impl Published {
+    /// As seven words (without the error, flagged in the fourth).
+    fn to_words(&self) -> [u64; 7] {
+        let flags = (u64::from(self.survey.host_waits) * HOST_WAITS)
+            | (u64::from(self.free_run.1) * EMITTED)
+            | (u64::from(self.free_run.2) * FINISHED)
+            | (u64::from(self.exit.is_some()) * EXITED)
+            | (u64::from(self.error.is_some()) * FAILED);
+        [
+            self.survey.active as u64,
+            self.survey.runner as u64,
+            self.survey.next_ps.unwrap_or(u64::MAX),
             flags,
-            p.busy as u64,
-            u64::from(p.exit.unwrap_or(0) as u32),
-            p.free_run.0,
-        ];
-        for (word, value) in self.words.iter().zip(words) {
-            word.store(value, Ordering::Relaxed);
-        }
-        if let Some(error) = p.error {
-            *self.error.lock().expect("unpoisoned") = Some(error);
-        }
+            self.busy as u64,
+            u64::from(self.exit.unwrap_or(0) as u32),
+            self.free_run.0,
+        ]
     }
 
-    /// What was written, without the error (see [`Slot::error`]).
-    fn read(&self) -> Published {
-        let w: [u64; 7] = std::array::from_fn(|k| self.words[k].load(Ordering::Relaxed));
+    /// What [`Published::to_words`] wrote, without the error.
+    fn from_words(w: [u64; 7]) -> Published {
         let flags = w[3];
         Published {
             survey: Survey {
@@ -198,6 +203,24 @@ impl Slot {
             free_run: (w[6], flags & EMITTED != 0, flags & FINISHED != 0),
         }
     }
+}
+
+impl Slot {
+    fn write(&self, p: Published) {
+        for (word, value) in self.words.iter().zip(p.to_words()) {
+            word.store(value, Ordering::Relaxed);
+        }
+        if let Some(error) = p.error {
+            *self.error.lock().expect("unpoisoned") = Some(error);
+        }
+    }
+
+    /// What was written, without the error (see [`Slot::error`]).
+    fn read(&self) -> Published {
+        Published::from_words(std::array::from_fn(|k| {
+            self.words[k].load(Ordering::Relaxed)
+        }))
+    }
 
     /// The error written, if any.
     fn error(&self) -> Option<(usize, SimError)> {
@@ -205,6 +228,44 @@ impl Slot {
             return None;
         }
         self.error.lock().expect("unpoisoned").clone()
+    }
+}
+
+/// How the workers of a parallel run meet: each round, every worker publishes what it learnt,
+/// hands over the packets for other parts, and waits for all the others.
+trait Fabric {
+    /// The first node of each part, and the number of nodes after the last.
+    fn bounds(&self) -> &[usize];
+    /// The worker that runs `part`.
+    fn thread_of(&self, part: usize) -> usize;
+    /// Queues a packet for a node of another worker's part, for this round.
+    fn post(&mut self, round: usize, part: usize, delivery: Delivery);
+    /// Publishes `mine`, waits for every worker, and answers what each published (in `all`,
+    /// by worker) and the packets sent to this worker's parts (in `inbox`), or the error of
+    /// the lowest-numbered node any worker met (as [`Network::run`] reports it).
+    fn exchange(
+        &mut self,
+        round: usize,
+        mine: Published,
+        all: &mut Vec<Published>,
+        inbox: &mut Vec<Delivery>,
+    ) -> Result<(), SimError>;
+
+    /// The part that owns `node`.
+    fn part_of(&self, node: usize) -> usize {
+        self.bounds().partition_point(|&b| b <= node) - 1
+    }
+}
+
+/// The lowest-numbered node's error among `errors` (`(node, or the number of nodes for the
+/// host; error)`), wrapped as [`Network::run`] wraps a node's.
+fn first_of(errors: impl Iterator<Item = (usize, SimError)>, nodes: usize) -> Result<(), SimError> {
+    match errors.min_by_key(|(i, _)| *i) {
+        None => Ok(()),
+        Some((i, e)) if i < nodes => Err(SimError::Network {
+            message: format!("node {i}: {e}"),
+        }),
+        Some((_, e)) => Err(e),
     }
 }
 
@@ -222,14 +283,67 @@ struct Shared {
 }
 
 impl Shared {
-    /// The part that owns `node`.
-    fn part_of(&self, node: usize) -> usize {
-        self.bounds.partition_point(|&b| b <= node) - 1
-    }
-
     /// The thread that runs `part`.
     fn thread_of(&self, part: usize) -> usize {
         self.threads.partition_point(|&t| t <= part) - 1
+    }
+}
+
+/// One thread's way into [`Shared`].
+struct ThreadFabric<'a> {
+    shared: &'a Shared,
+    thread: usize,
+    nodes: usize,
+}
+
+impl Fabric for ThreadFabric<'_> {
+    fn bounds(&self) -> &[usize] {
+        &self.shared.bounds
+    }
+
+    fn thread_of(&self, part: usize) -> usize {
+        self.shared.thread_of(part)
+    }
+
+    fn post(&mut self, round: usize, part: usize, delivery: Delivery) {
+        let mailbox = &self.shared.mail[part][round & 1];
+        mailbox.packets.lock().expect("unpoisoned").push(delivery);
+        mailbox.waiting.store(true, Ordering::Relaxed);
+    }
+
+    fn exchange(
+        &mut self,
+        round: usize,
+        mine: Published,
+        all: &mut Vec<Published>,
+        inbox: &mut Vec<Delivery>,
+    ) -> Result<(), SimError> {
+        let (shared, parity) = (self.shared, round & 1);
+        shared.published[self.thread][parity].write(mine);
+        shared.barrier.wait(self.thread);
+        all.clear();
+        all.extend(shared.published.iter().map(|slots| slots[parity].read()));
+        let parts = shared.threads[self.thread]..shared.threads[self.thread + 1];
+        for part in parts {
+            let mailbox = &shared.mail[part][parity];
+            if mailbox.waiting.swap(false, Ordering::Relaxed) {
+                inbox.append(&mut mailbox.packets.lock().expect("unpoisoned"));
+            }
+        }
+        if shared
+            .published
+            .iter()
+            .any(|slots| slots[parity].words[3].load(Ordering::Relaxed) & FAILED != 0)
+        {
+            return first_of(
+                shared
+                    .published
+                    .iter()
+                    .filter_map(|slots| slots[parity].error()),
+                self.nodes,
+            );
+        }
+        Ok(())
     }
 }
 
@@ -342,14 +456,24 @@ impl Network {
                 .enumerate()
                 .map(|(t, mut mine)| {
                     scope.spawn(move || {
-                        work(t + 1, &mut mine, peers, shared, start);
+                        let mut fabric = ThreadFabric {
+                            shared,
+                            thread: t + 1,
+                            nodes: n,
+                        };
+                        work(&mut mine, peers, &mut fabric, start);
                         mine.into_iter()
                             .map(|part| (part.samples, part.host_busy))
                             .collect::<Vec<_>>()
                     })
                 })
                 .collect();
-            let ended = work(0, &mut first, peers, shared, start);
+            let mut fabric = ThreadFabric {
+                shared,
+                thread: 0,
+                nodes: n,
+            };
+            let ended = work(&mut first, peers, &mut fabric, start);
             let mut done: Vec<_> = first
                 .into_iter()
                 .map(|part| (part.samples, part.host_busy))
@@ -374,10 +498,9 @@ impl Network {
 
 /// One thread's loop: [`Network::run`]'s, on its parts, in step with the other threads.
 fn work(
-    thread: usize,
     parts: &mut [Part<'_>],
     peers: &[[Peer; 4]],
-    shared: &Shared,
+    fabric: &mut impl Fabric,
     start: Start,
 ) -> Ended {
     let mut clock = Clock {
@@ -386,7 +509,7 @@ fn work(
         round: 0,
         busy: start.busy,
     };
-    let result = run_parts(thread, parts, peers, shared, start, &mut clock);
+    let result = run_parts(parts, peers, fabric, start, &mut clock);
     Ended {
         result,
         time_ps: clock.time_ps,
@@ -406,17 +529,17 @@ struct Clock {
 }
 
 fn run_parts(
-    thread: usize,
     parts: &mut [Part<'_>],
     peers: &[[Peer; 4]],
-    shared: &Shared,
+    fabric: &mut impl Fabric,
     start: Start,
     clock: &mut Clock,
 ) -> Result<Outcome, SimError> {
     let until_ps = start.until_ps;
     let window = start.window_ps;
     let mut exit = start.exit;
-    let mut all = Vec::with_capacity(shared.published.len());
+    let mut all = Vec::new();
+    let mut inbox = Vec::new();
     while clock.time_ps < until_ps {
         if let Some(status) = exit {
             return Ok(Outcome::Exited(status));
@@ -430,18 +553,11 @@ fn run_parts(
                 }
                 survey = survey.and(mine);
             }
-            exchange(
-                thread,
-                parts,
-                shared,
-                clock,
-                Published {
-                    survey,
-                    ..Published::default()
-                },
-                &mut all,
-                start.nodes,
-            )?;
+            let mine = Published {
+                survey,
+                ..Published::default()
+            };
+            exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
             let survey = all
                 .iter()
                 .map(|p| p.survey)
@@ -451,7 +567,7 @@ fn run_parts(
                 // Only node `i` can do anything: it runs free, as in `Network::free_run_or_jump`.
                 let i = survey.runner;
                 let limit_ps = until_ps.min(clock.next_sample_ps);
-                let owner = shared.part_of(i);
+                let owner = fabric.part_of(i);
                 let mut mine = Published::default();
                 if let Some(part) = parts.iter_mut().find(|p| p.index == owner) {
                     let node = &mut part.nodes[i - part.first];
@@ -464,10 +580,10 @@ fn run_parts(
                         !node.outbox.is_empty(),
                         node.next_activity().is_none(),
                     );
-                    deliver(part, peers, shared, clock.round);
+                    deliver(part, peers, fabric, clock.round);
                 }
-                exchange(thread, parts, shared, clock, mine, &mut all, start.nodes)?;
-                let (now, emitted, finished) = all[shared.thread_of(owner)].free_run;
+                exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
+                let (now, emitted, finished) = all[fabric.thread_of(owner)].free_run;
                 clock.time_ps =
                     free_run_end(clock.time_ps, window, limit_ps, now, emitted, finished);
                 sample(parts, peers, clock, start.sample_ps);
@@ -503,9 +619,9 @@ fn run_parts(
             }
         }
         for part in parts.iter_mut() {
-            deliver(part, peers, shared, clock.round);
+            deliver(part, peers, fabric, clock.round);
         }
-        exchange(thread, parts, shared, clock, mine, &mut all, start.nodes)?;
+        exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
         clock.busy = all.iter().map(|p| p.busy).sum();
         exit = all[0].exit;
         clock.time_ps = end;
@@ -517,63 +633,34 @@ fn run_parts(
     })
 }
 
-/// The lowest-numbered node's error, wrapped as [`Network::run`] wraps a node's (the host's,
-/// numbered after every node, as it is), if any.
-fn first_error(shared: &Shared, parity: usize, nodes: usize) -> Result<(), SimError> {
-    match shared
-        .published
-        .iter()
-        .filter_map(|slots| slots[parity].error())
-        .min_by_key(|(i, _)| *i)
-    {
-        None => Ok(()),
-        Some((i, e)) if i < nodes => Err(SimError::Network {
-            message: format!("node {i}: {e}"),
-        }),
-        Some((_, e)) => Err(e),
-    }
-}
-
-/// Publishes `mine`, waits for every thread, takes in the packets sent to this thread's
-/// parts, and answers what every thread published (in `all`) or the first error.
+/// One round of `fabric`: publishes `mine`, waits for every worker, and hands the packets sent
+/// to these parts' nodes to them.
 fn exchange(
-    thread: usize,
+    fabric: &mut impl Fabric,
     parts: &mut [Part<'_>],
-    shared: &Shared,
     clock: &mut Clock,
     mine: Published,
     all: &mut Vec<Published>,
-    nodes: usize,
+    inbox: &mut Vec<Delivery>,
 ) -> Result<(), SimError> {
-    let parity = clock.round & 1;
-    shared.published[thread][parity].write(mine);
-    shared.barrier.wait(thread);
-    all.clear();
-    all.extend(shared.published.iter().map(|slots| slots[parity].read()));
-    for part in parts.iter_mut() {
-        let mailbox = &shared.mail[part.index][parity];
-        if mailbox.waiting.swap(false, Ordering::Relaxed) {
-            let mut inbox = mailbox.packets.lock().expect("unpoisoned");
-            for d in inbox.drain(..) {
-                part.nodes[d.node as usize - part.first].receive(d.link, d.kind, d.at_ps);
-            }
-        }
-    }
+    let exchanged = fabric.exchange(clock.round, mine, all, inbox);
     clock.round += 1;
-    if shared
-        .published
-        .iter()
-        .any(|slots| slots[parity].words[3].load(Ordering::Relaxed) & FAILED != 0)
-    {
-        return first_error(shared, parity, nodes);
+    exchanged?;
+    for d in inbox.drain(..) {
+        let node = d.node as usize;
+        if let Some(part) = parts
+            .iter_mut()
+            .find(|p| (p.first..p.first + p.nodes.len()).contains(&node))
+        {
+            part.nodes[node - part.first].receive(d.link, d.kind, d.at_ps);
+        }
     }
     Ok(())
 }
 
 /// Hands the packets this part's nodes (and the host) put on wires to their other ends: this
-/// part's directly, another part's through its mailbox for this round.
-fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], shared: &Shared, round: usize) {
-    let parity = round & 1;
+/// part's directly, another part's through the fabric.
+fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], fabric: &mut impl Fabric, round: usize) {
     for k in 0..part.nodes.len() {
         if part.nodes[k].outbox.is_empty() {
             continue;
@@ -587,14 +674,17 @@ fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], shared: &Shared, round: usi
                     if (part.first..part.first + part.nodes.len()).contains(&to_node) {
                         part.nodes[to_node - part.first].receive(to.link, p.kind, p.at_ps);
                     } else {
-                        let mailbox = &shared.mail[shared.part_of(to_node)][parity];
-                        mailbox.packets.lock().expect("unpoisoned").push(Delivery {
-                            node: to.node,
-                            link: to.link,
-                            kind: p.kind,
-                            at_ps: p.at_ps,
-                        });
-                        mailbox.waiting.store(true, Ordering::Relaxed);
+                        let to_part = fabric.part_of(to_node);
+                        fabric.post(
+                            round,
+                            to_part,
+                            Delivery {
+                                node: to.node,
+                                link: to.link,
+                                kind: p.kind,
+                                at_ps: p.at_ps,
+                            },
+                        );
                     }
                 }
                 Peer::Host => {

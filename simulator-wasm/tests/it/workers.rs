@@ -145,3 +145,186 @@ fn more_threads_than_cores_still_give_the_same_bytes() {
         );
     }
 }
+
+/// The rounds of workers that each hold their own copy of the network, moved between threads
+/// as the page's Web Workers move them through a `SharedArrayBuffer` (`static/sim-share.js`):
+/// blocks and error texts in worker order, then the packets addressed to the reader.
+mod loopback {
+    use std::sync::{Arc, Barrier, Mutex};
+
+    use simulator_wasm::network::Transport;
+
+    /// One round's sending, by worker: its block and error text, and its packets.
+    type Sent = Vec<(Vec<u8>, Vec<u8>)>;
+
+    pub struct Loopback {
+        me: usize,
+        round: usize,
+        barrier: Arc<Barrier>,
+        sent: Arc<[Mutex<Sent>; 2]>,
+    }
+
+    /// `workers` ends of one loopback.
+    pub fn loopback(workers: usize) -> Vec<Loopback> {
+        let barrier = Arc::new(Barrier::new(workers));
+        let empty = || Mutex::new(vec![(Vec::new(), Vec::new()); workers]);
+        let sent = Arc::new([empty(), empty()]);
+        (0..workers)
+            .map(|me| Loopback {
+                me,
+                round: 0,
+                barrier: Arc::clone(&barrier),
+                sent: Arc::clone(&sent),
+            })
+            .collect()
+    }
+
+    impl Transport for Loopback {
+        fn exchange(&mut self, out: &[u8], into: &mut Vec<u8>) -> Result<(), String> {
+            let sizes = u64::from_le_bytes(out[56..64].try_into().map_err(|_| "short")?);
+            let packets = 64 + (sizes & 0xFFFF_FFFF) as usize * 16;
+            let mut block = out[..64].to_vec();
+            block.extend_from_slice(&out[packets..]);
+            let parity = self.round & 1;
+            self.round += 1;
+            self.sent[parity].lock().map_err(|e| e.to_string())?[self.me] =
+                (block, out[64..packets].to_vec());
+            self.barrier.wait();
+            let sent = self.sent[parity].lock().map_err(|e| e.to_string())?;
+            into.clear();
+            for (block, _) in sent.iter() {
+                into.extend_from_slice(block);
+            }
+            for (_, packets) in sent.iter() {
+                for p in packets
+                    .chunks_exact(16)
+                    .filter(|p| usize::from(p[7]) == self.me)
+                {
+                    into.extend_from_slice(p);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A run shared among `workers` copies of the session on as many threads, each running its
+/// part through a [`loopback::Loopback`], worker 0 taking in the others' records at the end:
+/// its trace, output and end, as [`run`] gives them.
+fn shared_run(
+    program: &Program,
+    setup: &Setup,
+    workers: usize,
+    slice_ns: u64,
+) -> (String, String, String) {
+    use simulator_wasm::network::BytesFabric;
+    let session = Session::new(program, setup).unwrap_or_else(|e| panic!("{e}"));
+    let nodes = session.network.nodes.len();
+    // As the page does: no more workers than nodes.
+    let workers = workers.min(nodes);
+    let results: Vec<(Session, String)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = loopback::loopback(workers)
+            .into_iter()
+            .enumerate()
+            .map(|(me, end)| {
+                let mut session = session.clone();
+                scope.spawn(move || {
+                    let mut fabric = BytesFabric::new(end, me, workers, nodes);
+                    let outcome = loop {
+                        let to = session.slice_end(slice_ns);
+                        match session.advance_to(to, |net, to| net.run_share(to, &mut fabric)) {
+                            Ok(Some(outcome)) => break format!("{outcome:?}"),
+                            Ok(None) => {}
+                            Err(e) => break format!("error: {e}"),
+                        }
+                    };
+                    (session, outcome)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker"))
+            .collect()
+    });
+    let mut results = results.into_iter();
+    let (mut first, outcome) = results.next().expect("worker 0");
+    for (me, (other, other_outcome)) in results.enumerate() {
+        assert_eq!(other_outcome, outcome, "worker {} ends as worker 0", me + 1);
+        let range = simulator_wasm::network::part_nodes(me + 1, workers, nodes);
+        let record = other.network.export_part(range);
+        first
+            .network
+            .import_part(&record)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let trace = to_trace(&first.network, "run").unwrap_or_else(|e| panic!("{e}"));
+    (native::write(&trace), first.output(), outcome)
+}
+
+#[test]
+fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
+    let mesh = (
+        Program::Assembly(format!(
+            "WIDTH = 4\n{}",
+            include_str!("../../programs/meshwork.s")
+        )),
+        Setup {
+            topology: "mesh 4x4".to_owned(),
+            sample_ns: 20_000,
+            ..Setup::default()
+        },
+    );
+    let hello = (
+        Program::Assembly(include_str!("../../programs/hello-loaded.s").to_owned()),
+        Setup {
+            topology: "pipe 2".to_owned(),
+            ..Setup::default()
+        },
+    );
+    let mut cases = vec![("mesh", mesh), ("hello", hello)];
+    for name in ["sieve"] {
+        let demo = find(name).unwrap_or_else(|| panic!("no demo {name}"));
+        cases.push((name, demo.setup(Some(4)).unwrap_or_else(|e| panic!("{e}"))));
+    }
+    for (name, (program, setup)) in cases {
+        let reference = run(&program, &setup, 1, u64::MAX);
+        assert!(reference.0.len() > 1_000, "{name}: a real trace");
+        // The sieve has the most windows: two copies, in slices, are enough there.
+        let runs: &[(usize, u64)] = match name {
+            "sieve" => &[(2, 50_000)],
+            _ => &[(2, u64::MAX), (4, u64::MAX), (3, 5_000)],
+        };
+        for &(workers, slice) in runs {
+            let other = shared_run(&program, &setup, workers, slice);
+            assert!(
+                other == reference,
+                "{name}, {workers} copies, slices of {slice} ns: {} vs {} trace bytes, \
+                 output {:?} vs {:?}, outcome {} vs {}",
+                other.0.len(),
+                reference.0.len(),
+                other.1,
+                reference.1,
+                other.2,
+                reference.2
+            );
+        }
+    }
+}
+
+#[test]
+fn an_error_in_one_copy_is_every_copys_error() {
+    let setup = Setup {
+        topology: "ring 4".to_owned(),
+        strict_memory: true,
+        ..Setup::default()
+    };
+    let program = Program::Assembly("ldc 0\n    gcall\n".to_owned());
+    let reference = run(&program, &setup, 1, u64::MAX);
+    for workers in [2, 4] {
+        assert_eq!(
+            shared_run(&program, &setup, workers, u64::MAX).2,
+            reference.2
+        );
+    }
+}
