@@ -283,10 +283,8 @@ fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
         },
     );
     let mut cases = vec![("mesh", mesh), ("hello", hello)];
-    for name in ["sieve"] {
-        let demo = find(name).unwrap_or_else(|| panic!("no demo {name}"));
-        cases.push((name, demo.setup(Some(4)).unwrap_or_else(|e| panic!("{e}"))));
-    }
+    let sieve = find("sieve").unwrap_or_else(|| panic!("no demo sieve"));
+    cases.push(("sieve", sieve.setup(Some(4)).unwrap_or_else(|e| panic!("{e}"))));
     for (name, (program, setup)) in cases {
         let reference = run(&program, &setup, 1, u64::MAX);
         assert!(reference.0.len() > 1_000, "{name}: a real trace");
