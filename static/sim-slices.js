@@ -1,14 +1,15 @@
-// Drives a Simulation (the simulator-wasm crate's wasm-bindgen class) in slices of virtual
-// time sized to take about 50 ms of host time each, calling `onSlice(seconds)` after each with
-// the host seconds since the start. Shared by the Simulator page's worker (sim-worker.js) and
-// the WebAssembly speed benchmark (simulator-wasm/benches/wasm_speed.mjs). Returns the host
-// seconds the run took.
-export function runInSlices(sim, onSlice = () => {}) {
+// Drives a run in slices of virtual time sized to take about 50 ms of host time each:
+// `advance(sliceNs)` runs one (a Simulation's `advance`, the simulator-wasm crate's
+// wasm-bindgen class, or a shared run's step) and answers whether the run has ended;
+// `onSlice(seconds)` is called after each with the host seconds since the start. Shared by
+// the Simulator page's worker (sim-worker.js) and the WebAssembly speed benchmark
+// (simulator-wasm/benches/wasm_speed.mjs). Returns the host seconds the run took.
+export function runInSlices(advance, onSlice = () => {}) {
   const started = performance.now();
   let sliceNs = 100000;
   for (;;) {
     const t0 = performance.now();
-    const done = sim.advance(sliceNs);
+    const done = advance(sliceNs);
     const spent = Math.max(performance.now() - t0, 0.1);
     sliceNs = Math.min(Math.max(sliceNs * (50 / spent), 10000), 1e9);
     const seconds = (performance.now() - started) / 1000;

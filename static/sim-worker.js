@@ -3,11 +3,101 @@
 // slices of virtual time, posting progress after each slice and the trace at the end. It also
 // answers the demo gallery ({type: "demos"}) and compiles occam without running it
 // ({type: "check"}: the error, if any, and how long the compiler took).
+//
+// A run on several workers (`workers` in the run message: a number, or "auto") is shared with
+// helper workers (sim-part.js), each running its part of the nodes in its own copy of the
+// network, meeting this one in a SharedArrayBuffer (sim-share.js) — which the browser gives
+// only to a cross-origin isolated page; elsewhere the run takes one worker. This worker keeps
+// the host, decides each slice's end, and takes in the helpers' records at the end: the run,
+// byte for byte, is the one a single worker makes.
 import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim/simulator_wasm.js";
 import { runInSlices, warmUp } from "./sim-slices.js";
+import { EXPORT, QUIT, RUN, Share, createShare } from "./sim-share.js";
 
 // Loaded, then warmed up (the first run is then as fast as later ones).
 const ready = init().then(() => warmUp(Simulation, warm_up_source()));
+
+// Nodes a worker needs to pay for meeting the others every window (the crate's
+// `session::NODES_PER_WORKER`).
+const NODES_PER_WORKER = 32;
+
+// How many workers a run of `nodes` nodes takes when asked for `wanted` ("auto" or a number):
+// at most one a node and one a core, and one where the page cannot share memory.
+function workersFor(wanted, nodes) {
+  if (!self.crossOriginIsolated || typeof SharedArrayBuffer === "undefined") return 1;
+  if (wanted === undefined || wanted === "auto") {
+    const cores = Math.max(1, navigator.hardwareConcurrency || 1);
+    return Math.max(1, Math.min(Math.floor(nodes / NODES_PER_WORKER), cores));
+  }
+  return Math.max(1, Math.min(Number(wanted) || 1, nodes, 64));
+}
+
+// Helper workers, kept between runs (each loads and warms up the emulator once).
+const helpers = [];
+
+function helper(k) {
+  while (helpers.length < k) helpers.push(new Worker(new URL("./sim-part.js", import.meta.url), { type: "module" }));
+  return helpers[k - 1];
+}
+
+// Shares `sim`'s run with `workers - 1` helpers: resolves, once every helper has joined, to
+// the step function for runInSlices, the total instruction count so far, and how to end
+// (collect the records, or quit). It waits for the helpers before any barrier: a browser may
+// start a nested worker only while its parent's thread is free.
+async function shareRun(sim, workers, run) {
+  const layout = createShare(workers, sim.nodes());
+  const share = new Share(layout, 0);
+  const joined = [];
+  const records = [];
+  for (let me = 1; me < workers; me++) {
+    const worker = helper(me);
+    let onJoined;
+    joined.push(new Promise((resolve) => (onJoined = resolve)));
+    const record = new Promise((resolve, reject) => {
+      const fail = (message) => {
+        const error = new Error(`worker ${me}: ${message}`);
+        onJoined(error);
+        reject(error);
+      };
+      worker.onmessage = (event) => {
+        if (event.data.type === "joined") onJoined(null);
+        else if (event.data.type === "record") resolve(event.data.record);
+        else fail(event.data.message);
+      };
+      worker.onerror = (event) => fail(event.message || "failed to start");
+    });
+    // Looked at when the run ends; a helper that fails sooner stops the run at its barrier.
+    record.catch(() => {});
+    records.push(record);
+    worker.postMessage({ share: layout, me, run });
+  }
+  for (const error of await Promise.all(joined)) {
+    if (error) {
+      share.breakOff();
+      throw error;
+    }
+  }
+  sim.join(share, 0, workers);
+  return {
+    step(sliceNs) {
+      const to = sim.slice_end(sliceNs);
+      share.command(RUN, to);
+      return sim.advance_to(to);
+    },
+    instructions() {
+      share.setInstructions(sim.own_instructions());
+      return share.instructions();
+    },
+    async collect() {
+      share.command(EXPORT);
+      for (const record of await Promise.all(records)) sim.import_part(record);
+    },
+    quit() {
+      share.command(QUIT);
+      share.breakOff();
+    },
+  };
+}
 
 // A binary PPM (P6, maxval ≤ 255) as a PNG object URL, or null when it is not one.
 async function ppmToPng(bytes) {
@@ -51,20 +141,31 @@ self.onmessage = async (event) => {
     self.postMessage({ type: "checked", error, ms: performance.now() - started, source });
     return;
   }
+  let shared = null;
   try {
     await ready;
-    const sim = new Simulation(language || "assembly", source, topology, chip, mhz, linkMbit, untilNs, tracing, keys || "");
-    self.postMessage({ type: "assembled", nodes: sim.nodes() });
-    const hostSeconds = runInSlices(sim, (seconds) =>
-      self.postMessage({
-        type: "progress",
-        progress: sim.progress(),
-        virtualNs: sim.nanoseconds(),
-        instructions: sim.instructions(),
-        hostSeconds: seconds,
-        workers: 1,
-      }),
+    const run = { language: language || "assembly", source, topology, chip, mhz, linkMbit, untilNs, tracing, keys: keys || "" };
+    const sim = new Simulation(run.language, source, topology, chip, mhz, linkMbit, untilNs, tracing, run.keys);
+    const workers = workersFor(event.data.workers, sim.nodes());
+    self.postMessage({ type: "assembled", nodes: sim.nodes(), workers });
+    if (workers > 1) shared = await shareRun(sim, workers, run);
+    const instructions = () => (shared ? shared.instructions() : sim.instructions());
+    const hostSeconds = runInSlices(
+      shared ? shared.step : (sliceNs) => sim.advance(sliceNs),
+      (seconds) =>
+        self.postMessage({
+          type: "progress",
+          progress: sim.progress(),
+          virtualNs: sim.nanoseconds(),
+          instructions: instructions(),
+          hostSeconds: seconds,
+          workers,
+        }),
     );
+    if (shared) {
+      await shared.collect();
+      shared = null;
+    }
     if (tracing) self.postMessage({ type: "writing", virtualNs: sim.nanoseconds() });
     // The files the program wrote, as object URLs the page offers as downloads; a binary
     // PPM image (the ray tracer's ray.ppm) also as a PNG the page shows.
@@ -86,12 +187,13 @@ self.onmessage = async (event) => {
       virtualNs: sim.nanoseconds(),
       instructions: sim.instructions(),
       hostSeconds,
-      workers: 1,
+      workers: sim.workers(),
       files,
       trace: tracing ? sim.trace_json(name) : null,
     });
     sim.free();
   } catch (error) {
+    if (shared) shared.quit();
     self.postMessage({ type: "error", message: String(error && error.message ? error.message : error) });
   }
 };

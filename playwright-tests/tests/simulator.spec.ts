@@ -200,3 +200,34 @@ test('an occam syntax error marks its line in the editor with the message', asyn
   await expect(page.getByTestId('sim-check')).toContainText('Compiles');
   console.log(`a 1,000-line occam program: ${await page.getByTestId('sim-check').textContent()}`);
 });
+
+test('a run shared among 1, 2 and 4 Web Workers gives the same trace, byte for byte', async ({ page }) => {
+  test.setTimeout(120_000);
+  // The server makes the page cross-origin isolated, so its workers may share memory.
+  const res = await page.goto('/simulate');
+  expect(res?.headers()['cross-origin-opener-policy']).toBe('same-origin');
+  expect(res?.headers()['cross-origin-embedder-policy']).toBe('require-corp');
+  expect(await page.evaluate(() => self.crossOriginIsolated)).toBe(true);
+  await expect(page.getByTestId('sim-topology')).toHaveValue('mesh 4x4');
+  const traces: Buffer[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/runs') {
+      const body = request.postDataBuffer();
+      if (body) traces.push(body);
+    }
+  });
+  for (const [k, workers] of ['1', '2', '4'].entries()) {
+    await page.getByTestId('sim-workers').selectOption(workers);
+    await page.getByTestId('sim-run').click();
+    await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 16 nodes', {
+      timeout: 30_000,
+    });
+    const noun = workers === '1' ? 'worker' : 'workers';
+    await expect(page.getByTestId('sim-readout')).toContainText(`on ${workers} ${noun}`);
+    await expect.poll(() => traces.length, { timeout: 15_000 }).toBe(k + 1);
+    console.log(`mesh 4x4 on ${workers} ${noun}: ${await page.getByTestId('sim-readout').textContent()}`);
+  }
+  expect(traces[0].length).toBeGreaterThan(10_000);
+  expect(traces[1].equals(traces[0])).toBe(true);
+  expect(traces[2].equals(traces[0])).toBe(true);
+});

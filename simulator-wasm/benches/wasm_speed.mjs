@@ -30,7 +30,7 @@ const mesh64 = 'WIDTH = 8\n' + meshwork;
 
 function measure(source, topology, tracing) {
   const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
-  const seconds = runInSlices(sim);
+  const seconds = runInSlices((ns) => sim.advance(ns));
   const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
   sim.free();
   return result;

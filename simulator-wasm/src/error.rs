@@ -51,7 +51,7 @@ pub enum SimError {
     #[error("assembly: {0}")]
     Assembly(#[from] AsmError),
     /// An error another worker of a shared run met, as it reads (see
-    /// [`crate::network::BytesFabric`]).
+    /// [`crate::network::parallel::share::BytesFabric`]).
     #[error("{0}")]
     Relayed(String),
     /// The run went past its instruction budget.

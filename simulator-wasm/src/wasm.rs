@@ -1,14 +1,50 @@
 //! The thin wasm-bindgen wrapper around the pure core: it converts types and nothing else.
 //! The page's Web Worker (`static/sim-worker.js`) drives a [`Simulation`] in slices.
 
-use wasm_bindgen::prelude::{JsError, wasm_bindgen};
+use wasm_bindgen::prelude::{JsError, JsValue, wasm_bindgen};
 
 use crate::network::Outcome;
+use crate::network::parallel::share::{BytesFabric, Transport};
 use crate::session::{Program, Session, Setup, chip};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The page's meeting place for the workers of a shared run (`static/sim-share.js`'s
+    /// `Share`): moves one round's bytes through a `SharedArrayBuffer`.
+    pub type Share;
+
+    /// Sends this worker's round (see [`crate::network::parallel::share::Transport`]), waits for the others,
+    /// and answers how many bytes came back (read them with [`Share::receive`]).
+    #[wasm_bindgen(method, catch)]
+    fn exchange(this: &Share, out: &[u8]) -> Result<u32, JsValue>;
+
+    /// Copies the bytes that came back in the last exchange into `into`.
+    #[wasm_bindgen(method)]
+    fn receive(this: &Share, into: &mut [u8]);
+}
+
+/// A [`Share`] as the core's [`Transport`].
+struct ShareTransport(Share);
+
+impl Transport for ShareTransport {
+    fn exchange(&mut self, out: &[u8], into: &mut Vec<u8>) -> Result<(), String> {
+        let len = self.0.exchange(out).map_err(|e| {
+            e.as_string()
+                .unwrap_or_else(|| "a worker stopped".to_owned())
+        })? as usize;
+        into.resize(len, 0);
+        self.0.receive(into);
+        Ok(())
+    }
+}
 
 /// An assembly program running on a network, for JavaScript.
 #[wasm_bindgen]
-pub struct Simulation(Session);
+pub struct Simulation {
+    session: Session,
+    /// Set when this copy runs one part of a run shared among workers.
+    share: Option<BytesFabric<ShareTransport>>,
+}
 
 #[wasm_bindgen]
 impl Simulation {
@@ -42,42 +78,103 @@ impl Simulation {
         } else {
             Program::Assembly(source.to_owned())
         };
-        Ok(Simulation(Session::new(&program, &setup)?))
+        Ok(Simulation {
+            session: Session::new(&program, &setup)?,
+            share: None,
+        })
     }
 
-    /// Runs at most `slice_ns` more virtual time; true once the run has ended.
+    /// Runs at most `slice_ns` more virtual time; true once the run has ended. (A worker of
+    /// a shared run uses [`Simulation::slice_end`] and [`Simulation::advance_to`].)
     pub fn advance(&mut self, slice_ns: f64) -> Result<bool, JsError> {
-        Ok(self.0.advance(slice_ns.max(1.0) as u64)?.is_some())
+        let to = self.session.slice_end(slice_ns.max(1.0) as u64);
+        self.advance_to(to)
+    }
+
+    /// Makes this copy worker `me` of `workers` (at most one a node) of a run shared through
+    /// `share`: it runs its part of the nodes from now on, worker 0 with the host. Every
+    /// worker must load the same program with the same settings. Answers the number of
+    /// workers the run has.
+    pub fn join(&mut self, share: Share, me: u32, workers: u32) -> u32 {
+        let nodes = self.session.network.nodes.len();
+        let fabric = BytesFabric::new(ShareTransport(share), me as usize, workers as usize, nodes);
+        let count = fabric.workers() as u32;
+        self.share = Some(fabric);
+        count
+    }
+
+    /// The workers the run is shared among (1 when it is not).
+    pub fn workers(&self) -> u32 {
+        self.share.as_ref().map_or(1, |f| f.workers() as u32)
+    }
+
+    /// Where a slice of at most `slice_ns` more virtual time ends, picoseconds: what worker
+    /// 0 of a shared run tells the others to run to.
+    pub fn slice_end(&self, slice_ns: f64) -> u64 {
+        self.session.slice_end(slice_ns.max(1.0) as u64)
+    }
+
+    /// Runs to `to_ps` (a [`Simulation::slice_end`]); true once the run has ended.
+    pub fn advance_to(&mut self, to_ps: u64) -> Result<bool, JsError> {
+        let ended = match &mut self.share {
+            Some(fabric) => self
+                .session
+                .advance_to(to_ps, |network, to| network.run_share(to, fabric))?,
+            None => {
+                let workers = self.session.workers;
+                self.session
+                    .advance_to(to_ps, |network, to| network.run_parallel(to, workers))?
+            }
+        };
+        Ok(ended.is_some())
+    }
+
+    /// Instructions executed by this worker's nodes (all nodes when the run is not shared).
+    pub fn own_instructions(&self) -> f64 {
+        self.session.network.nodes[self.own_nodes()]
+            .iter()
+            .map(|n| n.instructions as f64)
+            .sum()
+    }
+
+    /// This worker's record of its nodes, for worker 0's [`Simulation::import_part`].
+    pub fn export_part(&self) -> Vec<u8> {
+        self.session.network.export_part(self.own_nodes())
+    }
+
+    /// Takes in another worker's record ([`Simulation::export_part`]).
+    pub fn import_part(&mut self, record: &[u8]) -> Result<(), JsError> {
+        Ok(self.session.network.import_part(record)?)
     }
 
     /// The fraction of the time asked for that has run.
     pub fn progress(&self) -> f64 {
-        self.0.progress()
+        self.session.progress()
     }
 
     /// Virtual time, nanoseconds.
     pub fn nanoseconds(&self) -> f64 {
-        self.0.network.nanoseconds() as f64
+        self.session.network.nanoseconds() as f64
     }
 
     /// Instructions executed by all nodes.
     pub fn instructions(&self) -> f64 {
-        self.0.network.instructions() as f64
+        self.session.network.instructions() as f64
     }
 
     /// Nodes in the network.
     pub fn nodes(&self) -> u32 {
-        self.0.network.nodes.len() as u32
+        self.session.network.nodes.len() as u32
     }
 
     /// What the program wrote through the host.
     pub fn output(&self) -> String {
-        self.0.output()
+        self.session.output()
     }
 
     /// `exited N`, `idle`, `until`, or `running`.
     pub fn outcome(&self) -> String {
-        match self.0.outcome {
+        match self.session.outcome {
             Some(Outcome::Exited(status)) => format!("exited {status}"),
             Some(Outcome::Idle) => "idle".to_owned(),
             Some(Outcome::Until) => "until".to_owned(),
@@ -87,7 +184,7 @@ impl Simulation {
 
     /// The names of the files the program wrote (its in-memory sandbox), in order.
     pub fn written_files(&self) -> Vec<String> {
-        self.0
+        self.session
             .files()
             .map(|(files, written)| {
                 written
@@ -101,7 +198,7 @@ impl Simulation {
 
     /// The contents of file `name` (empty when there is none).
     pub fn file_bytes(&self, name: &str) -> Vec<u8> {
-        self.0
+        self.session
             .files()
             .and_then(|(files, _)| files.get(name).cloned())
             .unwrap_or_default()
@@ -109,8 +206,16 @@ impl Simulation {
 
     /// The trace so far in Tracescope's JSON format, named `name`.
     pub fn trace_json(&self, name: &str) -> Result<String, JsError> {
-        let trace = crate::trace::to_trace(&self.0.network, name)?;
+        let trace = crate::trace::to_trace(&self.session.network, name)?;
         Ok(shared::formats::native::write(&trace))
+    }
+}
+
+impl Simulation {
+    /// The nodes this worker runs: all of them when the run is not shared.
+    fn own_nodes(&self) -> std::ops::Range<usize> {
+        let all = 0..self.session.network.nodes.len();
+        self.share.as_ref().map_or(all, |f| f.nodes())
     }
 }
 

@@ -258,6 +258,8 @@ struct Sim {
     chip: RwSignal<String>,
     mhz: RwSignal<String>,
     link_mbit: RwSignal<String>,
+    /// Web Workers to share the run among: `auto` or a number.
+    workers: RwSignal<String>,
     running: RwSignal<bool>,
     /// The finished run's trace is on its way to the server (Stop no longer applies).
     storing: RwSignal<bool>,
@@ -297,6 +299,7 @@ impl Sim {
             chip: RwSignal::new("T800".to_owned()),
             mhz: RwSignal::new("20".to_owned()),
             link_mbit: RwSignal::new("20".to_owned()),
+            workers: RwSignal::new("auto".to_owned()),
             running: RwSignal::new(false),
             storing: RwSignal::new(false),
             example: RwSignal::new(0),
@@ -472,6 +475,7 @@ impl Sim {
         set("name", name.into());
         set("tracing", self.tracing.get_untracked().into());
         set("keys", self.keys.get_untracked().into());
+        set("workers", self.workers.get_untracked().into());
         message
     }
 
@@ -529,7 +533,7 @@ impl Sim {
     }
 }
 
-/// The form: example, network, chip, clock, links, run time, tracing, run and stop.
+/// The form: example, network, chip, clock, links, workers, keys, run time, tracing, run and stop.
 fn controls(sim: Sim) -> impl IntoView {
     let pick = move |ev: leptos::ev::Event| {
         let index: usize = event_target_value(&ev).parse().unwrap_or(0);
@@ -550,6 +554,7 @@ fn controls(sim: Sim) -> impl IntoView {
         chip,
         mhz,
         link_mbit,
+        workers,
         running,
         storing,
         tracing,
@@ -590,6 +595,14 @@ fn controls(sim: Sim) -> impl IntoView {
                     <option value="20">"20"</option>
                     <option value="10">"10"</option>
                     <option value="5">"5"</option>
+                </select>
+            </label>
+            <label title="Web Workers sharing the run, each on its own core: auto takes one per 32 nodes (meeting every window costs more than a few nodes' work); the trace is the same on any number">"Workers "
+                <select data-testid="sim-workers" on:change=move |ev| workers.set(event_target_value(&ev))>
+                    {["auto", "1", "2", "4", "8"]
+                        .into_iter()
+                        .map(|n| view! { <option value=n selected=move || workers.get() == n>{n}</option> })
+                        .collect_view()}
                 </select>
             </label>
             <label title="What the program reads from the keyboard (SP.GETKEY, SP.GETS on stream 0); \\r is Return">"Keys "

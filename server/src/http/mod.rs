@@ -70,7 +70,9 @@ pub fn router(state: AppState) -> Router {
 /// it made itself (`blob:`: the Simulator's pictures of the files a program wrote) and
 /// module worker, WebAssembly compilation, requests to its own origin; no framing, no plugins,
 /// no other origins. Run and region names come from uploaded files: they are text, never code.
-pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
+/// The page is cross-origin isolated (COOP and COEP): the browser then lets the Simulator's
+/// Web Workers share memory (`SharedArrayBuffer`) to run one network on several cores.
+pub const SECURITY_HEADERS: [(HeaderName, &str); 6] = [
     (
         header::CONTENT_SECURITY_POLICY,
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; \
@@ -80,6 +82,14 @@ pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
     (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
     (header::X_FRAME_OPTIONS, "DENY"),
     (header::REFERRER_POLICY, "same-origin"),
+    (
+        HeaderName::from_static("cross-origin-opener-policy"),
+        "same-origin",
+    ),
+    (
+        HeaderName::from_static("cross-origin-embedder-policy"),
+        "require-corp",
+    ),
 ];
 
 /// Cancels an API request past its deadline (uploads have their own, longer one).

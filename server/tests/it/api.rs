@@ -1209,6 +1209,17 @@ async fn every_response_carries_the_security_headers() {
             Some(&b"same-origin"[..]),
             "{uri}"
         );
+        // Cross-origin isolated, so the Simulator's workers may share memory.
+        assert_eq!(
+            h.get("cross-origin-opener-policy").map(|v| v.as_bytes()),
+            Some(&b"same-origin"[..]),
+            "{uri}"
+        );
+        assert_eq!(
+            h.get("cross-origin-embedder-policy").map(|v| v.as_bytes()),
+            Some(&b"require-corp"[..]),
+            "{uri}"
+        );
     }
 }
 

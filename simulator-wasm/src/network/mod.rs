@@ -20,9 +20,7 @@ use crate::topology::{End, Topology};
 
 pub use crate::host::Host;
 
-mod parallel;
-
-pub use parallel::{BytesFabric, Transport, part_nodes};
+pub mod parallel;
 
 /// How the network is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,15 +25,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
-    Host, Network, Node, Outcome, Peer, Survey, free_run_end, sample_host, sample_nodes,
+    Host, Network, Node, Outcome, Peer, Survey, UseSample, free_run_end, sample_host, sample_nodes,
     survey_nodes,
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
 
-mod share;
-
-pub use share::{BytesFabric, Transport, part_nodes};
+pub mod share;
 
 /// A barrier that spins a while, then sleeps: a window is a few hundred nanoseconds of
 /// virtual time, far shorter than a sleeping barrier's wake-up, so workers on cores of their
@@ -368,7 +366,7 @@ struct Part<'a> {
     last_busy: &'a mut [(u64, [u64; 4])],
     host: Option<&'a mut Host>,
     host_busy: u64,
-    samples: Vec<super::UseSample>,
+    samples: Vec<UseSample>,
 }
 
 /// How a worker's loop ended: the outcome, and the replicated clock state.
@@ -488,7 +486,7 @@ impl Network {
         self.busy = ended.busy;
         self.host_busy = done[0].1;
         // In the order one thread writes them: by period, node by node, the host last.
-        let mut samples: Vec<super::UseSample> =
+        let mut samples: Vec<UseSample> =
             done.into_iter().flat_map(|(samples, _)| samples).collect();
         samples.sort_by_key(|s| (s.start_ps, s.node));
         self.samples.extend(samples);

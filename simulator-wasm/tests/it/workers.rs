@@ -152,7 +152,7 @@ fn more_threads_than_cores_still_give_the_same_bytes() {
 mod loopback {
     use std::sync::{Arc, Barrier, Mutex};
 
-    use simulator_wasm::network::Transport;
+    use simulator_wasm::network::parallel::share::Transport;
 
     /// One round's sending, by worker: its block and error text, and its packets.
     type Sent = Vec<(Vec<u8>, Vec<u8>)>;
@@ -217,7 +217,7 @@ fn shared_run(
     workers: usize,
     slice_ns: u64,
 ) -> (String, String, String) {
-    use simulator_wasm::network::BytesFabric;
+    use simulator_wasm::network::parallel::share::BytesFabric;
     let session = Session::new(program, setup).unwrap_or_else(|e| panic!("{e}"));
     let nodes = session.network.nodes.len();
     // As the page does: no more workers than nodes.
@@ -251,7 +251,7 @@ fn shared_run(
     let (mut first, outcome) = results.next().expect("worker 0");
     for (me, (other, other_outcome)) in results.enumerate() {
         assert_eq!(other_outcome, outcome, "worker {} ends as worker 0", me + 1);
-        let range = simulator_wasm::network::part_nodes(me + 1, workers, nodes);
+        let range = simulator_wasm::network::parallel::share::part_nodes(me + 1, workers, nodes);
         let record = other.network.export_part(range);
         first
             .network
@@ -284,7 +284,10 @@ fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
     );
     let mut cases = vec![("mesh", mesh), ("hello", hello)];
     let sieve = find("sieve").unwrap_or_else(|| panic!("no demo sieve"));
-    cases.push(("sieve", sieve.setup(Some(4)).unwrap_or_else(|e| panic!("{e}"))));
+    cases.push((
+        "sieve",
+        sieve.setup(Some(4)).unwrap_or_else(|e| panic!("{e}")),
+    ));
     for (name, (program, setup)) in cases {
         let reference = run(&program, &setup, 1, u64::MAX);
         assert!(reference.0.len() > 1_000, "{name}: a real trace");

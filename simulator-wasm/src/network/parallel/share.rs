@@ -14,11 +14,11 @@
 //! number is in the `runner` word; UTF-8). What it gets back: every worker's block and error
 //! text in worker order, without packets, then the packets for its part.
 
-use super::{Delivery, Fabric, Part, Published, Start, first_of, work};
+use super::{
+    Delivery, Fabric, Network, Outcome, PacketKind, Part, Published, SimError, Start, UseSample,
+    first_of, work,
+};
 use crate::cpu::{Event, EventKind};
-use crate::error::SimError;
-use crate::link::PacketKind;
-use crate::network::{Network, Outcome, UseSample};
 
 /// Bytes of a worker's block.
 pub const BLOCK_BYTES: usize = 64;
