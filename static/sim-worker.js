@@ -17,9 +17,11 @@ import { EXPORT, QUIT, RUN, Share, createShare } from "./sim-share.js";
 // Loaded, then warmed up (the first run is then as fast as later ones).
 const ready = init().then(() => warmUp(Simulation, warm_up_source()));
 
-// Nodes a worker needs to pay for meeting the others every window (the crate's
-// `session::NODES_PER_WORKER`).
-const NODES_PER_WORKER = 32;
+// Nodes a worker needs to pay for meeting the others every window. Natively 32 do (the
+// crate's `session::NODES_PER_WORKER`); in the page a round costs far more (measured on a
+// 2-core machine: ~7 µs against ~0.5 µs between native threads, so a 64-node mesh ran at 22 M
+// instructions/s on two workers against 85 on one), so "auto" shares only very large networks.
+const NODES_PER_WORKER = 256;
 
 // How many workers a run of `nodes` nodes takes when asked for `wanted` ("auto" or a number):
 // at most one a node and one a core, and one where the page cannot share memory.

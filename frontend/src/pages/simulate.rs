@@ -597,7 +597,7 @@ fn controls(sim: Sim) -> impl IntoView {
                     <option value="5">"5"</option>
                 </select>
             </label>
-            <label title="Web Workers sharing the run, each on its own core: auto takes one per 32 nodes (meeting every window costs more than a few nodes' work); the trace is the same on any number">"Workers "
+            <label title="Web Workers sharing the run, each on its own core: auto takes one per 256 nodes (the workers meet every window, which costs more than a few nodes' work); the trace is the same on any number">"Workers "
                 <select data-testid="sim-workers" on:change=move |ev| workers.set(event_target_value(&ev))>
                     {["auto", "1", "2", "4", "8"]
                         .into_iter()
