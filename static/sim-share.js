@@ -180,3 +180,66 @@ export class Share {
     return sum;
   }
 }
+
+// Shares `sim`'s run (a Simulation, worker 0, which keeps the host) with `workers - 1` helpers
+// running sim-part.js: `helper(me)` gives helper `me` as `{ post(message), listen(onMessage,
+// onError) }` (a Web Worker in the page, a worker thread in the speed benchmark). Resolves, once
+// every helper has joined, to the step function for runInSlices, the total instruction count
+// so far, and how to end (collect the helpers' records, or quit). It waits for the helpers
+// before any barrier: a browser starts a nested worker only while its parent's thread is free.
+export async function shareRun(sim, workers, run, helper) {
+  const layout = createShare(workers, sim.nodes());
+  const share = new Share(layout, 0);
+  const joined = [];
+  const records = [];
+  for (let me = 1; me < workers; me++) {
+    const worker = helper(me);
+    let onJoined;
+    joined.push(new Promise((resolve) => (onJoined = resolve)));
+    const record = new Promise((resolve, reject) => {
+      const fail = (message) => {
+        const error = new Error(`worker ${me}: ${message}`);
+        onJoined(error);
+        reject(error);
+      };
+      worker.listen(
+        (data) => {
+          if (data.type === "joined") onJoined(null);
+          else if (data.type === "record") resolve(data.record);
+          else fail(data.message);
+        },
+        fail,
+      );
+    });
+    // Looked at when the run ends; a helper that fails sooner stops the run at its barrier.
+    record.catch(() => {});
+    records.push(record);
+    worker.post({ share: layout, me, run });
+  }
+  for (const error of await Promise.all(joined)) {
+    if (error) {
+      share.breakOff();
+      throw error;
+    }
+  }
+  sim.join(share, 0, workers);
+  return {
+    step(sliceNs) {
+      const to = sim.slice_end(sliceNs);
+      share.command(RUN, to);
+      return sim.advance_to(to);
+    },
+    instructions() {
+      share.setInstructions(sim.own_instructions());
+      return share.instructions();
+    },
+    async collect() {
+      share.command(EXPORT);
+      for (const record of await Promise.all(records)) sim.import_part(record);
+    },
+    quit() {
+      share.command(QUIT);
+      share.breakOff();
+    },
+  };
+}

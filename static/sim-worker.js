@@ -12,7 +12,7 @@
 // byte for byte, is the one a single worker makes.
 import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim/simulator_wasm.js";
 import { runInSlices, warmUp } from "./sim-slices.js";
-import { EXPORT, QUIT, RUN, Share, createShare } from "./sim-share.js";
+import { shareRun } from "./sim-share.js";
 
 // Loaded, then warmed up (the first run is then as fast as later ones).
 const ready = init().then(() => warmUp(Simulation, warm_up_source()));
@@ -42,61 +42,14 @@ function helper(k) {
   return helpers[k - 1];
 }
 
-// Shares `sim`'s run with `workers - 1` helpers: resolves, once every helper has joined, to
-// the step function for runInSlices, the total instruction count so far, and how to end
-// (collect the records, or quit). It waits for the helpers before any barrier: a browser may
-// start a nested worker only while its parent's thread is free.
-async function shareRun(sim, workers, run) {
-  const layout = createShare(workers, sim.nodes());
-  const share = new Share(layout, 0);
-  const joined = [];
-  const records = [];
-  for (let me = 1; me < workers; me++) {
-    const worker = helper(me);
-    let onJoined;
-    joined.push(new Promise((resolve) => (onJoined = resolve)));
-    const record = new Promise((resolve, reject) => {
-      const fail = (message) => {
-        const error = new Error(`worker ${me}: ${message}`);
-        onJoined(error);
-        reject(error);
-      };
-      worker.onmessage = (event) => {
-        if (event.data.type === "joined") onJoined(null);
-        else if (event.data.type === "record") resolve(event.data.record);
-        else fail(event.data.message);
-      };
-      worker.onerror = (event) => fail(event.message || "failed to start");
-    });
-    // Looked at when the run ends; a helper that fails sooner stops the run at its barrier.
-    record.catch(() => {});
-    records.push(record);
-    worker.postMessage({ share: layout, me, run });
-  }
-  for (const error of await Promise.all(joined)) {
-    if (error) {
-      share.breakOff();
-      throw error;
-    }
-  }
-  sim.join(share, 0, workers);
+// A helper worker as shareRun (sim-share.js) uses it.
+function pooled(me) {
+  const worker = helper(me);
   return {
-    step(sliceNs) {
-      const to = sim.slice_end(sliceNs);
-      share.command(RUN, to);
-      return sim.advance_to(to);
-    },
-    instructions() {
-      share.setInstructions(sim.own_instructions());
-      return share.instructions();
-    },
-    async collect() {
-      share.command(EXPORT);
-      for (const record of await Promise.all(records)) sim.import_part(record);
-    },
-    quit() {
-      share.command(QUIT);
-      share.breakOff();
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.onmessage = (event) => onMessage(event.data);
+      worker.onerror = (event) => onError(event.message || "failed to start");
     },
   };
 }
@@ -150,7 +103,7 @@ self.onmessage = async (event) => {
     const sim = new Simulation(run.language, source, topology, chip, mhz, linkMbit, untilNs, tracing, run.keys);
     const workers = workersFor(event.data.workers, sim.nodes());
     self.postMessage({ type: "assembled", nodes: sim.nodes(), workers });
-    if (workers > 1) shared = await shareRun(sim, workers, run);
+    if (workers > 1) shared = await shareRun(sim, workers, run, pooled);
     const instructions = () => (shared ? shared.instructions() : sim.instructions());
     const hostSeconds = runInSlices(
       shared ? shared.step : (sliceNs) => sim.advance(sliceNs),

@@ -1,7 +1,8 @@
 // Emulated instructions per host second in WebAssembly under Node (V8), the emulator as the
 // Simulator page's worker loads it (target/site/sim, built by `cargo xtask build-site`), warmed
 // up and driven the way the worker does (`static/sim-slices.js`: `warmUp`, then slices of about
-// 50 ms). One thread: the page runs the network in one worker.
+// 50 ms). The meshes also run shared among 2 workers and one a core (worker threads running the
+// page's helper script, `wasm_speed_part.mjs`), as the page shares a run among Web Workers.
 //
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
 // [--cold]`; `--cold` skips the warm-up, as the page did before it had one). Each workload runs
@@ -9,10 +10,14 @@
 // the steady state.
 
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const site = process.argv[2] ?? 'target/site/sim';
 const { runInSlices, warmUp } = await import(resolve(site, '..', 'sim-slices.js'));
+const { shareRun } = await import(resolve(site, '..', 'sim-share.js'));
 const loading = performance.now();
 const wasm = await import(resolve(site, 'simulator_wasm.js'));
 const { Simulation } = wasm;
@@ -28,34 +33,64 @@ const meshwork = readFileSync(new URL('meshwork.s', data), 'utf8').replace(/ROUN
 const mesh = 'WIDTH = 4\n' + meshwork;
 const mesh64 = 'WIDTH = 8\n' + meshwork;
 
-function measure(source, topology, tracing) {
+// Helper threads, kept between runs as the page keeps its helper workers.
+const helpers = [];
+function helper(me) {
+  while (helpers.length < me) {
+    const worker = new Worker(new URL('wasm_speed_part.mjs', import.meta.url), {
+      workerData: { part: pathToFileURL(resolve(site, '..', 'sim-part.js')).href },
+    });
+    worker.unref();
+    helpers.push(worker);
+  }
+  const worker = helpers[me - 1];
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.removeAllListeners('message');
+      worker.removeAllListeners('error');
+      worker.on('message', onMessage);
+      worker.on('error', (e) => onError(String(e)));
+    },
+  };
+}
+
+async function measure(source, topology, tracing, workers = 1) {
+  const run = { language: 'assembly', source, topology, chip: 'T800', mhz: 20, linkMbit: 20, untilNs: 100e9, tracing, keys: '' };
   const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
-  const seconds = runInSlices((ns) => sim.advance(ns));
+  const shared = workers > 1 ? await shareRun(sim, workers, run, helper) : null;
+  const seconds = runInSlices(shared ? shared.step : (ns) => sim.advance(ns));
+  if (shared) await shared.collect();
   const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
   sim.free();
   return result;
 }
 
+const cores = availableParallelism();
 const results = [];
-for (const [workload, source, topology] of [
-  ['COMSTIME, one node', comstime, 'single'],
-  ['mesh 4x4', mesh, 'mesh 4x4'],
-  ['mesh 8x8', mesh64, 'mesh 8x8'],
+for (const [workload, source, topology, shares] of [
+  ['COMSTIME, one node', comstime, 'single', [1]],
+  ['mesh 4x4', mesh, 'mesh 4x4', [1, 2, cores]],
+  ['mesh 8x8', mesh64, 'mesh 8x8', [1, 2, cores]],
 ]) {
-  for (const tracing of [false, true]) {
-    const runs = [0, 1, 2].map(() => measure(source, topology, tracing));
-    const rates = runs.map((r) => r.instructions / r.seconds / 1e6);
-    results.push({
-      workload,
-      tracing,
-      instructions: runs[0].instructions,
-      outcome: runs[0].outcome,
-      m_instructions_per_second: rates.map((r) => Number(r.toFixed(1))),
-    });
-    console.log(
-      `${workload}, tracing ${tracing ? 'on' : 'off'}: ${rates.map((r) => r.toFixed(1)).join(' / ')} ` +
-        `M instructions/s (${runs[0].instructions} instructions, ${runs[0].outcome})`,
-    );
+  for (const workers of [...new Set(shares)]) {
+    for (const tracing of workers === 1 ? [false, true] : [true]) {
+      const runs = [];
+      for (let k = 0; k < 3; k++) runs.push(await measure(source, topology, tracing, workers));
+      const rates = runs.map((r) => r.instructions / r.seconds / 1e6);
+      results.push({
+        workload,
+        workers,
+        tracing,
+        instructions: runs[0].instructions,
+        outcome: runs[0].outcome,
+        m_instructions_per_second: rates.map((r) => Number(r.toFixed(1))),
+      });
+      console.log(
+        `${workload}, ${workers} worker${workers === 1 ? '' : 's'}, tracing ${tracing ? 'on' : 'off'}: ` +
+          `${rates.map((r) => r.toFixed(1)).join(' / ')} M instructions/s (${runs[0].instructions} instructions, ${runs[0].outcome})`,
+      );
+    }
   }
 }
-console.log(JSON.stringify({ node: process.version, cold, warm_up_ms: Math.round(warmUpMs), results }));
+console.log(JSON.stringify({ node: process.version, cold, cores, warm_up_ms: Math.round(warmUpMs), results }));
