@@ -378,6 +378,20 @@ struct Ended {
 }
 
 impl Network {
+    /// The replicated state a parallel run to `until_ps` starts from.
+    fn start(&self, until_ps: u64) -> Start {
+        Start {
+            time_ps: self.time_ps,
+            until_ps,
+            window_ps: self.window_ps,
+            next_sample_ps: self.next_sample_ps,
+            sample_ps: self.config.sample_ps.max(1),
+            exit: self.host.as_ref().and_then(|h| h.server.exit),
+            nodes: self.nodes.len(),
+            busy: self.busy,
+        }
+    }
+
     /// [`Network::run`] with the nodes cut into `workers` parts (at most one a node; 1 runs
     /// [`Network::run`] itself), run by as many threads as the machine has cores (at most one
     /// a part): the same run, byte for byte, whatever the number of parts or threads.
@@ -407,16 +421,7 @@ impl Network {
             bounds: bounds.clone(),
             threads: (0..=threads).map(|t| t * parts / threads).collect(),
         };
-        let start = Start {
-            time_ps: self.time_ps,
-            until_ps,
-            window_ps: self.window_ps,
-            next_sample_ps: self.next_sample_ps,
-            sample_ps: self.config.sample_ps.max(1),
-            exit: self.host.as_ref().and_then(|h| h.server.exit),
-            nodes: n,
-            busy: self.busy,
-        };
+        let start = self.start(until_ps);
         // Cut the nodes and their sampling state into the parts, and the parts among threads.
         let mut cut = Vec::with_capacity(parts);
         let (mut nodes, mut last_busy) = (&mut self.nodes[..], &mut self.last_busy[..]);

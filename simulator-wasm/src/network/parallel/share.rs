@@ -15,8 +15,8 @@
 //! text in worker order, without packets, then the packets for its part.
 
 use super::{
-    Delivery, Fabric, Network, Outcome, PacketKind, Part, Published, SimError, Start, UseSample,
-    first_of, work,
+    Delivery, Fabric, Network, Outcome, PacketKind, Part, Published, SimError, UseSample, first_of,
+    work,
 };
 use crate::cpu::{Event, EventKind};
 
@@ -217,16 +217,7 @@ impl Network {
                 )))
             };
         }
-        let start = Start {
-            time_ps: self.time_ps,
-            until_ps,
-            window_ps: self.window_ps,
-            next_sample_ps: self.next_sample_ps,
-            sample_ps: self.config.sample_ps.max(1),
-            exit: self.host.as_ref().and_then(|h| h.server.exit),
-            nodes: n,
-            busy: self.busy,
-        };
+        let start = self.start(until_ps);
         let range = fabric.nodes();
         let mut part = Part {
             index: fabric.me,
