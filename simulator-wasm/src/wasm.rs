@@ -13,8 +13,8 @@ extern "C" {
     /// `Share`): moves one round's bytes through a `SharedArrayBuffer`.
     pub type Share;
 
-    /// Sends this worker's round (see [`crate::network::parallel::share::Transport`]), waits for the others,
-    /// and answers how many bytes came back (read them with [`Share::receive`]).
+    /// Sends this worker's round (see [`crate::network::parallel::share::Transport`]), waits
+    /// for the others, and answers how many bytes came back (read with [`Share::receive`]).
     #[wasm_bindgen(method, catch)]
     fn exchange(this: &Share, out: &[u8]) -> Result<u32, JsValue>;
 
@@ -215,7 +215,7 @@ impl Simulation {
     /// The nodes this worker runs: all of them when the run is not shared.
     fn own_nodes(&self) -> std::ops::Range<usize> {
         let all = 0..self.session.network.nodes.len();
-        self.share.as_ref().map_or(all, |f| f.nodes())
+        self.share.as_ref().map_or(all, |f| f.own_nodes())
     }
 }
 

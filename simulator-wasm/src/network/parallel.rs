@@ -253,6 +253,11 @@ trait Fabric {
     fn part_of(&self, node: usize) -> usize {
         self.bounds().partition_point(|&b| b <= node) - 1
     }
+
+    /// The nodes of the network.
+    fn node_count(&self) -> usize {
+        self.bounds().last().copied().unwrap_or(0)
+    }
 }
 
 /// The lowest-numbered node's error among `errors` (`(node, or the number of nodes for the
@@ -291,7 +296,6 @@ impl Shared {
 struct ThreadFabric<'a> {
     shared: &'a Shared,
     thread: usize,
-    nodes: usize,
 }
 
 impl Fabric for ThreadFabric<'_> {
@@ -338,7 +342,7 @@ impl Fabric for ThreadFabric<'_> {
                     .published
                     .iter()
                     .filter_map(|slots| slots[parity].error()),
-                self.nodes,
+                self.node_count(),
             );
         }
         Ok(())
@@ -462,7 +466,6 @@ impl Network {
                         let mut fabric = ThreadFabric {
                             shared,
                             thread: t + 1,
-                            nodes: n,
                         };
                         work(&mut mine, peers, &mut fabric, start);
                         mine.into_iter()
@@ -471,11 +474,7 @@ impl Network {
                     })
                 })
                 .collect();
-            let mut fabric = ThreadFabric {
-                shared,
-                thread: 0,
-                nodes: n,
-            };
+            let mut fabric = ThreadFabric { shared, thread: 0 };
             let ended = work(&mut first, peers, &mut fabric, start);
             let mut done: Vec<_> = first
                 .into_iter()

@@ -37,7 +37,6 @@ pub trait Transport {
 pub struct BytesFabric<T: Transport> {
     transport: T,
     me: usize,
-    nodes: usize,
     bounds: Vec<usize>,
     /// This round's packets, then the block is written in front at the exchange.
     packets: Vec<u8>,
@@ -54,7 +53,6 @@ impl<T: Transport> BytesFabric<T> {
         BytesFabric {
             transport,
             me: me.min(parts - 1),
-            nodes,
             bounds: (0..=parts).map(|p| p * nodes / parts).collect(),
             packets: Vec::new(),
             out: Vec::new(),
@@ -68,18 +66,13 @@ impl<T: Transport> BytesFabric<T> {
     }
 
     /// The nodes this worker runs: `first..end`.
-    pub fn nodes(&self) -> std::ops::Range<usize> {
+    pub fn own_nodes(&self) -> std::ops::Range<usize> {
         self.bounds[self.me]..self.bounds[self.me + 1]
-    }
-
-    /// The transport.
-    pub fn transport(&mut self) -> &mut T {
-        &mut self.transport
     }
 }
 
 /// The nodes worker `me` of `workers` runs in a network of `nodes` nodes (as
-/// [`BytesFabric::nodes`]): what it exports at the end.
+/// [`BytesFabric::own_nodes`]): what it exports at the end.
 pub fn part_nodes(me: usize, workers: usize, nodes: usize) -> std::ops::Range<usize> {
     let parts = workers.clamp(1, nodes.max(1));
     (me.min(parts) * nodes / parts)..((me + 1).min(parts) * nodes / parts)
@@ -191,7 +184,7 @@ impl<T: Transport> Fabric for BytesFabric<T> {
         if errors.is_empty() {
             Ok(())
         } else {
-            first_of(errors.into_iter(), self.nodes)
+            first_of(errors.into_iter(), self.node_count())
         }
     }
 }
@@ -207,18 +200,18 @@ impl Network {
         fabric: &mut BytesFabric<T>,
     ) -> Result<Outcome, SimError> {
         let n = self.nodes.len();
-        if fabric.workers() == 1 || fabric.nodes != n {
-            return if fabric.nodes == n {
+        let made_for = fabric.node_count();
+        if fabric.workers() == 1 || made_for != n {
+            return if made_for == n {
                 self.run(until_ps)
             } else {
                 Err(relayed(&format!(
-                    "the workers were made for {} nodes, this network has {n}",
-                    fabric.nodes
+                    "the workers were made for {made_for} nodes, this network has {n}"
                 )))
             };
         }
         let start = self.start(until_ps);
-        let range = fabric.nodes();
+        let range = fabric.own_nodes();
         let mut part = Part {
             index: fabric.me,
             first: range.start,
