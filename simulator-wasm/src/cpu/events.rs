@@ -131,6 +131,23 @@ impl EventLog {
         self.len += 1;
     }
 
+    /// Keeps the first `len` events.
+    pub fn truncate(&mut self, len: usize) {
+        let mut dropped = self.len.saturating_sub(len);
+        self.len -= dropped;
+        while dropped > 0 {
+            let Some(chunk) = self.chunks.last_mut() else {
+                break;
+            };
+            let cut = dropped.min(chunk.len());
+            chunk.truncate(chunk.len() - cut);
+            dropped -= cut;
+            if chunk.is_empty() {
+                self.chunks.pop();
+            }
+        }
+    }
+
     /// How many events.
     pub fn len(&self) -> usize {
         self.len
@@ -186,6 +203,16 @@ mod tests {
             kind: EventKind::Probe,
             ..event(0)
         });
+        // Cut back across chunks, then grown again.
+        let mut cut = log.clone();
+        cut.truncate(EventLog::FIRST + 5);
+        assert_eq!(cut.len(), EventLog::FIRST + 5);
+        assert!(cut.iter().eq((0..EventLog::FIRST + 5).map(event)));
+        cut.push(event(1));
+        assert_eq!(cut.iter().last(), Some(event(1)));
+        assert_eq!(cut.len(), EventLog::FIRST + 6);
+        cut.truncate(0);
+        assert!(cut.is_empty() && cut.iter().next().is_none());
         let back = late.iter().next().map(|e| (e.cycle, e.kind));
         assert_eq!(back, Some((u64::MAX >> 8, EventKind::Probe)));
     }

@@ -39,6 +39,9 @@ impl Node {
     #[inline]
     pub fn write_byte(&mut self, address: u32, value: u8) -> Result<(), SimError> {
         let k = self.index(address)?;
+        if self.journaling {
+            self.journal.note(&self.memory, k, k + 1);
+        }
         self.memory[k] = value;
         Ok(())
     }
@@ -63,6 +66,9 @@ impl Node {
     pub fn write_word(&mut self, address: u32, value: u32) -> Result<(), SimError> {
         let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize & self.alias_mask;
         let len = self.memory.len();
+        if self.journaling && k < len {
+            self.journal.note(&self.memory, k, (k + 4).min(len));
+        }
         match self
             .memory
             .get_mut(k.min(len)..)
@@ -112,6 +118,9 @@ impl Node {
         let unaliased = self.alias_mask == usize::MAX;
         if unaliased && inside(f) && inside(t) && (f + n <= t || t + n <= f) {
             // Both blocks in memory and apart: one move.
+            if self.journaling && n > 0 {
+                self.journal.note(&self.memory, t, t + n);
+            }
             self.memory.copy_within(f..f + n, t);
             return Ok(());
         }

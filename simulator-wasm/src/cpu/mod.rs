@@ -7,8 +7,9 @@
 //! The node's state and its run loop are here; its behaviour is split by concern:
 //! [`events`] (what is recorded for the trace), [`memory`] (memory, the workspace and the
 //! evaluation stack), [`scheduler`] (run queues, timers, timeslicing, the error flag),
-//! [`links`] (the link engines, booting from a link, channel communication) and [`execute`]
-//! (decode and execute, operations by group, costs).
+//! [`links`] (the link engines, booting from a link, channel communication), [`execute`]
+//! (decode and execute, operations by group, costs) and [`checkpoint`] (putting a node back
+//! to an earlier state, for a parallel run that speculates).
 //!
 //! Simplifications, each a documented choice rather than an accident:
 //! - The timer queues are kept beside memory (sorted by time), not linked through `W[-4]`.
@@ -26,6 +27,7 @@ use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
 use crate::link::{Action, LINK_IN, Link, LinkTiming, Packet, PacketKind, link_channel};
 use crate::words::*;
 
+pub mod checkpoint;
 pub mod events;
 mod execute;
 mod float;
@@ -154,6 +156,11 @@ pub struct Node {
     /// interface decodes only the address bits the installed memory needs, so addresses
     /// beyond it alias into it (`usize::MAX`: strict, every address outside is an error).
     alias_mask: usize,
+    /// Whether memory writes are journaled (while a parallel run speculates: see
+    /// [`Node::checkpoint`]).
+    journaling: bool,
+    /// The memory as it was at the checkpoint, where it has been written since.
+    journal: crate::journal::Journal,
 }
 
 /// `a / b` when `b` divides `a`, else 0.
@@ -205,6 +212,8 @@ impl Node {
             move2d: (0, 0, 0),
             fpu: Fpu::default(),
             alias_mask: usize::MAX,
+            journaling: false,
+            journal: crate::journal::Journal::default(),
         }
     }
 

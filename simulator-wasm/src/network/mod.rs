@@ -67,6 +67,27 @@ enum Step {
     Moved,
 }
 
+/// How a parallel run's workers went ([`Network::stretches`], summed over runs): stretches of
+/// windows run alone (see `parallel::speculate`), the windows they kept, and how many times a worker
+/// went back to its checkpoint (summed over the workers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stretches {
+    /// Stretches run.
+    pub stretches: u64,
+    /// Windows kept of them.
+    pub windows: u64,
+    /// Workers sent back to their checkpoint.
+    pub rollbacks: u64,
+}
+
+impl Stretches {
+    pub(crate) fn add(&mut self, more: Stretches) {
+        self.stretches += more.stretches;
+        self.windows += more.windows;
+        self.rollbacks += more.rollbacks;
+    }
+}
+
 /// What [`Network::survey`] saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Survey {
@@ -128,6 +149,8 @@ pub struct Network {
     peers: Vec<[Peer; 4]>,
     /// The host on node 0's link 0, when there is one.
     pub host: Option<Host>,
+    /// How the parallel runs went (this copy's worker's rollbacks only, in a shared run).
+    pub stretches: Stretches,
     /// The network's time, picoseconds: every node has run at least this far.
     pub time_ps: u64,
     /// Nodes that ended the last window running a process: with two or more, no node runs
@@ -171,6 +194,7 @@ impl Network {
             nodes,
             peers,
             host: None,
+            stretches: Stretches::default(),
             time_ps: 0,
             busy: 0,
             window_ps: timing.lookahead_ps(),
@@ -323,8 +347,10 @@ impl Network {
         if survey.host_waits && survey.active == 1 {
             let i = survey.runner;
             // Only node i can do anything: nothing can reach it before it sends, so it
-            // runs on, up to its first packet or the next sampling boundary.
-            let limit_ps = until_ps.min(self.next_sample_ps);
+            // runs on, up to its first packet or the next sampling boundary — where a window
+            // would have ended, at the grid point at or after it: a sample then sees the same
+            // node, however the run was sliced and whichever way it got there.
+            let limit_ps = until_ps.min(self.grid_at_or_after(self.next_sample_ps));
             let node = &mut self.nodes[i];
             node.stop_on_emit = true;
             let ran = node.run_until(node.cycle_at(limit_ps));
@@ -350,8 +376,11 @@ impl Network {
         Ok(match survey.next_ps {
             None => Some(Step::Done(Outcome::Idle)),
             Some(t) if t > self.time_ps + self.window_ps => {
-                // Jump, staying on the window grid.
-                self.time_ps = (t / self.window_ps * self.window_ps).min(until_ps);
+                // Jump, staying on the window grid: to the start of the window that ends at or
+                // after `t`, so an action at `t` on a window's end is applied at the end of a
+                // window, as it is when the windows run there one by one (a sample taken
+                // between the jump and the action would see the node without it).
+                self.time_ps = ((t - 1) / self.window_ps * self.window_ps).min(until_ps);
                 self.sample();
                 Some(Step::Moved)
             }

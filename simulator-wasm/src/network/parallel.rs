@@ -14,6 +14,14 @@
 //! arrive in, so who delivers first does not matter. Mailboxes and published values alternate
 //! between two sets by round, so a set is written again only after everyone has read it.
 //!
+//! Meeting after every window (a lookahead of 275 ns at 20 Mbit/s: a few instructions a
+//! node) costs more than the window's work, so the workers run *stretches* of windows alone
+//! ([`speculate`]): each runs windows until a packet leaves its parts, then everyone keeps
+//! the fewest windows anyone ran — exact, since no packet crossed before — and whoever ran
+//! further goes back to the checkpoint it took (`crate::cpu::checkpoint`) and runs up to
+//! there again. While packets keep crossing, stretches stop short and the workers meet after
+//! every window for a while ([`Pace`]), as the scheme always did.
+//!
 //! How the workers meet is a [`Fabric`]: threads sharing one network meet through the
 //! [`Shared`] atomics and mailboxes here; workers that each hold their own copy of the
 //! network (the page's Web Workers, one WebAssembly instance each) meet through a
@@ -25,8 +33,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
-    Host, Network, Node, Outcome, Peer, Survey, UseSample, free_run_end, sample_host, sample_nodes,
-    survey_nodes,
+    Host, Network, Node, Outcome, Peer, Stretches, Survey, UseSample, free_run_end, sample_host,
+    sample_nodes, survey_nodes,
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
@@ -40,18 +48,34 @@ pub mod share;
 /// of its own and waits until every other count has reached its own: an arrival is one plain
 /// store, and no line is fought over.
 struct SpinBarrier {
+    spin_for: std::time::Duration,
     arrivals: Vec<Padded<AtomicU64>>,
     sleepers: Padded<AtomicUsize>,
     lock: Mutex<()>,
     wake: Condvar,
 }
 
-/// Spins before a worker sleeps at the barrier (a few microseconds).
-const SPINS: u32 = 2_000;
+/// How long a worker spins at the barrier before it sleeps. A sleeping thread can take
+/// hundreds of microseconds to wake (~430 µs measured on this 2-core virtual machine), and
+/// yielding the core while spinning lets the scheduler keep both workers on one core (a
+/// round then costs ~215 µs, each worker running while the other yields): so a worker spins,
+/// and sleeps only when another is gone for long (more workers than free cores). Workers
+/// meet after a window only while packets cross between them (see [`speculate`]); after a
+/// stretch of windows, a few milliseconds.
+const SPIN_FOR: std::time::Duration = std::time::Duration::from_millis(5);
+/// How long workers spin when there are more of them than cores: then the one awaited may
+/// have no core, and spinning only keeps it from getting one.
+const SPIN_CROWDED: std::time::Duration = std::time::Duration::from_micros(50);
 
 impl SpinBarrier {
     fn new(parties: usize) -> SpinBarrier {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         SpinBarrier {
+            spin_for: if parties > cores {
+                SPIN_CROWDED
+            } else {
+                SPIN_FOR
+            },
             arrivals: (0..parties).map(|_| Padded(AtomicU64::new(0))).collect(),
             sleepers: Padded(AtomicUsize::new(0)),
             lock: Mutex::new(()),
@@ -73,11 +97,17 @@ impl SpinBarrier {
             let _held = self.lock.lock().expect("unpoisoned");
             self.wake.notify_all();
         }
-        for _ in 0..SPINS {
-            if self.everyone_at(round) {
-                return;
+        let mut began = None;
+        loop {
+            for _ in 0..256 {
+                if self.everyone_at(round) {
+                    return;
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if began.get_or_insert_with(std::time::Instant::now).elapsed() > self.spin_for {
+                break;
+            }
         }
         // A sleeper counts itself before it looks again, so a thread arriving later either
         // sees it and wakes it, or has arrived before it looks.
@@ -132,6 +162,10 @@ struct Published {
     /// A free-running node's owner: its time, whether it put a packet on a wire, and whether
     /// it finished (waits for the outside world).
     free_run: (u64, bool, bool),
+    /// After a stretch of windows run alone ([`speculate`]): how many the worker ran, and
+    /// whether it stopped at an error (told only once everyone agrees that window counts).
+    windows: usize,
+    halted: bool,
 }
 
 impl Default for Published {
@@ -147,6 +181,8 @@ impl Default for Published {
             error: None,
             exit: None,
             free_run: (0, false, false),
+            windows: 0,
+            halted: false,
         }
     }
 }
@@ -165,22 +201,25 @@ const EMITTED: u64 = 2;
 const FINISHED: u64 = 4;
 const EXITED: u64 = 8;
 const FAILED: u64 = 16;
+const HALTED: u64 = 32;
 
 impl Published {
-    /// As seven words (without the error, flagged in the fourth).
+    /// As seven words (without the error, flagged in the fourth; the exit status in the
+    /// sixth's low half, the windows in its high half).
     fn to_words(&self) -> [u64; 7] {
         let flags = (u64::from(self.survey.host_waits) * HOST_WAITS)
             | (u64::from(self.free_run.1) * EMITTED)
             | (u64::from(self.free_run.2) * FINISHED)
             | (u64::from(self.exit.is_some()) * EXITED)
-            | (u64::from(self.error.is_some()) * FAILED);
+            | (u64::from(self.error.is_some()) * FAILED)
+            | (u64::from(self.halted) * HALTED);
         [
             self.survey.active as u64,
             self.survey.runner as u64,
             self.survey.next_ps.unwrap_or(u64::MAX),
             flags,
             self.busy as u64,
-            u64::from(self.exit.unwrap_or(0) as u32),
+            u64::from(self.exit.unwrap_or(0) as u32) | ((self.windows as u64) << 32),
             self.free_run.0,
         ]
     }
@@ -199,6 +238,8 @@ impl Published {
             error: None,
             exit: (flags & EXITED != 0).then_some(w[5] as u32 as i32),
             free_run: (w[6], flags & EMITTED != 0, flags & FINISHED != 0),
+            windows: (w[5] >> 32) as usize,
+            halted: flags & HALTED != 0,
         }
     }
 }
@@ -373,12 +414,13 @@ struct Part<'a> {
     samples: Vec<UseSample>,
 }
 
-/// How a worker's loop ended: the outcome, and the replicated clock state.
+/// How a worker's loop ended: the outcome, the replicated clock state, and its stretches.
 struct Ended {
     result: Result<Outcome, SimError>,
     time_ps: u64,
     next_sample_ps: u64,
     busy: usize,
+    stretches: Stretches,
 }
 
 impl Network {
@@ -467,10 +509,12 @@ impl Network {
                             shared,
                             thread: t + 1,
                         };
-                        work(&mut mine, peers, &mut fabric, start);
-                        mine.into_iter()
+                        let ended = work(&mut mine, peers, &mut fabric, start);
+                        let done = mine
+                            .into_iter()
                             .map(|part| (part.samples, part.host_busy))
-                            .collect::<Vec<_>>()
+                            .collect::<Vec<_>>();
+                        (done, ended.stretches.rollbacks)
                     })
                 })
                 .collect();
@@ -480,14 +524,18 @@ impl Network {
                 .into_iter()
                 .map(|part| (part.samples, part.host_busy))
                 .collect();
+            let mut ended = ended;
             for handle in others {
-                done.extend(handle.join().expect("a worker thread"));
+                let (theirs, rollbacks) = handle.join().expect("a worker thread");
+                done.extend(theirs);
+                ended.stretches.rollbacks += rollbacks;
             }
             (ended, done)
         });
         self.time_ps = ended.time_ps;
         self.next_sample_ps = ended.next_sample_ps;
         self.busy = ended.busy;
+        self.stretches.add(ended.stretches);
         self.host_busy = done[0].1;
         // In the order one thread writes them: by period, node by node, the host last.
         let mut samples: Vec<UseSample> =
@@ -510,6 +558,7 @@ fn work(
         next_sample_ps: start.next_sample_ps,
         round: 0,
         busy: start.busy,
+        stretches: Stretches::default(),
     };
     let result = run_parts(parts, peers, fabric, start, &mut clock);
     Ended {
@@ -517,6 +566,7 @@ fn work(
         time_ps: clock.time_ps,
         next_sample_ps: clock.next_sample_ps,
         busy: clock.busy,
+        stretches: clock.stretches,
     }
 }
 
@@ -528,6 +578,8 @@ struct Clock {
     round: usize,
     /// Nodes that ended the last window running a process (as `Network::busy`).
     busy: usize,
+    /// This worker's stretches.
+    stretches: Stretches,
 }
 
 fn run_parts(
@@ -542,6 +594,7 @@ fn run_parts(
     let mut exit = start.exit;
     let mut all = Vec::new();
     let mut inbox = Vec::new();
+    let mut pace = Pace::new();
     while clock.time_ps < until_ps {
         if let Some(status) = exit {
             return Ok(Outcome::Exited(status));
@@ -568,7 +621,7 @@ fn run_parts(
             if survey.host_waits && survey.active == 1 {
                 // Only node `i` can do anything: it runs free, as in `Network::free_run_or_jump`.
                 let i = survey.runner;
-                let limit_ps = until_ps.min(clock.next_sample_ps);
+                let limit_ps = until_ps.min(clock.next_sample_ps.div_ceil(window) * window);
                 let owner = fabric.part_of(i);
                 let mut mine = Published::default();
                 if let Some(part) = parts.iter_mut().find(|p| p.index == owner) {
@@ -582,7 +635,7 @@ fn run_parts(
                         !node.outbox.is_empty(),
                         node.next_activity().is_none(),
                     );
-                    deliver(part, peers, fabric, clock.round);
+                    deliver(part, peers, &mut Post::Now(fabric, clock.round));
                 }
                 exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
                 let (now, emitted, finished) = all[fabric.thread_of(owner)].free_run;
@@ -594,35 +647,31 @@ fn run_parts(
             match survey.next_ps {
                 None => return Ok(Outcome::Idle),
                 Some(t) if t > clock.time_ps + window => {
-                    clock.time_ps = (t / window * window).min(until_ps);
+                    // As `Network::free_run_or_jump` jumps.
+                    clock.time_ps = ((t - 1) / window * window).min(until_ps);
                     sample(parts, peers, clock, start.sample_ps);
                     continue;
                 }
                 Some(_) => {}
             }
         }
+        if pace.cooldown == 0 {
+            exit = speculate(parts, peers, fabric, start, clock, &mut pace)?;
+            continue;
+        }
+        pace.cooldown -= 1;
         let window_start = clock.time_ps;
         let end = ((window_start / window + 1) * window).min(until_ps);
-        let mut mine = Published::default();
-        'parts: for part in parts.iter_mut() {
-            let limit = part.nodes.first().map_or(0, |n| n.cycle_at(end));
-            for (k, node) in part.nodes.iter_mut().enumerate() {
-                if let Err(e) = node.run_until(limit) {
-                    mine.error = Some((part.first + k, e));
-                    break 'parts;
-                }
-                mine.busy += usize::from(node.is_running());
-            }
-            if let Some(host) = &mut part.host {
-                if let Err(e) = host.run_until(window_start, end) {
-                    mine.error = Some((start.nodes, e));
-                }
-                mine.exit = host.server.exit;
-            }
-        }
+        let ran = run_window(parts, start, window_start, end);
         for part in parts.iter_mut() {
-            deliver(part, peers, fabric, clock.round);
+            deliver(part, peers, &mut Post::Now(fabric, clock.round));
         }
+        let mine = Published {
+            busy: ran.busy,
+            error: ran.error,
+            exit: ran.exit,
+            ..Published::default()
+        };
         exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
         clock.busy = all.iter().map(|p| p.busy).sum();
         exit = all[0].exit;
@@ -633,6 +682,269 @@ fn run_parts(
         Some(status) => Outcome::Exited(status),
         None => Outcome::Until,
     })
+}
+
+/// What one window of a worker's parts gave.
+struct Ran {
+    /// Nodes that ended it running a process.
+    busy: usize,
+    /// The first error: (node, or the number of nodes for the host; error).
+    error: Option<(usize, SimError)>,
+    /// The host's exit status (worker 0).
+    exit: Option<i32>,
+}
+
+/// Runs these parts' nodes and host through the window `[window_start, end)`, stopping at the
+/// first error.
+fn run_window(parts: &mut [Part<'_>], start: Start, window_start: u64, end: u64) -> Ran {
+    let mut ran = Ran {
+        busy: 0,
+        error: None,
+        exit: None,
+    };
+    for part in parts.iter_mut() {
+        let limit = part.nodes.first().map_or(0, |n| n.cycle_at(end));
+        for (k, node) in part.nodes.iter_mut().enumerate() {
+            if let Err(e) = node.run_until(limit) {
+                ran.error = Some((part.first + k, e));
+                return ran;
+            }
+            ran.busy += usize::from(node.is_running());
+        }
+        if let Some(host) = &mut part.host {
+            if let Err(e) = host.run_until(window_start, end) {
+                ran.error = Some((start.nodes, e));
+            }
+            ran.exit = host.server.exit;
+        }
+    }
+    ran
+}
+
+/// How many windows the workers next run alone, replicated: every worker updates it from
+/// the same agreed counts.
+struct Pace {
+    /// Windows in the next stretch.
+    stretch: usize,
+    /// Windows to run in step (meeting after each) before the next stretch.
+    cooldown: usize,
+    /// The cooldown after the next stretch that stops short.
+    penalty: usize,
+}
+
+/// The longest stretch of windows a worker runs alone (about 0.3 ms of virtual time at the
+/// 20 Mbit/s links' lookahead).
+const STRETCH_MAX: usize = 8192;
+/// The longest run of windows in step after stretches kept stopping short.
+const COOLDOWN_MAX: usize = 256;
+
+impl Pace {
+    fn new() -> Pace {
+        Pace {
+            stretch: 8,
+            cooldown: 0,
+            penalty: 1,
+        }
+    }
+
+    /// After a stretch that everyone ran `agreed` windows of.
+    fn after(&mut self, agreed: usize) {
+        if agreed >= self.stretch {
+            self.stretch = (self.stretch * 2).min(STRETCH_MAX);
+            self.penalty = 1;
+        } else {
+            self.stretch = agreed.max(2);
+            self.cooldown = self.penalty;
+            self.penalty = (self.penalty * 2).min(COOLDOWN_MAX);
+        }
+    }
+}
+
+/// What a worker puts aside before running windows alone, to come back to.
+struct Saved {
+    nodes: Vec<Vec<crate::cpu::checkpoint::Checkpoint>>,
+    last_busy: Vec<Vec<(u64, [u64; 4])>>,
+    samples: Vec<usize>,
+    host_busy: Vec<u64>,
+    time_ps: u64,
+    next_sample_ps: u64,
+}
+
+impl Saved {
+    fn take(parts: &mut [Part<'_>], clock: &Clock) -> Saved {
+        Saved {
+            nodes: parts
+                .iter_mut()
+                .map(|p| p.nodes.iter_mut().map(|n| n.checkpoint()).collect())
+                .collect(),
+            last_busy: parts.iter().map(|p| p.last_busy.to_vec()).collect(),
+            samples: parts.iter().map(|p| p.samples.len()).collect(),
+            host_busy: parts.iter().map(|p| p.host_busy).collect(),
+            time_ps: clock.time_ps,
+            next_sample_ps: clock.next_sample_ps,
+        }
+    }
+
+    fn restore(self, parts: &mut [Part<'_>], clock: &mut Clock) {
+        let saved = self.nodes.into_iter().zip(self.last_busy).zip(self.samples);
+        for ((part, ((nodes, last_busy), samples)), host_busy) in
+            parts.iter_mut().zip(saved).zip(self.host_busy)
+        {
+            for (node, checkpoint) in part.nodes.iter_mut().zip(nodes) {
+                node.restore(checkpoint);
+            }
+            part.last_busy.copy_from_slice(&last_busy);
+            part.samples.truncate(samples);
+            part.host_busy = host_busy;
+        }
+        clock.time_ps = self.time_ps;
+        clock.next_sample_ps = self.next_sample_ps;
+    }
+
+    fn commit(parts: &mut [Part<'_>]) {
+        for node in parts.iter_mut().flat_map(|p| p.nodes.iter_mut()) {
+            node.commit();
+        }
+    }
+}
+
+/// A stretch of windows each worker runs alone, without meeting the others after each: the
+/// conservative scheme needs a meeting a window only because a packet to another worker's
+/// node might act in the next window, and most windows send none. A worker runs windows
+/// until one of its nodes puts a packet on a wire to another worker (or to the host), meets
+/// an error, its parts end a window with fewer than two nodes running (the others' count
+/// then decides whether the next window is a survey), the host has something to do, or the
+/// stretch is over; it puts its state aside after the first window. At the meeting every
+/// worker learns how many windows the others ran, and the fewest is what everyone keeps:
+/// those windows are exactly what the windows in step would have run, since no packet
+/// crossed between workers before their end. A worker that ran further goes back to its
+/// checkpoint and runs again up to that window, and the packets held at the end of that
+/// window go out; a second meeting hands them over. Answers the host's exit status.
+fn speculate(
+    parts: &mut [Part<'_>],
+    peers: &[[Peer; 4]],
+    fabric: &mut impl Fabric,
+    start: Start,
+    clock: &mut Clock,
+    pace: &mut Pace,
+) -> Result<Option<i32>, SimError> {
+    let (window, until_ps) = (start.window_ps, start.until_ps);
+    let mut held = Vec::new();
+    let mut saved = None;
+    let mut windows = 0;
+    let mut ran;
+    loop {
+        let window_start = clock.time_ps;
+        let end = ((window_start / window + 1) * window).min(until_ps);
+        ran = run_window(parts, start, window_start, end);
+        for part in parts.iter_mut() {
+            deliver(part, peers, &mut Post::Hold(fabric, &mut held));
+        }
+        clock.time_ps = end;
+        sample(parts, peers, clock, start.sample_ps);
+        windows += 1;
+        let host_busy = parts
+            .iter()
+            .any(|p| p.host.as_ref().is_some_and(|h| !host_waits(h)));
+        if ran.error.is_some()
+            || ran.exit.is_some()
+            || !held.is_empty()
+            || ran.busy < 2
+            || host_busy
+            || end >= until_ps
+            || windows >= pace.stretch
+        {
+            break;
+        }
+        if saved.is_none() {
+            saved = Some(Saved::take(parts, clock));
+        }
+    }
+    let mine = Published {
+        busy: ran.busy,
+        exit: ran.exit,
+        windows,
+        halted: ran.error.is_some(),
+        ..Published::default()
+    };
+    let mut all = Vec::new();
+    let mut inbox = Vec::new();
+    exchange(fabric, parts, clock, mine, &mut all, &mut inbox)?;
+    let agreed = all.iter().map(|p| p.windows).min().unwrap_or(windows);
+    let mut error = ran.error;
+    if windows > agreed {
+        // Another worker stopped sooner: back to the checkpoint (after the first window),
+        // and on to the agreed window. Nothing is held on the way: this worker held nothing
+        // before the window it stopped at.
+        held.clear();
+        if let Some(saved) = saved.take() {
+            saved.restore(parts, clock);
+        }
+        error = None;
+        for _ in 1..agreed {
+            let window_start = clock.time_ps;
+            let end = ((window_start / window + 1) * window).min(until_ps);
+            let again = run_window(parts, start, window_start, end);
+            for part in parts.iter_mut() {
+                deliver(part, peers, &mut Post::Hold(fabric, &mut held));
+            }
+            clock.time_ps = end;
+            sample(parts, peers, clock, start.sample_ps);
+            error = again.error;
+        }
+    } else {
+        Saved::commit(parts);
+    }
+    // The held packets of the agreed window: the host's now, the other workers' through the
+    // second meeting.
+    for (to, d) in held.drain(..) {
+        match to {
+            Held::Worker(part) => fabric.post(clock.round, part, d),
+            Held::Host => {
+                if let Some(host) = parts.iter_mut().find_map(|p| p.host.as_mut()) {
+                    host.receive(d.kind, d.at_ps);
+                }
+            }
+        }
+    }
+    let mine = Published {
+        error,
+        ..Published::default()
+    };
+    let mut second = Vec::new();
+    exchange(fabric, parts, clock, mine, &mut second, &mut inbox)?;
+    // Who ran further ended the agreed window with two or more nodes running (it would have
+    // stopped there otherwise): the count only has to say whether it is below two.
+    clock.busy = all
+        .iter()
+        .map(|p| if p.windows == agreed { p.busy } else { 2 })
+        .sum();
+    pace.after(agreed);
+    clock.stretches.stretches += 1;
+    clock.stretches.windows += agreed as u64;
+    clock.stretches.rollbacks += u64::from(windows > agreed);
+    Ok(all[0].exit)
+}
+
+/// Whether the host has nothing to do until a packet reaches it (as a survey sees it).
+fn host_waits(host: &Host) -> bool {
+    let pumping = !host.awaiting_ack && !host.pending.is_empty();
+    host.server.exit.is_some() || (host.actions.is_empty() && !pumping)
+}
+
+/// Where a packet held during a stretch goes.
+enum Held {
+    /// A node of another worker's part.
+    Worker(usize),
+    /// The host.
+    Host,
+}
+
+/// How [`deliver`] passes on a packet that leaves this worker: into the fabric for this
+/// round, or held until the workers agree on a stretch.
+enum Post<'a, F> {
+    Now(&'a mut F, usize),
+    Hold(&'a F, &'a mut Vec<(Held, Delivery)>),
 }
 
 /// One round of `fabric`: publishes `mine`, waits for every worker, and hands the packets sent
@@ -661,8 +973,8 @@ fn exchange(
 }
 
 /// Hands the packets this part's nodes (and the host) put on wires to their other ends: this
-/// part's directly, another part's through the fabric.
-fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], fabric: &mut impl Fabric, round: usize) {
+/// part's directly, another part's (and, in a stretch, the host's) as `post` says.
+fn deliver<F: Fabric>(part: &mut Part<'_>, peers: &[[Peer; 4]], post: &mut Post<'_, F>) {
     for k in 0..part.nodes.len() {
         if part.nodes[k].outbox.is_empty() {
             continue;
@@ -675,25 +987,40 @@ fn deliver(part: &mut Part<'_>, peers: &[[Peer; 4]], fabric: &mut impl Fabric, r
                     let to_node = to.node as usize;
                     if (part.first..part.first + part.nodes.len()).contains(&to_node) {
                         part.nodes[to_node - part.first].receive(to.link, p.kind, p.at_ps);
-                    } else {
-                        let to_part = fabric.part_of(to_node);
-                        fabric.post(
-                            round,
-                            to_part,
-                            Delivery {
-                                node: to.node,
-                                link: to.link,
-                                kind: p.kind,
-                                at_ps: p.at_ps,
-                            },
-                        );
+                        continue;
+                    }
+                    let delivery = Delivery {
+                        node: to.node,
+                        link: to.link,
+                        kind: p.kind,
+                        at_ps: p.at_ps,
+                    };
+                    match post {
+                        Post::Now(fabric, round) => {
+                            let to_part = fabric.part_of(to_node);
+                            fabric.post(*round, to_part, delivery);
+                        }
+                        Post::Hold(fabric, held) => {
+                            held.push((Held::Worker(fabric.part_of(to_node)), delivery));
+                        }
                     }
                 }
-                Peer::Host => {
-                    if let Some(host) = &mut part.host {
-                        host.receive(p.kind, p.at_ps);
+                Peer::Host => match post {
+                    Post::Hold(_, held) => held.push((
+                        Held::Host,
+                        Delivery {
+                            node: u32::MAX,
+                            link: 0,
+                            kind: p.kind,
+                            at_ps: p.at_ps,
+                        },
+                    )),
+                    Post::Now(..) => {
+                        if let Some(host) = &mut part.host {
+                            host.receive(p.kind, p.at_ps);
+                        }
                     }
-                }
+                },
                 Peer::Unwired => {}
             }
         }

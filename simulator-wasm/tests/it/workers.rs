@@ -1,18 +1,22 @@
 //! The network on several threads gives the same run as on one: the same trace bytes, the
-//! same output and the same end, for 1, 2, 3 and 4 workers, in one go or in slices.
+//! same output and the same end, for 1, 2, 3 and 4 workers, in one go or in slices — with
+//! the workers running stretches of windows alone, and going back to their checkpoints when
+//! a packet crossed between them.
 
 use shared::formats::native;
 use simulator_wasm::demos::find;
+use simulator_wasm::network::Stretches;
 use simulator_wasm::session::{Program, Session, Setup};
 use simulator_wasm::trace::to_trace;
 
-/// A run's trace (in the native format), its output and how it ended.
+/// A run's trace (in the native format), its output and how it ended; and its workers'
+/// stretches.
 fn run(
     program: &Program,
     setup: &Setup,
     workers: usize,
     slice_ns: u64,
-) -> (String, String, String) {
+) -> ((String, String, String), Stretches) {
     let setup = Setup {
         workers,
         ..setup.clone()
@@ -26,12 +30,18 @@ fn run(
         }
     };
     let trace = to_trace(&session.network, "run").unwrap_or_else(|e| panic!("{e}"));
-    (native::write(&trace), session.output(), outcome)
+    (
+        (native::write(&trace), session.output(), outcome),
+        session.network.stretches,
+    )
 }
 
-/// Every worker count and slicing gives the one-thread, one-go run.
-fn check(program: &Program, setup: &Setup, slices_ns: &[u64]) -> String {
-    let reference = run(program, setup, 1, u64::MAX);
+/// Every worker count and slicing gives the one-thread, one-go run: how it ended, and the
+/// stretches of all the runs on several workers.
+fn check(program: &Program, setup: &Setup, slices_ns: &[u64]) -> (String, Stretches) {
+    let (reference, none) = run(program, setup, 1, u64::MAX);
+    assert_eq!(none, Stretches::default(), "one worker runs no stretches");
+    let mut stretches = Stretches::default();
     assert!(
         reference.0.len() > 1_000,
         "a real trace: {}",
@@ -39,7 +49,10 @@ fn check(program: &Program, setup: &Setup, slices_ns: &[u64]) -> String {
     );
     for workers in [2, 3, 4] {
         for &slice in slices_ns {
-            let other = run(program, setup, workers, slice);
+            let (other, theirs) = run(program, setup, workers, slice);
+            stretches.stretches += theirs.stretches;
+            stretches.windows += theirs.windows;
+            stretches.rollbacks += theirs.rollbacks;
             assert!(
                 other == reference,
                 "{workers} workers, slices of {slice} ns: {} vs {} trace bytes, outcome {} vs {}",
@@ -50,7 +63,7 @@ fn check(program: &Program, setup: &Setup, slices_ns: &[u64]) -> String {
             );
         }
     }
-    reference.2
+    (reference.2, stretches)
 }
 
 #[test]
@@ -61,8 +74,13 @@ fn a_mesh_gives_identical_trace_bytes_on_any_number_of_workers() {
         ..Setup::default()
     };
     let source = format!("WIDTH = 4\n{}", include_str!("../../programs/meshwork.s"));
-    let outcome = check(&Program::Assembly(source), &setup, &[u64::MAX, 7_777]);
+    let (outcome, stretches) = check(&Program::Assembly(source), &setup, &[u64::MAX, 7_777]);
     assert_eq!(outcome, "Idle");
+    // Most windows ran in stretches: no packet crosses between the rows' parts.
+    assert!(
+        stretches.windows > 10 * stretches.stretches,
+        "{stretches:?}"
+    );
 }
 
 #[test]
@@ -72,8 +90,9 @@ fn a_program_talking_to_the_host_gives_identical_runs_on_any_number_of_workers()
         ..Setup::default()
     };
     let program = Program::Assembly(include_str!("../../programs/hello-loaded.s").to_owned());
-    let outcome = check(&program, &setup, &[u64::MAX, 1_000]);
+    let (outcome, stretches) = check(&program, &setup, &[u64::MAX, 1_000]);
     assert_eq!(outcome, "Exited(0)");
+    assert!(stretches.stretches > 0, "{stretches:?}");
 }
 
 #[test]
@@ -81,8 +100,31 @@ fn the_gallerys_farms_give_identical_runs_on_any_number_of_workers() {
     for (name, nodes) in [("raytracer", 4), ("sieve", 4), ("matmul", 4), ("image", 4)] {
         let demo = find(name).unwrap_or_else(|| panic!("no demo {name}"));
         let (program, setup) = demo.setup(Some(nodes)).unwrap_or_else(|e| panic!("{e}"));
-        let outcome = check(&program, &setup, &[u64::MAX, 50_000]);
+        let (outcome, stretches) = check(&program, &setup, &[u64::MAX, 50_000]);
         assert_eq!(outcome, "Idle", "{name}");
+        // The farms' workers pass work across the parts: some stretch was run past a packet
+        // and taken back.
+        assert!(stretches.rollbacks > 0, "{name}: {stretches:?}");
+    }
+}
+
+#[test]
+fn a_run_sliced_finely_gives_the_bytes_of_one_go() {
+    // The sieve's pipeline idles between numbers: the clock jumps over the quiet windows, and
+    // sliced runs jump from elsewhere. A jump that landed on a node's pending link action let
+    // a sample be taken before the action, which one go applies at the end of a window:
+    // 5-µs slices once moved a packet's 550 ns of link time into the next sampling period.
+    let sieve = find("sieve").unwrap_or_else(|| panic!("no demo sieve"));
+    let (program, setup) = sieve.setup(Some(4)).unwrap_or_else(|e| panic!("{e}"));
+    let (reference, _) = run(&program, &setup, 1, u64::MAX);
+    for slice in [5_000, 1_234] {
+        let (sliced, _) = run(&program, &setup, 1, slice);
+        assert!(
+            sliced == reference,
+            "slices of {slice} ns: {} vs {} trace bytes",
+            sliced.0.len(),
+            reference.0.len()
+        );
     }
 }
 
@@ -95,14 +137,14 @@ fn an_error_on_a_node_is_the_same_error_on_any_number_of_workers() {
         ..Setup::default()
     };
     let program = Program::Assembly("ldc 0\n    gcall\n".to_owned());
-    let reference = run(&program, &setup, 1, u64::MAX);
+    let (reference, _) = run(&program, &setup, 1, u64::MAX);
     assert!(
         reference.2.contains("node 0: memory access"),
         "{}",
         reference.2
     );
     for workers in [2, 3, 4] {
-        assert_eq!(run(&program, &setup, workers, u64::MAX).2, reference.2);
+        assert_eq!(run(&program, &setup, workers, u64::MAX).0.2, reference.2);
     }
 }
 
@@ -210,13 +252,14 @@ mod loopback {
 
 /// A run shared among `workers` copies of the session on as many threads, each running its
 /// part through a [`loopback::Loopback`], worker 0 taking in the others' records at the end:
-/// its trace, output and end, as [`run`] gives them.
+/// its trace, output and end, as [`run`] gives them, and the stretches (the rollbacks of all
+/// the copies).
 fn shared_run(
     program: &Program,
     setup: &Setup,
     workers: usize,
     slice_ns: u64,
-) -> (String, String, String) {
+) -> ((String, String, String), Stretches) {
     use simulator_wasm::network::parallel::share::BytesFabric;
     let session = Session::new(program, setup).unwrap_or_else(|e| panic!("{e}"));
     let nodes = session.network.nodes.len();
@@ -249,7 +292,10 @@ fn shared_run(
     });
     let mut results = results.into_iter();
     let (mut first, outcome) = results.next().expect("worker 0");
+    let mut stretches = first.network.stretches;
     for (me, (other, other_outcome)) in results.enumerate() {
+        assert_eq!(other.network.stretches.windows, stretches.windows);
+        stretches.rollbacks += other.network.stretches.rollbacks;
         assert_eq!(other_outcome, outcome, "worker {} ends as worker 0", me + 1);
         let range = simulator_wasm::network::parallel::share::part_nodes(me + 1, workers, nodes);
         let record = other.network.export_part(range);
@@ -259,7 +305,7 @@ fn shared_run(
             .unwrap_or_else(|e| panic!("{e}"));
     }
     let trace = to_trace(&first.network, "run").unwrap_or_else(|e| panic!("{e}"));
-    (native::write(&trace), first.output(), outcome)
+    ((native::write(&trace), first.output(), outcome), stretches)
 }
 
 #[test]
@@ -289,15 +335,19 @@ fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
         sieve.setup(Some(4)).unwrap_or_else(|e| panic!("{e}")),
     ));
     for (name, (program, setup)) in cases {
-        let reference = run(&program, &setup, 1, u64::MAX);
+        let (reference, _) = run(&program, &setup, 1, u64::MAX);
         assert!(reference.0.len() > 1_000, "{name}: a real trace");
-        // The sieve has the most windows: two copies, in slices, are enough there.
+        // The sieve has the most rounds (its workers pass numbers along the pipeline all the
+        // time): two and three copies are enough there.
         let runs: &[(usize, u64)] = match name {
-            "sieve" => &[(2, 50_000)],
+            "sieve" => &[(2, u64::MAX), (3, 50_000)],
             _ => &[(2, u64::MAX), (4, u64::MAX), (3, 5_000)],
         };
+        let mut rollbacks = 0;
         for &(workers, slice) in runs {
-            let other = shared_run(&program, &setup, workers, slice);
+            let (other, stretches) = shared_run(&program, &setup, workers, slice);
+            assert!(stretches.windows > 0, "{name}: stretches were run");
+            rollbacks += stretches.rollbacks;
             assert!(
                 other == reference,
                 "{name}, {workers} copies, slices of {slice} ns: {} vs {} trace bytes, \
@@ -310,6 +360,9 @@ fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
                 reference.2
             );
         }
+        if name == "sieve" {
+            assert!(rollbacks > 0, "the sieve's copies went back to checkpoints");
+        }
     }
 }
 
@@ -321,10 +374,10 @@ fn an_error_in_one_copy_is_every_copys_error() {
         ..Setup::default()
     };
     let program = Program::Assembly("ldc 0\n    gcall\n".to_owned());
-    let reference = run(&program, &setup, 1, u64::MAX);
+    let (reference, _) = run(&program, &setup, 1, u64::MAX);
     for workers in [2, 4] {
         assert_eq!(
-            shared_run(&program, &setup, workers, u64::MAX).2,
+            shared_run(&program, &setup, workers, u64::MAX).0.2,
             reference.2
         );
     }

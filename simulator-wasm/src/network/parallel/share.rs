@@ -7,7 +7,8 @@
 //! then holds the run [`Network::run`] would have made, byte for byte.
 //!
 //! A round's bytes, little-endian. What a worker sends: its block — seven words of what it
-//! publishes (as [`Published::to_words`]), then a word holding the number of its packets
+//! publishes (as [`Published::to_words`]: the sixth holds the windows of a stretch in its
+//! high half), then a word holding the number of its packets
 //! (low half) and the length of its error text (high half) — its packets, 16 bytes each
 //! (receiving node `u32`, link `u8`, kind `u8` (0 data, 1 acknowledge), data byte `u8`,
 //! receiving worker `u8`, start time in picoseconds `u64`), then its error text (the node's
@@ -232,6 +233,7 @@ impl Network {
         self.time_ps = ended.time_ps;
         self.next_sample_ps = ended.next_sample_ps;
         self.busy = ended.busy;
+        self.stretches.add(ended.stretches);
         ended.result
     }
 
