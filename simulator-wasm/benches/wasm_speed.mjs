@@ -94,3 +94,5 @@ for (const [workload, source, topology, shares] of [
   }
 }
 console.log(JSON.stringify({ node: process.version, cold, cores, warm_up_ms: Math.round(warmUpMs), results }));
+// The helper threads wait for the next run, as the page's helper workers do: end here.
+process.exit(0);

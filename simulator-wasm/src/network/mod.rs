@@ -88,6 +88,47 @@ impl Stretches {
     }
 }
 
+/// How many windows the workers of a parallel run next run alone, replicated: every worker
+/// updates it from the same agreed counts, and the network keeps it across runs, so a run in
+/// slices paces itself as one in one go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pace {
+    /// Windows in the next stretch.
+    pub(crate) stretch: usize,
+    /// Windows to run in step (meeting after each) before the next stretch.
+    pub(crate) cooldown: usize,
+    /// The cooldown after the next stretch that stops short.
+    penalty: usize,
+}
+
+/// The longest stretch of windows a worker runs alone (about 2.3 ms of virtual time at the
+/// 20 Mbit/s links' lookahead).
+const STRETCH_MAX: usize = 8192;
+/// The longest run of windows in step after stretches kept stopping short.
+const COOLDOWN_MAX: usize = 256;
+
+impl Pace {
+    fn new() -> Pace {
+        Pace {
+            stretch: 8,
+            cooldown: 0,
+            penalty: 1,
+        }
+    }
+
+    /// After a stretch that everyone ran `agreed` windows of.
+    pub(crate) fn after(&mut self, agreed: usize) {
+        if agreed >= self.stretch {
+            self.stretch = (self.stretch * 2).min(STRETCH_MAX);
+            self.penalty = 1;
+        } else {
+            self.stretch = agreed.max(2);
+            self.cooldown = self.penalty;
+            self.penalty = (self.penalty * 2).min(COOLDOWN_MAX);
+        }
+    }
+}
+
 /// What [`Network::survey`] saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Survey {
@@ -151,6 +192,8 @@ pub struct Network {
     pub host: Option<Host>,
     /// How the parallel runs went (this copy's worker's rollbacks only, in a shared run).
     pub stretches: Stretches,
+    /// How long the next parallel run's first stretch is.
+    pace: Pace,
     /// The network's time, picoseconds: every node has run at least this far.
     pub time_ps: u64,
     /// Nodes that ended the last window running a process: with two or more, no node runs
@@ -195,6 +238,7 @@ impl Network {
             peers,
             host: None,
             stretches: Stretches::default(),
+            pace: Pace::new(),
             time_ps: 0,
             busy: 0,
             window_ps: timing.lookahead_ps(),

@@ -33,8 +33,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
-    Host, Network, Node, Outcome, Peer, Stretches, Survey, UseSample, free_run_end, sample_host,
-    sample_nodes, survey_nodes,
+    Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, free_run_end,
+    sample_host, sample_nodes, survey_nodes,
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
@@ -401,6 +401,7 @@ struct Start {
     exit: Option<i32>,
     nodes: usize,
     busy: usize,
+    pace: Pace,
 }
 
 /// One worker's part and what it hands back.
@@ -421,6 +422,7 @@ struct Ended {
     next_sample_ps: u64,
     busy: usize,
     stretches: Stretches,
+    pace: Pace,
 }
 
 impl Network {
@@ -435,6 +437,7 @@ impl Network {
             exit: self.host.as_ref().and_then(|h| h.server.exit),
             nodes: self.nodes.len(),
             busy: self.busy,
+            pace: self.pace,
         }
     }
 
@@ -535,6 +538,7 @@ impl Network {
         self.time_ps = ended.time_ps;
         self.next_sample_ps = ended.next_sample_ps;
         self.busy = ended.busy;
+        self.pace = ended.pace;
         self.stretches.add(ended.stretches);
         self.host_busy = done[0].1;
         // In the order one thread writes them: by period, node by node, the host last.
@@ -559,6 +563,7 @@ fn work(
         round: 0,
         busy: start.busy,
         stretches: Stretches::default(),
+        pace: start.pace,
     };
     let result = run_parts(parts, peers, fabric, start, &mut clock);
     Ended {
@@ -567,6 +572,7 @@ fn work(
         next_sample_ps: clock.next_sample_ps,
         busy: clock.busy,
         stretches: clock.stretches,
+        pace: clock.pace,
     }
 }
 
@@ -580,6 +586,8 @@ struct Clock {
     busy: usize,
     /// This worker's stretches.
     stretches: Stretches,
+    /// How long the next stretch is (replicated, kept across runs as `Network::pace`).
+    pace: Pace,
 }
 
 fn run_parts(
@@ -594,7 +602,6 @@ fn run_parts(
     let mut exit = start.exit;
     let mut all = Vec::new();
     let mut inbox = Vec::new();
-    let mut pace = Pace::new();
     while clock.time_ps < until_ps {
         if let Some(status) = exit {
             return Ok(Outcome::Exited(status));
@@ -655,11 +662,11 @@ fn run_parts(
                 Some(_) => {}
             }
         }
-        if pace.cooldown == 0 {
-            exit = speculate(parts, peers, fabric, start, clock, &mut pace)?;
+        if clock.pace.cooldown == 0 {
+            exit = speculate(parts, peers, fabric, start, clock)?;
             continue;
         }
-        pace.cooldown -= 1;
+        clock.pace.cooldown -= 1;
         let window_start = clock.time_ps;
         let end = ((window_start / window + 1) * window).min(until_ps);
         let ran = run_window(parts, start, window_start, end);
@@ -719,45 +726,6 @@ fn run_window(parts: &mut [Part<'_>], start: Start, window_start: u64, end: u64)
         }
     }
     ran
-}
-
-/// How many windows the workers next run alone, replicated: every worker updates it from
-/// the same agreed counts.
-struct Pace {
-    /// Windows in the next stretch.
-    stretch: usize,
-    /// Windows to run in step (meeting after each) before the next stretch.
-    cooldown: usize,
-    /// The cooldown after the next stretch that stops short.
-    penalty: usize,
-}
-
-/// The longest stretch of windows a worker runs alone (about 0.3 ms of virtual time at the
-/// 20 Mbit/s links' lookahead).
-const STRETCH_MAX: usize = 8192;
-/// The longest run of windows in step after stretches kept stopping short.
-const COOLDOWN_MAX: usize = 256;
-
-impl Pace {
-    fn new() -> Pace {
-        Pace {
-            stretch: 8,
-            cooldown: 0,
-            penalty: 1,
-        }
-    }
-
-    /// After a stretch that everyone ran `agreed` windows of.
-    fn after(&mut self, agreed: usize) {
-        if agreed >= self.stretch {
-            self.stretch = (self.stretch * 2).min(STRETCH_MAX);
-            self.penalty = 1;
-        } else {
-            self.stretch = agreed.max(2);
-            self.cooldown = self.penalty;
-            self.penalty = (self.penalty * 2).min(COOLDOWN_MAX);
-        }
-    }
 }
 
 /// What a worker puts aside before running windows alone, to come back to.
@@ -826,7 +794,6 @@ fn speculate(
     fabric: &mut impl Fabric,
     start: Start,
     clock: &mut Clock,
-    pace: &mut Pace,
 ) -> Result<Option<i32>, SimError> {
     let (window, until_ps) = (start.window_ps, start.until_ps);
     let mut held = Vec::new();
@@ -852,7 +819,7 @@ fn speculate(
             || ran.busy < 2
             || host_busy
             || end >= until_ps
-            || windows >= pace.stretch
+            || windows >= clock.pace.stretch
         {
             break;
         }
@@ -919,7 +886,10 @@ fn speculate(
         .iter()
         .map(|p| if p.windows == agreed { p.busy } else { 2 })
         .sum();
-    pace.after(agreed);
+    if clock.time_ps < until_ps && all[0].exit.is_none() {
+        // A stretch that ends with the run (or the slice) has not stopped short.
+        clock.pace.after(agreed);
+    }
     clock.stretches.stretches += 1;
     clock.stretches.windows += agreed as u64;
     clock.stretches.rollbacks += u64::from(windows > agreed);

@@ -233,6 +233,7 @@ impl Network {
         self.time_ps = ended.time_ps;
         self.next_sample_ps = ended.next_sample_ps;
         self.busy = ended.busy;
+        self.pace = ended.pace;
         self.stretches.add(ended.stretches);
         ended.result
     }
