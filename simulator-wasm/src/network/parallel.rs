@@ -795,20 +795,13 @@ fn speculate(
     start: Start,
     clock: &mut Clock,
 ) -> Result<Option<i32>, SimError> {
-    let (window, until_ps) = (start.window_ps, start.until_ps);
+    let until_ps = start.until_ps;
     let mut held = Vec::new();
     let mut saved = None;
     let mut windows = 0;
     let mut ran;
     loop {
-        let window_start = clock.time_ps;
-        let end = ((window_start / window + 1) * window).min(until_ps);
-        ran = run_window(parts, start, window_start, end);
-        for part in parts.iter_mut() {
-            deliver(part, peers, &mut Post::Hold(fabric, &mut held));
-        }
-        clock.time_ps = end;
-        sample(parts, peers, clock, start.sample_ps);
+        ran = window_alone(parts, peers, fabric, start, clock, &mut held);
         windows += 1;
         let host_busy = parts
             .iter()
@@ -818,7 +811,7 @@ fn speculate(
             || !held.is_empty()
             || ran.busy < 2
             || host_busy
-            || end >= until_ps
+            || clock.time_ps >= until_ps
             || windows >= clock.pace.stretch
         {
             break;
@@ -849,15 +842,7 @@ fn speculate(
         }
         error = None;
         for _ in 1..agreed {
-            let window_start = clock.time_ps;
-            let end = ((window_start / window + 1) * window).min(until_ps);
-            let again = run_window(parts, start, window_start, end);
-            for part in parts.iter_mut() {
-                deliver(part, peers, &mut Post::Hold(fabric, &mut held));
-            }
-            clock.time_ps = end;
-            sample(parts, peers, clock, start.sample_ps);
-            error = again.error;
+            error = window_alone(parts, peers, fabric, start, clock, &mut held).error;
         }
     } else {
         Saved::commit(parts);
@@ -894,6 +879,26 @@ fn speculate(
     clock.stretches.windows += agreed as u64;
     clock.stretches.rollbacks += u64::from(windows > agreed);
     Ok(all[0].exit)
+}
+
+/// One window of a stretch: the packets that leave this worker's parts are held.
+fn window_alone<F: Fabric>(
+    parts: &mut [Part<'_>],
+    peers: &[[Peer; 4]],
+    fabric: &F,
+    start: Start,
+    clock: &mut Clock,
+    held: &mut Vec<(Held, Delivery)>,
+) -> Ran {
+    let window_start = clock.time_ps;
+    let end = ((window_start / start.window_ps + 1) * start.window_ps).min(start.until_ps);
+    let ran = run_window(parts, start, window_start, end);
+    for part in parts.iter_mut() {
+        deliver(part, peers, &mut Post::Hold(fabric, held));
+    }
+    clock.time_ps = end;
+    sample(parts, peers, clock, start.sample_ps);
+    ran
 }
 
 /// Whether the host has nothing to do until a packet reaches it (as a survey sees it).
