@@ -64,6 +64,16 @@ impl Host {
         }
     }
 
+    /// Whether the host has a byte to send and may send it now.
+    pub(crate) fn pumping(&self) -> bool {
+        !self.awaiting_ack && !self.pending.is_empty()
+    }
+
+    /// Whether the host has nothing to do until a packet reaches it (or has exited).
+    pub(crate) fn waits(&self) -> bool {
+        self.server.exit.is_some() || (self.actions.is_empty() && !self.pumping())
+    }
+
     pub(crate) fn next_action(&self) -> Option<u64> {
         self.actions.peek().map(|Reverse((at, ..))| *at)
     }

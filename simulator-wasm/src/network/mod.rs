@@ -322,7 +322,7 @@ impl Network {
 
     /// The first point of the window grid at or after `ps`.
     pub fn grid_at_or_after(&self, ps: u64) -> u64 {
-        ps.div_ceil(self.window_ps).saturating_mul(self.window_ps)
+        grid_at_or_after(ps, self.window_ps)
     }
 
     /// The network's time in nanoseconds.
@@ -359,7 +359,7 @@ impl Network {
             }
             let start = self.time_ps;
             // Windows lie on a fixed grid, so slicing a run differently gives the same run.
-            let end = ((start / self.window_ps + 1) * self.window_ps).min(until_ps);
+            let end = window_end(start, self.window_ps, until_ps);
             // Every node has the network's clock: one limit for all.
             let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
             let mut busy = 0;
@@ -420,11 +420,7 @@ impl Network {
         Ok(match survey.next_ps {
             None => Some(Step::Done(Outcome::Idle)),
             Some(t) if t > self.time_ps + self.window_ps => {
-                // Jump, staying on the window grid: to the start of the window that ends at or
-                // after `t`, so an action at `t` on a window's end is applied at the end of a
-                // window, as it is when the windows run there one by one (a sample taken
-                // between the jump and the action would see the node without it).
-                self.time_ps = ((t - 1) / self.window_ps * self.window_ps).min(until_ps);
+                self.time_ps = jump_to(t, self.window_ps, until_ps);
                 self.sample();
                 Some(Step::Moved)
             }
@@ -504,6 +500,25 @@ impl Network {
     }
 }
 
+/// The first point of the window grid (of `window_ps`) at or after `ps`.
+fn grid_at_or_after(ps: u64, window_ps: u64) -> u64 {
+    ps.div_ceil(window_ps).saturating_mul(window_ps)
+}
+
+/// The end of the window that starts at `start_ps` (windows lie on a fixed grid, so slicing a
+/// run differently gives the same run), or `until_ps` if sooner.
+fn window_end(start_ps: u64, window_ps: u64, until_ps: u64) -> u64 {
+    ((start_ps / window_ps + 1) * window_ps).min(until_ps)
+}
+
+/// Where the clock jumps when nothing happens before `t` (more than a window ahead): to the
+/// start of the window that ends at or after `t`, staying on the grid, so an action at `t` on
+/// a window's end is applied at the end of a window, as it is when the windows run there one
+/// by one (a sample taken between the jump and the action would see the node without it).
+fn jump_to(t: u64, window_ps: u64, until_ps: u64) -> u64 {
+    (t.saturating_sub(1) / window_ps * window_ps).min(until_ps)
+}
+
 /// The network's time after a free run to `limit_ps` that ended at `now` (the node's time):
 /// the window of the packet it put on a wire, where it finished (it waits for the outside
 /// world: so does the network), or the limit. None of them depends on how the run is sliced.
@@ -549,9 +564,8 @@ impl Survey {
         if host.server.exit.is_some() {
             return;
         }
-        let pumping = !host.awaiting_ack && !host.pending.is_empty();
-        self.host_waits = host.actions.is_empty() && !pumping;
-        let at = if pumping {
+        self.host_waits = host.waits();
+        let at = if host.pumping() {
             Some(time_ps)
         } else {
             host.next_action()

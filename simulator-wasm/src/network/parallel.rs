@@ -34,7 +34,7 @@ use std::sync::{Condvar, Mutex};
 
 use super::{
     Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, free_run_end,
-    sample_host, sample_nodes, survey_nodes,
+    grid_at_or_after, jump_to, sample_host, sample_nodes, survey_nodes, window_end,
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
@@ -628,7 +628,7 @@ fn run_parts(
             if survey.host_waits && survey.active == 1 {
                 // Only node `i` can do anything: it runs free, as in `Network::free_run_or_jump`.
                 let i = survey.runner;
-                let limit_ps = until_ps.min(clock.next_sample_ps.div_ceil(window) * window);
+                let limit_ps = until_ps.min(grid_at_or_after(clock.next_sample_ps, window));
                 let owner = fabric.part_of(i);
                 let mut mine = Published::default();
                 if let Some(part) = parts.iter_mut().find(|p| p.index == owner) {
@@ -654,8 +654,7 @@ fn run_parts(
             match survey.next_ps {
                 None => return Ok(Outcome::Idle),
                 Some(t) if t > clock.time_ps + window => {
-                    // As `Network::free_run_or_jump` jumps.
-                    clock.time_ps = ((t - 1) / window * window).min(until_ps);
+                    clock.time_ps = jump_to(t, window, until_ps);
                     sample(parts, peers, clock, start.sample_ps);
                     continue;
                 }
@@ -668,7 +667,7 @@ fn run_parts(
         }
         clock.pace.cooldown -= 1;
         let window_start = clock.time_ps;
-        let end = ((window_start / window + 1) * window).min(until_ps);
+        let end = window_end(window_start, window, until_ps);
         let ran = run_window(parts, start, window_start, end);
         for part in parts.iter_mut() {
             deliver(part, peers, &mut Post::Now(fabric, clock.round));
@@ -769,7 +768,8 @@ impl Saved {
         clock.next_sample_ps = self.next_sample_ps;
     }
 
-    fn commit(parts: &mut [Part<'_>]) {
+    /// Keeps what the parts did since: their nodes stop journaling, the checkpoints go.
+    fn commit(self, parts: &mut [Part<'_>]) {
         for node in parts.iter_mut().flat_map(|p| p.nodes.iter_mut()) {
             node.commit();
         }
@@ -805,7 +805,7 @@ fn speculate(
         windows += 1;
         let host_busy = parts
             .iter()
-            .any(|p| p.host.as_ref().is_some_and(|h| !host_waits(h)));
+            .any(|p| p.host.as_ref().is_some_and(|h| !h.waits()));
         if ran.error.is_some()
             || ran.exit.is_some()
             || !held.is_empty()
@@ -837,15 +837,15 @@ fn speculate(
         // and on to the agreed window. Nothing is held on the way: this worker held nothing
         // before the window it stopped at.
         held.clear();
-        if let Some(saved) = saved.take() {
+        if let Some(saved) = saved {
             saved.restore(parts, clock);
         }
         error = None;
         for _ in 1..agreed {
             error = window_alone(parts, peers, fabric, start, clock, &mut held).error;
         }
-    } else {
-        Saved::commit(parts);
+    } else if let Some(saved) = saved {
+        saved.commit(parts);
     }
     // The held packets of the agreed window: the host's now, the other workers' through the
     // second meeting.
@@ -891,7 +891,7 @@ fn window_alone<F: Fabric>(
     held: &mut Vec<(Held, Delivery)>,
 ) -> Ran {
     let window_start = clock.time_ps;
-    let end = ((window_start / start.window_ps + 1) * start.window_ps).min(start.until_ps);
+    let end = window_end(window_start, start.window_ps, start.until_ps);
     let ran = run_window(parts, start, window_start, end);
     for part in parts.iter_mut() {
         deliver(part, peers, &mut Post::Hold(fabric, held));
@@ -899,12 +899,6 @@ fn window_alone<F: Fabric>(
     clock.time_ps = end;
     sample(parts, peers, clock, start.sample_ps);
     ran
-}
-
-/// Whether the host has nothing to do until a packet reaches it (as a survey sees it).
-fn host_waits(host: &Host) -> bool {
-    let pumping = !host.awaiting_ack && !host.pending.is_empty();
-    host.server.exit.is_some() || (host.actions.is_empty() && !pumping)
 }
 
 /// Where a packet held during a stretch goes.

@@ -128,15 +128,20 @@ fn a_run_sliced_finely_gives_the_bytes_of_one_go() {
     }
 }
 
-#[test]
-fn an_error_on_a_node_is_the_same_error_on_any_number_of_workers() {
-    // Every node jumps far out of its memory at once: the lowest node's error is reported.
+/// A ring of four nodes that each jump far out of their memory at once.
+fn out_of_memory() -> (Program, Setup) {
     let setup = Setup {
         topology: "ring 4".to_owned(),
         strict_memory: true,
         ..Setup::default()
     };
-    let program = Program::Assembly("ldc 0\n    gcall\n".to_owned());
+    (Program::Assembly("ldc 0\n    gcall\n".to_owned()), setup)
+}
+
+#[test]
+fn an_error_on_a_node_is_the_same_error_on_any_number_of_workers() {
+    // Every node jumps far out of its memory at once: the lowest node's error is reported.
+    let (program, setup) = out_of_memory();
     let (reference, _) = run(&program, &setup, 1, u64::MAX);
     assert!(
         reference.2.contains("node 0: memory access"),
@@ -368,12 +373,7 @@ fn copies_of_a_network_sharing_a_run_give_the_one_thread_runs_bytes() {
 
 #[test]
 fn an_error_in_one_copy_is_every_copys_error() {
-    let setup = Setup {
-        topology: "ring 4".to_owned(),
-        strict_memory: true,
-        ..Setup::default()
-    };
-    let program = Program::Assembly("ldc 0\n    gcall\n".to_owned());
+    let (program, setup) = out_of_memory();
     let (reference, _) = run(&program, &setup, 1, u64::MAX);
     for workers in [2, 4] {
         assert_eq!(
