@@ -18,20 +18,86 @@ export function runInSlices(advance, onSlice = () => {}) {
   }
 }
 
-// Warms the emulator up: runs `warm_up_source()` (the simulator-wasm crate's) for about `ms`
-// milliseconds and throws the run away. A browser first runs WebAssembly with its baseline
-// compiler and optimises a function only once it has run a while, so without this the user's
-// first run is the slow one. Returns the milliseconds it took.
-export function warmUp(Simulation, source, ms = 60) {
+// Warms the emulator up: runs `warm_up_source()` (the simulator-wasm crate's) on a 2×2 mesh
+// in slices of about 2 ms until the browser runs it optimised, and throws the run away. A
+// browser first runs WebAssembly with its baseline compiler, compiles a function that has run
+// a while with its optimising compiler in the background, and enters the optimised code at the
+// function's next call. Measured under Node (V8) on a 2-core machine: the baseline ran the
+// mesh at 24–28 M instructions/s for the first ~155 ms, the optimised code at ~100 from
+// then on; a fixed 60-ms warm-up ended before the switch and left COMSTIME's first run at
+// 53 M/s against 86–89 for later runs. So the warm-up watches the rate ([`switched`]) and
+// ends once it has jumped and levelled off, or after `most` milliseconds (a browser that
+// starts with optimised code, or a machine too slow to tell). Returns
+// (a promise of) `{ ms, baseline, optimised }`: the milliseconds it took and the two rates, in
+// instructions per millisecond (`optimised` is 0 when it never saw the switch). It lets the
+// worker's other messages through every `YIELD_MS` (the demo gallery need not wait for it).
+export async function warmUp(Simulation, source, most = 600) {
   const started = performance.now();
   const sim = new Simulation("assembly", source, "mesh 2x2", "T800", 20, 20, 1e12, true, "");
   let sliceNs = 20000;
-  while (performance.now() - started < ms) {
+  const rates = [];
+  let optimised = 0;
+  let yielded = started;
+  while (performance.now() - started < most) {
+    if (performance.now() - yielded > YIELD_MS) {
+      await nextTask();
+      yielded = performance.now();
+    }
+    const before = sim.instructions();
     const t0 = performance.now();
     if (sim.advance(sliceNs)) break;
-    // Short slices at first, as the real runs make them: each call may enter optimised code.
-    sliceNs = Math.min(sliceNs * 2, Math.max(20000, sliceNs * (5 / Math.max(performance.now() - t0, 0.1))));
+    const spent = performance.now() - t0;
+    // Slices too short for the clock to time tell nothing (and come first, as sizes settle).
+    if (spent >= 0.5) rates.push((sim.instructions() - before) / spent);
+    optimised = switched(rates);
+    if (optimised > 0) break;
+    // Short slices, as the real runs make them at first: each call may enter optimised code.
+    sliceNs = Math.min(sliceNs * 2, Math.max(20000, sliceNs * (2 / Math.max(spent, 0.1))));
   }
   sim.free();
-  return performance.now() - started;
+  const baseline = rates.length > 0 ? median(rates.slice(0, optimised > 0 ? -2 * STEADY : undefined)) : 0;
+  return { ms: performance.now() - started, baseline, optimised };
+}
+
+// How long the warm-up runs before it lets other messages through.
+const YIELD_MS = 20;
+
+// Resolves in a task of its own, after the messages already waiting (a zero timeout can wait
+// 4 ms once nested).
+function nextTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(0);
+  });
+}
+
+// Rates before the fast ones that make the baseline's: their median (the first slices, which
+// compile, are a small share of them).
+const BASELINE = 8;
+// How much faster than the baseline the optimised code runs, at least (measured: ~4×; a
+// machine's own speed can swing by 2× under a busy host).
+const FASTER = 3;
+// Slices in a row that must run that fast, twice over: the second run of them no more than
+// `RISING` times faster than the first (the functions the hot ones call get optimised soon
+// after them: the warm-up waits for the rate to level off).
+const STEADY = 3;
+const RISING = 1.1;
+
+// The optimised rate once the last `2 * STEADY` rates are all `FASTER` times the median of the
+// earlier ones and have levelled off, or 0.
+export function switched(rates) {
+  if (rates.length < BASELINE + 2 * STEADY) return 0;
+  const baseline = median(rates.slice(0, -2 * STEADY));
+  const [before, last] = [rates.slice(-2 * STEADY, -STEADY), rates.slice(-STEADY)];
+  const fast = [...before, ...last].every((r) => r >= FASTER * baseline);
+  return fast && median(last) <= RISING * median(before) ? median(last) : 0;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -14,8 +14,10 @@ import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim
 import { runInSlices, warmUp } from "./sim-slices.js";
 import { shareRun } from "./sim-share.js";
 
-// Loaded, then warmed up (the first run is then as fast as later ones).
-const ready = init().then(() => warmUp(Simulation, warm_up_source()));
+// Loaded, then warmed up (the first run is then as fast as later ones); the gallery and the
+// occam check need only the loading.
+const loaded = init();
+const ready = loaded.then(() => warmUp(Simulation, warm_up_source()));
 
 // Nodes a worker needs to pay for meeting the others every window. Natively 32 do (the
 // crate's `session::NODES_PER_WORKER`); in the page a round costs far more (measured on a
@@ -85,12 +87,12 @@ async function ppmToPng(bytes) {
 self.onmessage = async (event) => {
   const { type, language, source, topology, chip, mhz, linkMbit, untilNs, name, tracing, keys } = event.data;
   if (type === "demos") {
-    await ready;
+    await loaded;
     self.postMessage({ type: "demos", demos: JSON.parse(demos_json()) });
     return;
   }
   if (type === "check") {
-    await ready;
+    await loaded;
     const started = performance.now();
     const error = check_occam(source, topology);
     self.postMessage({ type: "checked", error, ms: performance.now() - started, source });

@@ -112,6 +112,32 @@ test('emulated instructions per second in WebAssembly (COMSTIME on one node, a 1
   }
 });
 
+test('the warm-up ends once the optimised code runs and its rate has levelled off', async ({ page }) => {
+  await page.goto('/simulate');
+  // Rates in instructions per millisecond, as the warm-up measures them slice by slice.
+  const answers = await page.evaluate(async () => {
+    const { switched } = await import('/sim-slices.js');
+    const baseline = [4, 8, 17, 24, 25, 26, 24, 25, 27, 25, 24, 26];
+    return {
+      jumped: switched([...baseline, 98, 101, 100, 99, 102, 100]),
+      stillBaseline: switched([...baseline, ...baseline]),
+      // A busy host can halve a machine's speed and give it back: not the switch.
+      hostSwing: switched([...baseline, 50, 52, 51, 49, 50, 51]),
+      stillRising: switched([...baseline, 80, 82, 81, 100, 101, 99]),
+      oneSlowSlice: switched([...baseline, 98, 101, 40, 99, 102, 100]),
+      tooFewToTell: switched([25, 26, 100, 101, 100, 99, 102, 100]),
+    };
+  });
+  expect(answers).toEqual({
+    jumped: 100,
+    stillBaseline: 0,
+    hostSwing: 0,
+    stillRising: 0,
+    oneSlowSlice: 0,
+    tooFewToTell: 0,
+  });
+});
+
 test('a program reads the keys typed for it and its files download', async ({ page }) => {
   await page.goto('/simulate');
   await page.getByTestId('sim-example').selectOption({ label: 'Keys and files through the iserver' });

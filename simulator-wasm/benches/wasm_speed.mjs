@@ -1,7 +1,7 @@
 // Emulated instructions per host second in WebAssembly under Node (V8), the emulator as the
 // Simulator page's worker loads it (target/site/sim, built by `cargo xtask build-site`), warmed
-// up and driven the way the worker does (`static/sim-slices.js`: `warmUp`, then slices of about
-// 50 ms). The meshes also run shared among 2 workers and one a core (worker threads running the
+// up and driven the way the worker does (`static/sim-slices.js`: `warmUp` until the engine runs
+// the optimised code, then slices of about 50 ms). The meshes also run shared among 2 workers and one a core (worker threads running the
 // page's helper script, `wasm_speed_part.mjs`), as the page shares a run among Web Workers.
 //
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
@@ -23,9 +23,14 @@ const wasm = await import(resolve(site, 'simulator_wasm.js'));
 const { Simulation } = wasm;
 wasm.initSync({ module: readFileSync(resolve(site, 'simulator_wasm_bg.wasm')) });
 const cold = process.argv.includes('--cold');
-const warmUpMs = cold ? 0 : warmUp(Simulation, wasm.warm_up_source());
+const warm = cold ? { ms: 0, baseline: 0, optimised: 0 } : await warmUp(Simulation, wasm.warm_up_source());
 const loadMs = performance.now() - loading;
-console.log(cold ? 'cold: no warm-up' : `warm-up ${warmUpMs.toFixed(0)} ms (loading and warm-up ${loadMs.toFixed(0)} ms)`);
+console.log(
+  cold
+    ? 'cold: no warm-up'
+    : `warm-up ${warm.ms.toFixed(0)} ms (loading and warm-up ${loadMs.toFixed(0)} ms): ` +
+        `${(warm.baseline / 1000).toFixed(1)} M instructions/s before the optimised code, ${(warm.optimised / 1000).toFixed(1)} after`,
+);
 
 const data = new URL('../programs/', import.meta.url);
 const comstime = readFileSync(new URL('comstime.s', data), 'utf8').replace(/N = \d+/, 'N = 100000');
@@ -93,6 +98,6 @@ for (const [workload, source, topology, shares] of [
     }
   }
 }
-console.log(JSON.stringify({ node: process.version, cold, cores, warm_up_ms: Math.round(warmUpMs), results }));
+console.log(JSON.stringify({ node: process.version, cold, cores, warm_up_ms: Math.round(warm.ms), warm_up_m_instructions_per_second: [warm.baseline, warm.optimised].map((r) => Number((r / 1000).toFixed(1))), results }));
 // The helper threads wait for the next run, as the page's helper workers do: end here.
 process.exit(0);
