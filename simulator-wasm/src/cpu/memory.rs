@@ -108,15 +108,16 @@ impl Node {
     }
 
     pub(super) fn copy(&mut self, from: u32, to: u32, len: u32) -> Result<(), SimError> {
+        // Offsets in memory, aliased as single bytes are: a block that lies in memory from
+        // its aliased start is the block the bytes one by one would copy.
         let (f, t, n) = (
-            from.wrapping_sub(NOT_PROCESS) as usize,
-            to.wrapping_sub(NOT_PROCESS) as usize,
+            from.wrapping_sub(NOT_PROCESS) as usize & self.alias_mask,
+            to.wrapping_sub(NOT_PROCESS) as usize & self.alias_mask,
             len as usize,
         );
         let size = self.memory.len();
         let inside = |at: usize| at <= size && n <= size - at;
-        let unaliased = self.alias_mask == usize::MAX;
-        if unaliased && inside(f) && inside(t) && (f + n <= t || t + n <= f) {
+        if inside(f) && inside(t) && (f + n <= t || t + n <= f) {
             // Both blocks in memory and apart: one move.
             if self.journaling && n > 0 {
                 self.journal.note(&self.memory, t, t + n);
@@ -131,5 +132,54 @@ impl Node {
             self.write_byte(to.wrapping_add(k), byte)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Chip;
+
+    /// 48 KB installed: addresses alias every 64 KB, the last 16 KB of each 64 are not there.
+    fn aliased_node() -> Node {
+        let mut node = Node::new(Chip::T800, 20_000_000, 48 * 1024);
+        node.set_aliasing(false);
+        for k in 0..48 * 1024u32 {
+            node.write_byte(NOT_PROCESS.wrapping_add(k), (k * 7 + k / 256) as u8)
+                .expect("installed");
+        }
+        node
+    }
+
+    #[test]
+    fn a_block_copied_through_aliased_addresses_moves_what_bytes_one_by_one_would() {
+        let at = |offset: u32| NOT_PROCESS.wrapping_add(offset);
+        let alias = 64 * 1024;
+        for (from, to, len) in [
+            (at(alias + 0x100), at(0x200), 4),
+            (at(0x100), at(3 * alias + 0x2000), 16),
+            (at(alias + 0x100), at(0x102), 8),
+            (at(0x102), at(alias + 0x100), 8),
+            (at(2 * alias + 0x100), at(0x100), 64),
+            (at(48 * 1024 - 2), at(0x100), 4),
+            (at(0x100), at(alias - 2), 4),
+            (at(alias - 1), at(0x100), 2),
+        ] {
+            let (mut block, mut bytes) = (aliased_node(), aliased_node());
+            let moved = block.copy(from, to, len);
+            let one_by_one = (0..len).try_for_each(|k| {
+                let byte = bytes.read_byte(from.wrapping_add(k))?;
+                bytes.write_byte(to.wrapping_add(k), byte)
+            });
+            assert_eq!(
+                moved.is_ok(),
+                one_by_one.is_ok(),
+                "{from:#x} -> {to:#x}, {len}"
+            );
+            assert!(
+                block.memory == bytes.memory,
+                "{from:#x} -> {to:#x}, {len}: memories differ"
+            );
+        }
     }
 }
