@@ -76,7 +76,6 @@ impl Node {
     /// then the low-priority queue.
     pub(super) fn schedule(&mut self) -> Result<(), SimError> {
         self.preempt = false;
-        self.horizon = 0;
         if let Some(w) = self.dequeue(0)? {
             self.start_running(w, 0)?;
         } else if let Some(saved) = self.interrupted.take() {
@@ -92,6 +91,12 @@ impl Node {
         } else if let Some(w) = self.dequeue(1)? {
             self.start_running(w, 1)?;
             self.slices_at = self.slices();
+        }
+        if !self.running {
+            // Nothing to run: a burst ends here. Another process running changes none of
+            // what ends a burst (the next link action or timer, the limit), so a burst runs
+            // on through process switches (COMSTIME switches every ~8 instructions).
+            self.horizon = 0;
         }
         Ok(())
     }
