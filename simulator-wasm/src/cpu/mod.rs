@@ -337,8 +337,7 @@ impl Node {
         if self.sleeps_through(limit) {
             // What the loop below would do, without its calls: most nodes of a network spend
             // most windows like this.
-            self.idle_cycles += limit - self.cycles;
-            self.cycles = limit;
+            self.doze_to(limit);
             return Ok(());
         }
         if self.cycles >= limit && self.next_action_cycle > self.cycles {
@@ -391,9 +390,14 @@ impl Node {
     /// where it finishes). [`Node::run_until`] then only moves the clock.
     #[inline(always)]
     fn sleeps_through(&self, limit: u64) -> bool {
-        self.cycles < limit
-            && !self.stop_on_emit
-            && self.next_action_cycle > limit
+        self.cycles < limit && self.next_action_cycle > limit && self.dozes()
+    }
+
+    /// No process running, ready or interrupted, no timer waiter, not running free: only a
+    /// link action (or a packet) can make the node do anything.
+    #[inline(always)]
+    fn dozes(&self) -> bool {
+        !self.stop_on_emit
             && !self.running
             && !self.preempt
             && self.fptr[0] == NOT_PROCESS
@@ -401,6 +405,29 @@ impl Node {
             && self.interrupted.is_none()
             && self.timers[0].is_empty()
             && self.timers[1].is_empty()
+    }
+
+    /// When the node dozes, the cycle of its next link action (`u64::MAX`: none): up to
+    /// there [`Node::run_until`] only moves its clock, unless a packet comes. 0 when it does
+    /// not doze.
+    pub fn dozes_until(&self) -> u64 {
+        if self.dozes() {
+            self.next_action_cycle
+        } else {
+            0
+        }
+    }
+
+    /// Moves a dozing node's clock to `cycle` (before its next link action), idle: what
+    /// [`Node::run_until`] does then.
+    pub fn doze_to(&mut self, cycle: u64) {
+        debug_assert!(
+            self.sleeps_through(cycle),
+            "dozes to {cycle}: {}",
+            self.dump()
+        );
+        self.idle_cycles += cycle - self.cycles;
+        self.cycles = cycle;
     }
 
     /// Runs at most `budget` instructions, until no process can run and no timer or link

@@ -206,6 +206,8 @@ pub struct Network {
     next_sample_ps: u64,
     last_busy: Vec<(u64, [u64; 4])>,
     host_busy: u64,
+    /// Within a call of [`Network::run`], each node's [`Doze`]; empty between calls.
+    doze: Vec<Doze>,
     /// The loaded program's code labels by address, ascending (empty for a boot file): what
     /// names a process after the code it starts at.
     pub labels: Vec<(u32, String)>,
@@ -245,6 +247,7 @@ impl Network {
             samples: Vec::new(),
             next_sample_ps: config.sample_ps.max(1),
             host_busy: 0,
+            doze: Vec::new(),
             labels: Vec::new(),
         }
     }
@@ -346,6 +349,19 @@ impl Network {
 
     /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
     pub fn run(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
+        self.doze.clear();
+        self.doze.resize(self.nodes.len(), Doze::default());
+        let outcome = self.run_windows(until_ps);
+        // The nodes the windows skipped move their clocks to where the windows would have.
+        for (node, doze) in self.nodes.iter_mut().zip(self.doze.drain(..)) {
+            if doze.skipped_to > node.cycles {
+                node.doze_to(doze.skipped_to);
+            }
+        }
+        outcome
+    }
+
+    fn run_windows(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
         while self.time_ps < until_ps {
             if let Some(status) = self.host.as_ref().and_then(|h| h.server.exit) {
                 return Ok(Outcome::Exited(status));
@@ -363,11 +379,17 @@ impl Network {
             // Every node has the network's clock: one limit for all.
             let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
             let mut busy = 0;
-            for (i, node) in self.nodes.iter_mut().enumerate() {
+            for (i, (node, doze)) in self.nodes.iter_mut().zip(&mut self.doze).enumerate() {
+                if doze.until > limit {
+                    // The window would only move its clock.
+                    doze.skipped_to = limit;
+                    continue;
+                }
                 node.run_until(limit).map_err(|e| SimError::Network {
                     message: format!("node {i}: {e}"),
                 })?;
                 busy += usize::from(node.is_running());
+                doze.until = node.dozes_until();
             }
             self.busy = busy;
             if let Some(host) = &mut self.host {
@@ -395,6 +417,7 @@ impl Network {
             // would have ended, at the grid point at or after it: a sample then sees the same
             // node, however the run was sliced and whichever way it got there.
             let limit_ps = until_ps.min(self.grid_at_or_after(self.next_sample_ps));
+            self.wake(i);
             let node = &mut self.nodes[i];
             node.stop_on_emit = true;
             let ran = node.run_until(node.cycle_at(limit_ps));
@@ -438,7 +461,8 @@ impl Network {
             for p in &packets {
                 match self.peers[i][usize::from(p.link & 3)] {
                     Peer::Node(to) => {
-                        self.nodes[to.node as usize].receive(to.link, p.kind, p.at_ps)
+                        self.wake(to.node as usize);
+                        self.nodes[to.node as usize].receive(to.link, p.kind, p.at_ps);
                     }
                     Peer::Host => {
                         if let Some(host) = &mut self.host {
@@ -456,8 +480,20 @@ impl Network {
         }
         if let Some(host) = &mut self.host {
             for (at, kind) in std::mem::take(&mut host.outbox) {
+                self.wake(0);
                 self.nodes[0].receive(0, kind, at);
             }
+        }
+    }
+
+    /// Node `i` is about to change (a packet, a free run): its clock moves to where the
+    /// windows that skipped it would have left it, and the next window runs it.
+    fn wake(&mut self, i: usize) {
+        if let Some(doze) = self.doze.get_mut(i) {
+            if doze.skipped_to > self.nodes[i].cycles {
+                self.nodes[i].doze_to(doze.skipped_to);
+            }
+            *doze = Doze::default();
         }
     }
 
@@ -591,6 +627,20 @@ impl Survey {
             host_waits: self.host_waits && later.host_waits,
         }
     }
+}
+
+/// A node that dozes (see [`Node::dozes_until`]): a window before its next link action only
+/// moves its clock, so the window loop skips it — most nodes of a farm wait most of the time,
+/// and a skipped node stays out of the cache — until a packet or its action wakes it; its
+/// clock moves to where the windows would have taken it when it wakes or the run returns.
+/// Idle time and busy time come out as they would have (a sample reads busy cycles, which
+/// dozing does not change).
+#[derive(Debug, Clone, Copy, Default)]
+struct Doze {
+    /// The first cycle at which it must run again (0: it is awake).
+    until: u64,
+    /// The limit of the last window that skipped it: where its clock should be.
+    skipped_to: u64,
 }
 
 /// Closes the sampling period `(start, end)` for `nodes` (numbered from `first`): each node's
