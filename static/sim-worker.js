@@ -1,8 +1,10 @@
 // The Simulator page's Web Worker: runs an assembly or occam program on an emulated
 // transputer network (target/site/sim, the simulator-wasm crate) off the page's thread, in
 // slices of virtual time, posting progress after each slice and the trace at the end. It also
-// answers the demo gallery ({type: "demos"}) and compiles occam without running it
-// ({type: "check"}: the error, if any, and how long the compiler took).
+// answers the demo gallery ({type: "demos"}), compiles occam without running it
+// ({type: "check"}: the error, if any, and how long the compiler took), and starts the helpers
+// a run on `workers` workers will need ({type: "helpers"}: the page sends it when the user
+// picks a number of workers, so they have loaded and warmed up by the time the run starts).
 //
 // A run on several workers (`workers` in the run message: a number, or "auto") is shared with
 // helper workers (sim-part.js), each running its part of the nodes in its own copy of the
@@ -89,6 +91,14 @@ self.onmessage = async (event) => {
   if (type === "demos") {
     await loaded;
     self.postMessage({ type: "demos", demos: JSON.parse(demos_json()) });
+    return;
+  }
+  if (type === "helpers") {
+    // The user picked a number of workers: the helpers start loading and warming up now.
+    if (self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined") {
+      const wanted = Math.min(Math.max(Number(event.data.workers) || 1, 1), 64);
+      if (wanted > 1) helper(wanted - 1);
+    }
     return;
   }
   if (type === "check") {

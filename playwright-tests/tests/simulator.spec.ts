@@ -257,3 +257,21 @@ test('a run shared among 1, 2 and 4 Web Workers gives the same trace, byte for b
   expect(traces[1].equals(traces[0])).toBe(true);
   expect(traces[2].equals(traces[0])).toBe(true);
 });
+
+test('picking two or more workers starts their helpers before the run, which takes them', async ({ page }) => {
+  await page.goto('/simulate');
+  await expect(page.getByTestId('sim-topology')).toHaveValue('mesh 4x4');
+  // Dedicated workers the page's worker started (Playwright lists nested ones too).
+  const helpers = () => page.workers().filter((w) => new URL(w.url()).pathname === '/sim-part.js').length;
+  expect(helpers()).toBe(0);
+  await page.getByTestId('sim-workers').selectOption('2');
+  await expect.poll(helpers, { timeout: 10_000 }).toBe(1);
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-status')).toContainText('Finished (idle) on 16 nodes', { timeout: 30_000 });
+  await expect(page.getByTestId('sim-readout')).toContainText('on 2 workers');
+  expect(helpers()).toBe(1);
+  // One worker needs no helper, and the one there stays for the next shared run.
+  await page.getByTestId('sim-workers').selectOption('1');
+  await page.getByTestId('sim-workers').selectOption('4');
+  await expect.poll(helpers, { timeout: 10_000 }).toBe(3);
+});

@@ -336,6 +336,23 @@ impl Sim {
         Ok(w)
     }
 
+    /// Has the worker start and warm up the helpers a run on `workers` workers needs, while
+    /// the user is still at the form (a helper takes ~0.2 s to load and warm up: the first
+    /// shared run would otherwise pay for it).
+    fn prepare_helpers(self, workers: &str) {
+        let Ok(n) = workers.parse::<u32>() else {
+            return;
+        };
+        if n < 2 {
+            return;
+        }
+        let Ok(w) = self.ensure_worker() else { return };
+        let ask = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&ask, &"type".into(), &"helpers".into());
+        let _ = js_sys::Reflect::set(&ask, &"workers".into(), &n.into());
+        let _ = w.post_message(&ask);
+    }
+
     /// Asks the worker to compile the occam source as it stands.
     fn check_source(self) {
         if self.language.get_untracked() != "occam" {
@@ -597,8 +614,12 @@ fn controls(sim: Sim) -> impl IntoView {
                     <option value="5">"5"</option>
                 </select>
             </label>
-            <label title="Web Workers sharing the run, each on its own core: auto takes one per 256 nodes (the workers meet every window, which costs more than a few nodes' work); the trace is the same on any number">"Workers "
-                <select data-testid="sim-workers" on:change=move |ev| workers.set(event_target_value(&ev))>
+            <label title="Web Workers sharing the run, each on its own core: auto takes one per 256 nodes (the workers meet whenever a packet crosses between them, every window in a busy farm, which costs more than a few nodes' work); the trace is the same on any number">"Workers "
+                <select data-testid="sim-workers" on:change=move |ev| {
+                    let value = event_target_value(&ev);
+                    sim.prepare_helpers(&value);
+                    workers.set(value);
+                }>
                     {["auto", "1", "2", "4", "8"]
                         .into_iter()
                         .map(|n| view! { <option value=n selected=move || workers.get() == n>{n}</option> })
