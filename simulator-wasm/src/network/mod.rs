@@ -349,15 +349,10 @@ impl Network {
 
     /// Runs until `until_ps`, the host's exit, or until nothing can happen any more.
     pub fn run(&mut self, until_ps: u64) -> Result<Outcome, SimError> {
-        self.doze.clear();
-        self.doze.resize(self.nodes.len(), Doze::default());
+        awake(&mut self.doze, self.nodes.len());
         let outcome = self.run_windows(until_ps);
-        // The nodes the windows skipped move their clocks to where the windows would have.
-        for (node, doze) in self.nodes.iter_mut().zip(self.doze.drain(..)) {
-            if doze.skipped_to > node.cycles {
-                node.doze_to(doze.skipped_to);
-            }
-        }
+        wake_all(&mut self.nodes, &mut self.doze);
+        self.doze.clear();
         outcome
     }
 
@@ -380,16 +375,14 @@ impl Network {
             let limit = self.nodes.first().map_or(0, |n| n.cycle_at(end));
             let mut busy = 0;
             for (i, (node, doze)) in self.nodes.iter_mut().zip(&mut self.doze).enumerate() {
-                if doze.until > limit {
-                    // The window would only move its clock.
-                    doze.skipped_to = limit;
+                if doze.skips(limit) {
                     continue;
                 }
                 node.run_until(limit).map_err(|e| SimError::Network {
                     message: format!("node {i}: {e}"),
                 })?;
                 busy += usize::from(node.is_running());
-                doze.until = node.dozes_until();
+                doze.ran(node);
             }
             self.busy = busy;
             if let Some(host) = &mut self.host {
@@ -490,10 +483,7 @@ impl Network {
     /// windows that skipped it would have left it, and the next window runs it.
     fn wake(&mut self, i: usize) {
         if let Some(doze) = self.doze.get_mut(i) {
-            if doze.skipped_to > self.nodes[i].cycles {
-                self.nodes[i].doze_to(doze.skipped_to);
-            }
-            *doze = Doze::default();
+            doze.wake(&mut self.nodes[i]);
         }
     }
 
@@ -641,6 +631,49 @@ struct Doze {
     until: u64,
     /// The limit of the last window that skipped it: where its clock should be.
     skipped_to: u64,
+}
+
+impl Doze {
+    /// Whether the window ending at cycle `limit` skips the node (it would only move its
+    /// clock).
+    #[inline(always)]
+    fn skips(&mut self, limit: u64) -> bool {
+        if self.until > limit {
+            self.skipped_to = limit;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// After a window ran `node`: whether the next ones may skip it.
+    #[inline(always)]
+    fn ran(&mut self, node: &Node) {
+        self.until = node.dozes_until();
+    }
+
+    /// `node` is about to change (a packet, a free run, a checkpoint) or the run returns:
+    /// its clock moves to where the windows that skipped it would have left it, and the next
+    /// window runs it.
+    fn wake(&mut self, node: &mut Node) {
+        if self.skipped_to > node.cycles {
+            node.doze_to(self.skipped_to);
+        }
+        *self = Doze::default();
+    }
+}
+
+/// Every node awake (see [`Doze`]), for a run of `n` nodes.
+fn awake(doze: &mut Vec<Doze>, n: usize) {
+    doze.clear();
+    doze.resize(n, Doze::default());
+}
+
+/// Wakes every node: their clocks where the windows would have left them.
+fn wake_all(nodes: &mut [Node], doze: &mut [Doze]) {
+    for (node, doze) in nodes.iter_mut().zip(doze) {
+        doze.wake(node);
+    }
 }
 
 /// Closes the sampling period `(start, end)` for `nodes` (numbered from `first`): each node's

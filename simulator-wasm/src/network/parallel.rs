@@ -33,8 +33,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
-    Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, free_run_end,
-    grid_at_or_after, jump_to, sample_host, sample_nodes, survey_nodes, window_end,
+    Doze, Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, awake,
+    free_run_end, grid_at_or_after, jump_to, sample_host, sample_nodes, survey_nodes, wake_all,
+    window_end,
 };
 use crate::error::SimError;
 use crate::link::PacketKind;
@@ -413,6 +414,8 @@ struct Part<'a> {
     host: Option<&'a mut Host>,
     host_busy: u64,
     samples: Vec<UseSample>,
+    /// Its nodes' dozing, as in [`Network::run`].
+    doze: Vec<Doze>,
 }
 
 /// How a worker's loop ended: the outcome, the replicated clock state, and its stretches.
@@ -488,6 +491,7 @@ impl Network {
                 host: if p == 0 { host.take() } else { None },
                 host_busy: self.host_busy,
                 samples: Vec::new(),
+                doze: vec![Doze::default(); len],
             });
         }
         let mut by_thread: Vec<Vec<Part<'_>>> = Vec::with_capacity(threads);
@@ -566,6 +570,9 @@ fn work(
         pace: start.pace,
     };
     let result = run_parts(parts, peers, fabric, start, &mut clock);
+    for part in parts.iter_mut() {
+        wake_all(part.nodes, &mut part.doze);
+    }
     Ended {
         result,
         time_ps: clock.time_ps,
@@ -633,6 +640,7 @@ fn run_parts(
                 let mut mine = Published::default();
                 if let Some(part) = parts.iter_mut().find(|p| p.index == owner) {
                     let node = &mut part.nodes[i - part.first];
+                    part.doze[i - part.first].wake(node);
                     node.stop_on_emit = true;
                     let ran = node.run_until(node.cycle_at(limit_ps));
                     node.stop_on_emit = false;
@@ -710,12 +718,16 @@ fn run_window(parts: &mut [Part<'_>], start: Start, window_start: u64, end: u64)
     };
     for part in parts.iter_mut() {
         let limit = part.nodes.first().map_or(0, |n| n.cycle_at(end));
-        for (k, node) in part.nodes.iter_mut().enumerate() {
+        for (k, (node, doze)) in part.nodes.iter_mut().zip(&mut part.doze).enumerate() {
+            if doze.skips(limit) {
+                continue;
+            }
             if let Err(e) = node.run_until(limit) {
                 ran.error = Some((part.first + k, e));
                 return ran;
             }
             ran.busy += usize::from(node.is_running());
+            doze.ran(node);
         }
         if let Some(host) = &mut part.host {
             if let Err(e) = host.run_until(window_start, end) {
@@ -739,6 +751,10 @@ struct Saved {
 
 impl Saved {
     fn take(parts: &mut [Part<'_>], clock: &Clock) -> Saved {
+        // The checkpoints keep the nodes' clocks where the windows left them.
+        for part in parts.iter_mut() {
+            wake_all(part.nodes, &mut part.doze);
+        }
         Saved {
             nodes: parts
                 .iter_mut()
@@ -760,6 +776,7 @@ impl Saved {
             for (node, checkpoint) in part.nodes.iter_mut().zip(nodes) {
                 node.restore(checkpoint);
             }
+            awake(&mut part.doze, part.nodes.len());
             part.last_busy.copy_from_slice(&last_busy);
             part.samples.truncate(samples);
             part.host_busy = host_busy;
@@ -935,7 +952,9 @@ fn exchange(
             .iter_mut()
             .find(|p| (p.first..p.first + p.nodes.len()).contains(&node))
         {
-            part.nodes[node - part.first].receive(d.link, d.kind, d.at_ps);
+            let k = node - part.first;
+            part.doze[k].wake(&mut part.nodes[k]);
+            part.nodes[k].receive(d.link, d.kind, d.at_ps);
         }
     }
     Ok(())
@@ -955,7 +974,9 @@ fn deliver<F: Fabric>(part: &mut Part<'_>, peers: &[[Peer; 4]], post: &mut Post<
                 Peer::Node(to) => {
                     let to_node = to.node as usize;
                     if (part.first..part.first + part.nodes.len()).contains(&to_node) {
-                        part.nodes[to_node - part.first].receive(to.link, p.kind, p.at_ps);
+                        let k = to_node - part.first;
+                        part.doze[k].wake(&mut part.nodes[k]);
+                        part.nodes[k].receive(to.link, p.kind, p.at_ps);
                         continue;
                     }
                     let delivery = Delivery {
@@ -998,6 +1019,7 @@ fn deliver<F: Fabric>(part: &mut Part<'_>, peers: &[[Peer; 4]], post: &mut Post<
     }
     if let Some(host) = &mut part.host {
         for (at, kind) in std::mem::take(&mut host.outbox) {
+            part.doze[0].wake(&mut part.nodes[0]);
             part.nodes[0].receive(0, kind, at);
         }
     }

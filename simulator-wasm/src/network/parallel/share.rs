@@ -16,8 +16,8 @@
 //! text in worker order, without packets, then the packets for its part.
 
 use super::{
-    Delivery, Fabric, Network, Outcome, PacketKind, Part, Published, SimError, UseSample, first_of,
-    work,
+    Delivery, Doze, Fabric, Network, Outcome, PacketKind, Part, Published, SimError, UseSample,
+    first_of, work,
 };
 use crate::cpu::{Event, EventKind};
 
@@ -213,6 +213,7 @@ impl Network {
         }
         let start = self.start(until_ps);
         let range = fabric.own_nodes();
+        let n_own = range.len();
         let mut part = Part {
             index: fabric.me,
             first: range.start,
@@ -225,6 +226,7 @@ impl Network {
             },
             host_busy: self.host_busy,
             samples: Vec::new(),
+            doze: vec![Doze::default(); n_own],
         };
         let ended = work(std::slice::from_mut(&mut part), &self.peers, fabric, start);
         let (samples, host_busy) = (part.samples, part.host_busy);
