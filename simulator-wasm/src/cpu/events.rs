@@ -40,10 +40,15 @@ pub struct Event {
 /// moves what is stored and asks the allocator for more memory only a few times. In
 /// WebAssembly, whose allocator cannot remap, a growing `Vec` would copy everything at each
 /// doubling, and every memory growth costs the engine a collection's worth of bookkeeping:
-/// with an event every few instructions that cost as much as the emulation itself.
+/// with an event every few instructions that cost as much as the emulation itself. Events
+/// are packed into a stage of 256 first and copied into the chunks a stage at a time: one
+/// block copy writes the log's fresh memory faster than an event's stores spread among the
+/// interpreter's (in WebAssembly, COMSTIME with an event every 4 instructions: 86–88 → 96 M
+/// instructions/s, tracing 1.17× instead of 1.3×).
 #[derive(Debug, Default, Clone)]
 pub struct EventLog {
     chunks: Vec<Vec<Packed>>,
+    stage: Vec<Packed>,
     len: usize,
 }
 
@@ -99,7 +104,12 @@ impl Packed {
 
 /// The events of an [`EventLog`], in order.
 #[derive(Debug, Clone)]
-pub struct EventIter<'a>(std::iter::Flatten<std::slice::Iter<'a, Vec<Packed>>>);
+pub struct EventIter<'a>(
+    std::iter::Chain<
+        std::iter::Flatten<std::slice::Iter<'a, Vec<Packed>>>,
+        std::slice::Iter<'a, Packed>,
+    >,
+);
 
 impl Iterator for EventIter<'_> {
     type Item = Event;
@@ -115,26 +125,51 @@ impl EventLog {
     /// Events in the largest chunk (24 MiB).
     const LARGEST: usize = 1 << 20;
 
+    /// Events staged before they go to the chunks.
+    const STAGE: usize = 256;
+
     /// Appends `event`.
     #[inline]
     pub fn push(&mut self, event: Event) {
-        let packed = Packed::pack(event);
-        match self.chunks.last_mut() {
-            Some(chunk) if chunk.len() < chunk.capacity() => chunk.push(packed),
-            last => {
-                let size = last.map_or(Self::FIRST, |c| (c.capacity() * 2).min(Self::LARGEST));
-                let mut chunk = Vec::with_capacity(size);
-                chunk.push(packed);
-                self.chunks.push(chunk);
-            }
+        if self.stage.len() == self.stage.capacity() {
+            self.flush();
         }
+        self.stage.push(Packed::pack(event));
         self.len += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush(&mut self) {
+        let mut staged = &self.stage[..];
+        while !staged.is_empty() {
+            let room = self.chunks.last().map_or(0, |c| c.capacity() - c.len());
+            if room == 0 {
+                let size = self
+                    .chunks
+                    .last()
+                    .map_or(Self::FIRST, |c| (c.capacity() * 2).min(Self::LARGEST));
+                self.chunks.push(Vec::with_capacity(size));
+                continue;
+            }
+            let n = room.min(staged.len());
+            self.chunks
+                .last_mut()
+                .expect("a chunk")
+                .extend_from_slice(&staged[..n]);
+            staged = &staged[n..];
+        }
+        self.stage.clear();
+        self.stage.reserve_exact(Self::STAGE);
     }
 
     /// Keeps the first `len` events.
     pub fn truncate(&mut self, len: usize) {
         let mut dropped = self.len.saturating_sub(len);
         self.len -= dropped;
+        let staged = dropped.min(self.stage.len());
+        self.stage.truncate(self.stage.len() - staged);
+        dropped -= staged;
         while dropped > 0 {
             let Some(chunk) = self.chunks.last_mut() else {
                 break;
@@ -160,7 +195,7 @@ impl EventLog {
 
     /// The events in order.
     pub fn iter(&self) -> EventIter<'_> {
-        EventIter(self.chunks.iter().flatten())
+        EventIter(self.chunks.iter().flatten().chain(self.stage.iter()))
     }
 }
 
@@ -193,7 +228,9 @@ mod tests {
             log.push(event(k));
         }
         assert_eq!(log.len(), n);
-        assert_eq!(log.chunks.len(), 3, "chunks of 4096, 8192 and 16384 events");
+        // 12,288 went to chunks of 4,096 and 8,192 a stage at a time; 17 are still staged.
+        let sizes: Vec<usize> = log.chunks.iter().map(Vec::len).collect();
+        assert_eq!((sizes, log.stage.len()), (vec![4096, 8192], 17));
         assert!(log.iter().eq((0..n).map(event)));
         assert_eq!((&log).into_iter().nth(n - 1), Some(event(n - 1)));
         // The last cycle kept exactly, and the kind of a saturated one.

@@ -314,17 +314,31 @@ impl Node {
         u64::try_from(ns).unwrap_or(u64::MAX)
     }
 
+    #[inline(always)]
     fn record(&mut self, kind: EventKind, process: u32, channel: u32, bytes: u32, other: u32) {
         if self.tracing {
-            self.events.push(Event {
-                cycle: self.cycles,
-                kind,
-                process,
-                channel,
-                bytes,
-                other,
-            });
+            self.record_event(kind, process, channel, bytes, other);
         }
+    }
+
+    /// Out of line: the interpreter's functions stay as small when tracing is off.
+    #[inline(never)]
+    fn record_event(
+        &mut self,
+        kind: EventKind,
+        process: u32,
+        channel: u32,
+        bytes: u32,
+        other: u32,
+    ) {
+        self.events.push(Event {
+            cycle: self.cycles,
+            kind,
+            process,
+            channel,
+            bytes,
+            other,
+        });
     }
 
     /// Runs one instruction (a prefix byte counts as one), or advances time to the next timer
