@@ -15,7 +15,7 @@ use crate::clock::cycle_ps;
 use crate::cpu::{EventKind, Node};
 use crate::error::SimError;
 use crate::isa::{Chip, CycleTable};
-use crate::link::LinkTiming;
+use crate::link::{LinkTiming, PacketKind};
 use crate::topology::{End, Topology};
 
 pub use crate::host::Host;
@@ -453,10 +453,7 @@ impl Network {
             let packets = std::mem::take(&mut self.nodes[i].outbox);
             for p in &packets {
                 match self.peers[i][usize::from(p.link & 3)] {
-                    Peer::Node(to) => {
-                        self.wake(to.node as usize);
-                        self.nodes[to.node as usize].receive(to.link, p.kind, p.at_ps);
-                    }
+                    Peer::Node(to) => self.receive(to.node as usize, to.link, p.kind, p.at_ps),
                     Peer::Host => {
                         if let Some(host) = &mut self.host {
                             host.receive(p.kind, p.at_ps);
@@ -473,10 +470,15 @@ impl Network {
         }
         if let Some(host) = &mut self.host {
             for (at, kind) in std::mem::take(&mut host.outbox) {
-                self.wake(0);
-                self.nodes[0].receive(0, kind, at);
+                self.receive(0, 0, kind, at);
             }
         }
+    }
+
+    /// Hands node `i` a packet on `link`, waking it first.
+    fn receive(&mut self, i: usize, link: u8, kind: PacketKind, at_ps: u64) {
+        self.wake(i);
+        self.nodes[i].receive(link, kind, at_ps);
     }
 
     /// Node `i` is about to change (a packet, a free run): its clock moves to where the

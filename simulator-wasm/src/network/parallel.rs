@@ -418,6 +418,14 @@ struct Part<'a> {
     doze: Vec<Doze>,
 }
 
+impl Part<'_> {
+    /// Hands this part's node `k` a packet on `link`, waking it first.
+    fn receive(&mut self, k: usize, link: u8, kind: PacketKind, at_ps: u64) {
+        self.doze[k].wake(&mut self.nodes[k]);
+        self.nodes[k].receive(link, kind, at_ps);
+    }
+}
+
 /// How a worker's loop ended: the outcome, the replicated clock state, and its stretches.
 struct Ended {
     result: Result<Outcome, SimError>,
@@ -952,9 +960,7 @@ fn exchange(
             .iter_mut()
             .find(|p| (p.first..p.first + p.nodes.len()).contains(&node))
         {
-            let k = node - part.first;
-            part.doze[k].wake(&mut part.nodes[k]);
-            part.nodes[k].receive(d.link, d.kind, d.at_ps);
+            part.receive(node - part.first, d.link, d.kind, d.at_ps);
         }
     }
     Ok(())
@@ -974,9 +980,7 @@ fn deliver<F: Fabric>(part: &mut Part<'_>, peers: &[[Peer; 4]], post: &mut Post<
                 Peer::Node(to) => {
                     let to_node = to.node as usize;
                     if (part.first..part.first + part.nodes.len()).contains(&to_node) {
-                        let k = to_node - part.first;
-                        part.doze[k].wake(&mut part.nodes[k]);
-                        part.nodes[k].receive(to.link, p.kind, p.at_ps);
+                        part.receive(to_node - part.first, to.link, p.kind, p.at_ps);
                         continue;
                     }
                     let delivery = Delivery {
@@ -1019,8 +1023,7 @@ fn deliver<F: Fabric>(part: &mut Part<'_>, peers: &[[Peer; 4]], post: &mut Post<
     }
     if let Some(host) = &mut part.host {
         for (at, kind) in std::mem::take(&mut host.outbox) {
-            part.doze[0].wake(&mut part.nodes[0]);
-            part.nodes[0].receive(0, kind, at);
+            part.receive(0, 0, kind, at);
         }
     }
 }
