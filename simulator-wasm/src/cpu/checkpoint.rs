@@ -15,7 +15,7 @@ use super::Node;
 #[derive(Debug)]
 pub struct Checkpoint {
     node: Box<Node>,
-    events: usize,
+    events: super::events::Mark,
     probes: usize,
 }
 
@@ -37,7 +37,7 @@ impl Node {
         self.journaling = true;
         Checkpoint {
             node,
-            events: self.events.len(),
+            events: self.events.mark(),
             probes: self.probe_texts.len(),
         }
     }

@@ -44,3 +44,13 @@ fn comstime_passes_every_value_through_the_ring_in_order() {
     let value = node.read_word(super::WORKSPACE + 4).expect("W[1]");
     assert_eq!(value, 999, "the last value taken");
 }
+
+#[test]
+fn comstimes_steady_pattern_of_events_is_logged_in_under_a_byte_an_event() {
+    let (mut node, _) = boot(SOURCE);
+    run(&mut node, 10_000_000);
+    let (events, bytes) = (node.events.len(), node.events.size());
+    // 1,000 turns of the ring, 15 events each: once seen, each turn is predicted.
+    assert!(events > 15_000, "{events} events");
+    assert!(bytes < events / 4, "{bytes} bytes for {events} events");
+}
