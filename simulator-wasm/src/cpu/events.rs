@@ -521,7 +521,7 @@ fn encode(
     for e in staged {
         let slot = [e[0].wrapping_sub(previous.cycle << 8), e[1], e[2]];
         let context = previous.context();
-        let kept = slots[context];
+        let kept = &slots[context];
         // Word by word: compared as a block, the words just stored would be loaded as one.
         if (kept[0] ^ slot[0]) | (kept[1] ^ slot[1]) | (kept[2] ^ slot[2]) == 0 {
             run += 1;
@@ -536,7 +536,7 @@ fn encode(
                 at += 1;
                 run = 0;
             }
-            if kept == EMPTY {
+            if slots[context] == EMPTY {
                 filled.push(context as u8);
             }
             slots[context] = slot;
