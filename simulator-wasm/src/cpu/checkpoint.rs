@@ -15,7 +15,7 @@ use super::Node;
 #[derive(Debug)]
 pub struct Checkpoint {
     node: Box<Node>,
-    events: super::events::Mark,
+    events: super::Mark,
     probes: usize,
 }
 

@@ -259,26 +259,25 @@ impl EventIter<'_> {
     /// The event `slot` describes, after the last one.
     fn take(&mut self, slot: &Slot) -> Event {
         self.last = self.last.next(slot);
-        Event {
-            cycle: self.last.cycle,
-            kind: KINDS[usize::from(self.last.kind) % KINDS.len()],
-            process: slot[1] as u32,
-            channel: (slot[1] >> 32) as u32,
-            bytes: slot[2] as u32,
-            other: (slot[2] >> 32) as u32,
-        }
+        unpack(self.last.cycle, self.last.kind, slot[1], slot[2])
     }
 }
 
 /// The event `staged` holds.
 fn unstage(staged: &Staged) -> Event {
+    unpack(staged[0] >> 8, staged[0] as u8, staged[1], staged[2])
+}
+
+/// The event at `cycle` of kind `kind`, its other fields in the words they are staged in
+/// (the process with the channel above it, the bytes with `other` above them).
+fn unpack(cycle: u64, kind: u8, partners: u64, moved: u64) -> Event {
     Event {
-        cycle: staged[0] >> 8,
-        kind: KINDS[usize::from(staged[0] as u8) % KINDS.len()],
-        process: staged[1] as u32,
-        channel: (staged[1] >> 32) as u32,
-        bytes: staged[2] as u32,
-        other: (staged[2] >> 32) as u32,
+        cycle,
+        kind: KINDS[usize::from(kind) % KINDS.len()],
+        process: partners as u32,
+        channel: (partners >> 32) as u32,
+        bytes: moved as u32,
+        other: (moved >> 32) as u32,
     }
 }
 
@@ -413,8 +412,7 @@ impl EventLog {
 
     /// The bytes the encoded events take (staged ones not counted).
     pub fn size(&self) -> usize {
-        let coded = self.coded();
-        coded.chunks.iter().map(Vec::len).sum::<usize>() + coded.used
+        self.coded().size()
     }
 
     /// Whether there are none.
@@ -474,10 +472,14 @@ impl Coded {
         }
     }
 
+    /// The bytes written.
+    fn size(&self) -> usize {
+        self.chunks.iter().map(Vec::len).sum::<usize>() + self.used
+    }
+
     /// Cuts the encoded events back to `mark`'s (no further than they reach).
     fn truncate(&mut self, mark: Mark) {
-        let size = self.chunks.iter().map(Vec::len).sum::<usize>() + self.used;
-        let mut dropped = size.saturating_sub(mark.size);
+        let mut dropped = self.size().saturating_sub(mark.size);
         while dropped > self.used {
             dropped -= self.used;
             match self.chunks.pop() {
@@ -526,13 +528,13 @@ fn encode(
         if (kept[0] ^ slot[0]) | (kept[1] ^ slot[1]) | (kept[2] ^ slot[2]) == 0 {
             run += 1;
             if run == LONGEST_RUN {
-                room[at] = RUN | ((LONGEST_RUN - 1) << 3) as u8;
+                room[at] = run_header(LONGEST_RUN);
                 at += 1;
                 run = 0;
             }
         } else {
             if run > 0 {
-                room[at] = RUN | ((run - 1) << 3) as u8;
+                room[at] = run_header(run);
                 at += 1;
                 run = 0;
             }
@@ -550,11 +552,16 @@ fn encode(
         };
     }
     if run > 0 {
-        room[at] = RUN | ((run - 1) << 3) as u8;
+        room[at] = run_header(run);
         at += 1;
     }
     *last = previous;
     at
+}
+
+/// The header of a run of `count` predicted events (1 to [`LONGEST_RUN`]).
+fn run_header(count: u32) -> u8 {
+    RUN | ((count - 1) << 3) as u8
 }
 
 /// Writes the event `slot` describes, coded against `last`, into `room`; returns its size.

@@ -36,7 +36,7 @@ mod links;
 mod memory;
 mod scheduler;
 
-pub use self::events::{Event, EventKind, EventLog};
+pub use self::events::{Event, EventKind, EventLog, Mark};
 use self::fpu::Fpu;
 
 /// The timeslice period in processor cycles at 20 MHz: 5120 periods of the 5 MHz input clock.
