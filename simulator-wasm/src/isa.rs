@@ -591,32 +591,48 @@ pub struct CycleTable {
     pub direct: [u32; 16],
     /// `cj` when it does not jump.
     pub cj_not_taken: u32,
-    /// The chip's operations, indexed by operation code (`None`: not on this chip).
-    ops: Vec<Option<OpInfo>>,
+    /// The chip's operations, indexed by operation code (`None`: not on this chip): one table
+    /// a chip, shared by every node (copying a node, as a checkpoint does, copied 8 KB of
+    /// table when each node had its own).
+    ops: &'static [Option<OpInfo>; 0x100],
     /// Extra cycles for each memory access outside on-chip RAM.
     pub wait_states: u32,
 }
 
+/// The operations of `chip` by code, built at compile time.
+const fn operations_of(chip: Chip) -> [Option<OpInfo>; 0x100] {
+    let mut ops = [None; 0x100];
+    let mut k = 0;
+    while k < OPERATIONS.len() {
+        let info = OPERATIONS[k];
+        let on_chip = match info.chips {
+            Chips::All => true,
+            Chips::T800 => matches!(chip, Chip::T800),
+            Chips::T414 => matches!(chip, Chip::T414),
+        };
+        if on_chip {
+            ops[info.code as usize] = Some(info);
+        }
+        k += 1;
+    }
+    ops
+}
+
+static T414_OPERATIONS: [Option<OpInfo>; 0x100] = operations_of(Chip::T414);
+static T800_OPERATIONS: [Option<OpInfo>; 0x100] = operations_of(Chip::T800);
+
 impl CycleTable {
     /// The table of `chip`, with `wait_states` extra cycles per external memory access.
     pub fn new(chip: Chip, wait_states: u32) -> CycleTable {
-        let mut ops = vec![None; 0x100];
-        for info in OPERATIONS {
-            let on_chip = match info.chips {
-                Chips::All => true,
-                Chips::T800 => chip == Chip::T800,
-                Chips::T414 => chip == Chip::T414,
-            };
-            if on_chip {
-                ops[usize::from(info.code)] = Some(*info);
-            }
-        }
         CycleTable {
             chip,
             // j ldlp pfix ldnl ldc ldnlp nfix ldl adc call cj ajw eqc stl stnl opr
             direct: [3, 1, 1, 2, 1, 1, 1, 2, 1, 7, 4, 1, 2, 1, 2, 0],
             cj_not_taken: 2,
-            ops,
+            ops: match chip {
+                Chip::T414 => &T414_OPERATIONS,
+                Chip::T800 => &T800_OPERATIONS,
+            },
             wait_states,
         }
     }
