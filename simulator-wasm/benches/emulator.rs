@@ -11,11 +11,15 @@
 //! `cargo bench -p simulator-wasm --bench emulator`; each iteration runs 1,000 COMSTIME loops
 //! (60,327 instructions), so instructions per second = 60,327 / the reported time.
 
+#[path = "common/mesh.rs"]
+mod mesh;
+
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use mesh::mesh_network;
 use simulator_wasm::asm::assemble;
 use simulator_wasm::cpu::Node;
-use simulator_wasm::isa::{Chip, CycleTable};
-use simulator_wasm::network::{Config, Network};
+use simulator_wasm::isa::Chip;
+use simulator_wasm::network::Network;
 use simulator_wasm::session::{Program, Session, Setup};
 use simulator_wasm::topology::Topology;
 
@@ -39,28 +43,6 @@ fn mesh(tracing: bool) -> u64 {
 /// A `width`×`width` mesh running meshwork on `workers` parts (threads: at most the cores).
 fn mesh_of(width: u32, tracing: bool, workers: usize) -> u64 {
     run_mesh(mesh_network(width, tracing), workers).instructions()
-}
-
-/// A `width`×`width` mesh loaded with meshwork, ready to run.
-fn mesh_network(width: u32, tracing: bool) -> Network {
-    let source = format!(
-        "WIDTH = {width}\n{}",
-        include_str!("../programs/meshwork.s")
-    );
-    let config = Config {
-        tracing,
-        ..Config::default()
-    };
-    let program = assemble(
-        &source,
-        &CycleTable::new(config.chip, 0),
-        config.chip.mem_start(),
-    )
-    .expect("assembles");
-    let topology = Topology::parse(&format!("mesh {width}x{width}")).expect("parses");
-    let mut net = Network::new(topology, config);
-    net.load_all(&program.code).expect("loads");
-    net
 }
 
 /// Runs `net` to its end on `workers` parts (and hands it back, to be dropped untimed).

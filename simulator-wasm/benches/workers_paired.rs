@@ -8,10 +8,10 @@
 //! `cargo bench -p simulator-wasm --bench workers_paired` (`WIDTH=16` for the 256-node mesh).
 //! Prints each count's median time and the pairs' ratios (median and quartiles).
 
-use simulator_wasm::asm::assemble;
-use simulator_wasm::isa::CycleTable;
-use simulator_wasm::network::{Config, Network};
-use simulator_wasm::topology::Topology;
+#[path = "common/mesh.rs"]
+mod mesh;
+
+use mesh::mesh_network;
 
 fn setting(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -21,27 +21,11 @@ fn setting(name: &str, default: usize) -> usize {
 }
 
 fn main() {
-    let width = setting("WIDTH", 8);
+    let width = setting("WIDTH", 8) as u32;
     let workers = setting("WORKERS", 2);
     let pairs = setting("PAIRS", 30).max(1);
-    let source = format!(
-        "WIDTH = {width}\n{}",
-        include_str!("../programs/meshwork.s")
-    );
-    let config = Config {
-        tracing: true,
-        ..Config::default()
-    };
-    let program = assemble(
-        &source,
-        &CycleTable::new(config.chip, 0),
-        config.chip.mem_start(),
-    )
-    .expect("assembles");
     let run = |parts: usize| {
-        let topology = Topology::parse(&format!("mesh {width}x{width}")).expect("parses");
-        let mut net = Network::new(topology, config);
-        net.load_all(&program.code).expect("loads");
+        let mut net = mesh_network(width, true);
         let started = std::time::Instant::now();
         net.run_parallel(u64::MAX, parts).expect("runs");
         let ms = started.elapsed().as_secs_f64() * 1e3;

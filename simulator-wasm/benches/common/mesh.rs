@@ -1,0 +1,29 @@
+//! The mesh workload the benchmarks share: `programs/meshwork.s` (compute and pass words east
+//! over the links) on a `width`×`width` mesh.
+
+use simulator_wasm::asm::assemble;
+use simulator_wasm::isa::CycleTable;
+use simulator_wasm::network::{Config, Network};
+use simulator_wasm::topology::Topology;
+
+/// A `width`×`width` mesh loaded with meshwork, ready to run.
+pub fn mesh_network(width: u32, tracing: bool) -> Network {
+    let source = format!(
+        "WIDTH = {width}\n{}",
+        include_str!("../../programs/meshwork.s")
+    );
+    let config = Config {
+        tracing,
+        ..Config::default()
+    };
+    let program = assemble(
+        &source,
+        &CycleTable::new(config.chip, 0),
+        config.chip.mem_start(),
+    )
+    .expect("assembles");
+    let topology = Topology::parse(&format!("mesh {width}x{width}")).expect("parses");
+    let mut net = Network::new(topology, config);
+    net.load_all(&program.code).expect("loads");
+    net
+}
