@@ -21,7 +21,7 @@ use shared::model::{
 use crate::clock::cycle_ps;
 use crate::cpu::EventKind;
 use crate::link::{LINK_IN, LINK_OUT, link_channel};
-use crate::network::Network;
+use crate::network::{HOST_NODE, Network};
 use crate::topology::End;
 
 /// Probe tag of the notes this conversion adds (unfinished sends).
@@ -277,7 +277,7 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                 node: node_ids[node as usize],
                 sample,
             })?,
-            (Some(_), u32::MAX) => {
+            (Some(_), HOST_NODE) => {
                 if let Some(id) = host_link {
                     b.add_link_sample(LinkSample {
                         link: id,

@@ -162,11 +162,14 @@ pub enum Outcome {
     Until,
 }
 
+/// The node number a sample of the host's outgoing wire carries.
+pub const HOST_NODE: u32 = u32::MAX;
+
 /// One utilization sample: a node's CPU or one direction of a link (`link` = `Some(k)`: the
 /// node's outgoing wire on link `k`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UseSample {
-    /// The node.
+    /// The node ([`HOST_NODE`] for the host's outgoing wire).
     pub node: u32,
     /// `None` for the CPU, else the link whose outgoing direction was measured.
     pub link: Option<u8>,
@@ -718,7 +721,7 @@ fn sample_nodes(
     }
 }
 
-/// Closes the sampling period `(start, end)` for the host's outgoing wire (node `u32::MAX`).
+/// Closes the sampling period `(start, end)` for the host's outgoing wire (node [`HOST_NODE`]).
 fn sample_host(
     host: &Host,
     host_busy: &mut u64,
@@ -726,7 +729,7 @@ fn sample_host(
     samples: &mut Vec<UseSample>,
 ) {
     samples.push(UseSample {
-        node: u32::MAX,
+        node: HOST_NODE,
         link: Some(0),
         start_ps: start,
         end_ps: end,

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use super::{
-    Doze, Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, awake,
+    Doze, HOST_NODE, Host, Network, Node, Outcome, Pace, Peer, Stretches, Survey, UseSample, awake,
     free_run_end, grid_at_or_after, jump_to, sample_host, sample_nodes, survey_nodes, wake_all,
     window_end,
 };
@@ -590,7 +590,7 @@ fn merge_samples(parts: &[Vec<UseSample>], into: &mut Vec<UseSample>) {
         for (samples, k) in parts.iter().zip(next.iter_mut()) {
             let rest = &samples[*k..];
             let run = &rest[..rest.partition_point(|s| s.start_ps == period)];
-            let nodes = run.partition_point(|s| s.node != u32::MAX);
+            let nodes = run.partition_point(|s| s.node != HOST_NODE);
             into.extend_from_slice(&run[..nodes]);
             if nodes < run.len() {
                 host = &run[nodes..];
@@ -1129,7 +1129,7 @@ fn sample(parts: &mut [Part<'_>], peers: &[[Peer; 4]], clock: &mut Clock, period
 
 #[cfg(test)]
 mod tests {
-    use super::{UseSample, merge_samples};
+    use super::{HOST_NODE, UseSample, merge_samples};
 
     fn at(node: u32, link: Option<u8>, start_ps: u64) -> UseSample {
         UseSample {
@@ -1152,7 +1152,7 @@ mod tests {
                     samples.push(at(n, Some(1), period));
                 }
                 if host {
-                    samples.push(at(u32::MAX, Some(0), period));
+                    samples.push(at(HOST_NODE, Some(0), period));
                 }
             }
             samples
@@ -1166,7 +1166,7 @@ mod tests {
                 expected.push(at(n, None, period));
                 expected.push(at(n, Some(1), period));
             }
-            expected.push(at(u32::MAX, Some(0), period));
+            expected.push(at(HOST_NODE, Some(0), period));
         }
         assert_eq!(merged, expected);
     }
