@@ -7,7 +7,7 @@ import init, { Simulation, warm_up_source } from "./sim/simulator_wasm.js";
 import { warmUp } from "./sim-slices.js";
 import { EXPORT, QUIT, RUN, Share } from "./sim-share.js";
 
-const ready = init().then(() => warmUp(Simulation, warm_up_source()));
+const ready = init().then(() => warmUp(Simulation, warm_up_source));
 
 self.onmessage = async (event) => {
   const { share: layout, me, run } = event.data;

@@ -3,8 +3,9 @@
 // slices of virtual time, posting progress after each slice and the trace at the end. It also
 // answers the demo gallery ({type: "demos"}), compiles occam without running it
 // ({type: "check"}: the error, if any, and how long the compiler took), and starts the helpers
-// a run on `workers` workers will need ({type: "helpers"}: the page sends it when the user
-// picks a number of workers, so they have loaded and warmed up by the time the run starts).
+// a run on `workers` workers will need and warms up a run shared among them ({type: "helpers"}:
+// the page sends it when the user picks a number of workers, so they have loaded and warmed up
+// by the time the run starts).
 //
 // A run on several workers (`workers` in the run message: a number, or "auto") is shared with
 // helper workers (sim-part.js), each running its part of the nodes in its own copy of the
@@ -13,13 +14,13 @@
 // the host, decides each slice's end, and takes in the helpers' records at the end: the run,
 // byte for byte, is the one a single worker makes.
 import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim/simulator_wasm.js";
-import { runInSlices, warmUp } from "./sim-slices.js";
+import { runInSlices, warmUp, warmUpWidth } from "./sim-slices.js";
 import { shareRun } from "./sim-share.js";
 
 // Loaded, then warmed up (the first run is then as fast as later ones); the gallery and the
 // occam check need only the loading.
 const loaded = init();
-const ready = loaded.then(() => warmUp(Simulation, warm_up_source()));
+const ready = loaded.then(() => warmUp(Simulation, warm_up_source));
 
 // Nodes a worker needs to pay for meeting the others every window. Natively 32 do (the
 // crate's `session::NODES_PER_WORKER`); in the page a round costs far more (measured on a
@@ -44,6 +45,30 @@ const helpers = [];
 function helper(k) {
   while (helpers.length < k) helpers.push(new Worker(new URL("./sim-part.js", import.meta.url), { type: "module" }));
   return helpers[k - 1];
+}
+
+// The most workers a warm-up has been shared among, and that warm-up (or the chain of them).
+let warmedFor = 1;
+let warming = Promise.resolve();
+
+// Warms up the code a run shared among `workers` workers goes through, in this worker and its
+// helpers (see warmUp): once for each larger number of workers, after the worker's own
+// warm-up. Resolves when done; a warm-up that fails leaves the run to find out why.
+function warmHelpers(workers) {
+  if (workers > warmedFor) {
+    warmedFor = workers;
+    helper(workers - 1); // they load and warm up on their own meanwhile
+    warming = warming
+      .then(() => ready)
+      .then(() =>
+        warmUp(Simulation, warm_up_source, {
+          width: warmUpWidth(workers),
+          share: (sim, run) => shareRun(sim, workers, run, pooled),
+        }),
+      )
+      .catch(() => {});
+  }
+  return warming;
 }
 
 // A helper worker as shareRun (sim-share.js) uses it.
@@ -97,7 +122,7 @@ self.onmessage = async (event) => {
     // The user picked a number of workers: the helpers start loading and warming up now.
     if (self.crossOriginIsolated && typeof SharedArrayBuffer !== "undefined") {
       const wanted = Math.min(Math.max(Number(event.data.workers) || 1, 1), 64);
-      if (wanted > 1) helper(wanted - 1);
+      if (wanted > 1) warmHelpers(wanted);
     }
     return;
   }
@@ -115,7 +140,10 @@ self.onmessage = async (event) => {
     const sim = new Simulation(run.language, source, topology, chip, mhz, linkMbit, untilNs, tracing, run.keys);
     const workers = workersFor(event.data.workers, sim.nodes());
     self.postMessage({ type: "assembled", nodes: sim.nodes(), workers });
-    if (workers > 1) shared = await shareRun(sim, workers, run, pooled);
+    if (workers > 1) {
+      await warmHelpers(workers);
+      shared = await shareRun(sim, workers, run, pooled);
+    }
     const instructions = () => (shared ? shared.instructions() : sim.instructions());
     const hostSeconds = runInSlices(
       shared ? shared.step : (sliceNs) => sim.advance(sliceNs),

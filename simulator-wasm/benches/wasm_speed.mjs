@@ -1,8 +1,10 @@
 // Emulated instructions per host second in WebAssembly under Node (V8), the emulator as the
 // Simulator page's worker loads it (target/site/sim, built by `cargo xtask build-site`), warmed
 // up and driven the way the worker does (`static/sim-slices.js`: `warmUp` until the engine runs
-// the optimised code, then slices of about 50 ms). The meshes also run shared among 2 workers and one a core (worker threads running the
-// page's helper script, `wasm_speed_part.mjs`), as the page shares a run among Web Workers.
+// the optimised code, then slices of about 50 ms). The meshes also run shared among 2 workers
+// and one a core (worker threads running the page's helper script, `wasm_speed_part.mjs`), as
+// the page shares a run among Web Workers, after a warm-up shared among as many workers (as
+// the page warms its helpers up when the user picks their number).
 //
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
 // [--cold]`; `--cold` skips the warm-up, as the page did before it had one). Each workload runs
@@ -16,14 +18,14 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 const site = process.argv[2] ?? 'target/site/sim';
-const { runInSlices, warmUp } = await import(resolve(site, '..', 'sim-slices.js'));
+const { runInSlices, warmUp, warmUpWidth } = await import(resolve(site, '..', 'sim-slices.js'));
 const { shareRun } = await import(resolve(site, '..', 'sim-share.js'));
 const loading = performance.now();
 const wasm = await import(resolve(site, 'simulator_wasm.js'));
 const { Simulation } = wasm;
 wasm.initSync({ module: readFileSync(resolve(site, 'simulator_wasm_bg.wasm')) });
 const cold = process.argv.includes('--cold');
-const warm = cold ? { ms: 0, baseline: 0, optimised: 0 } : await warmUp(Simulation, wasm.warm_up_source());
+const warm = cold ? { ms: 0, baseline: 0, optimised: 0 } : await warmUp(Simulation, wasm.warm_up_source);
 const loadMs = performance.now() - loading;
 console.log(
   cold
@@ -71,6 +73,22 @@ async function measure(source, topology, tracing, workers = 1) {
   return result;
 }
 
+// Warms up a run shared among `workers` workers, as the page does when the user picks them
+// (sim-worker.js's warmHelpers): once for each larger number of workers.
+let warmedFor = 1;
+async function warmShared(workers) {
+  if (cold || workers <= warmedFor) return;
+  warmedFor = workers;
+  const shared = await warmUp(Simulation, wasm.warm_up_source, {
+    width: warmUpWidth(workers),
+    share: (sim, run) => shareRun(sim, workers, run, helper),
+  });
+  console.log(
+    `shared warm-up on ${workers} workers ${shared.ms.toFixed(0)} ms: ` +
+      `${(shared.baseline / 1000).toFixed(1)} M instructions/s a worker before the optimised code, ${(shared.optimised / 1000).toFixed(1)} after`,
+  );
+}
+
 const cores = availableParallelism();
 const results = [];
 for (const [workload, source, topology, shares] of [
@@ -79,6 +97,7 @@ for (const [workload, source, topology, shares] of [
   ['mesh 8x8', mesh64, 'mesh 8x8', [1, 2, cores]],
 ]) {
   for (const workers of [...new Set(shares)]) {
+    await warmShared(workers);
     for (const tracing of workers === 1 ? [false, true] : [true]) {
       const runs = [];
       for (let k = 0; k < 3; k++) runs.push(await measure(source, topology, tracing, workers));

@@ -240,14 +240,16 @@ pub fn check_occam(source: &str, topology: &str) -> String {
     }
 }
 
-/// A program for warming the emulator up: a 2×2 mesh computing and passing words over its
-/// links (`programs/meshwork.s`), long enough to run for as long as the caller likes. The
-/// worker runs it for a few tens of milliseconds as it loads, so the browser has compiled the
-/// emulator's hot code with its optimising compiler before the user's first run.
+/// A program for warming the emulator up: a `width`×`width` mesh (2 to 8 wide) computing and
+/// passing words over its links (`programs/meshwork.s`), long enough to run for as long as the
+/// caller likes. The worker runs it for a few hundred milliseconds as it loads, and again
+/// shared among its helpers when the user picks several workers, so the browser has compiled
+/// the emulator's hot code with its optimising compiler before the user's first run.
 #[wasm_bindgen]
-pub fn warm_up_source() -> String {
+pub fn warm_up_source(width: u32) -> String {
     format!(
-        "WIDTH = 2\n{}",
+        "WIDTH = {}\n{}",
+        width.clamp(2, 8),
         include_str!("../programs/meshwork.s").replace("ROUNDS = 20", "ROUNDS = 100000")
     )
 }
