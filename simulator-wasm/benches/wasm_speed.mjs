@@ -65,7 +65,7 @@ function helper(me) {
 async function measure(source, topology, tracing, workers = 1) {
   const run = { language: 'assembly', source, topology, chip: 'T800', mhz: 20, linkMbit: 20, untilNs: 100e9, tracing, keys: '' };
   const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
-  const shared = workers > 1 ? await shareRun(sim, workers, run, helper) : null;
+  const shared = workers > 1 ? await shareRun(sim, workers, run, helper, cores) : null;
   const seconds = runInSlices(shared ? shared.step : (ns) => sim.advance(ns));
   if (shared) await shared.collect();
   const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
@@ -81,7 +81,7 @@ async function warmShared(workers) {
   warmedFor = workers;
   const shared = await warmUp(Simulation, wasm.warm_up_source, {
     width: warmUpWidth(workers),
-    share: (sim, run) => shareRun(sim, workers, run, helper),
+    share: (sim, run) => shareRun(sim, workers, run, helper, cores),
   });
   console.log(
     `shared warm-up on ${workers} workers ${shared.ms.toFixed(0)} ms: ` +
