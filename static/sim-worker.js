@@ -47,6 +47,10 @@ function helper(k) {
   return helpers[k - 1];
 }
 
+// How long a shared warm-up runs at most: its rates seldom show the switch to optimised code
+// (see warmUp), and the helpers take ~0.2–0.6 s to load and warm up their own before it starts.
+const SHARED_WARM_UP_MS = 300;
+
 // The most workers a warm-up has been shared among, and that warm-up (or the chain of them).
 let warmedFor = 1;
 let warming = Promise.resolve();
@@ -62,6 +66,7 @@ function warmHelpers(workers) {
       .then(() => ready)
       .then(() =>
         warmUp(Simulation, warm_up_source, {
+          most: SHARED_WARM_UP_MS,
           width: warmUpWidth(workers),
           share: (sim, run) => shareRun(sim, workers, run, pooled),
         }),

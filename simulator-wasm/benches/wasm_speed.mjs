@@ -9,7 +9,8 @@
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
 // [--cold]`; `--cold` skips the warm-up, as the page did before it had one). Each workload runs
 // three times in one process: the first run shows what a user's first run gets; the later ones
-// the steady state.
+// the steady state. Last, warmed up, the 64-node mesh on one worker and on two in `PAIRS` (10)
+// pairs, and the median of the ratio within each pair.
 
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -80,6 +81,7 @@ async function warmShared(workers) {
   if (cold || workers <= warmedFor) return;
   warmedFor = workers;
   const shared = await warmUp(Simulation, wasm.warm_up_source, {
+    most: 300, // as sim-worker.js's SHARED_WARM_UP_MS
     width: warmUpWidth(workers),
     share: (sim, run) => shareRun(sim, workers, run, helper, cores),
   });
@@ -117,6 +119,35 @@ for (const [workload, source, topology, shares] of [
     }
   }
 }
-console.log(JSON.stringify({ node: process.version, cold, cores, warm_up_ms: Math.round(warm.ms), warm_up_m_instructions_per_second: [warm.baseline, warm.optimised].map((r) => Number((r / 1000).toFixed(1))), results }));
+// One worker against two on the 64-node mesh, in pairs run back to back: this machine's speed
+// drifts by more than the difference between two workers' 1.8× and 1.7× from one minute to
+// the next, and a ratio within a pair does not. (Warmed up only: a pair's runs are then alike.)
+let paired = null;
+if (!cold) {
+  const pairs = Number(process.env.PAIRS ?? 10);
+  const ratios = [];
+  for (let k = 0; k < pairs; k++) {
+    const one = await measure(mesh64, 'mesh 8x8', true, 1);
+    const two = await measure(mesh64, 'mesh 8x8', true, 2);
+    ratios.push(one.seconds / two.seconds);
+  }
+  ratios.sort((a, b) => a - b);
+  const at = (f) => Number(ratios[Math.min(ratios.length - 1, Math.floor(f * ratios.length))].toFixed(3));
+  paired = { workload: 'mesh 8x8', tracing: true, pairs, median_ratio: at(0.5), quartiles: [at(0.25), at(0.75)] };
+  console.log(
+    `mesh 8x8, 2 workers against 1, ${pairs} pairs: median ${paired.median_ratio}× (quartiles ${paired.quartiles.join('–')})`,
+  );
+}
+console.log(
+  JSON.stringify({
+    node: process.version,
+    cold,
+    cores,
+    warm_up_ms: Math.round(warm.ms),
+    warm_up_m_instructions_per_second: [warm.baseline, warm.optimised].map((r) => Number((r / 1000).toFixed(1))),
+    results,
+    paired,
+  }),
+);
 // The helper threads wait for the next run, as the page's helper workers do: end here.
 process.exit(0);

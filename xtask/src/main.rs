@@ -8,7 +8,9 @@
 //! - `cargo xtask load`: a 10 s `wrk` load run (64 connections) on loopback against the
 //!   permalink and run-metadata GETs of the release server.
 //! - `cargo xtask wasm-speed`: the emulator's instructions per second in WebAssembly under
-//!   Node (`simulator-wasm/benches/wasm_speed.mjs`), COMSTIME and a 16-node mesh.
+//!   Node (`simulator-wasm/benches/wasm_speed.mjs`): COMSTIME, and the 16- and 64-node meshes
+//!   on one worker, two and one a core, warmed up and cold; then two workers against one on
+//!   the 64-node mesh in pairs.
 //! - `cargo xtask perf-compare`: Tracescope's OTF2 and Chrome JSON importers beside the official
 //!   OTF2 tools, `@tracerbench/trace-model` and orjson on generated traces (CPU, wall, peak RSS).
 //!
