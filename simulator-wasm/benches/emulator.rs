@@ -42,7 +42,7 @@ fn mesh(tracing: bool) -> u64 {
 
 /// A `width`×`width` mesh running meshwork on `workers` parts (threads: at most the cores).
 fn mesh_of(width: u32, tracing: bool, workers: usize) -> u64 {
-    run_mesh(mesh_network(width, tracing), workers).instructions()
+    run_mesh(mesh_network(width, 20, tracing), workers).instructions()
 }
 
 /// Runs `net` to its end on `workers` parts (and hands it back, to be dropped untimed).
@@ -113,7 +113,7 @@ fn bench(c: &mut Criterion) {
         for workers in [1usize, 2, 4, 8] {
             group.bench_function(format!("{workers}"), |b| {
                 b.iter_batched(
-                    || mesh_network(width, true),
+                    || mesh_network(width, 20, true),
                     |net| run_mesh(net, workers),
                     BatchSize::LargeInput,
                 )

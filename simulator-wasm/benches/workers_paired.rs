@@ -5,8 +5,10 @@
 //! machines; a ratio taken within each pair does not. Only the runs are timed (building a
 //! network zeroes 2 MiB a node).
 //!
-//! `cargo bench -p simulator-wasm --bench workers_paired` (`WIDTH=16` for the 256-node mesh).
-//! Prints each count's median time and the pairs' ratios (median and quartiles).
+//! `cargo bench -p simulator-wasm --bench workers_paired` (`WIDTH=16` for the 256-node mesh;
+//! `ROUNDS=200` for the run `cargo xtask wasm-speed` times, ten times as long as the program's
+//! own 20 rounds). Prints each count's median time and the pairs' ratios (median and
+//! quartiles).
 
 #[path = "common/mesh.rs"]
 mod mesh;
@@ -24,8 +26,9 @@ fn main() {
     let width = setting("WIDTH", 8) as u32;
     let workers = setting("WORKERS", 2);
     let pairs = setting("PAIRS", 30).max(1);
+    let rounds = setting("ROUNDS", 20) as u32;
     let run = |parts: usize| {
-        let mut net = mesh_network(width, true);
+        let mut net = mesh_network(width, rounds, true);
         let started = std::time::Instant::now();
         net.run_parallel(u64::MAX, parts).expect("runs");
         let ms = started.elapsed().as_secs_f64() * 1e3;
@@ -46,7 +49,7 @@ fn main() {
     }
     let at = |v: &[f64], q: usize| v[(v.len() - 1) * q / 4];
     println!(
-        "mesh {width}x{width}, {instructions} instructions, {pairs} pairs: 1 worker {:.2} ms, \
+        "mesh {width}x{width}, {rounds} rounds, {instructions} instructions, {pairs} pairs: 1 worker {:.2} ms, \
          {workers} workers {:.2} ms (medians); ratio median {:.3}, quartiles {:.3}-{:.3}",
         at(&one, 2),
         at(&many, 2),

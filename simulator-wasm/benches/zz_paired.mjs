@@ -1,0 +1,106 @@
+// Emulated instructions per host second in WebAssembly under Node (V8), the emulator as the
+// Simulator page's worker loads it (target/site/sim, built by `cargo xtask build-site`), warmed
+// up and driven the way the worker does (`static/sim-slices.js`: `warmUp` until the engine runs
+// the optimised code, then slices of about 50 ms). The meshes also run shared among 2 workers
+// and one a core (worker threads running the page's helper script, `wasm_speed_part.mjs`), as
+// the page shares a run among Web Workers, after a warm-up shared among as many workers (as
+// the page warms its helpers up when the user picks their number).
+//
+// `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
+// [--cold]`; `--cold` skips the warm-up, as the page did before it had one). Each workload runs
+// three times in one process: the first run shows what a user's first run gets; the later ones
+// the steady state.
+
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+const site = process.argv[2] ?? 'target/site/sim';
+const { runInSlices, warmUp, warmUpWidth } = await import(resolve(site, '..', 'sim-slices.js'));
+const { shareRun } = await import(resolve(site, '..', 'sim-share.js'));
+const loading = performance.now();
+const wasm = await import(resolve(site, 'simulator_wasm.js'));
+const { Simulation } = wasm;
+wasm.initSync({ module: readFileSync(resolve(site, 'simulator_wasm_bg.wasm')) });
+const cold = process.argv.includes('--cold');
+const warm = cold ? { ms: 0, baseline: 0, optimised: 0 } : await warmUp(Simulation, wasm.warm_up_source);
+const loadMs = performance.now() - loading;
+console.log(
+  cold
+    ? 'cold: no warm-up'
+    : `warm-up ${warm.ms.toFixed(0)} ms (loading and warm-up ${loadMs.toFixed(0)} ms): ` +
+        `${(warm.baseline / 1000).toFixed(1)} M instructions/s before the optimised code, ${(warm.optimised / 1000).toFixed(1)} after`,
+);
+
+const data = new URL('../programs/', import.meta.url);
+const comstime = readFileSync(new URL('comstime.s', data), 'utf8').replace(/N = \d+/, 'N = 100000');
+const meshwork = readFileSync(new URL('meshwork.s', data), 'utf8').replace(/ROUNDS = \d+/, 'ROUNDS = 200');
+const mesh = 'WIDTH = 4\n' + meshwork;
+const mesh64 = 'WIDTH = 8\n' + meshwork;
+
+// Helper threads, kept between runs as the page keeps its helper workers.
+const helpers = [];
+function helper(me) {
+  while (helpers.length < me) {
+    const worker = new Worker(new URL('wasm_speed_part.mjs', import.meta.url), {
+      workerData: { part: pathToFileURL(resolve(site, '..', 'sim-part.js')).href },
+    });
+    worker.unref();
+    helpers.push(worker);
+  }
+  const worker = helpers[me - 1];
+  return {
+    post: (message) => worker.postMessage(message),
+    listen(onMessage, onError) {
+      worker.removeAllListeners('message');
+      worker.removeAllListeners('error');
+      worker.on('message', onMessage);
+      worker.on('error', (e) => onError(String(e)));
+    },
+  };
+}
+
+async function measure(source, topology, tracing, workers = 1) {
+  const run = { language: 'assembly', source, topology, chip: 'T800', mhz: 20, linkMbit: 20, untilNs: 100e9, tracing, keys: '' };
+  const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
+  const shared = workers > 1 ? await shareRun(sim, workers, run, helper, Number(process.env.CORES ?? 2)) : null;
+  const seconds = runInSlices(shared ? shared.step : (ns) => sim.advance(ns));
+  if (shared) await shared.collect();
+  const result = { instructions: sim.instructions(), seconds, outcome: sim.outcome() };
+  sim.free();
+  return result;
+}
+
+// Warms up a run shared among `workers` workers, as the page does when the user picks them
+// (sim-worker.js's warmHelpers): once for each larger number of workers.
+let warmedFor = 1;
+async function warmShared(workers) {
+  if (cold || workers <= warmedFor) return;
+  warmedFor = workers;
+  const shared = await warmUp(Simulation, wasm.warm_up_source, {
+    width: warmUpWidth(workers),
+    share: (sim, run) => shareRun(sim, workers, run, helper, Number(process.env.CORES ?? 2)),
+  });
+  console.log(
+    `shared warm-up on ${workers} workers ${shared.ms.toFixed(0)} ms: ` +
+      `${(shared.baseline / 1000).toFixed(1)} M instructions/s a worker before the optimised code, ${(shared.optimised / 1000).toFixed(1)} after`,
+  );
+}
+
+await warmShared(2);
+const ratios = [];
+const ones = [], twos = [];
+for (let k = 0; k < Number(process.env.PAIRS ?? 15); k++) {
+  const a = await measure(mesh64, 'mesh 8x8', true, 1);
+  const b = await measure(mesh64, 'mesh 8x8', true, 2);
+  if (k === 0) continue;
+  ones.push(a.instructions / a.seconds / 1e6); twos.push(b.instructions / b.seconds / 1e6);
+  ratios.push(a.seconds / b.seconds);
+}
+const med = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
+const q = (v, f) => [...v].sort((x, y) => x - y)[Math.floor(v.length * f)];
+console.log(`1 worker median ${med(ones).toFixed(1)}, 2 workers median ${med(twos).toFixed(1)}, ratio median ${med(ratios).toFixed(3)} quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)} ratio of medians ${(med(twos) / med(ones)).toFixed(3)}`);
+// The helper threads wait for the next run, as the page's helper workers do: end here.
+process.exit(0);
