@@ -27,6 +27,27 @@ impl Journal {
         }
     }
 
+    /// As [`Journal::note`] for a write inside one block (a word, at a word's address).
+    #[inline(always)]
+    pub fn note_block(&mut self, memory: &[u8], at: usize) {
+        let block = at / BLOCK;
+        let (word, bit) = (block / 64, 1u64 << (block % 64));
+        match self.written.get(word) {
+            Some(&w) if w & bit != 0 => {}
+            _ => self.first_write(memory, block),
+        }
+    }
+
+    /// The first write to `block` since the journal started.
+    #[cold]
+    #[inline(never)]
+    fn first_write(&mut self, memory: &[u8], block: usize) {
+        if let Some(w) = self.written.get_mut(block / 64) {
+            *w |= 1u64 << (block % 64);
+            self.save(memory, block);
+        }
+    }
+
     #[inline(never)]
     fn save(&mut self, memory: &[u8], block: usize) {
         let start = block * BLOCK;

@@ -67,7 +67,8 @@ impl Node {
         let k = (address.wrapping_sub(NOT_PROCESS) & !3) as usize & self.alias_mask;
         let len = self.memory.len();
         if self.journaling && k < len {
-            self.journal.note(&self.memory, k, (k + 4).min(len));
+            // A word's address is a multiple of 4: its bytes lie in one block.
+            self.journal.note_block(&self.memory, k);
         }
         match self
             .memory
