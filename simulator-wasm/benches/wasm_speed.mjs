@@ -9,7 +9,7 @@
 // `cargo xtask wasm-speed` (or `node simulator-wasm/benches/wasm_speed.mjs target/site/sim
 // [--cold]`; `--cold` skips the warm-up, as the page did before it had one). Each workload runs
 // three times in one process: the first run shows what a user's first run gets; the later ones
-// the steady state. Last, warmed up, the 64-node mesh on one worker and on two in `PAIRS` (10)
+// the steady state. Last, warmed up, the 64-node mesh on one worker and on two in `PAIRS` (30)
 // pairs, and the median of the ratio within each pair.
 
 import { readFileSync } from 'node:fs';
@@ -124,7 +124,7 @@ for (const [workload, source, topology, shares] of [
 // the next, and a ratio within a pair does not. (Warmed up only: a pair's runs are then alike.)
 let paired = null;
 if (!cold) {
-  const pairs = Number(process.env.PAIRS ?? 10);
+  const pairs = Number(process.env.PAIRS ?? 30);
   const ratios = [];
   for (let k = 0; k < pairs; k++) {
     const one = await measure(mesh64, 'mesh 8x8', true, 1);
