@@ -4,7 +4,7 @@
 // the SharedArrayBuffer (sim-share.js): run to a point, hand over its nodes' record at the
 // end, or quit.
 import init, { Simulation, warm_up_source } from "./sim/simulator_wasm.js";
-import { warmUp } from "./sim-slices.js";
+import { newSimulation, warmUp } from "./sim-slices.js";
 import { EXPORT, QUIT, RUN, Share } from "./sim-share.js";
 
 const ready = init().then(() => warmUp(Simulation, warm_up_source));
@@ -15,8 +15,7 @@ self.onmessage = async (event) => {
   let sim = null;
   try {
     await ready;
-    const { language, source, topology, chip, mhz, linkMbit, untilNs, tracing, keys } = run;
-    sim = new Simulation(language, source, topology, chip, mhz, linkMbit, untilNs, tracing, keys);
+    sim = newSimulation(Simulation, run);
     sim.join(share, me, layout.workers);
     self.postMessage({ type: "joined", me });
     let seen = 0;

@@ -42,17 +42,7 @@ export function runInSlices(advance, onSlice = () => {}) {
 export async function warmUp(Simulation, warmUpSource, { most = 600, width = 2, share = null } = {}) {
   const started = performance.now();
   const run = warmUpRun(warmUpSource(width), width);
-  const sim = new Simulation(
-    run.language,
-    run.source,
-    run.topology,
-    run.chip,
-    run.mhz,
-    run.linkMbit,
-    run.untilNs,
-    run.tracing,
-    run.keys,
-  );
+  const sim = newSimulation(Simulation, run);
   let shared = null;
   let sliceNs = 20000;
   const rates = [];
@@ -86,6 +76,13 @@ export async function warmUp(Simulation, warmUpSource, { most = 600, width = 2, 
   const earlier = rates.slice(0, optimised > 0 ? -2 * STEADY : undefined);
   const baseline = earlier.length > 0 ? median(earlier) : 0;
   return { ms: performance.now() - started, baseline, optimised };
+}
+
+// A Simulation (the crate's wasm-bindgen class) of a run's settings, as the worker sends them
+// to its helpers: { language, source, topology, chip, mhz, linkMbit, untilNs, tracing, keys }.
+export function newSimulation(Simulation, run) {
+  const { language, source, topology, chip, mhz, linkMbit, untilNs, tracing, keys } = run;
+  return new Simulation(language, source, topology, chip, mhz, linkMbit, untilNs, tracing, keys);
 }
 
 // The settings of a warm-up run on a width×width mesh (what a shared run sends its helpers).

@@ -14,7 +14,7 @@
 // the host, decides each slice's end, and takes in the helpers' records at the end: the run,
 // byte for byte, is the one a single worker makes.
 import init, { Simulation, check_occam, demos_json, warm_up_source } from "./sim/simulator_wasm.js";
-import { runInSlices, warmUp, warmUpWidth } from "./sim-slices.js";
+import { newSimulation, runInSlices, warmUp, warmUpWidth } from "./sim-slices.js";
 import { shareRun } from "./sim-share.js";
 
 // Loaded, then warmed up (the first run is then as fast as later ones); the gallery and the
@@ -144,7 +144,7 @@ self.onmessage = async (event) => {
   try {
     await ready;
     const run = { language: language || "assembly", source, topology, chip, mhz, linkMbit, untilNs, tracing, keys: keys || "" };
-    const sim = new Simulation(run.language, source, topology, chip, mhz, linkMbit, untilNs, tracing, run.keys);
+    const sim = newSimulation(Simulation, run);
     const workers = workersFor(event.data.workers, sim.nodes());
     self.postMessage({ type: "assembled", nodes: sim.nodes(), workers });
     if (workers > 1) {

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 const site = process.argv[2] ?? 'target/site/sim';
-const { runInSlices, warmUp, warmUpWidth } = await import(resolve(site, '..', 'sim-slices.js'));
+const { newSimulation, runInSlices, warmUp, warmUpWidth } = await import(resolve(site, '..', 'sim-slices.js'));
 const { shareRun } = await import(resolve(site, '..', 'sim-share.js'));
 const loading = performance.now();
 const wasm = await import(resolve(site, 'simulator_wasm.js'));
@@ -65,7 +65,7 @@ function helper(me) {
 
 async function measure(source, topology, tracing, workers = 1) {
   const run = { language: 'assembly', source, topology, chip: 'T800', mhz: 20, linkMbit: 20, untilNs: 100e9, tracing, keys: '' };
-  const sim = new Simulation('assembly', source, topology, 'T800', 20, 20, 100e9, tracing, '');
+  const sim = newSimulation(Simulation, run);
   const shared = workers > 1 ? await shareRun(sim, workers, run, helper, cores) : null;
   const seconds = runInSlices(shared ? shared.step : (ns) => sim.advance(ns));
   if (shared) await shared.collect();
