@@ -61,6 +61,15 @@ impl Id<'_> {
     }
 }
 
+/// An `id2`: an id global to the trace, or local to the event's process.
+#[derive(Deserialize)]
+struct Id2<'a> {
+    #[serde(default, borrow)]
+    global: Option<Id<'a>>,
+    #[serde(default, borrow)]
+    local: Option<Id<'a>>,
+}
+
 #[derive(Deserialize)]
 struct Event<'a> {
     #[serde(default, borrow)]
@@ -79,6 +88,12 @@ struct Event<'a> {
     tid: Option<Id<'a>>,
     #[serde(default, borrow)]
     id: Option<Id<'a>>,
+    #[serde(default, borrow)]
+    id2: Option<Id2<'a>>,
+    #[serde(default, borrow)]
+    scope: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    bp: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     bind_id: Option<Id<'a>>,
     #[serde(default)]
@@ -135,25 +150,62 @@ struct NameArgs {
     name: Option<String>,
 }
 
-/// Where a flow touches a thread: (time in ns, thread, event offset, direction).
+/// What a flow event does to its flow.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FlowPhase {
+    /// v1 `s`: opens the flow, bound to the enclosing slice.
+    Start,
+    /// v1 `t`: continues it, bound to the enclosing slice.
+    Step,
+    /// v1 `f`: closes it, bound to the enclosing slice (`"bp": "e"`) or else to the next slice
+    /// that begins on its thread.
+    Finish { enclosing: bool },
+    /// v2 `flow_out`: the slice produces the flow.
+    Out,
+    /// v2 `flow_in`: the slice consumes it.
+    In,
+    /// v2 `flow_in` and `flow_out`: the slice consumes it and produces it again.
+    InOut,
+}
+
+/// Where a flow touches a thread: (time in ns, thread, event offset, what it does).
 #[derive(Clone, Copy)]
 struct FlowPoint {
     time: u64,
     thread: usize,
     offset: usize,
-    /// 0 start/out, 1 step, 2 finish/in.
-    stage: u8,
+    phase: FlowPhase,
+}
+
+/// Stages of a thread's events at one tick, in the order they sort (see [`Pending`]).
+mod stage {
+    /// The leave of a slice that began before this tick.
+    pub const LEAVE: u8 = 0;
+    /// The enter of a slice that ends after this tick (or whose end is not known yet).
+    pub const ENTER: u8 = 1;
+    /// The enter and the leave of a zero-length slice, the enter first.
+    pub const ZERO: u8 = 2;
+    /// Everything else: instants, flows, model events.
+    pub const OTHER: u8 = 3;
 }
 
 /// One of a thread's pending events, in 32 bytes: where it sorts, and its record — compact
 /// (a kind and the one id its kind carries) or, for the rare record with more, an index into
 /// `Reader::full`. The thread's events are sorted by (time, stage, rank, seq) once read.
+///
+/// At one tick the slices that end there close first, innermost (shortest) first, and among
+/// slices of one extent in the reverse of their opening order; then the slices that begin
+/// there open, outermost (longest) first; then each zero-length slice opens and closes at
+/// once, in the order read; then come the other events. So a zero-length slice's enter comes
+/// before its own leave, a slice that ends at a tick closes before one that begins at it, and
+/// slices that nest in time nest in the model.
 #[derive(Clone, Copy)]
 struct Pending {
     time: u64,
-    /// Among equal times: leaves before enters before everything else (`stage`), then `rank`.
+    /// Among equal times and stages: the slice's length (leaves) or `u64::MAX` less it
+    /// (enters).
     rank: u64,
-    /// Arrival order, last.
+    /// Arrival order (for the leave of a slice, `u32::MAX` less its enter's), last.
     seq: u32,
     stage: u8,
     kind: EventKind,
@@ -199,14 +251,27 @@ struct Reader<'a> {
     threads: FxHashMap<String, usize>,
     /// The key being looked up, reused so that known threads cost no allocation.
     key: String,
-    nodes: HashMap<String, NodeId>,
+    /// Each thread's pid (an index in `pids`) and tid, in the order first seen.
+    thread_ids: Vec<(usize, String)>,
+    /// The pids in the order first seen, and their index by text.
+    pids: Vec<String>,
+    pid_index: HashMap<String, usize>,
+    /// Whether a thread has an event of the model or a counter: only those become processes
+    /// (a thread or pid named by metadata and nothing else is not one).
+    used: Vec<bool>,
+    /// Whether this is Tracescope's own export, whose every declared thread and pid is a
+    /// process and node of the model (so that their numbering survives the round trip).
+    export: bool,
     pending: Vec<Vec<Pending>>,
     /// The records too rich for a compact pending event.
     full: Vec<EventRecord>,
     regions: FxHashMap<String, RegionId>,
     thread_names: HashMap<usize, String>,
-    node_names: HashMap<String, String>,
-    open: Vec<Vec<RegionId>>,
+    /// Names of pids (by index in `pids`) from `process_name` metadata.
+    node_names: HashMap<usize, String>,
+    /// Each thread's open `B` slices: the region, the begin time and the enter's index in the
+    /// thread's pending events (its place among simultaneous events is settled by its `E`).
+    open: Vec<Vec<(RegionId, u64, usize)>>,
     flows: FxHashMap<String, Vec<FlowPoint>>,
     model_events: usize,
     skipped: HashMap<String, usize>,
@@ -270,25 +335,25 @@ impl Reader<'_> {
         )?;
         let pid = key[..pid_len].to_owned();
         let tid = key[pid_len..key.rfind('#').unwrap_or(key.len())].to_owned();
-        let node = self.node(&pid);
-        // The node was just declared, so this cannot fail.
-        let _ = self
-            .builder
-            .add_process(format!("pid {pid} tid {tid}"), node);
+        let node = self.pid(&pid);
         let t = self.pending.len();
+        self.thread_ids.push((node, tid));
         self.pending.push(Vec::new());
         self.open.push(Vec::new());
+        self.used.push(false);
         self.threads.insert(key.clone(), t);
         self.key = key;
         Ok(t)
     }
 
-    fn node(&mut self, pid: &str) -> NodeId {
-        if let Some(&n) = self.nodes.get(pid) {
+    /// The index of a pid in `pids`, first seen now or before.
+    fn pid(&mut self, pid: &str) -> usize {
+        if let Some(&n) = self.pid_index.get(pid) {
             return n;
         }
-        let n = self.builder.add_node(format!("pid {pid}"));
-        self.nodes.insert(pid.to_owned(), n);
+        let n = self.pids.len();
+        self.pids.push(pid.to_owned());
+        self.pid_index.insert(pid.to_owned(), n);
         n
     }
 
@@ -301,7 +366,11 @@ impl Reader<'_> {
         r
     }
 
+    /// Adds an event to a thread's pending events, sorted by (time, `order`, arrival).
     fn push(&mut self, thread: usize, time: u64, order: (u8, u64), mut record: EventRecord) {
+        if let Some(used) = self.used.get_mut(thread) {
+            *used = true;
+        }
         record.process = ProcessId(thread as u32);
         record.time = Time(time);
         self.seq += 1;
@@ -322,6 +391,51 @@ impl Reader<'_> {
             id,
             tag: record.tag,
         });
+    }
+
+    /// Adds a slice of known extent: its enter and its leave, placed among simultaneous events
+    /// as [`Pending`] says.
+    fn push_slice(
+        &mut self,
+        thread: usize,
+        extent: (u64, u64),
+        enter: EventRecord,
+        leave: EventRecord,
+    ) {
+        let index = self.pending.get(thread).map_or(0, Vec::len);
+        self.push(thread, extent.0, (stage::ENTER, 0), enter);
+        self.close_begun(thread, extent, index, leave);
+    }
+
+    /// Adds the leave of a slice whose enter is the thread's pending event `index`, and places
+    /// both among simultaneous events now that the slice's extent is known.
+    fn close_begun(
+        &mut self,
+        thread: usize,
+        (begin, end): (u64, u64),
+        index: usize,
+        leave: EventRecord,
+    ) {
+        // An end before the begin (an E earlier than its B) stays so: the leave sorts before
+        // the enter, and validation reports it, as the trace is inconsistent.
+        let length = end.saturating_sub(begin);
+        let Some(enter) = self.pending.get_mut(thread).and_then(|p| p.get_mut(index)) else {
+            return;
+        };
+        let enter_seq = enter.seq;
+        if length == 0 {
+            enter.stage = stage::ZERO;
+            enter.rank = 0;
+            self.push(thread, end, (stage::ZERO, 0), leave);
+        } else {
+            enter.stage = stage::ENTER;
+            enter.rank = u64::MAX - length;
+            self.push(thread, end, (stage::LEAVE, length), leave);
+            // Slices of one extent close in the reverse of their opening order.
+            if let Some(last) = self.pending.get_mut(thread).and_then(|p| p.last_mut()) {
+                last.seq = u32::MAX - enter_seq;
+            }
+        }
     }
 
     fn event(&mut self, bytes: &[u8], at: Position) -> Result<(), TraceError> {
@@ -365,8 +479,8 @@ impl Reader<'_> {
                             Some(p) => p.write_key(&mut pid),
                             None => pid.push('0'),
                         }
-                        self.node(&pid);
-                        self.node_names.insert(pid, n);
+                        let node = self.pid(&pid);
+                        self.node_names.insert(node, n);
                     }
                     _ => {}
                 }
@@ -403,7 +517,7 @@ impl Reader<'_> {
                     Some(t) => t,
                     None => time(self)?,
                 };
-                self.push(thread, t, (2, 0), r);
+                self.push(thread, t, (stage::OTHER, 0), r);
             }
             "X" | "B" | "E" => {
                 let t = time(self)?;
@@ -420,51 +534,55 @@ impl Reader<'_> {
                         let dur = dur.max(0.0);
                         let end = to_ns(at, ev.ts.unwrap_or(0.0) + dur)?;
                         let region = self.region(name, RegionRole::Activity);
-                        let length = end - t;
                         let mut enter = EventRecord::plain(ProcessId(0), Time(0), EventKind::Enter);
                         enter.region = Some(region);
                         let mut leave = enter;
                         leave.kind = EventKind::Leave;
-                        // At equal times: leaves first (inner before outer), then enters (outer
-                        // before inner), then everything else.
-                        self.push(thread, t, (1, u64::MAX - length), enter);
-                        self.push(thread, end, (0, length), leave);
+                        self.push_slice(thread, (t, end), enter, leave);
                     }
                     "B" => {
                         let region = self.region(name, RegionRole::Activity);
-                        self.open[thread].push(region);
+                        let index = self.pending.get(thread).map_or(0, Vec::len);
+                        self.open[thread].push((region, t, index));
                         let mut enter = EventRecord::plain(ProcessId(0), Time(0), EventKind::Enter);
                         enter.region = Some(region);
-                        self.push(thread, t, (1, 0), enter);
+                        // Its length is not known before its E: until then it is the
+                        // outermost of the slices that begin at its time.
+                        self.push(thread, t, (stage::ENTER, 0), enter);
                     }
                     _ => match self.open[thread].pop() {
-                        Some(region) => {
+                        Some((region, begin, index)) => {
                             let mut leave =
                                 EventRecord::plain(ProcessId(0), Time(0), EventKind::Leave);
                             leave.region = Some(region);
-                            self.push(thread, t, (0, 0), leave);
+                            self.close_begun(thread, (begin, t), index, leave);
                         }
                         None => *self.skipped.entry("E without B".to_owned()).or_default() += 1,
                     },
                 }
-                if let Some(bind) = &ev.bind_id {
+                // v2 flows bind to the slice that carries them (as in Perfetto, on X and B).
+                if let (Some(bind), "X" | "B") = (&ev.bind_id, ph) {
                     let mut key = "v2:".to_owned();
                     bind.write_key(&mut key);
-                    if ev.flow_out {
-                        self.flows.entry(key.clone()).or_default().push(FlowPoint {
+                    let phase = match (ev.flow_in, ev.flow_out) {
+                        (true, true) => Some(FlowPhase::InOut),
+                        (true, false) => Some(FlowPhase::In),
+                        (false, true) => Some(FlowPhase::Out),
+                        (false, false) => None,
+                    };
+                    match phase {
+                        Some(phase) => self.flows.entry(key).or_default().push(FlowPoint {
                             time: t,
                             thread,
                             offset,
-                            stage: 0,
-                        });
-                    }
-                    if ev.flow_in {
-                        self.flows.entry(key).or_default().push(FlowPoint {
-                            time: t,
-                            thread,
-                            offset,
-                            stage: 2,
-                        });
+                            phase,
+                        }),
+                        None => {
+                            *self
+                                .skipped
+                                .entry("bind_id without flow_in or flow_out".to_owned())
+                                .or_default() += 1
+                        }
                     }
                 }
             }
@@ -472,25 +590,58 @@ impl Reader<'_> {
                 let t = time(self)?;
                 let mut probe = EventRecord::plain(ProcessId(0), Time(0), EventKind::Probe);
                 probe.text = Some(self.builder.intern(name));
-                self.push(thread, t, (2, 0), probe);
+                self.push(thread, t, (stage::OTHER, 0), probe);
             }
             "s" | "t" | "f" => {
                 let t = time(self)?;
-                let Some(id) = &ev.id else {
-                    return Err(error(at, format!("expected \"id\" on a flow event {ph:?}")));
+                // A v1 flow is keyed by its scope, category, name and id, as Perfetto keys
+                // it; an `id2` is global to the trace or local to the event's pid.
+                let mut key = format!("v1:{}:{cat}:{name}:", ev.scope.as_deref().unwrap_or(""));
+                match (&ev.id, &ev.id2) {
+                    (Some(id), _) => id.write_key(&mut key),
+                    (
+                        None,
+                        Some(Id2 {
+                            global: Some(id), ..
+                        }),
+                    ) => {
+                        key.push_str("global:");
+                        id.write_key(&mut key);
+                    }
+                    (
+                        None,
+                        Some(Id2 {
+                            local: Some(id), ..
+                        }),
+                    ) => {
+                        key.push_str("local:");
+                        match &ev.pid {
+                            Some(p) => p.write_key(&mut key),
+                            None => key.push('0'),
+                        }
+                        key.push(':');
+                        id.write_key(&mut key);
+                    }
+                    _ => {
+                        *self
+                            .skipped
+                            .entry("flow events without an id".to_owned())
+                            .or_default() += 1;
+                        return Ok(());
+                    }
+                }
+                let phase = match ph {
+                    "s" => FlowPhase::Start,
+                    "t" => FlowPhase::Step,
+                    _ => FlowPhase::Finish {
+                        enclosing: ev.bp.as_deref() == Some("e"),
+                    },
                 };
-                let stage = match ph {
-                    "s" => 0,
-                    "t" => 1,
-                    _ => 2,
-                };
-                let mut key = format!("v1:{cat}:{name}:");
-                id.write_key(&mut key);
                 self.flows.entry(key).or_default().push(FlowPoint {
                     time: t,
                     thread,
                     offset,
-                    stage,
+                    phase,
                 });
             }
             "C" => {
@@ -559,40 +710,194 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// Turns flows into messages: each consecutive pair of points on different threads.
+    /// Turns flows into messages by the format's rule, as Catapult reads it: a v1 `s` opens a
+    /// flow (a second `s` while it is open is ignored), each `t` continues it and `f` closes
+    /// it, so an id used again after its `f` starts a new flow; `s` and `t` bind to the slice
+    /// enclosing them, `f` to the enclosing slice with `"bp": "e"` and otherwise to the next
+    /// slice that begins on its thread (at that slice's begin); a point outside any slice
+    /// draws nothing. A v2 `flow_out` slice produces a flow that each later `flow_in` slice
+    /// consumes. Each arrow between two threads is a message; the thread's pending events
+    /// must be sorted (the slices are read from them).
     fn messages(&mut self, notes: &mut Vec<String>) {
         let mut flows: Vec<(String, Vec<FlowPoint>)> =
             std::mem::take(&mut self.flows).into_iter().collect();
         flows.sort_by_key(|(_, points)| points.first().map(|p| p.offset));
+        let mut slices: HashMap<usize, Slices> = HashMap::new();
         let mut tag = 0u32;
-        let mut dangling = 0;
+        let (mut dangling, mut unbound, mut duplicate, mut unfinished) = (0, 0, 0, 0);
         for (_, mut points) in flows {
-            points.sort_by_key(|p| (p.time, p.stage, p.offset));
-            if points.len() < 2 {
-                dangling += 1;
-                continue;
-            }
-            for pair in points.windows(2) {
-                let (from, to) = (pair[0], pair[1]);
-                if from.thread == to.thread {
-                    continue;
+            points.sort_by_key(|p| (p.time, p.offset));
+            // The open flow's last point (thread, time), and whether it is open.
+            let mut source: Option<(usize, u64)> = None;
+            let mut open = false;
+            // Whether the open flow has drawn nothing yet.
+            let mut fresh = false;
+            for p in points {
+                let here = (p.thread, p.time);
+                let mut arrow = |from: (usize, u64), to: (usize, u64), reader: &mut Self| {
+                    if from.0 != to.0 {
+                        tag = tag.wrapping_add(1);
+                        reader.arrow(from, to, tag);
+                    }
+                };
+                match p.phase {
+                    FlowPhase::Start if open => duplicate += 1,
+                    FlowPhase::Start | FlowPhase::Step | FlowPhase::Finish { enclosing: true } => {
+                        if p.phase != FlowPhase::Start && !open {
+                            dangling += 1;
+                            continue;
+                        }
+                        let bound = self.slices(&mut slices, p.thread).encloses(p.time);
+                        match (bound, source) {
+                            (false, _) => {
+                                unbound += 1;
+                                source = None;
+                                open = false;
+                                continue;
+                            }
+                            (true, Some(from)) if p.phase != FlowPhase::Start => {
+                                arrow(from, here, self);
+                                fresh = false;
+                            }
+                            _ => fresh = true,
+                        }
+                        open = !matches!(p.phase, FlowPhase::Finish { .. });
+                        source = open.then_some(here);
+                    }
+                    FlowPhase::Finish { enclosing: false } => {
+                        let Some(from) = source.filter(|_| open) else {
+                            dangling += 1;
+                            continue;
+                        };
+                        match self.slices(&mut slices, p.thread).next_begin(p.time) {
+                            Some(begin) => arrow(from, (p.thread, begin), self),
+                            None => unbound += 1,
+                        }
+                        source = None;
+                        open = false;
+                        fresh = false;
+                    }
+                    FlowPhase::Out if open => duplicate += 1,
+                    FlowPhase::Out => {
+                        source = Some(here);
+                        open = true;
+                        fresh = true;
+                    }
+                    FlowPhase::In | FlowPhase::InOut => {
+                        // A consumer takes the arrow from the last producer; a producer may
+                        // have several consumers.
+                        let Some(from) = source else {
+                            dangling += 1;
+                            continue;
+                        };
+                        arrow(from, here, self);
+                        fresh = false;
+                        open = p.phase == FlowPhase::InOut;
+                        if open {
+                            source = Some(here);
+                            fresh = true;
+                        }
+                    }
                 }
-                tag = tag.wrapping_add(1);
-                let mut send = EventRecord::plain(ProcessId(0), Time(0), EventKind::MsgSend);
-                send.peer = Some(ProcessId(to.thread as u32));
-                send.tag = tag;
-                let mut arrival = EventRecord::plain(ProcessId(0), Time(0), EventKind::MsgArr);
-                arrival.peer = Some(ProcessId(from.thread as u32));
-                arrival.tag = tag;
-                self.push(from.thread, from.time, (2, 0), send);
-                self.push(to.thread, to.time, (2, 1), arrival);
+            }
+            if open && fresh {
+                unfinished += 1;
             }
         }
-        if dangling > 0 {
-            notes.push(format!(
-                "{dangling} flows have a start but no end (or the reverse) and draw no arrow"
-            ));
+        for (n, what) in [
+            (
+                unfinished,
+                "flows have a start but no end and draw no arrow",
+            ),
+            (
+                dangling,
+                "flow steps or ends come with no open flow of their id and draw no arrow",
+            ),
+            (
+                unbound,
+                "flow events lie outside any slice of their thread (an f without \"bp\": \"e\": before no later slice) and draw no arrow, as in Catapult and Perfetto",
+            ),
+            (
+                duplicate,
+                "flow starts come while a flow of their id is open and are ignored, as in Catapult",
+            ),
+        ] {
+            if n > 0 {
+                notes.push(format!("{n} {what}"));
+            }
         }
+    }
+
+    /// A message from `from` to `to` (thread, time), with its tag.
+    fn arrow(&mut self, from: (usize, u64), to: (usize, u64), tag: u32) {
+        let mut send = EventRecord::plain(ProcessId(0), Time(0), EventKind::MsgSend);
+        send.peer = Some(ProcessId(to.0 as u32));
+        send.tag = tag;
+        let mut arrival = EventRecord::plain(ProcessId(0), Time(0), EventKind::MsgArr);
+        arrival.peer = Some(ProcessId(from.0 as u32));
+        arrival.tag = tag;
+        self.push(from.0, from.1, (stage::OTHER, 0), send);
+        self.push(to.0, to.1, (stage::OTHER, 1), arrival);
+    }
+
+    /// A thread's slices, read from its sorted pending events once.
+    fn slices<'s>(&self, cache: &'s mut HashMap<usize, Slices>, thread: usize) -> &'s Slices {
+        cache.entry(thread).or_insert_with(|| {
+            let mut extents = Vec::new();
+            let mut open = Vec::new();
+            for p in self.pending.get(thread).map_or(&[][..], Vec::as_slice) {
+                match p.kind {
+                    EventKind::Enter => open.push(p.time),
+                    EventKind::Leave => {
+                        if let Some(begin) = open.pop() {
+                            extents.push((begin, p.time));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // A B never closed lasts to the end of the trace.
+            extents.extend(open.into_iter().map(|begin| (begin, u64::MAX)));
+            Slices::new(extents)
+        })
+    }
+}
+
+/// A thread's slices, for binding flow events to them.
+struct Slices {
+    /// Begin times, sorted.
+    begins: Vec<u64>,
+    /// The latest end among the slices up to each one.
+    max_end: Vec<u64>,
+}
+
+impl Slices {
+    fn new(mut extents: Vec<(u64, u64)>) -> Slices {
+        extents.sort_unstable();
+        let mut latest = 0;
+        let max_end = extents
+            .iter()
+            .map(|&(_, end)| {
+                latest = latest.max(end);
+                latest
+            })
+            .collect();
+        Slices {
+            begins: extents.iter().map(|&(begin, _)| begin).collect(),
+            max_end,
+        }
+    }
+
+    /// Whether some slice holds `time` (its begin and end included).
+    fn encloses(&self, time: u64) -> bool {
+        let n = self.begins.partition_point(|&b| b <= time);
+        n > 0 && self.max_end.get(n - 1).is_some_and(|&end| end >= time)
+    }
+
+    /// The begin of the first slice that begins at `time` or later.
+    fn next_begin(&self, time: u64) -> Option<u64> {
+        let n = self.begins.partition_point(|&b| b < time);
+        self.begins.get(n).copied()
     }
 }
 
@@ -607,7 +912,11 @@ pub fn parse(
         budget,
         builder: TraceBuilder::new(fallback_name, Clock::NANOSECONDS),
         threads: FxHashMap::default(),
-        nodes: HashMap::new(),
+        thread_ids: Vec::new(),
+        pids: Vec::new(),
+        pid_index: HashMap::new(),
+        used: Vec::new(),
+        export: false,
         pending: Vec::new(),
         full: Vec::new(),
         key: String::new(),
@@ -643,6 +952,7 @@ pub fn parse(
                     for region in &p.regions {
                         reader.region(&region.name, region.role);
                     }
+                    reader.export = true;
                     parts = Some(p);
                 }
                 Ok(())
@@ -665,8 +975,23 @@ pub fn parse(
         ));
     }
     let mut notes = Vec::new();
-    if reader.model_events == 0 {
-        reader.messages(&mut notes);
+    let keep_recorded_order = reader.model_events > 0;
+    if !keep_recorded_order {
+        // Events go in time order (the keys are unique, so an unstable sort orders them as a
+        // stable one would); exported model events keep their recorded order.
+        for events in &mut reader.pending {
+            events.sort_unstable_by_key(|p| (p.time, p.stage, p.rank, p.seq));
+        }
+        if !reader.flows.is_empty() {
+            let before: Vec<usize> = reader.pending.iter().map(Vec::len).collect();
+            reader.messages(&mut notes);
+            for (events, n) in reader.pending.iter_mut().zip(before) {
+                if events.len() > n {
+                    // A sorted run and a short tail: the stable sort merges them.
+                    events.sort_by_key(|p| (p.time, p.stage, p.rank, p.seq));
+                }
+            }
+        }
     }
     notes.extend(super::reading::skipped_notes(
         reader
@@ -675,15 +1000,54 @@ pub fn parse(
             .map(|(what, &n)| (format!("events: {what}"), n)),
     ));
     notes.extend(reader.adjusted.notes());
-    for (thread, open) in reader.open.iter().enumerate() {
-        if !open.is_empty() {
+    let mut builder = reader.builder;
+    // Only the threads with events (or counters) become processes, and only their pids nodes;
+    // a Tracescope export declares exactly its model's, all of them.
+    for counter in &reader.counters {
+        if let Some(used) = reader.used.get_mut(counter.process.index()) {
+            *used = true;
+        }
+    }
+    let keep = |t: usize| reader.export || reader.used.get(t).copied().unwrap_or(false);
+    let mut nodes: Vec<Option<NodeId>> = vec![None; reader.pids.len()];
+    if reader.export {
+        for (n, pid) in reader.pids.iter().enumerate() {
+            nodes[n] = Some(builder.add_node(node_name(pid, reader.node_names.get(&n))));
+        }
+    }
+    let mut process_of: Vec<Option<ProcessId>> = vec![None; reader.thread_ids.len()];
+    for (t, (pid, tid)) in reader.thread_ids.iter().enumerate() {
+        if !keep(t) {
+            continue;
+        }
+        let text = reader.pids.get(*pid).map_or("", String::as_str);
+        let node = match nodes.get(*pid).copied().flatten() {
+            Some(node) => node,
+            None => {
+                let node = builder.add_node(node_name(text, reader.node_names.get(pid)));
+                if let Some(slot) = nodes.get_mut(*pid) {
+                    *slot = Some(node);
+                }
+                node
+            }
+        };
+        let name = match reader.thread_names.get(&t) {
+            Some(name) => name.clone(),
+            None => format!("pid {text} tid {tid}"),
+        };
+        process_of[t] = Some(
+            builder
+                .add_process(name, node)
+                .map_err(|e| error(end, e.to_string()))?,
+        );
+        if let Some(open) = reader.open.get(t).filter(|o| !o.is_empty()) {
             notes.push(format!(
-                "thread {thread} leaves {} B slices open",
+                "thread pid {text} tid {tid} leaves {} B slices open",
                 open.len()
             ));
         }
     }
-    let mut builder = reader.builder;
+    let model_process = |t: usize| process_of.get(t).copied().flatten();
     if let Some(p) = &parts {
         for &link in &p.links {
             builder
@@ -705,26 +1069,36 @@ pub fn parse(
         .as_ref()
         .map(|p| p.counters.clone())
         .unwrap_or_default();
-    for counter in reader.counters.into_iter().chain(exported) {
+    for mut counter in reader.counters {
+        let Some(process) = model_process(counter.process.index()) else {
+            continue;
+        };
+        counter.process = process;
+        builder
+            .add_counter(counter)
+            .map_err(|e| error(end, e.to_string()))?;
+    }
+    for counter in exported {
         builder
             .add_counter(counter)
             .map_err(|e| error(end, e.to_string()))?;
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
-    let keep_recorded_order = reader.model_events > 0;
     let full = reader.full;
-    for (thread, mut events) in reader.pending.into_iter().enumerate() {
-        // Exported model events keep their recorded order; other events go in time order (the
-        // keys are unique, so an unstable sort orders them as a stable one would).
-        if !keep_recorded_order {
-            events.sort_unstable_by_key(|p| (p.time, p.stage, p.rank, p.seq));
-        }
-        let process = ProcessId(thread as u32);
+    for (thread, events) in reader.pending.into_iter().enumerate() {
+        let Some(process) = model_process(thread) else {
+            continue;
+        };
         for p in events {
             let r = if p.full {
+                // Only exported model events are full records; their processes are the
+                // model's own, declared in order.
                 full[p.id as usize]
             } else {
-                expand(p.kind, p.id, p.tag, process, Time(p.time))
+                let mut r = expand(p.kind, p.id, p.tag, process, Time(p.time));
+                // A message's peer is a thread until now.
+                r.peer = r.peer.and_then(|peer| model_process(peer.index()));
+                r
             };
             builder.push(r).map_err(|e| error(end, e.to_string()))?;
         }
@@ -736,17 +1110,15 @@ pub fn parse(
             ticks_per_second: p.ticks_per_second,
         };
     }
-    for (key, &node) in &reader.nodes {
-        if let Some(name) = reader.node_names.get(key) {
-            trace.nodes[node.index()].name = name.clone();
-        }
-    }
-    for (&thread, name) in &reader.thread_names {
-        if let Some(p) = trace.processes.get_mut(thread) {
-            p.name = name.clone();
-        }
-    }
     Ok((trace, notes))
+}
+
+/// A node's name: its `process_name`, else `pid N`.
+fn node_name(pid: &str, named: Option<&String>) -> String {
+    match named {
+        Some(name) => name.clone(),
+        None => format!("pid {pid}"),
+    }
 }
 
 fn json(s: &str) -> String {

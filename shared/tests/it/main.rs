@@ -3,6 +3,7 @@
 mod analysis;
 mod analysis2;
 mod budget;
+mod chrome_rules;
 mod compare;
 mod fuzz;
 mod importers;
