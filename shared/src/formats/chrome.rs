@@ -934,7 +934,7 @@ pub fn parse(
     };
     let mut parts: Option<ModelParts> = None;
     let mut n_events = 0u64;
-    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, &mut |part| {
+    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, true, &mut |part| {
         use super::json_stream::Piece;
         match (part.key, part.piece) {
             (_, Piece::Open) => Ok(()),
@@ -975,6 +975,15 @@ pub fn parse(
         ));
     }
     let mut notes = Vec::new();
+    match walked.ending {
+        super::json_stream::Ending::Closed => {}
+        super::json_stream::Ending::TrailingComma => notes.push(
+            "the event array ends with a trailing comma (and perhaps no closing bracket): read as if closed, as Catapult reads it".to_owned(),
+        ),
+        super::json_stream::Ending::Unclosed => notes.push(
+            "the event array has no closing bracket (a trace cut off, as the format allows): read to its last whole event".to_owned(),
+        ),
+    }
     let keep_recorded_order = reader.model_events > 0;
     if !keep_recorded_order {
         // Events go in time order (the keys are unique, so an unstable sort orders them as a

@@ -222,8 +222,21 @@ impl Scanner<'_> {
     }
 }
 
+/// How a top-level array ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// With its `]`.
+    Closed,
+    /// With a comma before its `]`, or before the end of the input.
+    TrailingComma,
+    /// At the end of the input, without its `]`.
+    Unclosed,
+}
+
 /// What a walk found besides the parts it handed over.
 pub struct Walked {
+    /// How the top-level array ended (`Closed` for an object).
+    pub ending: Ending,
     /// The top-level object's member names, in order (empty for a top-level array).
     pub keys: Vec<String>,
     /// Whether the document is an array.
@@ -233,11 +246,14 @@ pub struct Walked {
 }
 
 /// Walks the JSON document in `reader` (see the module's documentation), calling `visit` for
-/// each part in order.
+/// each part in order. With `lenient_end`, a top-level array may end with a comma before its
+/// `]`, or stop after an element (or its comma) without its `]`, as a trace cut off by a crash
+/// does: the Trace Event Format allows it, and Catapult reads it so.
 pub fn walk(
     reader: &mut dyn Read,
     format: &'static str,
     budget: &Budget,
+    lenient_end: bool,
     visit: &mut dyn FnMut(Part<'_>) -> Result<(), TraceError>,
 ) -> Result<Walked, TraceError> {
     let mut s = Scanner {
@@ -258,8 +274,9 @@ pub fn walk(
     let mut buf = Vec::new();
     let mut keys = Vec::new();
     let is_array = s.skip_whitespace()? == Some(b'[');
+    let mut ending = Ending::Closed;
     match s.skip_whitespace()? {
-        Some(b'[') => array(&mut s, None, &mut buf, visit)?,
+        Some(b'[') => ending = array(&mut s, None, &mut buf, lenient_end, visit)?,
         Some(b'{') => {
             s.advance(b'{');
             let mut key_buf = Vec::new();
@@ -282,7 +299,7 @@ pub fn walk(
                     s.expect(b':', "':' after a member name")?;
                     keys.push(key.clone());
                     if s.skip_whitespace()? == Some(b'[') {
-                        array(&mut s, Some(&key), &mut buf, visit)?;
+                        array(&mut s, Some(&key), &mut buf, false, visit)?;
                     } else {
                         let at = s.at;
                         s.value(&mut buf)?;
@@ -314,6 +331,7 @@ pub fn walk(
     }
     match s.skip_whitespace()? {
         None => Ok(Walked {
+            ending,
             keys,
             array: is_array,
             end: s.at,
@@ -322,13 +340,14 @@ pub fn walk(
     }
 }
 
-/// Walks an array (at its `[`), visiting each element.
+/// Walks an array (at its `[`), visiting each element; `lenient_end` as in [`walk`].
 fn array(
     s: &mut Scanner<'_>,
     key: Option<&str>,
     buf: &mut Vec<u8>,
+    lenient_end: bool,
     visit: &mut dyn FnMut(Part<'_>) -> Result<(), TraceError>,
-) -> Result<(), TraceError> {
+) -> Result<Ending, TraceError> {
     visit(Part {
         key,
         piece: Piece::Open,
@@ -336,9 +355,13 @@ fn array(
         at: s.at,
     })?;
     s.advance(b'[');
-    if s.skip_whitespace()? == Some(b']') {
-        s.advance(b']');
-        return Ok(());
+    match s.skip_whitespace()? {
+        Some(b']') => {
+            s.advance(b']');
+            return Ok(Ending::Closed);
+        }
+        None if lenient_end => return Ok(Ending::Unclosed),
+        _ => {}
     }
     loop {
         s.skip_whitespace()?;
@@ -351,11 +374,24 @@ fn array(
             at,
         })?;
         match s.skip_whitespace()? {
-            Some(b',') => s.advance(b','),
+            Some(b',') => {
+                s.advance(b',');
+                if lenient_end {
+                    match s.skip_whitespace()? {
+                        Some(b']') => {
+                            s.advance(b']');
+                            return Ok(Ending::TrailingComma);
+                        }
+                        None => return Ok(Ending::TrailingComma),
+                        _ => {}
+                    }
+                }
+            }
             Some(b']') => {
                 s.advance(b']');
-                return Ok(());
+                return Ok(Ending::Closed);
             }
+            None if lenient_end => return Ok(Ending::Unclosed),
             _ => return Err(s.error("expected ',' or ']' after an array element")),
         }
     }
@@ -380,7 +416,7 @@ mod tests {
         let mut out = Vec::new();
         let mut opened = Vec::new();
         let mut reader = text.as_bytes();
-        walk(&mut reader, "x", &Budget::UNLIMITED, &mut |p| {
+        walk(&mut reader, "x", &Budget::UNLIMITED, false, &mut |p| {
             if p.piece == Piece::Open {
                 opened.push((p.key.map(str::to_owned), p.at.offset));
                 return Ok(());

@@ -109,45 +109,222 @@ mod tests {
 /// How much of the input detection looks at.
 const SNIFF_LEN: usize = 4096;
 
+/// How far detection reads into a JSON document to find what it is, when its first
+/// [`SNIFF_LEN`] bytes do not say (leading whitespace, a long metadata member before the
+/// events).
+const JSON_SNIFF_LEN: usize = 16 << 20;
+
+/// What detection makes of an input's first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sniffed {
+    /// A trace of this format.
+    Format(Format),
+    /// Nothing but whitespace (and perhaps a byte-order mark).
+    Empty,
+    /// A JSON document that is not a trace.
+    JsonNotATrace,
+    /// A JSON document whose first bytes do not say yet what it is: read further.
+    JsonNeedsMore,
+    /// Nothing known.
+    Unknown,
+}
+
 /// Guesses the format from the first bytes of the (decompressed) input.
 pub fn detect(input: &[u8]) -> Option<Format> {
+    match sniff(input, true) {
+        Sniffed::Format(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// What the first bytes of the input (all of it when `complete`) say it is.
+fn sniff(input: &[u8], complete: bool) -> Sniffed {
     if input.starts_with(tmon::MAGIC) {
-        return Some(Format::Tmon);
+        return Sniffed::Format(Format::Tmon);
     }
     if input.starts_with(binary::MAGIC) {
-        return Some(Format::TracescopeBinary);
+        return Sniffed::Format(Format::TracescopeBinary);
     }
     // A tar is an OTF2 archive, or a Paraver trace with its label files.
     if otf2::is_tar(input) || otf2::is_anchor(input) {
-        return Some(Format::Otf2);
+        return Sniffed::Format(Format::Otf2);
     }
-    let head = &input[..input.len().min(SNIFF_LEN)];
-    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let first = head.iter().position(|b| !b.is_ascii_whitespace())?;
-    let text = &head[first..];
-    if text[0] == b'{' && contains(text, b"\"format\"") && contains(text, b"\"tracescope\"") {
-        return Some(Format::TracescopeJson);
-    }
+    let whole = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    let Some(first) = whole.iter().position(|b| !b.is_ascii_whitespace()) else {
+        // Whitespace alone: an empty file, unless more of it is still to come.
+        return if complete {
+            Sniffed::Empty
+        } else {
+            Sniffed::JsonNeedsMore
+        };
+    };
+    let json = &whole[first..whole.len().min(first + JSON_SNIFF_LEN)];
+    let text = &whole[first..whole.len().min(first + SNIFF_LEN)];
     if paje::looks_like(text) {
-        return Some(Format::Paje);
+        return Sniffed::Format(Format::Paje);
     }
     if text.starts_with(b"#Paraver") {
-        return Some(Format::Paraver);
+        return Sniffed::Format(Format::Paraver);
     }
-    let after_bracket = text[1..].iter().find(|b| !b.is_ascii_whitespace());
-    if (text[0] == b'[' && matches!(after_bracket, Some(b'{') | Some(b']')))
-        || (text[0] == b'{' && (contains(text, b"\"traceEvents\"") || contains(text, b"\"ph\"")))
-    {
-        return Some(Format::ChromeJson);
+    // The JSON window is the whole document when the input is, and reaches its end.
+    let json_complete = complete && first + json.len() == whole.len();
+    match sniff_json(json, json_complete) {
+        JsonSniff::Chrome => return Sniffed::Format(Format::ChromeJson),
+        JsonSniff::Native => return Sniffed::Format(Format::TracescopeJson),
+        JsonSniff::NotATrace => return Sniffed::JsonNotATrace,
+        JsonSniff::NeedsMore => return Sniffed::JsonNeedsMore,
+        JsonSniff::NotJson => {}
     }
     if shiviz::looks_like(text) {
-        return Some(Format::Shiviz);
+        return Sniffed::Format(Format::Shiviz);
+    }
+    Sniffed::Unknown
+}
+
+/// What a JSON document is, from its top level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonSniff {
+    /// An array whose first element is an object, or an object with `traceEvents` (or a `ph`).
+    Chrome,
+    /// An object whose `format` is `"tracescope"`.
+    Native,
+    /// Another JSON document.
+    NotATrace,
+    /// The bytes end before saying.
+    NeedsMore,
+    /// Not JSON.
+    NotJson,
+}
+
+/// Reads the top level of the JSON document that `text` begins (at its first non-blank byte)
+/// far enough to say what it is: the members of an object are skipped, without being parsed,
+/// until one names the format. `complete` says that `text` is the whole document.
+fn sniff_json(text: &[u8], complete: bool) -> JsonSniff {
+    let ran_out = if complete {
+        JsonSniff::NotATrace
+    } else {
+        JsonSniff::NeedsMore
+    };
+    let blank = |i: &mut usize| {
+        while text.get(*i).is_some_and(|b| b.is_ascii_whitespace()) {
+            *i += 1;
+        }
+    };
+    let mut i = 1;
+    match text.first() {
+        Some(b'[') => {
+            blank(&mut i);
+            return match text.get(i) {
+                Some(b'{' | b']') => JsonSniff::Chrome,
+                // An array cut off before its first event is an empty trace.
+                None if complete => JsonSniff::Chrome,
+                None => JsonSniff::NeedsMore,
+                // Another JSON value first is JSON, not a trace; anything else (a log line
+                // such as `[INFO] …` or `[2014-10-13 …]`) is not JSON.
+                Some(_) => match value_end(text, i) {
+                    None => ran_out,
+                    Some(end) => {
+                        let mut next = end;
+                        blank(&mut next);
+                        let value = serde_json::from_slice::<serde::de::IgnoredAny>(&text[i..end]);
+                        match (value, text.get(next)) {
+                            (Ok(_), Some(b',' | b']')) => JsonSniff::NotATrace,
+                            (Ok(_), None) => ran_out,
+                            _ => JsonSniff::NotJson,
+                        }
+                    }
+                },
+            };
+        }
+        Some(b'{') => {}
+        _ => return JsonSniff::NotJson,
+    }
+    loop {
+        blank(&mut i);
+        match text.get(i) {
+            Some(b'}') => return JsonSniff::NotATrace,
+            Some(b'"') => {}
+            Some(_) => return JsonSniff::NotJson,
+            None => return ran_out,
+        }
+        let Some(key_end) = string_end(text, i) else {
+            return ran_out;
+        };
+        let key = &text[i + 1..key_end - 1];
+        i = key_end;
+        blank(&mut i);
+        match text.get(i) {
+            Some(b':') => i += 1,
+            Some(_) => return JsonSniff::NotJson,
+            None => return ran_out,
+        }
+        blank(&mut i);
+        if key == b"traceEvents" || key == b"ph" {
+            return JsonSniff::Chrome;
+        }
+        if key == b"format" && text[i..].starts_with(b"\"tracescope") {
+            return JsonSniff::Native;
+        }
+        let Some(value_end) = value_end(text, i) else {
+            return ran_out;
+        };
+        i = value_end;
+        blank(&mut i);
+        match text.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => return JsonSniff::NotATrace,
+            Some(_) => return JsonSniff::NotJson,
+            None => return ran_out,
+        }
+    }
+}
+
+/// The index just past the JSON string that begins at `text[start]` (a `"`), if it ends.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut escaped = false;
+    for (i, &b) in text.iter().enumerate().skip(start + 1) {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'"' => return Some(i + 1),
+            _ => {}
+        }
     }
     None
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+/// The index just past the JSON value that begins at `text[start]`, if it ends: a string, an
+/// object or array (to its matching close, strings skipped), or a scalar (to a delimiter).
+fn value_end(text: &[u8], start: usize) -> Option<usize> {
+    match text.get(start)? {
+        b'"' => string_end(text, start),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = start;
+            while let Some(&b) = text.get(i) {
+                match b {
+                    b'"' => {
+                        i = string_end(text, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        _ => text[start..]
+            .iter()
+            .position(|&b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+            .map(|n| start + n),
+    }
 }
 
 /// A trace read from bytes, with the format it was read as.
@@ -277,7 +454,7 @@ pub fn import_with(
         return import_reader(input, format, name, options);
     }
     budget.check(Limit::InputBytes, input.len() as u64, "input", input, 0)?;
-    let format = detected(format, input)?;
+    let format = detected(format, input, true)?;
     let (trace, notes) = match format {
         Format::Otf2 if !otf2::is_anchor(input) => return import_tar(input, name, budget),
         f => parse_whole(f, input, name, options)?,
@@ -328,7 +505,29 @@ fn import_plain_reader(
         let files = otf2::tar_files_from(reader, &head, max)?;
         return import_tar_files(files, name, budget);
     }
-    let format = detected(format, &head)?;
+    if format.is_none() && sniff(&head, head.len() < SNIFF_LEN) == Sniffed::JsonNeedsMore {
+        // A JSON document that does not say what it is in its first bytes: look further (the
+        // bytes looked at are read again by the parser, and count towards the input limit).
+        let window =
+            JSON_SNIFF_LEN.min(usize::try_from(max).unwrap_or(usize::MAX).saturating_add(1));
+        let (head, reader) = stream::peek(reader, window).map_err(failed)?;
+        let format = detected(None, &head, head.len() < window)?;
+        return import_detected(reader, format, name, options);
+    }
+    let format = detected(format, &head, head.len() < SNIFF_LEN)?;
+    import_detected(reader, format, name, options)
+}
+
+/// [`import_plain_reader`] once the format is known.
+fn import_detected(
+    reader: impl std::io::Read,
+    format: Format,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, TraceError> {
+    let budget = &options.budget;
+    let max = budget.max_input_bytes;
+    let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
     let mut reader = stream::Limited::new(reader, max);
     let (trace, notes) = if streams(format) {
         let mut buffered = std::io::BufReader::with_capacity(1 << 16, reader);
@@ -349,20 +548,23 @@ fn import_plain_reader(
     })
 }
 
-/// The format asked for, or the one detected from the input's first bytes.
-fn detected(format: Option<Format>, head: &[u8]) -> Result<Format, TraceError> {
-    format.or_else(|| detect(head)).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        TraceError::at_offset(
-            "unknown",
-            head,
-            0,
-            format!(
-                "unrecognised trace format: expected one of {}",
-                names.join(", ")
-            ),
-        )
-    })
+/// The format asked for, or the one detected from the input's first bytes (all of it when
+/// `complete`); else an error saying what the input is, if known.
+fn detected(format: Option<Format>, head: &[u8], complete: bool) -> Result<Format, TraceError> {
+    if let Some(format) = format {
+        return Ok(format);
+    }
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    let message = match sniff(head, complete) {
+        Sniffed::Format(format) => return Ok(format),
+        Sniffed::Empty => "empty file: expected a trace, found no data".to_owned(),
+        Sniffed::JsonNotATrace => "JSON but not a trace: expected a Chrome trace (an array of events, or an object with \"traceEvents\") or a Tracescope document (\"format\": \"tracescope\")".to_owned(),
+        Sniffed::JsonNeedsMore | Sniffed::Unknown => format!(
+            "unrecognised trace format: expected one of {}",
+            names.join(", ")
+        ),
+    };
+    Err(TraceError::at_offset("unknown", head, 0, message))
 }
 
 /// Whether a format is parsed as it streams in.

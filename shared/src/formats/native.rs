@@ -325,7 +325,7 @@ pub fn parse(
 ) -> Result<Trace, TraceError> {
     let mut builder = TraceBuilder::new(fallback_name, Clock::default());
     let mut parts = Parts::default();
-    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, &mut |part| {
+    let walked = super::json_stream::walk(input, FORMAT_NAME, budget, false, &mut |part| {
         parts.read(&mut builder, budget, part)
     })?;
     let end = walked.end;

@@ -220,7 +220,9 @@ fn an_array_without_its_closing_bracket_is_read_with_a_note() {
 fn a_byte_order_mark_is_skipped() {
     let array = r#"[{"ph": "X", "name": "a", "ts": 0, "dur": 5, "pid": 1, "tid": 1}]"#;
     let object = format!("{{\"traceEvents\": {array}}}");
-    for doc in [array.to_owned(), object, format!("\n  {array}")] {
+    // Past the first 4 KiB of blanks too: the mark must not stop detection looking further.
+    let far = format!("{}{array}", " ".repeat(5000));
+    for doc in [array.to_owned(), object, format!("\n  {array}"), far] {
         let mut bytes = b"\xEF\xBB\xBF".to_vec();
         bytes.extend_from_slice(doc.as_bytes());
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -249,7 +251,8 @@ fn detection_looks_past_whitespace_and_long_headers() {
         "{{\"metadata\": {{\"command\": \"{}\", \"list\": [1, {{\"x\": \"]}}\"}}]}}, \"traceEvents\": {array}}}",
         "x".repeat(20_000)
     );
-    for text in [&spaced, &long_header] {
+    let marked = format!("\u{feff}{spaced}");
+    for text in [&spaced, &long_header, &marked] {
         for imported in [
             import(text.as_bytes(), None, "far"),
             import_reader(text.as_bytes(), None, "far", &ImportOptions::default()),

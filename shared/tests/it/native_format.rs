@@ -146,9 +146,7 @@ fn versions_and_formats_are_checked_first() {
     );
     check_error(
         "",
-        expect![
-            "unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json, tracescope-binary, otf2, chrome-json, paraver, shiviz, paje, tmon"
-        ],
+        expect!["unknown: line 1, column 1 (byte 0): empty file: expected a trace, found no data"],
     );
 }
 
