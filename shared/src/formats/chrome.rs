@@ -61,6 +61,25 @@ impl Id<'_> {
     }
 }
 
+/// A number, or a string that reads as one: some producers (Hermes) quote their timestamps,
+/// and Catapult and Perfetto read them as numbers.
+fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumberOrText<'a> {
+        Number(f64),
+        #[serde(borrow)]
+        Text(Cow<'a, str>),
+    }
+    match Option::<NumberOrText>::deserialize(d)? {
+        None => Ok(None),
+        Some(NumberOrText::Number(x)) => Ok(Some(x)),
+        Some(NumberOrText::Text(t)) => t.trim().parse::<f64>().map(Some).map_err(|_| {
+            serde::de::Error::custom(format!("expected a number of µs, found the string {t:?}"))
+        }),
+    }
+}
+
 /// An `id2`: an id global to the trace, or local to the event's process.
 #[derive(Deserialize)]
 struct Id2<'a> {
@@ -78,9 +97,9 @@ struct Event<'a> {
     cat: Option<Cow<'a, str>>,
     #[serde(borrow)]
     ph: Cow<'a, str>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "number_or_text")]
     ts: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "number_or_text")]
     dur: Option<f64>,
     #[serde(default, borrow)]
     pid: Option<Id<'a>>,

@@ -278,3 +278,21 @@ fn detection_looks_past_whitespace_and_long_headers() {
         }
     }
 }
+
+/// Timestamps quoted as strings (as Hermes writes them) are read as the numbers they spell, as
+/// Catapult and Perfetto read them; a string that is not a number is an error naming it.
+#[test]
+fn quoted_timestamps_are_numbers() {
+    let text = br#"[{"ph": "X", "name": "a", "ts": "10.5", "dur": "2", "pid": 1, "tid": "1"},
+                    {"ph": "i", "name": "b", "ts": " 20 ", "pid": 1, "tid": "1"}]"#;
+    let trace = import(text, None, "quoted").expect("imports").trace;
+    let times: Vec<u64> = trace.events.time().iter().map(|t| t.0).collect();
+    assert_eq!(times, [10_500, 12_500, 20_000]);
+    let err = import(
+        br#"[{"ph": "i", "name": "b", "ts": "soon", "pid": 1}]"#,
+        None,
+        "x",
+    )
+    .expect_err("not a number");
+    assert!(err.message.contains("\"soon\""), "{err}");
+}
