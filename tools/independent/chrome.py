@@ -87,6 +87,7 @@ def read(path):
     open_b = {}  # thread -> [begin]
     counters = {}  # (thread, series) -> samples
     flows = {}  # key -> [(ts, order, thread, phase, bp_enclosing)]
+    backward = False  # an E earlier than its B
 
     def thread(e):
         pid = id_text(e["pid"]) if "pid" in e else "0"
@@ -119,7 +120,10 @@ def read(path):
             if stack:
                 begin = stack.pop()
                 add("leave", t, ts)
-                slices.setdefault(t, []).append((begin, ts))
+                # An E earlier than its B is inconsistent; for binding flows its B stays open
+                # to the end, as Catapult ignores an E that moves time backward.
+                slices.setdefault(t, []).append((begin, ts if ts >= begin else math.inf))
+                backward = backward or ts < begin
         elif ph in ("i", "I", "R"):
             add("probe", t, ts)
         elif ph == "C":
@@ -222,8 +226,8 @@ def read(path):
                 if is_open:
                     source = (t, ts)
 
-    # Consistency: the slices of each thread nest.
-    consistent = True
+    # Consistency: the slices of each thread nest, and no E comes before its B.
+    consistent = not backward
     for t, extents in slices.items():
         stack = []
         for begin, end in sorted(extents, key=lambda x: (x[0], -x[1])):

@@ -435,18 +435,21 @@ impl Reader<'_> {
         index: usize,
         leave: EventRecord,
     ) {
-        // An end before the begin (an E earlier than its B) stays so: the leave sorts before
-        // the enter, and validation reports it, as the trace is inconsistent.
-        let length = end.saturating_sub(begin);
         let Some(enter) = self.pending.get_mut(thread).and_then(|p| p.get_mut(index)) else {
             return;
         };
         let enter_seq = enter.seq;
-        if length == 0 {
+        if end < begin {
+            // An E earlier than its B stays so: the leave sorts before the enter and
+            // validation reports it, as the trace is inconsistent; the enter keeps the place
+            // of a slice never closed (Catapult ignores an E that moves time backward).
+            self.push(thread, end, (stage::ZERO, 0), leave);
+        } else if end == begin {
             enter.stage = stage::ZERO;
             enter.rank = 0;
             self.push(thread, end, (stage::ZERO, 0), leave);
         } else {
+            let length = end - begin;
             enter.stage = stage::ENTER;
             enter.rank = u64::MAX - length;
             self.push(thread, end, (stage::LEAVE, length), leave);
@@ -735,8 +738,7 @@ impl Reader<'_> {
     /// enclosing them, `f` to the enclosing slice with `"bp": "e"` and otherwise to the next
     /// slice that begins on its thread (at that slice's begin); a point outside any slice
     /// draws nothing. A v2 `flow_out` slice produces a flow that each later `flow_in` slice
-    /// consumes. Each arrow between two threads is a message; the thread's pending events
-    /// must be sorted (the slices are read from them).
+    /// consumes. Each arrow between two threads is a message.
     fn messages(&mut self, notes: &mut Vec<String>) {
         let mut flows: Vec<(String, Vec<FlowPoint>)> =
             std::mem::take(&mut self.flows).into_iter().collect();
@@ -859,24 +861,23 @@ impl Reader<'_> {
         self.push(to.0, to.1, (stage::OTHER, 1), arrival);
     }
 
-    /// A thread's slices, read from its sorted pending events once.
+    /// A thread's slices, read once from its pending events: each enter knows its slice's
+    /// extent (a zero-length slice's is its tick; a positive one's length is in its rank; a
+    /// slice never closed, or closed by an E earlier than its B, lasts to the end).
     fn slices<'s>(&self, cache: &'s mut HashMap<usize, Slices>, thread: usize) -> &'s Slices {
         cache.entry(thread).or_insert_with(|| {
-            let mut extents = Vec::new();
-            let mut open = Vec::new();
-            for p in self.pending.get(thread).map_or(&[][..], Vec::as_slice) {
-                match p.kind {
-                    EventKind::Enter => open.push(p.time),
-                    EventKind::Leave => {
-                        if let Some(begin) = open.pop() {
-                            extents.push((begin, p.time));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            // A B never closed lasts to the end of the trace.
-            extents.extend(open.into_iter().map(|begin| (begin, u64::MAX)));
+            let extents = self
+                .pending
+                .get(thread)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter(|p| p.kind == EventKind::Enter)
+                .map(|p| match (p.stage, p.rank) {
+                    (stage::ZERO, _) => (p.time, p.time),
+                    (_, 0) => (p.time, u64::MAX),
+                    (_, rank) => (p.time, p.time.saturating_add(u64::MAX - rank)),
+                })
+                .collect();
             Slices::new(extents)
         })
     }
