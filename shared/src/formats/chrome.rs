@@ -1,11 +1,15 @@
 //! Chrome's Trace Event Format (JSON): import and export.
 //!
-//! Import: each (pid, tid) thread becomes a process on the node of its pid; `X` and `B`/`E`
-//! slices become enter/leave of regions named after them; instant events (`i`, `I`, `R`)
-//! become probes; flows become messages — v1 `s`/`t`/`f` events keyed by (cat, name, id), and
-//! v2 `bind_id` with `flow_out`/`flow_in` on slices. Timestamps are µs; ticks are ns.
-//! `C` counter events are counters of their thread (one series per numeric arg). Dangling flows
-//! and other phases are skipped and counted in the notes.
+//! Import: each (pid, tid) thread with events becomes a process on the node of its pid (`M`
+//! metadata names threads and pids, and makes none); `X` and `B`/`E` slices become enter/leave
+//! of regions named after them, ordered at each tick so that they nest (see [`Pending`]);
+//! instant events (`i`, `I`, `R`) become probes; flows become messages by Catapult's rule — v1
+//! `s`/`t`/`f` events keyed by (scope, cat, name, id), bound to slices, an `f` closing its flow
+//! — and v2 `bind_id` with `flow_out`/`flow_in` on slices. Timestamps are µs (numbers, or
+//! strings that spell one); ticks are ns. `C` counter events are counters of their thread (one
+//! series per numeric arg). An array without its closing bracket, or with a trailing comma, is
+//! read as Catapult reads it. Dangling flows and other phases are skipped and counted in the
+//! notes.
 //!
 //! Export writes a trace Perfetto and chrome://tracing open: state spans as `X` slices,
 //! messages as flow arrows, and every model event as an instant of category `tracescope` whose
