@@ -66,22 +66,41 @@ impl Id<'_> {
 }
 
 /// A number, or a string that reads as one: some producers (Hermes) quote their timestamps,
-/// and Catapult and Perfetto read them as numbers.
+/// and Catapult and Perfetto read them as numbers. A visitor rather than an untagged enum, so
+/// that the number every event carries is parsed directly, without buffering.
 fn number_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum NumberOrText<'a> {
-        Number(f64),
-        #[serde(borrow)]
-        Text(Cow<'a, str>),
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number of µs, or a string that spells one")
+        }
+        fn visit_f64<E>(self, x: f64) -> Result<Self::Value, E> {
+            Ok(Some(x))
+        }
+        fn visit_i64<E>(self, x: i64) -> Result<Self::Value, E> {
+            Ok(Some(x as f64))
+        }
+        fn visit_u64<E>(self, x: u64) -> Result<Self::Value, E> {
+            Ok(Some(x as f64))
+        }
+        fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Self::Value, E> {
+            t.trim()
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| E::custom(format!("expected a number of µs, found the string {t:?}")))
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(Visitor)
+        }
     }
-    match Option::<NumberOrText>::deserialize(d)? {
-        None => Ok(None),
-        Some(NumberOrText::Number(x)) => Ok(Some(x)),
-        Some(NumberOrText::Text(t)) => t.trim().parse::<f64>().map(Some).map_err(|_| {
-            serde::de::Error::custom(format!("expected a number of µs, found the string {t:?}"))
-        }),
-    }
+    d.deserialize_option(Visitor)
 }
 
 /// An `id2`: an id global to the trace, or local to the event's process.
