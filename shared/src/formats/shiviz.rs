@@ -192,7 +192,10 @@ pub fn parse(
     } else {
         (0, None)
     };
-    let body = &text[body_start..];
+    // ShiViz reads the log trimmed: a clock line at the very end has no event line after it.
+    let body = text[body_start..].trim_end();
+    let body_start = body_start + (body.len() - body.trim_start().len());
+    let body = body.trim_start();
     // The known layouts are compiled once per process; a log's own expression per log.
     static KNOWN: std::sync::LazyLock<Vec<Result<regex::Regex, regex::Error>>> =
         std::sync::LazyLock::new(|| {
