@@ -18,6 +18,7 @@ mod streaming;
 mod text_formats;
 mod topology;
 mod viewport;
+mod wild;
 
 use std::path::PathBuf;
 
