@@ -55,7 +55,11 @@ struct Source<'a> {
 
 impl<'a> Source<'a> {
     fn new(input: &'a [u8]) -> Result<Source<'a>, TraceError> {
-        let start = if input.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        let start = if input.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
         let text = std::str::from_utf8(&input[start..]).map_err(|e| {
             TraceError::at_offset(
                 FORMAT_NAME,

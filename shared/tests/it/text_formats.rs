@@ -135,7 +135,10 @@ fn paje_two_state_types_of_one_container_nest_within_a_date() {
     let imported = import(text.as_bytes(), None, "overlap").expect("imports");
     assert_eq!(errors(&imported.trace), Vec::<String>::new());
     assert!(
-        imported.notes.iter().any(|n| n.starts_with("1 times a state was closed and opened again")),
+        imported
+            .notes
+            .iter()
+            .any(|n| n.starts_with("1 times a state was closed and opened again")),
         "{:?}",
         imported.notes
     );
@@ -235,7 +238,10 @@ fn paje_eztrace_is_recognised_by_its_types_and_layout_whatever_its_ids() {
     );
     let (ns, notes) = span(&format!("{HEADER}4 1.0 A t1 compute\n3 2.0 CT t1\n"));
     assert_eq!(ns, 2_000_000_000, "2 s in ns");
-    assert!(notes.iter().any(|n| n.contains("dates read as seconds")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("dates read as seconds")),
+        "{notes:?}"
+    );
 }
 
 /// Issue 44, point 13: a Pajé trace with a byte-order mark and CRLF line ends.
@@ -292,7 +298,10 @@ fn shiviz_event_before_clock_without_an_expression_keeps_each_text() {
     // The clock line first (GoVector's own layout) is still read as such.
     let log = "a {\"a\":1}\ninit\na {\"a\":2}\nsend to b\nb {\"a\":2, \"b\":1}\nreceived from a\n";
     let imported = import(log.as_bytes(), None, "clock-first").expect("imports");
-    assert_eq!(texts(&imported.trace), ["init", "send to b", "received from a"]);
+    assert_eq!(
+        texts(&imported.trace),
+        ["init", "send to b", "received from a"]
+    );
 }
 
 /// A GoVector log as GoVector writes it, with its expression on the first line.
