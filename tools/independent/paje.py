@@ -250,7 +250,7 @@ def main():
         "counters": len(series),
         "counter_samples": samples,
     }
-    text = json.dumps(out, indent=2) + "\n"
+    text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if "--write" in args:
         open(os.path.join(entry, "expected.json"), "w").write(text)
     print(text, end="")

@@ -148,7 +148,7 @@ def main():
     }
     if expression is not None and os.path.exists(sidecar):
         out["shiviz_expression"] = expression
-    text_out = json.dumps(out, indent=2) + "\n"
+    text_out = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if "--write" in args:
         open(os.path.join(entry, "expected.json"), "w").write(text_out)
     print(text_out, end="")
