@@ -238,6 +238,37 @@ struct ContainerStates {
     ops: Vec<StateOp>,
 }
 
+/// Buffers reused by every [`ContainerStates::flush`], so that a date's changes allocate
+/// nothing once the largest date has been seen.
+#[derive(Default)]
+struct Scratch {
+    /// Each type's stack of open states as the date's changes leave it; the first `used` are
+    /// this date's.
+    stacks: Vec<(u32, Vec<Slot>)>,
+    used: usize,
+    /// Which states open before the date it closes.
+    closed_before: Vec<bool>,
+    /// The states it opens, and whether it closes them too.
+    opened: Vec<(RegionId, bool)>,
+    /// States of another type closed and opened again.
+    kept: Vec<(u32, RegionId)>,
+    /// The states it leaves open: their place in `opened`, and their type.
+    still_open: Vec<(usize, u32)>,
+    /// How many states of another type were closed and opened again, over the whole trace.
+    reopened: usize,
+}
+
+impl Scratch {
+    fn clear(&mut self, open: usize) {
+        self.used = 0;
+        self.closed_before.clear();
+        self.closed_before.resize(open, false);
+        self.opened.clear();
+        self.kept.clear();
+        self.still_open.clear();
+    }
+}
+
 /// The events of one process, each with its date and sequence number (the line it comes from),
 /// sorted by both when the trace is built.
 type Records = Vec<(u64, usize, EventRecord)>;
@@ -251,10 +282,10 @@ impl ContainerStates {
         seq: usize,
         op: StateOp,
         records: &mut Records,
-        reopened: &mut usize,
+        scratch: &mut Scratch,
     ) {
         if self.date.is_some_and(|(d, _)| d != t) {
-            self.flush(process, records, reopened);
+            self.flush(process, records, scratch);
         }
         self.date.get_or_insert((t, seq));
         self.ops.push(op);
@@ -264,50 +295,61 @@ impl ContainerStates {
     /// they close, innermost first (an open state of another type above one of them closes too,
     /// and opens again below the new ones); then the states opened and closed at this date,
     /// each entered then left; then the states that stay open, in the order they opened.
-    fn flush(&mut self, process: ProcessId, records: &mut Records, reopened: &mut usize) {
+    fn flush(&mut self, process: ProcessId, records: &mut Records, scratch: &mut Scratch) {
         let Some((t, seq)) = self.date.take() else {
             return;
         };
-        let ops = std::mem::take(&mut self.ops);
-        // Each type's stack of open states, as the changes leave it.
-        let mut stacks: Vec<(u32, Vec<Slot>)> = Vec::new();
-        let mut closed_before = vec![false; self.open.len()];
-        let mut opened: Vec<(RegionId, bool)> = Vec::new();
-        let open = &self.open;
-        let stack_of = |ty: u32, stacks: &mut Vec<(u32, Vec<Slot>)>| -> usize {
-            if let Some(k) = stacks.iter().position(|s| s.0 == ty) {
-                return k;
-            }
-            let slots = open
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| o.0 == ty)
-                .map(|(i, _)| Slot::Before(i))
-                .collect();
-            stacks.push((ty, slots));
-            stacks.len() - 1
-        };
-        let mut close = |slot: Slot, opened: &mut Vec<(RegionId, bool)>| match slot {
-            Slot::Before(i) => closed_before[i] = true,
-            Slot::New(i) => opened[i].1 = true,
-        };
-        for op in ops {
+        let ContainerStates { open, ops, .. } = self;
+        scratch.clear(open.len());
+        let Scratch {
+            stacks,
+            used,
+            closed_before,
+            opened,
+            kept,
+            still_open,
+            reopened,
+        } = scratch;
+        for op in ops.drain(..) {
             let (ty, clear, push) = match op {
                 StateOp::Push(ty, r) => (ty, false, Some(r)),
                 StateOp::Pop(ty) => (ty, false, None),
                 StateOp::Set(ty, r) => (ty, true, Some(r)),
                 StateOp::Reset(ty) => (ty, true, None),
             };
-            let k = stack_of(ty, &mut stacks);
+            // The type's stack, made from the states open before the date on first use.
+            let k = match stacks[..*used].iter().position(|s| s.0 == ty) {
+                Some(k) => k,
+                None => {
+                    if *used == stacks.len() {
+                        stacks.push((ty, Vec::new()));
+                    }
+                    let (slot_ty, slots) = &mut stacks[*used];
+                    *slot_ty = ty;
+                    slots.clear();
+                    slots.extend(
+                        open.iter()
+                            .enumerate()
+                            .filter(|(_, o)| o.0 == ty)
+                            .map(|(i, _)| Slot::Before(i)),
+                    );
+                    *used += 1;
+                    *used - 1
+                }
+            };
             let stack = &mut stacks[k].1;
+            let mut close = |slot: Slot| match slot {
+                Slot::Before(i) => closed_before[i] = true,
+                Slot::New(i) => opened[i].1 = true,
+            };
             if clear {
                 while let Some(slot) = stack.pop() {
-                    close(slot, &mut opened);
+                    close(slot);
                 }
             } else if push.is_none()
                 && let Some(slot) = stack.pop()
             {
-                close(slot, &mut opened);
+                close(slot);
             }
             if let Some(r) = push {
                 opened.push((r, false));
@@ -320,18 +362,19 @@ impl ContainerStates {
             (t, seq, e)
         };
         if let Some(lowest) = closed_before.iter().position(|&c| c) {
-            for i in (lowest..self.open.len()).rev() {
-                records.push(event(EventKind::Leave, self.open[i].1));
+            for i in (lowest..open.len()).rev() {
+                records.push(event(EventKind::Leave, open[i].1));
             }
-            let kept: Vec<(u32, RegionId)> = (lowest..self.open.len())
-                .filter(|&i| !closed_before[i])
-                .map(|i| self.open[i])
-                .collect();
+            kept.extend(
+                (lowest..open.len())
+                    .filter(|&i| !closed_before[i])
+                    .map(|i| open[i]),
+            );
             *reopened += kept.len();
-            self.open.truncate(lowest);
-            for (ty, r) in kept {
+            open.truncate(lowest);
+            for &(ty, r) in kept.iter() {
                 records.push(event(EventKind::Enter, r));
-                self.open.push((ty, r));
+                open.push((ty, r));
             }
         }
         for &(r, _) in opened.iter().filter(|o| o.1) {
@@ -340,20 +383,17 @@ impl ContainerStates {
         }
         // The states that stay open are those left on the stacks, entered in the order they
         // opened.
-        let mut still_open: Vec<(usize, u32)> = stacks
-            .iter()
-            .flat_map(|(ty, stack)| {
-                stack.iter().filter_map(move |slot| match *slot {
-                    Slot::New(i) => Some((i, *ty)),
-                    Slot::Before(_) => None,
-                })
-            })
-            .collect();
+        for (ty, stack) in &stacks[..*used] {
+            still_open.extend(stack.iter().filter_map(|slot| match *slot {
+                Slot::New(i) => Some((i, *ty)),
+                Slot::Before(_) => None,
+            }));
+        }
         still_open.sort_unstable();
-        for (i, ty) in still_open {
+        for &(i, ty) in still_open.iter() {
             let r = opened[i].0;
             records.push(event(EventKind::Enter, r));
-            self.open.push((ty, r));
+            open.push((ty, r));
         }
     }
 
@@ -387,8 +427,9 @@ pub fn parse(
     let mut state_types: HashMap<String, u32> = HashMap::new();
     // Each container's states, by process.
     let mut states: Vec<ContainerStates> = Vec::new();
-    // States closed and opened again so that another type's state could close under them.
-    let mut reopened = 0usize;
+    // The buffers of a date's state changes, and the count of states reopened so that another
+    // type's state could close under them.
+    let mut scratch = Scratch::default();
     // Link ends by (type, key): (time, container, is start, offset, sequence number).
     type LinkEnd = (u64, String, bool, usize, usize);
     let mut link_ends: HashMap<(String, String), Vec<LinkEnd>> = HashMap::new();
@@ -584,7 +625,7 @@ pub fn parse(
                 // A destroyed container's open states end with it, innermost first.
                 let p = c.process;
                 if let Some(s) = states.get_mut(p.index()) {
-                    s.flush(p, &mut records, &mut reopened);
+                    s.flush(p, &mut records, &mut scratch);
                     s.close_all(p, t, seq, &mut records);
                 }
                 records.push((t, seq, EventRecord::plain(p, Time(t), EventKind::ProcExit)));
@@ -599,9 +640,15 @@ pub fn parse(
                     continue;
                 };
                 let process = c.process;
-                let state_type = type_names.get(field("Type")?).cloned().unwrap_or_default();
-                let n_types = state_types.len() as u32;
-                let ty = *state_types.entry(state_type).or_insert(n_types);
+                let state_type = type_names.get(field("Type")?).map_or("", String::as_str);
+                let ty = match state_types.get(state_type) {
+                    Some(&ty) => ty,
+                    None => {
+                        let ty = state_types.len() as u32;
+                        state_types.insert(state_type.to_owned(), ty);
+                        ty
+                    }
+                };
                 let mut region = || -> Result<RegionId, TraceError> {
                     let value = field("Value")?;
                     let value = values
@@ -619,7 +666,7 @@ pub fn parse(
                     _ => StateOp::Push(ty, region()?),
                 };
                 if let Some(s) = states.get_mut(process.index()) {
-                    s.change(process, t, seq, op, &mut records, &mut reopened);
+                    s.change(process, t, seq, op, &mut records, &mut scratch);
                 }
             }
             "PajeNewEvent" => {
@@ -690,7 +737,7 @@ pub fn parse(
     }
     let input_end = lines.position();
     for (p, s) in states.iter_mut().enumerate() {
-        s.flush(ProcessId(p as u32), &mut records, &mut reopened);
+        s.flush(ProcessId(p as u32), &mut records, &mut scratch);
     }
     // Variables hold their last value until the end of the trace.
     let last = records
@@ -827,6 +874,7 @@ pub fn parse(
             .map(|(what, &n)| (format!("{what} lines"), n)),
     );
     notes.extend(unit_note);
+    let reopened = scratch.reopened;
     if reopened > 0 {
         notes.push(format!(
             "{reopened} times a state was closed and opened again at the same date, so that a state of another type on its container could end under it (the container's state types overlap; the model's regions of one process nest)"
