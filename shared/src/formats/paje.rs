@@ -300,6 +300,43 @@ impl ContainerStates {
             return;
         };
         let ContainerStates { open, ops, .. } = self;
+        let event = |kind: EventKind, r: RegionId| {
+            let mut e = EventRecord::plain(process, Time(t), kind);
+            e.region = Some(r);
+            (t, seq, e)
+        };
+        // Most dates change one state of a container, and the states of its type are the
+        // innermost open ones: written directly, as the general case below would write them.
+        if let [op] = ops.as_slice() {
+            let (ty, clear, push) = match *op {
+                StateOp::Push(ty, r) => (ty, false, Some(r)),
+                StateOp::Pop(ty) => (ty, false, None),
+                StateOp::Set(ty, r) => (ty, true, Some(r)),
+                StateOp::Reset(ty) => (ty, true, None),
+            };
+            // The open states this change closes: all of its type, or the innermost one.
+            let first = if clear {
+                open.iter().position(|o| o.0 == ty)
+            } else if push.is_none() {
+                open.iter().rposition(|o| o.0 == ty)
+            } else {
+                None
+            };
+            if first.is_none_or(|k| open[k..].iter().all(|o| o.0 == ty)) {
+                if let Some(k) = first {
+                    for &(_, r) in open[k..].iter().rev() {
+                        records.push(event(EventKind::Leave, r));
+                    }
+                    open.truncate(k);
+                }
+                if let Some(r) = push {
+                    records.push(event(EventKind::Enter, r));
+                    open.push((ty, r));
+                }
+                ops.clear();
+                return;
+            }
+        }
         scratch.clear(open.len());
         let Scratch {
             stacks,
@@ -356,11 +393,6 @@ impl ContainerStates {
                 stack.push(Slot::New(opened.len() - 1));
             }
         }
-        let event = |kind: EventKind, r: RegionId| {
-            let mut e = EventRecord::plain(process, Time(t), kind);
-            e.region = Some(r);
-            (t, seq, e)
-        };
         if let Some(lowest) = closed_before.iter().position(|&c| c) {
             for i in (lowest..open.len()).rev() {
                 records.push(event(EventKind::Leave, open[i].1));
