@@ -269,8 +269,8 @@ impl Scratch {
     }
 }
 
-/// The events of one process, each with its date and sequence number (the line it comes from),
-/// sorted by both when the trace is built.
+/// The events read, each with its date and sequence number (the line it comes from); they are
+/// sorted by process, date and sequence number when the trace is built.
 type Records = Vec<(u64, usize, EventRecord)>;
 
 impl ContainerStates {
