@@ -396,12 +396,21 @@ fn import_tar_files(
     import_files(&files, name, budget)
 }
 
-/// Reads a trace made of several files (an OTF2 archive directory): paths and bytes.
+/// Reads a trace made of several files (an OTF2 archive directory, or a ShiViz log with its
+/// `expression.txt`): paths and bytes.
 pub fn import_files(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
+    if let Some((trace, notes)) = shiviz::parse_with_sidecar(files, name, budget)? {
+        budget.check_model(&trace, shiviz::FORMAT_NAME, &[])?;
+        return Ok(Imported {
+            format: Format::Shiviz,
+            trace,
+            notes,
+        });
+    }
     let (trace, notes) = otf2::parse_archive(files, name, budget)?;
     budget.check_model(&trace, otf2::FORMAT_NAME, &[])?;
     Ok(Imported {

@@ -7,14 +7,22 @@
 //!   `PajeCreateContainer` / `PajeDestroyContainer` are its `proc_init` / `proc_exit`; a
 //!   destroyed container's open states end with it.
 //! - States (`PajeSetState`, `PushState`, `PopState`, `ResetState`) become regions named by the
-//!   state's value; `PajeNewEvent` becomes a probe.
+//!   state's value; `PajeNewEvent` becomes a probe. Each state type of a container is its own
+//!   stack, but the model's regions of one process must nest: the changes of one date are
+//!   written leaves first (innermost first), then states opened and closed at that date (enter
+//!   before leave), then the states that stay open; a state left under another type's open
+//!   state closes that one and opens it again at the same date (said in a note).
+//! - `#` lines are comments (SimGrid writes two at the top); destroying the root container `0`
+//!   (which no line creates) is accepted, as PajeNG does.
 //! - Links (`PajeStartLink` / `PajeEndLink`, matched by type and key) become messages from the
 //!   start container to the end container.
 //! - Variables: a variable `X_used` with a sibling `X` on the same container (SimGrid's
 //!   `power_used`/`power`) becomes utilization samples `X_used / X` of the container's node;
 //!   every variable is also a counter of its container (the value it holds from each change).
-//! - Dates are seconds unless told otherwise ([`TimeUnit`]); a header written by GTG, the
-//!   library EZTrace 1.x writes Pajé with, means milliseconds. Ticks are nanoseconds.
+//! - Dates are seconds unless told otherwise ([`TimeUnit`]); a trace written by EZTrace 1.x
+//!   (recognised by its type names `CT_Program`, `CT_Process`, `CT_Thread`, or by the header
+//!   GTG lays out, every alias after its name) means milliseconds. A note says which unit was
+//!   assumed and why. Ticks are nanoseconds.
 
 use std::collections::HashMap;
 
@@ -76,21 +84,55 @@ impl TimeUnit {
     }
 }
 
-/// Whether the definitions are GTG's (EZTrace 1.x): its container type definition has id 0
-/// and the fields Name, Type, Alias; its entity value definition id 5 and Type, Name, Color,
-/// Alias.
-fn is_gtg(definitions: &HashMap<String, Definition>) -> bool {
-    let has = |id: &str, name: &str, fields: &[&str]| {
-        definitions
-            .get(id)
-            .is_some_and(|d| d.name == name && d.fields.iter().eq(fields.iter()))
-    };
-    has("0", "PajeDefineContainerType", &["Name", "Type", "Alias"])
-        && has(
-            "5",
-            "PajeDefineEntityValue",
-            &["Type", "Name", "Color", "Alias"],
-        )
+/// Whether the header is laid out as GTG (the library EZTrace 1.x writes Pajé with) lays it
+/// out, whatever its definition numbers: its type and value definitions put the alias after
+/// the name (`Name, Type, Alias`; `Type, Name, Color, Alias`), where PajeNG, Poti, SimGrid,
+/// StarPU and Batsim put it before.
+fn is_gtg_header(definitions: &HashMap<String, Definition>) -> bool {
+    let mut seen = false;
+    for def in definitions.values() {
+        if !def.name.starts_with("PajeDefine") {
+            continue;
+        }
+        let at = |field: &str| def.fields.iter().position(|f| f == field);
+        if let (Some(alias), Some(name)) = (at("Alias"), at("Name")) {
+            if alias < name {
+                return false;
+            }
+            seen = true;
+        }
+    }
+    seen
+}
+
+/// The container types EZTrace 1.x defines in every trace it converts (its program, process
+/// and thread containers), by alias or name.
+const EZTRACE_TYPES: [&str; 3] = ["CT_Program", "CT_Process", "CT_Thread"];
+
+/// The unit of the dates when none was asked for, and the note saying why: milliseconds for
+/// EZTrace 1.x (its type names, or GTG's header), seconds otherwise.
+fn infer_unit(
+    definitions: &HashMap<String, Definition>,
+    type_names: &HashMap<String, String>,
+) -> (TimeUnit, String) {
+    if let Some(t) = EZTRACE_TYPES.iter().find(|t| type_names.contains_key(**t)) {
+        return (
+            TimeUnit::Milliseconds,
+            format!(
+                "dates read as milliseconds: the container type {t} is EZTrace's, and EZTrace 1.x writes Pajé dates in milliseconds (--time-unit overrides)"
+            ),
+        );
+    }
+    if is_gtg_header(definitions) {
+        return (
+            TimeUnit::Milliseconds,
+            "dates read as milliseconds: the header is laid out as GTG lays it out (aliases after names), as EZTrace 1.x writes it (--time-unit overrides)".to_owned(),
+        );
+    }
+    (
+        TimeUnit::Seconds,
+        "dates read as seconds, the unit of PajeNG, SimGrid and StarPU: nothing in the trace says EZTrace (--time-unit overrides)".to_owned(),
+    )
 }
 
 fn error(at: Position, message: impl Into<String>) -> TraceError {
@@ -124,9 +166,20 @@ fn fields(line: &str) -> Vec<&str> {
     out
 }
 
-/// Whether the text is a Pajé trace: it starts with an event definition.
+/// Whether the text is a Pajé trace: after any blank or `#` comment lines (SimGrid writes two
+/// at the top), it starts with an event definition.
 pub fn looks_like(text: &[u8]) -> bool {
-    text.starts_with(b"%EventDef")
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if line.is_empty() || line.starts_with(b"#") {
+            continue;
+        }
+        return line
+            .strip_prefix(b"%")
+            .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"EventDef"));
+    }
+    false
 }
 
 struct Definition {
@@ -154,6 +207,238 @@ impl Containers {
     }
 }
 
+/// One change of a container's states, gathered until its date is complete.
+#[derive(Clone, Copy)]
+enum StateOp {
+    /// `PajePushState`: a state of this type opens above the type's open ones.
+    Push(u32, RegionId),
+    /// `PajePopState`: the type's innermost open state closes.
+    Pop(u32),
+    /// `PajeSetState`: the type's open states close and this one opens.
+    Set(u32, RegionId),
+    /// `PajeResetState`: the type's open states close.
+    Reset(u32),
+}
+
+/// Where an open state is while a date's changes are worked out: one open before the date (its
+/// place in the model's stack), or one opened at the date (its place among those).
+#[derive(Clone, Copy, PartialEq)]
+enum Slot {
+    Before(usize),
+    New(usize),
+}
+
+/// The states of one container: the regions open in the model (innermost last, each with its
+/// state type), and the changes of the date being read.
+#[derive(Default)]
+struct ContainerStates {
+    open: Vec<(u32, RegionId)>,
+    /// The date being gathered and the sequence number of its first change.
+    date: Option<(u64, usize)>,
+    ops: Vec<StateOp>,
+}
+
+/// Buffers reused by every [`ContainerStates::flush`], so that a date's changes allocate
+/// nothing once the largest date has been seen.
+#[derive(Default)]
+struct Scratch {
+    /// Each type's stack of open states as the date's changes leave it; the first `used` are
+    /// this date's.
+    stacks: Vec<(u32, Vec<Slot>)>,
+    used: usize,
+    /// Which states open before the date it closes.
+    closed_before: Vec<bool>,
+    /// The states it opens, and whether it closes them too.
+    opened: Vec<(RegionId, bool)>,
+    /// States of another type closed and opened again.
+    kept: Vec<(u32, RegionId)>,
+    /// The states it leaves open: their place in `opened`, and their type.
+    still_open: Vec<(usize, u32)>,
+    /// How many states of another type were closed and opened again, over the whole trace.
+    reopened: usize,
+}
+
+impl Scratch {
+    fn clear(&mut self, open: usize) {
+        self.used = 0;
+        self.closed_before.clear();
+        self.closed_before.resize(open, false);
+        self.opened.clear();
+        self.kept.clear();
+        self.still_open.clear();
+    }
+}
+
+/// The events read, each with its date and sequence number (the line it comes from); they are
+/// sorted by process, date and sequence number when the trace is built.
+type Records = Vec<(u64, usize, EventRecord)>;
+
+impl ContainerStates {
+    /// Adds a change at date `t` from line `seq`, writing out the previous date's changes first.
+    fn change(
+        &mut self,
+        process: ProcessId,
+        t: u64,
+        seq: usize,
+        op: StateOp,
+        records: &mut Records,
+        scratch: &mut Scratch,
+    ) {
+        if self.date.is_some_and(|(d, _)| d != t) {
+            self.flush(process, records, scratch);
+        }
+        self.date.get_or_insert((t, seq));
+        self.ops.push(op);
+    }
+
+    /// Writes out the changes of the date gathered so far so that the regions nest: the states
+    /// they close, innermost first (an open state of another type above one of them closes too,
+    /// and opens again below the new ones); then the states opened and closed at this date,
+    /// each entered then left; then the states that stay open, in the order they opened.
+    fn flush(&mut self, process: ProcessId, records: &mut Records, scratch: &mut Scratch) {
+        let Some((t, seq)) = self.date.take() else {
+            return;
+        };
+        let ContainerStates { open, ops, .. } = self;
+        let event = |kind: EventKind, r: RegionId| {
+            let mut e = EventRecord::plain(process, Time(t), kind);
+            e.region = Some(r);
+            (t, seq, e)
+        };
+        // Most dates change one state of a container, and the states of its type are the
+        // innermost open ones: written directly, as the general case below would write them.
+        if let [op] = ops.as_slice() {
+            let (ty, clear, push) = match *op {
+                StateOp::Push(ty, r) => (ty, false, Some(r)),
+                StateOp::Pop(ty) => (ty, false, None),
+                StateOp::Set(ty, r) => (ty, true, Some(r)),
+                StateOp::Reset(ty) => (ty, true, None),
+            };
+            // The open states this change closes: all of its type, or the innermost one.
+            let first = if clear {
+                open.iter().position(|o| o.0 == ty)
+            } else if push.is_none() {
+                open.iter().rposition(|o| o.0 == ty)
+            } else {
+                None
+            };
+            if first.is_none_or(|k| open[k..].iter().all(|o| o.0 == ty)) {
+                if let Some(k) = first {
+                    for &(_, r) in open[k..].iter().rev() {
+                        records.push(event(EventKind::Leave, r));
+                    }
+                    open.truncate(k);
+                }
+                if let Some(r) = push {
+                    records.push(event(EventKind::Enter, r));
+                    open.push((ty, r));
+                }
+                ops.clear();
+                return;
+            }
+        }
+        scratch.clear(open.len());
+        let Scratch {
+            stacks,
+            used,
+            closed_before,
+            opened,
+            kept,
+            still_open,
+            reopened,
+        } = scratch;
+        for op in ops.drain(..) {
+            let (ty, clear, push) = match op {
+                StateOp::Push(ty, r) => (ty, false, Some(r)),
+                StateOp::Pop(ty) => (ty, false, None),
+                StateOp::Set(ty, r) => (ty, true, Some(r)),
+                StateOp::Reset(ty) => (ty, true, None),
+            };
+            // The type's stack, made from the states open before the date on first use.
+            let k = match stacks[..*used].iter().position(|s| s.0 == ty) {
+                Some(k) => k,
+                None => {
+                    if *used == stacks.len() {
+                        stacks.push((ty, Vec::new()));
+                    }
+                    let (slot_ty, slots) = &mut stacks[*used];
+                    *slot_ty = ty;
+                    slots.clear();
+                    slots.extend(
+                        open.iter()
+                            .enumerate()
+                            .filter(|(_, o)| o.0 == ty)
+                            .map(|(i, _)| Slot::Before(i)),
+                    );
+                    *used += 1;
+                    *used - 1
+                }
+            };
+            let stack = &mut stacks[k].1;
+            let mut close = |slot: Slot| match slot {
+                Slot::Before(i) => closed_before[i] = true,
+                Slot::New(i) => opened[i].1 = true,
+            };
+            if clear {
+                while let Some(slot) = stack.pop() {
+                    close(slot);
+                }
+            } else if push.is_none()
+                && let Some(slot) = stack.pop()
+            {
+                close(slot);
+            }
+            if let Some(r) = push {
+                opened.push((r, false));
+                stack.push(Slot::New(opened.len() - 1));
+            }
+        }
+        if let Some(lowest) = closed_before.iter().position(|&c| c) {
+            for i in (lowest..open.len()).rev() {
+                records.push(event(EventKind::Leave, open[i].1));
+            }
+            kept.extend(
+                (lowest..open.len())
+                    .filter(|&i| !closed_before[i])
+                    .map(|i| open[i]),
+            );
+            *reopened += kept.len();
+            open.truncate(lowest);
+            for &(ty, r) in kept.iter() {
+                records.push(event(EventKind::Enter, r));
+                open.push((ty, r));
+            }
+        }
+        for &(r, _) in opened.iter().filter(|o| o.1) {
+            records.push(event(EventKind::Enter, r));
+            records.push(event(EventKind::Leave, r));
+        }
+        // The states that stay open are those left on the stacks, entered in the order they
+        // opened.
+        for (ty, stack) in &stacks[..*used] {
+            still_open.extend(stack.iter().filter_map(|slot| match *slot {
+                Slot::New(i) => Some((i, *ty)),
+                Slot::Before(_) => None,
+            }));
+        }
+        still_open.sort_unstable();
+        for &(i, ty) in still_open.iter() {
+            let r = opened[i].0;
+            records.push(event(EventKind::Enter, r));
+            open.push((ty, r));
+        }
+    }
+
+    /// Closes every open state at date `t` (the container is destroyed), innermost first.
+    fn close_all(&mut self, process: ProcessId, t: u64, seq: usize, records: &mut Records) {
+        while let Some((_, r)) = self.open.pop() {
+            let mut e = EventRecord::plain(process, Time(t), EventKind::Leave);
+            e.region = Some(r);
+            records.push((t, seq, e));
+        }
+    }
+}
+
 /// Reads a Pajé trace.
 pub fn parse(
     input: &mut dyn std::io::BufRead,
@@ -170,20 +455,23 @@ pub fn parse(
     let mut values: HashMap<String, String> = HashMap::new();
     let mut regions: HashMap<String, RegionId> = HashMap::new();
     let mut type_names: HashMap<String, String> = HashMap::new();
-    // Open states per (container, state type).
-    // Each container's open states by state type (keyed by process, so that a container's
-    // stacks are one range whatever name or alias its records use).
-    let mut states: std::collections::BTreeMap<(u32, String), Vec<RegionId>> =
-        std::collections::BTreeMap::new();
-    // Link ends by (type, key): (time, container, is start).
-    type LinkEnd = (u64, String, bool, usize);
+    // Each state type, by name, as a small number.
+    let mut state_types: HashMap<String, u32> = HashMap::new();
+    // Each container's states, by process.
+    let mut states: Vec<ContainerStates> = Vec::new();
+    // The buffers of a date's state changes, and the count of states reopened so that another
+    // type's state could close under them.
+    let mut scratch = Scratch::default();
+    // Link ends by (type, key): (time, container, is start, offset, sequence number).
+    type LinkEnd = (u64, String, bool, usize, usize);
     let mut link_ends: HashMap<(String, String), Vec<LinkEnd>> = HashMap::new();
     // Variable values per (container, type name): (time since, value).
     let mut variables: HashMap<(String, String), (u64, f64)> = HashMap::new();
     let mut variable_history: Vec<(String, String, u64, u64, f64)> = Vec::new();
-    let mut records: Vec<(u64, u8, usize, EventRecord)> = Vec::new();
+    let mut records: Records = Vec::new();
     let mut skipped: HashMap<String, usize> = HashMap::new();
     let mut lines = Lines::new(input, FORMAT_NAME, budget);
+    let mut first_line = true;
     while let Some(line) = lines.next_line()? {
         let line_at = line.at;
         budget.check_at(
@@ -192,9 +480,14 @@ pub fn parse(
             FORMAT_NAME,
             line_at,
         )?;
-        let line = line.text;
+        let mut line = line.text;
+        if std::mem::take(&mut first_line) {
+            // A byte-order mark is not part of the first line's text.
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
         let trimmed = line.trim();
-        if trimmed.is_empty() {
+        // Blank lines and `#` comments (SimGrid writes two at the top) carry nothing.
+        if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
         if let Some(rest) = trimmed.strip_prefix('%') {
@@ -231,16 +524,6 @@ pub fn parse(
             }
             continue;
         }
-        let unit = *unit.get_or_insert_with(|| {
-            if is_gtg(&definitions) {
-                unit_note = Some(
-                    "dates read as milliseconds: the header is GTG's, as EZTrace 1.x writes it (--time-unit overrides)".to_owned(),
-                );
-                TimeUnit::Milliseconds
-            } else {
-                TimeUnit::Seconds
-            }
-        });
         let words = fields(line);
         let Some(def) = words.first().and_then(|id| definitions.get(*id)) else {
             return Err(error(
@@ -262,6 +545,18 @@ pub fn parse(
                 ),
             ));
         }
+        // The unit is settled at the first dated line: the types are all defined by then, and
+        // EZTrace is known by their names.
+        let unit = match unit {
+            Some(u) => u,
+            None if def.fields.iter().any(|f| f == "Time") => {
+                let (u, note) = infer_unit(&definitions, &type_names);
+                unit_note = Some(note);
+                unit = Some(u);
+                u
+            }
+            None => TimeUnit::Seconds,
+        };
         let get = |name: &str| {
             def.fields
                 .iter()
@@ -290,7 +585,7 @@ pub fn parse(
             }
             Ok(ns as u64)
         };
-        let seq = records.len();
+        let seq = line_at.line;
         match def.name.as_str() {
             "PajeDefineContainerType"
             | "PajeDefineStateType"
@@ -333,33 +628,39 @@ pub fn parse(
                     containers.by_alias.insert(alias.to_owned(), container);
                 }
                 containers.by_name.insert(name, container);
+                if states.len() <= process.index() {
+                    states.resize_with(process.index() + 1, ContainerStates::default);
+                }
                 records.push((
                     t,
-                    0,
                     seq,
                     EventRecord::plain(process, Time(t), EventKind::ProcInit),
                 ));
             }
             "PajeDestroyContainer" => {
                 let t = time("Time")?;
-                let c = containers
-                    .get(field("Name")?)
-                    .ok_or_else(|| error(line_at, "expected a created container"))?;
+                let name = field("Name")?;
+                let Some(c) = containers.get(name) else {
+                    // The root container `0` is never created by a line, and PajeNG accepts
+                    // its destruction at the end of a trace.
+                    if name == "0" {
+                        *skipped
+                            .entry("destructions of the root container".to_owned())
+                            .or_default() += 1;
+                        continue;
+                    }
+                    return Err(error(
+                        line_at,
+                        format!("expected a created container, found {name:?}"),
+                    ));
+                };
                 // A destroyed container's open states end with it, innermost first.
                 let p = c.process;
-                for (_, stack) in states.range_mut((p.0, String::new())..(p.0 + 1, String::new())) {
-                    while let Some(r) = stack.pop() {
-                        let mut e = EventRecord::plain(p, Time(t), EventKind::Leave);
-                        e.region = Some(r);
-                        records.push((t, 1, seq, e));
-                    }
+                if let Some(s) = states.get_mut(p.index()) {
+                    s.flush(p, &mut records, &mut scratch);
+                    s.close_all(p, t, seq, &mut records);
                 }
-                records.push((
-                    t,
-                    4,
-                    seq,
-                    EventRecord::plain(p, Time(t), EventKind::ProcExit),
-                ));
+                records.push((t, seq, EventRecord::plain(p, Time(t), EventKind::ProcExit)));
             }
             "PajeSetState" | "PajePushState" | "PajePopState" | "PajeResetState" => {
                 let t = time("Time")?;
@@ -371,43 +672,33 @@ pub fn parse(
                     continue;
                 };
                 let process = c.process;
-                let state_type = type_names.get(field("Type")?).cloned().unwrap_or_default();
-                let stack = states.entry((process.0, state_type)).or_default();
-                let leave =
-                    |stack: &mut Vec<RegionId>,
-                     records: &mut Vec<(u64, u8, usize, EventRecord)>| {
-                        if let Some(r) = stack.pop() {
-                            let mut e = EventRecord::plain(process, Time(t), EventKind::Leave);
-                            e.region = Some(r);
-                            records.push((t, 1, seq, e));
-                        }
-                    };
-                match def.name.as_str() {
-                    "PajePopState" => leave(stack, &mut records),
-                    "PajeResetState" => {
-                        while !stack.is_empty() {
-                            leave(stack, &mut records);
-                        }
+                let state_type = type_names.get(field("Type")?).map_or("", String::as_str);
+                let ty = match state_types.get(state_type) {
+                    Some(&ty) => ty,
+                    None => {
+                        let ty = state_types.len() as u32;
+                        state_types.insert(state_type.to_owned(), ty);
+                        ty
                     }
-                    name => {
-                        if name == "PajeSetState" {
-                            while !stack.is_empty() {
-                                leave(stack, &mut records);
-                            }
-                        }
-                        let value = field("Value")?;
-                        let value = values
-                            .get(value)
-                            .cloned()
-                            .unwrap_or_else(|| value.to_owned());
-                        let r = *regions
-                            .entry(value.clone())
-                            .or_insert_with(|| builder.add_region(value, RegionRole::Activity));
-                        stack.push(r);
-                        let mut e = EventRecord::plain(process, Time(t), EventKind::Enter);
-                        e.region = Some(r);
-                        records.push((t, 2, seq, e));
-                    }
+                };
+                let mut region = || -> Result<RegionId, TraceError> {
+                    let value = field("Value")?;
+                    let value = values
+                        .get(value)
+                        .cloned()
+                        .unwrap_or_else(|| value.to_owned());
+                    Ok(*regions
+                        .entry(value.clone())
+                        .or_insert_with(|| builder.add_region(value, RegionRole::Activity)))
+                };
+                let op = match def.name.as_str() {
+                    "PajePopState" => StateOp::Pop(ty),
+                    "PajeResetState" => StateOp::Reset(ty),
+                    "PajeSetState" => StateOp::Set(ty, region()?),
+                    _ => StateOp::Push(ty, region()?),
+                };
+                if let Some(s) = states.get_mut(process.index()) {
+                    s.change(process, t, seq, op, &mut records, &mut scratch);
                 }
             }
             "PajeNewEvent" => {
@@ -422,7 +713,7 @@ pub fn parse(
                     .unwrap_or_else(|| value.to_owned());
                 let mut e = EventRecord::plain(c.process, Time(t), EventKind::Probe);
                 e.text = Some(builder.intern(&value));
-                records.push((t, 3, seq, e));
+                records.push((t, seq, e));
             }
             "PajeStartLink" | "PajeEndLink" => {
                 let t = time("Time")?;
@@ -447,6 +738,7 @@ pub fn parse(
                     container.to_owned(),
                     start,
                     line_at.offset,
+                    seq,
                 ));
             }
             "PajeSetVariable" | "PajeAddVariable" | "PajeSubVariable" => {
@@ -476,6 +768,9 @@ pub fn parse(
         }
     }
     let input_end = lines.position();
+    for (p, s) in states.iter_mut().enumerate() {
+        s.flush(ProcessId(p as u32), &mut records, &mut scratch);
+    }
     // Variables hold their last value until the end of the trace.
     let last = records
         .iter()
@@ -512,9 +807,8 @@ pub fn parse(
             let mut arrival = EventRecord::plain(to.process, Time(f.0), EventKind::MsgArr);
             arrival.peer = Some(from.process);
             arrival.tag = message_tag;
-            let seq = records.len();
-            records.push((s.0, 3, seq, send));
-            records.push((f.0, 3, seq + 1, arrival));
+            records.push((s.0, s.4, send));
+            records.push((f.0, f.4, arrival));
         }
     }
     // Utilization: X_used / X on the same container.
@@ -598,9 +892,10 @@ pub fn parse(
             .add_counter(counter)
             .map_err(|e| error(input_end, e.to_string()))?;
     }
-    records.sort_by_key(|&(t, order, seq, ref r)| (r.process, t, order, seq));
+    // Stable: the events of one line, and of one date's state changes, keep their order.
+    records.sort_by_key(|&(t, seq, ref r)| (r.process, t, seq));
     builder.reserve_events(records.len());
-    for (_, _, _, r) in records {
+    for (_, _, r) in records {
         builder
             .push(r)
             .map_err(|e| error(input_end, e.to_string()))?;
@@ -611,6 +906,12 @@ pub fn parse(
             .map(|(what, &n)| (format!("{what} lines"), n)),
     );
     notes.extend(unit_note);
+    let reopened = scratch.reopened;
+    if reopened > 0 {
+        notes.push(format!(
+            "{reopened} times a state was closed and opened again at the same date, so that a state of another type on its container could end under it (the container's state types overlap; the model's regions of one process nest)"
+        ));
+    }
     if unmatched_links > 0 {
         notes.push(format!("{unmatched_links} link ends found no partner"));
     }

@@ -1,11 +1,19 @@
 //! ShiViz / GoVector logs: events with vector clocks, parsed with a user-supplied regular
 //! expression whose named groups are `host`, `clock` (a JSON object of counters) and `event`.
 //!
-//! A file whose first line is such an expression uses it (and skips its second line, the
-//! execution delimiter); otherwise the two common layouts are tried: Akka's
-//! `[INFO] [date] [dispatcher] [akka://…/user/HOST] {clock} event` and GoVector's two-line
-//! `HOST {clock}` / `event`. Lines the expression does not match (no clock) are skipped and
-//! counted.
+//! The expression is applied as ShiViz's `LogParser` applies it: not anchored, every match in
+//! turn (a clock line may end in spaces, as Voldemort's do). It is the one given (an import
+//! option, or an `expression.txt` beside the log in a multi-file import), else the log's own
+//! first line when that line is an expression with a `host` group, as in the files ShiViz
+//! uploads (the second line, the execution delimiter, is skipped). Otherwise three layouts are
+//! tried, and the one under which every host's own counters run 1, 2, 3, … (then the one with
+//! the most events) is kept: Akka's `[INFO] [date] [dispatcher] [akka://…/user/HOST] {clock}
+//! event`, GoVector's two-line `HOST {clock}` / `event`, and the same two lines the other way
+//! round (`event` / `HOST {clock}`, as Voldemort and SimpleDB log). Lines the expression does
+//! not match (no clock) are skipped and counted.
+//!
+//! A leading byte-order mark is dropped and line ends are read as `\n` (`\r\n` and `\r` alike),
+//! as the browser's text area gives ShiViz a log; errors still name the byte of the file.
 //!
 //! Messages come from the clocks as ShiViz derives them: for each event, every other host whose
 //! entry increased since the host's previous event names a parent, the event on that host with
@@ -28,17 +36,91 @@ pub const FORMAT_NAME: &str = "shiviz";
 pub const AKKA_REGEX: &str = r"\[\w+\] \[(?<date>([^ ]+ [^ ]+))\] [^ ]+ \[akka://Broadcast/user/(?<host>\w+)\] (?<clock>.*\}) (?<event>.*)";
 /// GoVector's two-line layout.
 pub const GOVECTOR_REGEX: &str = r"(?<host>\S*) (?<clock>{.*})\n(?<event>.*)";
+/// The two-line layout with the event first (ShiViz's SimpleDB and Voldemort examples).
+pub const EVENT_FIRST_REGEX: &str = r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})";
 
-fn error(input: &[u8], offset: usize, message: impl Into<String>) -> TraceError {
-    TraceError::at_offset(FORMAT_NAME, input, offset, message)
+/// The name of the file that gives a log its expression in a multi-file import.
+pub const EXPRESSION_FILE: &str = "expression.txt";
+
+/// A log as ShiViz reads it: without a byte-order mark, every line end a `\n`; and the way
+/// back from an offset in that text to the byte of the file.
+struct Source<'a> {
+    input: &'a [u8],
+    text: std::borrow::Cow<'a, str>,
+    /// The length of the byte-order mark dropped.
+    start: usize,
+    /// Where a `\r` was dropped before a `\n`: the offset of that `\n` in `text`.
+    removed: Vec<usize>,
 }
 
-/// Whether the text looks like a ShiViz log: a leading expression with a `host` group, or a
-/// JSON vector clock in one of the first lines.
+impl<'a> Source<'a> {
+    fn new(input: &'a [u8]) -> Result<Source<'a>, TraceError> {
+        let start = if input.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let text = std::str::from_utf8(&input[start..]).map_err(|e| {
+            TraceError::at_offset(
+                FORMAT_NAME,
+                input,
+                start + e.valid_up_to(),
+                "expected UTF-8 text",
+            )
+        })?;
+        if !text.contains('\r') {
+            return Ok(Source {
+                input,
+                text: std::borrow::Cow::Borrowed(text),
+                start,
+                removed: Vec::new(),
+            });
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut removed = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\r' {
+                if chars.peek() == Some(&'\n') {
+                    removed.push(out.len());
+                } else {
+                    out.push('\n');
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Ok(Source {
+            input,
+            text: std::borrow::Cow::Owned(out),
+            start,
+            removed,
+        })
+    }
+
+    /// The byte of the file at `offset` of the text.
+    fn offset(&self, offset: usize) -> usize {
+        self.start + offset + self.removed.partition_point(|&p| p <= offset)
+    }
+
+    fn error(&self, offset: usize, message: impl Into<String>) -> TraceError {
+        TraceError::at_offset(FORMAT_NAME, self.input, self.offset(offset), message)
+    }
+}
+
+/// Whether a line is a ShiViz expression: it names the groups `host`, `clock` and `event`.
+fn is_expression(line: &str) -> bool {
+    ["host", "clock", "event"]
+        .iter()
+        .all(|g| line.contains(&format!("(?<{g}>")) || line.contains(&format!("(?P<{g}>")))
+}
+
+/// Whether the text looks like a ShiViz log: a leading expression with `host`, `clock` and
+/// `event` groups, or a JSON vector clock in one of the first lines.
 pub fn looks_like(text: &[u8]) -> bool {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let head = String::from_utf8_lossy(&text[..text.len().min(2048)]);
-    head.starts_with("(?<host>")
-        || head.starts_with("(?P<host>")
+    head.lines().next().is_some_and(is_expression)
         || head.lines().take(4).any(|l| {
             let clock = l
                 .find("{\"")
@@ -86,9 +168,10 @@ fn entry(clock: &[(u32, u64)], host: u32) -> u64 {
 /// many non-empty lines the matches cover, and where the first text no match covers is.
 type Matches = (Vec<Parsed>, Names, Vec<u32>, usize, Option<usize>);
 
-/// A ShiViz expression (JavaScript syntax) as a multi-line regular expression for whole lines.
+/// A ShiViz expression (JavaScript syntax) as ShiViz compiles it: multi-line (`^` and `$` at
+/// line ends), and not anchored (a match may end before its line does).
 fn compile(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    regex::Regex::new(&format!("(?m)^(?:{})$", from_javascript(pattern)))
+    regex::Regex::new(&format!("(?m){}", from_javascript(pattern)))
 }
 
 /// Reads a ShiViz log with `pattern`, or the file's own or a default layout when `None`.
@@ -98,58 +181,65 @@ pub fn parse(
     fallback_name: &str,
     budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
-    let text = std::str::from_utf8(input)
-        .map_err(|e| error(input, e.valid_up_to(), "expected UTF-8 text"))?;
-    let (body_start, own) = if text.starts_with("(?<") || text.starts_with("(?P<") {
-        let first_end = text.find('\n').unwrap_or(text.len());
-        let second_end = text[first_end + 1.min(text.len() - first_end)..]
-            .find('\n')
-            .map_or(text.len(), |i| first_end + 1 + i + 1);
-        (
-            second_end.min(text.len()),
-            Some(text[..first_end].trim_end_matches('\r')),
-        )
+    let source = Source::new(input)?;
+    let text: &str = &source.text;
+    let first_end = text.find('\n').unwrap_or(text.len());
+    let first = &text[..first_end];
+    let (body_start, own) = if is_expression(first) {
+        // The second line is the execution delimiter.
+        let second_end = text[first_end..]
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '\n')
+            .map_or(text.len(), |(i, _)| first_end + i + 1);
+        (second_end.min(text.len()), Some(first.trim()))
     } else {
         (0, None)
     };
-    let body = &text[body_start..];
-    // The two known layouts are compiled once per process; a log's own expression per log.
+    // ShiViz reads the log trimmed: a clock line at the very end has no event line after it.
+    let body = text[body_start..].trim_end();
+    let body_start = body_start + (body.len() - body.trim_start().len());
+    let body = body.trim_start();
+    // The known layouts are compiled once per process; a log's own expression per log.
     static KNOWN: std::sync::LazyLock<Vec<Result<regex::Regex, regex::Error>>> =
-        std::sync::LazyLock::new(|| [AKKA_REGEX, GOVECTOR_REGEX].map(compile).to_vec());
+        std::sync::LazyLock::new(|| {
+            [AKKA_REGEX, GOVECTOR_REGEX, EVENT_FIRST_REGEX]
+                .map(compile)
+                .to_vec()
+        });
     let own_regex;
     let candidates: Vec<&Result<regex::Regex, regex::Error>> = match pattern.or(own) {
         Some(p) => {
-            own_regex = compile(p);
+            own_regex = compile(p.trim());
             vec![&own_regex]
         }
         None => KNOWN.iter().collect(),
     };
-    let mut best: Option<Matches> = None;
+    // The layout kept: consistent clocks first, then the most events (the first on a tie).
+    let mut best: Option<(bool, Matches)> = None;
     for candidate in candidates {
         let regex = candidate.as_ref().map_err(|e| {
-            error(
-                input,
+            source.error(
                 0,
                 format!("expected a regular expression with groups host, clock and event: {e}"),
             )
         })?;
         for group in ["host", "clock", "event"] {
             if !regex.capture_names().flatten().any(|n| n == group) {
-                return Err(error(
-                    input,
-                    0,
-                    format!("the expression has no named group {group:?}"),
-                ));
+                return Err(source.error(0, format!("the expression has no named group {group:?}")));
             }
         }
-        let found = matches(input, body, body_start, regex, budget)?;
-        if best.as_ref().is_none_or(|b| found.0.len() > b.0.len()) {
-            best = Some(found);
+        let found = matches(&source, body, body_start, regex, budget)?;
+        let consistent = !found.0.is_empty() && by_own_counter(&found.0, &found.1).is_ok();
+        if best
+            .as_ref()
+            .is_none_or(|(c, b)| (consistent, found.0.len()) > (*c, b.0.len()))
+        {
+            best = Some((consistent, found));
         }
     }
-    let Some(found) = best.filter(|b| !b.0.is_empty()) else {
-        return Err(error(
-            input,
+    let Some((_, found)) = best.filter(|b| !b.1.0.is_empty()) else {
+        return Err(source.error(
             body_start,
             "expected log lines with a host, a JSON vector clock and an event",
         ));
@@ -159,7 +249,48 @@ pub fn parse(
         .filter(|l| !l.trim().is_empty())
         .count()
         .saturating_sub(found.3);
-    build(input, found, unmatched, fallback_name)
+    build(&source, found, unmatched, fallback_name)
+}
+
+/// Reads a log given with its expression: two files, one named [`EXPRESSION_FILE`] whose first
+/// line is the expression (a log that does not carry its own, such as ShiViz's examples), and
+/// the log. `None` when the files are not that.
+pub fn parse_with_sidecar(
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+) -> Result<Option<(Trace, Vec<String>)>, TraceError> {
+    let is_sidecar = |path: &str| path.rsplit('/').next() == Some(EXPRESSION_FILE);
+    let (Some((_, expression)), 2) = (files.iter().find(|(p, _)| is_sidecar(p)), files.len())
+    else {
+        return Ok(None);
+    };
+    let Some((_, log)) = files.iter().find(|(p, _)| !is_sidecar(p)) else {
+        return Ok(None);
+    };
+    let expression = String::from_utf8_lossy(expression);
+    let expression = expression.trim_start_matches('\u{feff}');
+    let line = expression.lines().next().unwrap_or("").trim();
+    parse(log, Some(line), fallback_name, budget).map(Some)
+}
+
+/// Each host's events in the order of its own counter, which must run 1, 2, 3, …; or the
+/// first event out of that order: (event, host, the counter expected).
+fn by_own_counter(events: &[Parsed], names: &Names) -> Result<Vec<Vec<usize>>, (usize, u32, u64)> {
+    let mut by_host: Vec<Vec<usize>> = vec![Vec::new(); names.names.len()];
+    for (i, e) in events.iter().enumerate() {
+        by_host[e.host as usize].push(i);
+    }
+    let own = |i: usize| entry(&events[i].clock, events[i].host);
+    for (h, list) in by_host.iter_mut().enumerate() {
+        list.sort_by_key(|&i| own(i));
+        for (k, &i) in list.iter().enumerate() {
+            if own(i) != k as u64 + 1 {
+                return Err((i, h as u32, k as u64 + 1));
+            }
+        }
+    }
+    Ok(by_host)
 }
 
 /// A JavaScript expression in Rust's syntax: braces that are not a quantifier `{n}`, `{n,}` or
@@ -219,7 +350,7 @@ pub fn from_javascript(pattern: &str) -> String {
 
 /// Every match of the expression.
 fn matches(
-    input: &[u8],
+    source: &Source<'_>,
     body: &str,
     base: usize,
     regex: &regex::Regex,
@@ -248,15 +379,14 @@ fn matches(
             super::budget::Limit::Events,
             events.len() as u64 + 1,
             FORMAT_NAME,
-            input,
-            offset,
+            source.input,
+            source.offset(offset),
         )?;
         let host = caps.name("host").map_or("", |m| m.as_str());
         let clock_text = caps.name("clock").map_or("", |m| m.as_str());
         let raw: BTreeMap<std::borrow::Cow<'_, str>, u64> = serde_json::from_str(clock_text)
             .map_err(|e| {
-                error(
-                    input,
+                source.error(
                     base + caps.name("clock").map_or(whole.start, |m| m.start()),
                     format!("expected a JSON vector clock {{\"host\": counter, …}}: {e}"),
                 )
@@ -270,8 +400,8 @@ fn matches(
                 super::budget::Limit::Processes,
                 hosts.len() as u64 + 1,
                 FORMAT_NAME,
-                input,
-                offset,
+                source.input,
+                source.offset(offset),
             )?;
             is_host[id as usize] = true;
             hosts.push(id);
@@ -355,35 +485,23 @@ fn parents_of(events: &[Parsed], by_host: &[Vec<usize>], n_names: usize) -> Vec<
 }
 
 fn build(
-    input: &[u8],
+    source: &Source<'_>,
     (events, names, hosts, _, first_gap): Matches,
     unmatched: usize,
     name: &str,
 ) -> Result<(Trace, Vec<String>), TraceError> {
     let n_names = names.names.len();
     // Each host's events by own counter, which must run 1, 2, 3, …
-    let mut by_host: Vec<Vec<usize>> = vec![Vec::new(); n_names];
-    for (i, e) in events.iter().enumerate() {
-        by_host[e.host as usize].push(i);
-    }
-    let own = |i: usize| entry(&events[i].clock, events[i].host);
-    for (h, list) in by_host.iter_mut().enumerate() {
-        list.sort_by_key(|&i| own(i));
-        for (k, &i) in list.iter().enumerate() {
-            if own(i) != k as u64 + 1 {
-                return Err(error(
-                    input,
-                    events[i].offset,
-                    format!(
-                        "expected {}'s own counter {} here, found {}",
-                        names.names[h],
-                        k + 1,
-                        own(i)
-                    ),
-                ));
-            }
-        }
-    }
+    let mut by_host = by_own_counter(&events, &names).map_err(|(i, h, expected)| {
+        source.error(
+            events[i].offset,
+            format!(
+                "expected {}'s own counter {expected} here, found {}",
+                names.names[h as usize],
+                entry(&events[i].clock, h)
+            ),
+        )
+    })?;
     let parents = parents_of(&events, &by_host, n_names);
     // The processes: the hosts, in order of their first event.
     let mut process_of = vec![usize::MAX; n_names];
@@ -425,8 +543,7 @@ fn build(
         }
     }
     if let Some(i) = done.iter().position(|d| !d) {
-        return Err(error(
-            input,
+        return Err(source.error(
             events[i].offset,
             "expected vector clocks without a causality cycle",
         ));
@@ -454,26 +571,29 @@ fn build(
                 arrival.tag = parent as u32;
                 builder
                     .push(arrival)
-                    .map_err(|e| error(input, events[i].offset, e.to_string()))?;
+                    .map_err(|e| source.error(events[i].offset, e.to_string()))?;
             }
             let mut probe = EventRecord::plain(p, t, EventKind::Probe);
             probe.text = Some(builder.intern(&events[i].text));
             builder
                 .push(probe)
-                .map_err(|e| error(input, events[i].offset, e.to_string()))?;
+                .map_err(|e| source.error(events[i].offset, e.to_string()))?;
             for &child in &children[i] {
                 let mut send = EventRecord::plain(p, t, EventKind::MsgSend);
                 send.peer = Some(ProcessId(process_of[events[child].host as usize] as u32));
                 send.tag = i as u32;
                 builder
                     .push(send)
-                    .map_err(|e| error(input, events[i].offset, e.to_string()))?;
+                    .map_err(|e| source.error(events[i].offset, e.to_string()))?;
             }
         }
     }
     let notes = if unmatched > 0 {
         let at = first_gap.map_or_else(String::new, |at| {
-            format!(" (the first at {})", super::reading::position(input, at))
+            format!(
+                " (the first at {})",
+                super::reading::position(source.input, source.offset(at))
+            )
         });
         vec![format!(
             "skipped {unmatched} lines without a vector clock{at}"

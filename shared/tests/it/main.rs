@@ -16,6 +16,7 @@ mod rankings;
 mod selection;
 mod states;
 mod streaming;
+mod text_formats;
 mod topology;
 mod viewport;
 mod wild;
