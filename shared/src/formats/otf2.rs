@@ -1318,7 +1318,7 @@ fn push_records(builder: &mut TraceBuilder, records: &[EventRecord]) -> Result<(
 
 /// The files of a tar archive, by path.
 pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
-    tar_files_from(input, input, u64::MAX)
+    tar_files_from(input, input, u64::MAX, |_| true)
 }
 
 /// A reader that counts what it reads.
@@ -1335,12 +1335,15 @@ impl<R: std::io::Read> std::io::Read for Counting<'_, R> {
     }
 }
 
-/// The regular files of a tar archive read from `reader` (a decompressor, say), refusing it
-/// once more than `max_bytes` were read; errors point into `input` (what the reader reads).
+/// The regular files of a tar archive read from `reader` (a decompressor, say) whose paths
+/// `keep` accepts, refusing it once more than `max_bytes` were read; errors point into `input`
+/// (what the reader reads). The entries left out are read past (they count toward
+/// `max_bytes`), never held.
 pub fn tar_files_from(
     reader: impl std::io::Read,
     input: &[u8],
     max_bytes: u64,
+    keep: impl Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
     let read = std::cell::Cell::new(0u64);
     let over = || -> Result<(), TraceError> {
@@ -1381,6 +1384,9 @@ pub fn tar_files_from(
             .path()
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
+        if !keep(&path) {
+            continue;
+        }
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut entry, &mut bytes).map_err(|e| {
             over()
@@ -1392,6 +1398,14 @@ pub fn tar_files_from(
     }
     over()?;
     Ok(files)
+}
+
+/// Whether a tar member may be a file of an OTF2 archive (the anchor `*.otf2`, definitions
+/// `*.def`, events `*.evt`).
+pub fn archive_member(path: &str) -> bool {
+    [".otf2", ".def", ".evt"]
+        .iter()
+        .any(|ext| path.ends_with(ext))
 }
 
 /// Whether the bytes are a tar archive (the `ustar` magic at offset 257).

@@ -158,3 +158,96 @@ fn otf2_metric_locations_and_scopes_become_counters_of_their_rows() {
         imported.notes
     );
 }
+
+/// An archive source that records which files the import asks for.
+struct Recording {
+    files: std::collections::BTreeMap<String, Vec<u8>>,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+impl shared::formats::otf2::ArchiveSource for Recording {
+    fn anchors(&self) -> Vec<String> {
+        self.files
+            .keys()
+            .filter(|p| p.ends_with(".otf2"))
+            .cloned()
+            .collect()
+    }
+
+    fn read(&self, path: &str) -> Result<Option<std::borrow::Cow<'_, [u8]>>, shared::TraceError> {
+        self.asked.borrow_mut().push(path.to_owned());
+        Ok(self
+            .files
+            .get(path)
+            .map(|b| std::borrow::Cow::Borrowed(b.as_slice())))
+    }
+
+    fn size(&self, path: &str) -> Option<u64> {
+        self.files.get(path).map(|b| b.len() as u64)
+    }
+}
+
+/// Point 15: the import asks for the anchor, the global definitions and the two locations'
+/// files, each once, and for nothing lying beside them (a profile, an event file of a location
+/// the definitions do not name); a tar's members that belong to no archive are read past, not
+/// held.
+#[test]
+fn an_otf2_archive_is_read_from_the_files_its_anchor_names_only() {
+    let mut files = crate::importers::otf2_files("pipit-ping-pong-otf2");
+    files.insert("profile.cubex".to_owned(), vec![1; 1 << 20]);
+    files.insert("traces/7.evt".to_owned(), vec![1; 1 << 20]);
+    let source = Recording {
+        files: files.clone(),
+        asked: Default::default(),
+    };
+    let imported =
+        shared::formats::import_archive(&source, "x", &shared::formats::Budget::default())
+            .expect("imports");
+    assert_eq!(imported.trace.events.len(), 136);
+    let mut asked = source.asked.into_inner();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "traces.def",
+            "traces.otf2",
+            "traces/0.def",
+            "traces/0.evt",
+            "traces/1.def",
+            "traces/1.evt"
+        ]
+    );
+    // The same files in a tar: the members outside the archive are not kept.
+    let mut builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in &files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, path, bytes.as_slice())
+            .expect("appends");
+    }
+    let tar = builder.into_inner().expect("tar");
+    let kept = shared::formats::otf2::tar_files_from(
+        tar.as_slice(),
+        &tar,
+        u64::MAX,
+        shared::formats::otf2::archive_member,
+    )
+    .expect("reads");
+    assert_eq!(
+        kept.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "traces.def",
+            "traces.otf2",
+            "traces/0.def",
+            "traces/0.evt",
+            "traces/1.def",
+            "traces/1.evt",
+            "traces/7.evt"
+        ]
+    );
+    let imported = import(&tar, None, "x.tar").expect("imports");
+    assert_eq!(imported.trace.events.len(), 136);
+}
