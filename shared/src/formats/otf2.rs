@@ -18,9 +18,13 @@
 //! `MpiRecv` is a receive call at the enter of its `MPI_Recv` region plus the arrival;
 //! `MpiIrecvRequest`/`MpiIrecv` are a non-blocking post and its completion; thread
 //! create/begin and end/wait become messages. Timestamps are ticks after the clock's global
-//! offset. `Metric` records become counters of their location's process (one series per metric
-//! member, accumulating or not by the member's mode, scaled by its base and exponent); other
-//! records are skipped and counted.
+//! offset. `Metric` records, on threads and on METRIC locations (which are no processes),
+//! become counters of the row their metric instance's scope names, or the recording location's
+//! (one series per location, metric and member, accumulating or not by the member's mode,
+//! scaled by its base and exponent); other records are skipped and counted.
+//!
+//! The archive's files are asked for by path ([`ArchiveSource`]): only those the anchor and
+//! the global definitions name are read, one location's at a time.
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU32;
