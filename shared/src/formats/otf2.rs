@@ -997,7 +997,7 @@ pub fn parse_archive_from(
     let mut recycled = LocationEvents::default();
     // The locations read: each process's, and each METRIC location's (where Score-P's metric
     // plugins and per-process metrics record), which is never a row of its own: its metric
-    // records become counters of the row they belong to (`metric_row`).
+    // records become counters of the row they belong to (`MetricRows`).
     for (&id, (_, kind, _)) in &defs.locations {
         let own = process_of_location.get(&id).copied();
         if own.is_none() && *kind != LOCATION_METRIC {
@@ -1120,8 +1120,9 @@ pub fn parse_archive_from(
     // holding counters and no events.
     let mut metric_rows: HashMap<u32, ProcessId> = HashMap::new();
     let mut not_accumulating = 0usize;
+    let rows = MetricRows::new(&defs, &process_of_location);
     for (recorder, metric, mut counter) in series {
-        counter.process = match metric_row(&defs, &process_of_location, recorder, metric) {
+        counter.process = match rows.metric(recorder, metric) {
             Some(p) => p,
             None => {
                 let group = defs.locations.get(&recorder).map_or(u32::MAX, |l| l.2);
@@ -1220,90 +1221,76 @@ const LOCATION_CPU_THREAD: u8 = 1;
 const LOCATION_GPU: u8 = 2;
 const LOCATION_METRIC: u8 = 3;
 
-/// The row of the processes' locations in location group `group`: its first CPU thread (the
-/// process's master thread), else its first GPU stream.
-fn group_row(defs: &Definitions, rows: &HashMap<u64, ProcessId>, group: u32) -> Option<ProcessId> {
-    [LOCATION_CPU_THREAD, LOCATION_GPU]
-        .iter()
-        .find_map(|&wanted| {
-            defs.locations
-                .iter()
-                .filter(|(_, (_, kind, g))| *kind == wanted && *g == group)
-                .find_map(|(id, _)| rows.get(id).copied())
-        })
+/// Where metric values go: the rows of locations, location groups and system tree nodes,
+/// worked out once (an archive may have thousands of each).
+struct MetricRows<'d> {
+    defs: &'d Definitions,
+    /// A process location's row.
+    locations: &'d HashMap<u64, ProcessId>,
+    /// A location group's row: its first CPU thread (the process's master thread), else its
+    /// first GPU location.
+    groups: HashMap<u32, ProcessId>,
+    /// A system tree node's row: the first such location in a group on that node or below it.
+    nodes: HashMap<u32, ProcessId>,
 }
 
-/// The row a location's values belong to: its own, or (a METRIC location) its group's.
-fn location_row(
-    defs: &Definitions,
-    rows: &HashMap<u64, ProcessId>,
-    location: u64,
-) -> Option<ProcessId> {
-    rows.get(&location).copied().or_else(|| {
-        let (_, _, group) = defs.locations.get(&location)?;
-        group_row(defs, rows, *group)
-    })
-}
-
-/// Whether system tree node `node` is `ancestor` or lies below it.
-fn below(defs: &Definitions, mut node: u32, ancestor: u32) -> bool {
-    // The depth is bounded: a damaged tree with a cycle ends the walk.
-    for _ in 0..64 {
-        if node == ancestor {
-            return true;
+impl<'d> MetricRows<'d> {
+    fn new(defs: &'d Definitions, locations: &'d HashMap<u64, ProcessId>) -> MetricRows<'d> {
+        let mut groups = HashMap::new();
+        let mut nodes = HashMap::new();
+        for wanted in [LOCATION_CPU_THREAD, LOCATION_GPU] {
+            for (id, (_, kind, group)) in &defs.locations {
+                let Some(&row) = locations.get(id).filter(|_| *kind == wanted) else {
+                    continue;
+                };
+                groups.entry(*group).or_insert(row);
+                // The group's node and every node above it; the depth is bounded, so that a
+                // damaged tree with a cycle ends the walk.
+                let mut node = defs.location_groups.get(group).map(|g| g.1);
+                for _ in 0..64 {
+                    let Some(n) = node else { break };
+                    nodes.entry(n).or_insert(row);
+                    node = defs.system_parents.get(&n).copied().filter(|&p| p != n);
+                }
+            }
         }
-        match defs.system_parents.get(&node) {
-            Some(&parent) if parent != node => node = parent,
-            _ => return false,
+        MetricRows {
+            defs,
+            locations,
+            groups,
+            nodes,
         }
     }
-    false
-}
 
-/// The row a system tree node's values belong to (a machine's temperature or power): the first
-/// process row among the location groups on that node or below it.
-fn node_row(defs: &Definitions, rows: &HashMap<u64, ProcessId>, node: u32) -> Option<ProcessId> {
-    [LOCATION_CPU_THREAD, LOCATION_GPU]
-        .iter()
-        .find_map(|&wanted| {
-            defs.locations
-                .iter()
-                .filter(|(_, (_, kind, group))| {
-                    *kind == wanted
-                        && defs
-                            .location_groups
-                            .get(group)
-                            .is_some_and(|(_, parent)| below(defs, *parent, node))
-                })
-                .find_map(|(id, _)| rows.get(id).copied())
+    /// The row a location's values belong to: its own, or (a METRIC location) its group's.
+    fn location(&self, location: u64) -> Option<ProcessId> {
+        self.locations.get(&location).copied().or_else(|| {
+            let (_, _, group) = self.defs.locations.get(&location)?;
+            self.groups.get(group).copied()
         })
-}
+    }
 
-/// The row the values of `metric` recorded by location `recorder` belong to: an instance's
-/// scope (a location, a location group, a system tree node, or the first member of a group of
-/// locations), a class's recording location; a METRIC location's values go to its location
-/// group's process. `None` when no process row fits.
-fn metric_row(
-    defs: &Definitions,
-    rows: &HashMap<u64, ProcessId>,
-    recorder: u64,
-    metric: u32,
-) -> Option<ProcessId> {
-    let scoped = match defs.metrics.get(&metric).and_then(|m| m.scope) {
-        Some((0, location)) => location_row(defs, rows, location),
-        Some((1, group)) => u32::try_from(group)
-            .ok()
-            .and_then(|g| group_row(defs, rows, g)),
-        Some((2, node)) => u32::try_from(node)
-            .ok()
-            .and_then(|n| node_row(defs, rows, n)),
-        Some((3, group)) => u32::try_from(group)
-            .ok()
-            .and_then(|g| defs.groups.get(&g))
-            .and_then(|(_, _, members)| members.iter().find_map(|&l| location_row(defs, rows, l))),
-        _ => None,
-    };
-    scoped.or_else(|| location_row(defs, rows, recorder))
+    /// The row the values of `metric` recorded by location `recorder` belong to: an instance's
+    /// scope (a location, a location group, a system tree node, or the first member of a group
+    /// of locations that has a row), else the recording location's. `None` when no process
+    /// row fits.
+    fn metric(&self, recorder: u64, metric: u32) -> Option<ProcessId> {
+        let scoped = match self.defs.metrics.get(&metric).and_then(|m| m.scope) {
+            Some((0, location)) => self.location(location),
+            Some((1, group)) => u32::try_from(group)
+                .ok()
+                .and_then(|g| self.groups.get(&g).copied()),
+            Some((2, node)) => u32::try_from(node)
+                .ok()
+                .and_then(|n| self.nodes.get(&n).copied()),
+            Some((3, group)) => u32::try_from(group)
+                .ok()
+                .and_then(|g| self.defs.groups.get(&g))
+                .and_then(|(_, _, members)| members.iter().find_map(|&l| self.location(l))),
+            _ => None,
+        };
+        scoped.or_else(|| self.location(recorder))
+    }
 }
 
 /// Hands a location's records to the builder, leaving out a send or arrival whose peer could
