@@ -1250,7 +1250,12 @@ impl<'d> MetricRows<'d> {
                 for _ in 0..64 {
                     let Some(n) = node else { break };
                     nodes.entry(n).or_insert(row);
-                    node = defs.system_parents.get(&n).copied().filter(|&p| p != n);
+                    // The root's parent is OTF2's undefined reference (all ones).
+                    node = defs
+                        .system_parents
+                        .get(&n)
+                        .copied()
+                        .filter(|&p| p != n && p != u32::MAX);
                 }
             }
         }
