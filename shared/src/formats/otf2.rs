@@ -1246,7 +1246,11 @@ impl<'d> MetricRows<'d> {
                 groups.entry(*group).or_insert(row);
                 // The group's node and every node above it; the depth is bounded, so that a
                 // damaged tree with a cycle ends the walk.
-                let mut node = defs.location_groups.get(group).map(|g| g.1);
+                let mut node = defs
+                    .location_groups
+                    .get(group)
+                    .map(|g| g.1)
+                    .filter(|&n| n != u32::MAX);
                 for _ in 0..64 {
                     let Some(n) = node else { break };
                     nodes.entry(n).or_insert(row);
