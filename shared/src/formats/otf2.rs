@@ -1162,9 +1162,14 @@ pub fn parse_archive_from(
         ));
     }
     if !metric_rows.is_empty() {
+        let mut groups: Vec<&str> = metric_rows
+            .keys()
+            .map(|g| defs.location_groups.get(g).map_or("?", |l| l.0.as_str()))
+            .collect();
+        groups.sort_unstable();
         notes.push(format!(
-            "{} location groups have metrics but no thread or GPU location: each got a row of its own for its counters",
-            metric_rows.len()
+            "location groups with metrics but no thread or GPU location got a row of their own, holding their counters and no events: {}",
+            groups.join(", ")
         ));
     }
     for (_, loc) in deferred {

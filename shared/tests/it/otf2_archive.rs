@@ -157,6 +157,16 @@ fn otf2_metric_locations_and_scopes_become_counters_of_their_rows() {
         "{:?}",
         imported.notes
     );
+    // The Monitor's row holds its counter and no event, and a note says why it exists.
+    assert_eq!(trace.processes.len(), 3);
+    assert!(
+        imported.notes.iter().any(
+            |n| n.starts_with("location groups with metrics but no thread")
+                && n.ends_with(": Monitor")
+        ),
+        "{:?}",
+        imported.notes
+    );
 }
 
 /// An archive source that records which files the import asks for.
