@@ -22,6 +22,15 @@ pub fn pack(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("the archive could not be finished: {e}"))
 }
 
+/// Whether the file at `path`, picked among `paths`, goes into the upload: in an OTF2 archive
+/// folder (one holding an anchor `*.otf2`) only the archive's files do (definitions and
+/// events), not a profile, a log or a copy of the program lying beside them, which would be
+/// read here and sent for nothing.
+pub fn wanted(paths: &[String], path: &str) -> bool {
+    let archive = paths.iter().any(|p| p.ends_with(".otf2"));
+    !archive || shared::formats::otf2::archive_member(path)
+}
+
 /// The name of a run made of these paths: the folder they share (an OTF2 directory), else the
 /// stem of a Paraver trace, else the first file's stem; with `.tar`.
 pub fn archive_name(paths: &[String]) -> String {
@@ -60,6 +69,37 @@ pub fn problem(paths: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_archive_folder_uploads_its_archive_files_only() {
+        let paths: Vec<String> = [
+            "run/traces.otf2",
+            "run/traces.def",
+            "run/traces/0.evt",
+            "run/traces/0.def",
+            "run/profile.cubex",
+            "run/scorep.cfg",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let kept: Vec<&str> = paths
+            .iter()
+            .filter(|p| wanted(&paths, p))
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "run/traces.otf2",
+                "run/traces.def",
+                "run/traces/0.evt",
+                "run/traces/0.def"
+            ]
+        );
+        // Without an anchor, every file picked goes (a Paraver trace and its companions).
+        let paraver = ["q.prv".to_owned(), "q.pcf".to_owned()];
+        assert!(paraver.iter().all(|p| wanted(&paraver, p)));
+    }
 
     #[test]
     fn a_packed_folder_reads_back_file_for_file() {

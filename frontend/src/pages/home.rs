@@ -98,7 +98,13 @@ fn take_files(files: Vec<web_sys::File>, status: Status, navigate: impl Fn(&str)
             send(Upload::File(one.clone()), status, navigate)
         }
         _ => {
-            let paths: Vec<String> = files.iter().map(relative_path).collect();
+            let all: Vec<String> = files.iter().map(relative_path).collect();
+            // An archive folder's other files are neither read nor sent.
+            let (files, paths): (Vec<web_sys::File>, Vec<String>) = files
+                .into_iter()
+                .zip(all.iter().cloned())
+                .filter(|(_, path)| upload::wanted(&all, path))
+                .unzip();
             if let Some(problem) = upload::problem(&paths) {
                 status.fail(problem);
                 return;

@@ -130,18 +130,18 @@ pub fn read_trace(
     let name = path
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
-    let archive_dir = if path.is_dir() {
-        Some(path.to_path_buf())
-    } else if path.extension().is_some_and(|e| e == "otf2") {
-        path.parent().map(std::path::Path::to_path_buf)
-    } else {
-        None
-    };
-    if let Some(dir) = archive_dir {
-        let (files, skipped) = archive_files(&dir, budget)?;
-        let mut imported = shared::formats::import_files(&files, &name, budget)?;
-        imported.notes.extend(skipped);
-        return Ok(imported);
+    if path.is_dir() {
+        return read_archive(path, None, &name, budget);
+    }
+    if path.extension().is_some_and(|e| e == "otf2")
+        && let (Some(dir), Some(anchor)) = (path.parent(), path.file_name())
+    {
+        return read_archive(
+            dir,
+            Some(anchor.to_string_lossy().into_owned()),
+            &name,
+            budget,
+        );
     }
     let file = open_trace(path, budget)?;
     Ok(shared::formats::import_reader(
@@ -162,62 +162,122 @@ pub fn open_trace(
     std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))
 }
 
-/// An archive's files by path inside it.
-type ArchiveFiles = std::collections::BTreeMap<String, Vec<u8>>;
+/// An OTF2 archive folder whose files are read as the import asks for them: the anchor, the
+/// global definitions and the files of the locations they define, one location's at a time,
+/// never a file lying beside them (a 300 MB log in the folder costs nothing).
+struct ArchiveFolder<'a> {
+    dir: std::path::PathBuf,
+    /// The anchor's file name when the command line named it; otherwise the folder's `*.otf2`
+    /// files are the candidates.
+    anchor: Option<String>,
+    budget: &'a shared::formats::Budget,
+    /// The bytes read so far, held within the budget's input limit.
+    read: std::cell::Cell<u64>,
+    /// A note for each file asked for and left unread: a symbolic link (it may lead out of the
+    /// folder, or to a device) or anything that is not a regular file (a FIFO would block the
+    /// read, a device never end).
+    notes: std::cell::RefCell<Vec<String>>,
+}
 
-/// The regular files of an archive folder and its subfolders, by path inside it, and a note
-/// for each entry left unread: a symbolic link (it may lead out of the folder, or to a device)
-/// or anything that is not a regular file (a FIFO would block the read, a device never end).
-fn archive_files(
-    dir: &std::path::Path,
-    budget: &shared::formats::Budget,
-) -> anyhow::Result<(ArchiveFiles, Vec<String>)> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut total = 0u64;
-    let mut skipped = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
-            let entry = entry?;
-            let p = entry.path();
-            // The entry's own type: a symbolic link is not followed.
-            let kind = entry
-                .file_type()
-                .with_context(|| format!("reading {}", p.display()))?;
-            if kind.is_dir() {
-                pending.push(p);
-            } else if kind.is_file() {
-                let key = p
-                    .strip_prefix(dir)
-                    .unwrap_or(&p)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                total += entry
-                    .metadata()
-                    .with_context(|| format!("reading {}", p.display()))?
-                    .len();
-                if total > budget.max_input_bytes {
-                    anyhow::bail!(
-                        "the archive {} holds more than the import budget's {} bytes ({} raises it)",
-                        dir.display(),
-                        budget.max_input_bytes,
-                        shared::formats::Limit::InputBytes.option()
-                    );
+impl ArchiveFolder<'_> {
+    fn error(&self, path: &std::path::Path, e: &std::io::Error) -> shared::TraceError {
+        shared::TraceError::at_offset(
+            shared::formats::otf2::FORMAT_NAME,
+            &[],
+            0,
+            format!("reading {}: {e}", path.display()),
+        )
+    }
+}
+
+impl shared::formats::otf2::ArchiveSource for ArchiveFolder<'_> {
+    fn anchors(&self) -> Vec<String> {
+        if let Some(anchor) = &self.anchor {
+            return vec![anchor.clone()];
+        }
+        // Names only: no file is opened to list them.
+        let mut found = Vec::new();
+        let mut pending = vec![self.dir.clone()];
+        while let Some(d) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let p = entry.path();
+                match entry.file_type() {
+                    Ok(kind) if kind.is_dir() => pending.push(p),
+                    Ok(kind) if kind.is_file() && p.extension().is_some_and(|e| e == "otf2") => {
+                        if let Ok(relative) = p.strip_prefix(&self.dir) {
+                            found.push(relative.to_string_lossy().replace('\\', "/"));
+                        }
+                    }
+                    _ => {}
                 }
-                let bytes =
-                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
-                files.insert(key, bytes);
-            } else {
-                let what = if kind.is_symlink() {
-                    "a symbolic link"
-                } else {
-                    "not a regular file"
-                };
-                skipped.push(format!("{} was not read: it is {what}", p.display()));
             }
         }
+        found.sort();
+        found
     }
-    Ok((files, skipped))
+
+    fn read(&self, path: &str) -> Result<Option<std::borrow::Cow<'_, [u8]>>, shared::TraceError> {
+        let p = self.dir.join(path);
+        // The entry's own type: a symbolic link is not followed.
+        let meta = match std::fs::symlink_metadata(&p) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.error(&p, &e)),
+        };
+        if !meta.is_file() {
+            let what = if meta.file_type().is_symlink() {
+                "a symbolic link"
+            } else {
+                "not a regular file"
+            };
+            self.notes
+                .borrow_mut()
+                .push(format!("{} was not read: it is {what}", p.display()));
+            return Ok(None);
+        }
+        let total = self.read.get().saturating_add(meta.len());
+        self.budget.check(
+            shared::formats::Limit::InputBytes,
+            total,
+            shared::formats::otf2::FORMAT_NAME,
+            &[],
+            0,
+        )?;
+        self.read.set(total);
+        let bytes = std::fs::read(&p).map_err(|e| self.error(&p, &e))?;
+        Ok(Some(std::borrow::Cow::Owned(bytes)))
+    }
+
+    fn size(&self, path: &str) -> Option<u64> {
+        std::fs::symlink_metadata(self.dir.join(path))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    }
+}
+
+/// Reads the OTF2 archive in `dir`, from its anchor `anchor` (a file name in it) or from the
+/// anchor found in it, reading only the files the archive names; the notes say which of those
+/// were left unread.
+fn read_archive(
+    dir: &std::path::Path,
+    anchor: Option<String>,
+    name: &str,
+    budget: &shared::formats::Budget,
+) -> anyhow::Result<shared::formats::Imported> {
+    let folder = ArchiveFolder {
+        dir: dir.to_path_buf(),
+        anchor,
+        budget,
+        read: std::cell::Cell::new(0),
+        notes: std::cell::RefCell::new(Vec::new()),
+    };
+    let mut imported = shared::formats::import_archive(&folder, name, budget)?;
+    imported.notes.extend(folder.notes.into_inner());
+    Ok(imported)
 }
 
 /// `trace` in the format `to`.

@@ -360,9 +360,10 @@ fn analyze_shows_the_importers_notes_in_text_and_json() {
     assert!(text.contains("skipped 14 events: phase \"O\""), "{text}");
 }
 
-/// An OTF2 folder given on the command line is read as its regular files only: a FIFO (which
-/// would block the read forever) and a symbolic link to `/dev/zero` (which would never end)
-/// are left unread, each with a note, and the archive imports as it does without them.
+/// An OTF2 folder given on the command line is read as the files its archive names, and those
+/// only when they are regular files: a FIFO (which would block the read forever) and a symbolic
+/// link to `/dev/zero` (which would never end) lying beside the archive are never opened, and a
+/// location's definitions that are a symbolic link are left unread with a note.
 #[cfg(unix)]
 #[test]
 fn an_otf2_folder_is_read_as_its_regular_files_only() {
@@ -375,7 +376,6 @@ fn an_otf2_folder_is_read_as_its_regular_files_only() {
         "traces.def",
         "traces/0.def",
         "traces/0.evt",
-        "traces/1.def",
         "traces/1.evt",
     ] {
         std::fs::copy(source.join(file), archive.join(file)).expect("copies");
@@ -387,6 +387,7 @@ fn an_otf2_folder_is_read_as_its_regular_files_only() {
         .expect("mkfifo runs");
     assert!(made.success());
     std::os::unix::fs::symlink("/dev/zero", archive.join("traces/zero.def")).expect("symlink");
+    std::os::unix::fs::symlink("/dev/zero", archive.join("traces/1.def")).expect("symlink");
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_tracescope"))
         .args(["analyze", archive.to_str().expect("utf-8 path"), "--json"])
@@ -413,12 +414,71 @@ fn an_otf2_folder_is_read_as_its_regular_files_only() {
     assert_eq!(report["events"], 136);
     let notes = report["notes"].to_string();
     assert!(
-        notes.contains("pipe.evt was not read: it is not a regular file"),
+        notes.contains("1.def was not read: it is a symbolic link"),
         "{notes}"
     );
     assert!(
-        notes.contains("zero.def was not read: it is a symbolic link"),
+        !notes.contains("pipe.evt") && !notes.contains("zero.def"),
         "{notes}"
+    );
+}
+
+/// Issue 44, point 15: `analyze DIR/traces.otf2` reads the files the archive names, not every
+/// file in the folder. A 4 MB file lying beside the archive, and another among its event files
+/// (`traces/99.evt`, a location the definitions do not name), are never read: within an input
+/// budget of 1 MB, which the archive's own 15 KB fit, the archive imports (it used to be refused
+/// as a folder holding more than the budget, after reading every file).
+#[test]
+fn an_otf2_archive_is_read_without_the_files_beside_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let archive = dir.path().join("run");
+    let source = shared_data("traces/otf2/pipit-ping-pong-otf2");
+    std::fs::create_dir_all(archive.join("traces")).expect("folders");
+    for file in [
+        "traces.otf2",
+        "traces.def",
+        "traces/0.def",
+        "traces/0.evt",
+        "traces/1.def",
+        "traces/1.evt",
+    ] {
+        std::fs::copy(source.join(file), archive.join(file)).expect("copies");
+    }
+    let big = vec![0xa5u8; 4 << 20];
+    std::fs::write(archive.join("profile.cubex"), &big).expect("writes");
+    std::fs::write(archive.join("traces/99.evt"), &big).expect("writes");
+    for given in [archive.join("traces.otf2"), archive.clone()] {
+        let out = tracescope(&[
+            "analyze",
+            given.to_str().expect("utf-8 path"),
+            "--json",
+            "--max-input-bytes",
+            "1000000",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            given.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(report["events"], 136, "{}", given.display());
+        assert_eq!(report["processes"], 2, "{}", given.display());
+    }
+    // The archive's own files still count toward the budget.
+    let out = tracescope(&[
+        "analyze",
+        archive.join("traces.otf2").to_str().expect("utf-8 path"),
+        "--json",
+        "--max-input-bytes",
+        "5000",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--max-input-bytes"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 

@@ -363,7 +363,22 @@ pub fn gunzip(input: &[u8], max_bytes: u64) -> Result<Vec<u8>, TraceError> {
 
 /// Reads a tar archive: an OTF2 archive, or a Paraver `.prv` with its `.pcf` and `.row`.
 fn import_tar(input: &[u8], name: &str, budget: &Budget) -> Result<Imported, TraceError> {
-    import_tar_files(otf2::tar_files(input)?, name, budget)
+    import_tar_files(
+        otf2::tar_files_from(input, input, u64::MAX, tar_member)?,
+        name,
+        budget,
+    )
+}
+
+/// Whether a tar member is a file some importer reads from a tar (an OTF2 archive's, a
+/// Paraver trace's `.prv`, `.pcf` or `.row`, a ShiViz log with its `expression.txt`): the
+/// others (a profile, a copy of the program lying in the folder) are read past, never held.
+fn tar_member(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    otf2::archive_member(path)
+        || [".prv", ".prv.gz", ".pcf", ".row", ".log", ".shiviz", ".txt"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
 }
 
 /// Reads the files of a tar archive: an OTF2 archive, or a Paraver `.prv` with its labels.
@@ -411,7 +426,17 @@ pub fn import_files(
             notes,
         });
     }
-    let (trace, notes) = otf2::parse_archive(files, name, budget)?;
+    import_archive(files, name, budget)
+}
+
+/// Reads an OTF2 archive from `source`, which is asked only for the files the archive names
+/// (a folder's other files are never read).
+pub fn import_archive(
+    source: &impl otf2::ArchiveSource,
+    name: &str,
+    budget: &Budget,
+) -> Result<Imported, TraceError> {
+    let (trace, notes) = otf2::parse_archive_from(source, name, budget)?;
     budget.check_model(&trace, otf2::FORMAT_NAME, &[])?;
     Ok(Imported {
         format: Format::Otf2,
@@ -511,7 +536,7 @@ fn import_plain_reader(
     let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
     let (head, reader) = stream::peek(reader, SNIFF_LEN).map_err(failed)?;
     if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
-        let files = otf2::tar_files_from(reader, &head, max)?;
+        let files = otf2::tar_files_from(reader, &head, max, tar_member)?;
         return import_tar_files(files, name, budget);
     }
     if format.is_none() && sniff(&head, head.len() < SNIFF_LEN) == Sniffed::JsonNeedsMore {

@@ -18,9 +18,13 @@
 //! `MpiRecv` is a receive call at the enter of its `MPI_Recv` region plus the arrival;
 //! `MpiIrecvRequest`/`MpiIrecv` are a non-blocking post and its completion; thread
 //! create/begin and end/wait become messages. Timestamps are ticks after the clock's global
-//! offset. `Metric` records become counters of their location's process (one series per metric
-//! member, accumulating or not by the member's mode, scaled by its base and exponent); other
-//! records are skipped and counted.
+//! offset. `Metric` records, on threads and on METRIC locations (which are no processes),
+//! become counters of the row their metric instance's scope names, or the recording location's
+//! (one series per location, metric and member, accumulating or not by the member's mode,
+//! scaled by its base and exponent); other records are skipped and counted.
+//!
+//! The archive's files are asked for by path ([`ArchiveSource`]): only those the anchor and
+//! the global definitions name are read, one location's at a time.
 
 use std::collections::{BTreeMap, HashMap};
 use std::num::NonZeroU32;
@@ -195,6 +199,8 @@ struct Definitions {
     strings: HashMap<u32, String>,
     /// System tree node: name.
     system_nodes: HashMap<u32, String>,
+    /// System tree node: its parent (none for the root).
+    system_parents: HashMap<u32, u32>,
     /// Location group: (name, system tree parent).
     location_groups: HashMap<u32, (String, u32)>,
     /// Location: (name, type, group), by id in definition order.
@@ -209,8 +215,19 @@ struct Definitions {
     comms: HashMap<u32, u32>,
     /// Metric member: what one value of a metric record measures.
     metric_members: HashMap<u32, MetricMember>,
-    /// Metric class or instance: its members, in the order its records list values.
-    metrics: HashMap<u32, Vec<u32>>,
+    /// Metric class or instance, by its id.
+    metrics: HashMap<u32, MetricDef>,
+}
+
+/// A metric class, or an instance of one: the members its records list values of, in order,
+/// and for an instance what its values belong to.
+#[derive(Debug, Clone, Default)]
+struct MetricDef {
+    members: Vec<u32>,
+    /// An instance's scope (`OTF2_MetricScope`: 0 a location, 1 a location group, 2 a system
+    /// tree node, 3 a group of locations) and the scope's id; `None` for a class, whose values
+    /// belong to the location recording them.
+    scope: Option<(u8, u64)>,
 }
 
 /// A metric member definition: name, unit, whether it accumulates, and its scale.
@@ -241,6 +258,9 @@ fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
             12 => {
                 let id = buf.u32("system tree node id")?;
                 let name = buf.u32("system tree node name")?;
+                let _class = buf.u32("system tree node class")?;
+                let parent = buf.u32("system tree node parent")?;
+                d.system_parents.insert(id, parent);
                 d.system_nodes
                     .insert(id, d.strings.get(&name).cloned().unwrap_or_default());
             }
@@ -347,14 +367,35 @@ fn global_definitions(buf: &mut Buf<'_>) -> Result<Definitions, TraceError> {
                 for _ in 0..n {
                     members.push(buf.u32("metric member")?);
                 }
-                d.metrics.insert(id, members);
+                d.metrics.insert(
+                    id,
+                    MetricDef {
+                        members,
+                        scope: None,
+                    },
+                );
             }
-            // MetricInstance: a class recorded for a scope; its values are the class's members.
+            // MetricInstance: class, recorder, scope type, scope. Its values are the class's
+            // members, measured for the scope (a node's power, a process's memory), whichever
+            // location records them.
             21 => {
                 let id = buf.u32("metric instance id")?;
                 let class = buf.u32("metric class")?;
-                let members = d.metrics.get(&class).cloned().unwrap_or_default();
-                d.metrics.insert(id, members);
+                let _recorder = buf.u64("metric recorder")?;
+                let scope_type = buf.u8("metric scope type")?;
+                let scope = buf.u64("metric scope")?;
+                let members = d
+                    .metrics
+                    .get(&class)
+                    .map(|c| c.members.clone())
+                    .unwrap_or_default();
+                d.metrics.insert(
+                    id,
+                    MetricDef {
+                        members,
+                        scope: Some((scope_type, scope)),
+                    },
+                );
             }
             22 => {
                 let id = buf.u32("comm id")?;
@@ -479,8 +520,11 @@ struct LocationEvents {
     collectives: Vec<(usize, u32, u32)>,
     /// Receive calls to insert after a record (an `MPI_Recv`'s enter), in record order.
     calls: Vec<(usize, EventRecord)>,
-    /// The location's metric series, by metric member.
-    counters: BTreeMap<u32, Counter>,
+    /// The location's metric series, by metric (class or instance) and the member's position
+    /// in it: one instance recorder may record one class for several scopes (Score-P's
+    /// "Per process metrics" location records the same `HIP Memory` member for every process
+    /// and GPU context), each its own series.
+    counters: BTreeMap<(u32, usize), Counter>,
     /// Scratch for [`LocationEvents::merge_calls`], kept with the buffers between locations.
     spare: Vec<EventRecord>,
 }
@@ -735,19 +779,22 @@ impl Context<'_> {
                     let defs = self.defs;
                     let metric = map(MAP_METRIC, buf.u32("metric")?.into()) as u32;
                     let n = buf.u8("number of metric values")?;
-                    let members = defs.metrics.get(&metric);
+                    let members = defs.metrics.get(&metric).map(|m| &m.members);
                     for k in 0..usize::from(n) {
-                        let value = match buf.u8("a metric value type")? {
-                            // UINT64 and INT64 are compressed; DOUBLE is 8 bytes.
-                            4 => buf.u64("a metric value")? as f64,
-                            8 => buf.u64("a metric value")? as i64 as f64,
-                            10 => f64::from_bits(buf.u64_full("a metric value")?),
+                        let value_type = buf.u8("a metric value type")?;
+                        // Every value is an 8-byte union written compressed like an UINT64,
+                        // whatever its type (OTF2's `OTF2_Buffer_WriteMetricValue`).
+                        let bits = buf.u64("a metric value")?;
+                        let value = match value_type {
+                            4 => bits as f64,
+                            8 => bits as i64 as f64,
+                            10 => f64::from_bits(bits),
                             other => {
                                 *self
                                     .skipped
                                     .entry(format!("metric values of type {other}"))
                                     .or_default() += 1;
-                                break;
+                                continue;
                             }
                         };
                         let Some(def) = members
@@ -763,8 +810,8 @@ impl Context<'_> {
                         if !value.is_finite() {
                             continue;
                         }
-                        let (id, member) = def;
-                        let series = out.counters.entry(id).or_insert_with(|| {
+                        let (_, member) = def;
+                        let series = out.counters.entry((metric, k)).or_insert_with(|| {
                             Counter::new(&member.name, &member.unit, process, member.kind)
                         });
                         series.times.push(at);
@@ -791,35 +838,87 @@ pub fn is_anchor(bytes: &[u8]) -> bool {
     bytes.len() > 7 && bytes[0] == 0x03 && &bytes[2..7] == b"OTF2\0"
 }
 
+/// Where an archive's files come from, asked for one at a time by path (relative to the
+/// archive's root, `/`-separated): the import reads only the files the anchor and the global
+/// definitions name (the anchor `NAME.otf2`, `NAME.def`, and `NAME/<id>.def` and
+/// `NAME/<id>.evt` of each location read), one location's at a time, and never a file lying
+/// beside them.
+pub trait ArchiveSource {
+    /// The paths of the files that may be anchors (named `*.otf2`), in the order to try them.
+    fn anchors(&self) -> Vec<String>;
+    /// The bytes of the file at `path`, or `None` if the archive has no such file.
+    fn read(&self, path: &str) -> Result<Option<std::borrow::Cow<'_, [u8]>>, TraceError>;
+    /// The size in bytes of the file at `path`, if it has one, without reading it.
+    fn size(&self, path: &str) -> Option<u64>;
+}
+
+/// An archive whose files are already in memory (an upload's tar entries), by path.
+impl ArchiveSource for BTreeMap<String, Vec<u8>> {
+    fn anchors(&self) -> Vec<String> {
+        self.iter()
+            .filter(|(path, bytes)| path.ends_with(".otf2") && is_anchor(bytes))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    fn read(&self, path: &str) -> Result<Option<std::borrow::Cow<'_, [u8]>>, TraceError> {
+        Ok(self
+            .get(path)
+            .map(|b| std::borrow::Cow::Borrowed(b.as_slice())))
+    }
+
+    fn size(&self, path: &str) -> Option<u64> {
+        self.get(path).map(|b| b.len() as u64)
+    }
+}
+
 /// Reads an archive given as file paths (relative to any common root) and their bytes.
 pub fn parse_archive(
     files: &BTreeMap<String, Vec<u8>>,
     fallback_name: &str,
     budget: &super::budget::Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
+    parse_archive_from(files, fallback_name, budget)
+}
+
+/// Reads an archive from `source`, asking it only for the files the archive's anchor and
+/// definitions name.
+pub fn parse_archive_from(
+    source: &impl ArchiveSource,
+    fallback_name: &str,
+    budget: &super::budget::Budget,
+) -> Result<(Trace, Vec<String>), TraceError> {
     let missing = |what: String| TraceError::at_offset(FORMAT_NAME, &[], 0, what);
-    let (anchor_path, anchor) = files
-        .iter()
-        .find(|(path, bytes)| path.ends_with(".otf2") && is_anchor(bytes))
+    let mut found = None;
+    for path in source.anchors() {
+        if let Some(bytes) = source.read(&path)?
+            && is_anchor(&bytes)
+        {
+            found = Some((path, bytes));
+            break;
+        }
+    }
+    let (anchor_path, anchor) = found
         .ok_or_else(|| missing("expected an anchor file NAME.otf2 in the archive".to_owned()))?;
+    let anchor_path = anchor_path.as_str();
     let base = &anchor_path[..anchor_path.len() - 5];
     // After the magic: the version (3 bytes), the trace format (1 byte), a reserved byte, then
     // the event and definition chunk sizes.
     let mut a = Buf {
         name: anchor_path,
-        data: anchor,
+        data: &anchor,
         pos: 12,
         chunk_size: 0,
     };
     let event_chunk = a.u64_full("the event chunk size")? as usize;
     let def_chunk = a.u64_full("the definition chunk size")? as usize;
     let def_path = format!("{base}.def");
-    let def_bytes = files
-        .get(&def_path)
+    let def_bytes = source
+        .read(&def_path)?
         .ok_or_else(|| missing(format!("expected the global definitions {def_path}")))?;
     let defs = global_definitions(&mut Buf {
         name: &def_path,
-        data: def_bytes,
+        data: &def_bytes,
         pos: 0,
         chunk_size: def_chunk,
     })?;
@@ -838,24 +937,6 @@ pub fn parse_archive(
         if !matches!(kind, 1 | 2) {
             continue;
         }
-        let node = match nodes.get(group) {
-            Some(&n) => n,
-            None => {
-                let (group_name, parent) = defs
-                    .location_groups
-                    .get(group)
-                    .cloned()
-                    .unwrap_or_else(|| (format!("group {group}"), u32::MAX));
-                let machine = defs.system_nodes.get(&parent).cloned().unwrap_or_default();
-                let n = cx.builder.add_node(if machine.is_empty() {
-                    group_name
-                } else {
-                    format!("{group_name} @ {machine}")
-                });
-                nodes.insert(*group, n);
-                n
-            }
-        };
         budget.check(
             super::budget::Limit::Processes,
             process_of_location.len() as u64 + 1,
@@ -863,16 +944,7 @@ pub fn parse_archive(
             &[],
             0,
         )?;
-        let group_name = defs.location_groups.get(group).map_or("", |g| g.0.as_str());
-        let process_name = if group_name.is_empty() {
-            name.clone()
-        } else {
-            format!("{group_name} · {name}")
-        };
-        let p = cx
-            .builder
-            .add_process(process_name, node)
-            .map_err(|e| missing(e.to_string()))?;
+        let p = add_row(&mut cx.builder, &defs, &mut nodes, name, *group)?;
         process_of_location.insert(id, p);
     }
     // Communicator ranks to processes.
@@ -907,33 +979,42 @@ pub fn parse_archive(
     // their messages join two locations.
     let mut deferred: Vec<(usize, LocationEvents)> = Vec::new();
     let mut process_at: Vec<ProcessId> = Vec::new();
-    let mut counters: Vec<Counter> = Vec::new();
+    // Metric series: (recording location, metric, series); their rows are resolved once every
+    // location is read.
+    let mut series: Vec<(u64, u32, Counter)> = Vec::new();
     // Room for the announced events and the receive calls added to them, but no more than the
     // event files could hold (every record takes two bytes or more): a false count cannot make
     // the import allocate beyond its input, and room never written costs no memory.
-    let event_bytes: u64 = files
-        .iter()
-        .filter(|(path, _)| path.ends_with(".evt"))
-        .map(|(_, bytes)| bytes.len() as u64)
-        .sum();
+    let event_bytes: u64 = defs
+        .locations
+        .keys()
+        .filter_map(|id| source.size(&format!("{base}/{id}.evt")))
+        .fold(0, u64::saturating_add);
     cx.builder
         .reserve_events(defs.announced_events.saturating_mul(2).min(event_bytes / 2) as usize);
     let mut n_events = 0u64;
     // One location's buffers, recycled for the next.
     let mut recycled = LocationEvents::default();
-    for (&id, &p) in process_of_location.iter().collect::<BTreeMap<_, _>>() {
+    // The locations read: each process's, and each METRIC location's (where Score-P's metric
+    // plugins and per-process metrics record), which is never a row of its own: its metric
+    // records become counters of the row they belong to (`MetricRows`).
+    for (&id, (_, kind, _)) in &defs.locations {
+        let own = process_of_location.get(&id).copied();
+        if own.is_none() && *kind != LOCATION_METRIC {
+            continue;
+        }
         let local_def = format!("{base}/{id}.def");
-        let local = match files.get(&local_def) {
+        let local = match source.read(&local_def)? {
             Some(bytes) => local_definitions(&mut Buf {
                 name: &local_def,
-                data: bytes,
+                data: &bytes,
                 pos: 0,
                 chunk_size: def_chunk,
             })?,
             None => LocalDefinitions::default(),
         };
         let evt = format!("{base}/{id}.evt");
-        let Some(bytes) = files.get(&evt) else {
+        let Some(bytes) = source.read(&evt)? else {
             *cx.skipped
                 .entry("locations without an event file".to_owned())
                 .or_default() += 1;
@@ -942,20 +1023,36 @@ pub fn parse_archive(
         let mut loc = cx.events(
             &mut Buf {
                 name: &evt,
-                data: bytes,
+                data: &bytes,
                 pos: 0,
                 chunk_size: event_chunk,
             },
-            p,
+            // A METRIC location's records other than metrics are left out below: the process
+            // given here is never used for it.
+            own.unwrap_or(ProcessId(0)),
             &local,
             std::mem::take(&mut recycled),
         )?;
+        series.extend(
+            std::mem::take(&mut loc.counters)
+                .into_iter()
+                .map(|((metric, _), counter)| (id, metric, counter)),
+        );
+        let Some(p) = own else {
+            if !loc.records.is_empty() {
+                *cx.skipped
+                    .entry("records other than metrics on METRIC locations".to_owned())
+                    .or_default() += loc.records.len();
+            }
+            recycled = loc;
+            continue;
+        };
         n_events += loc.records.len() as u64;
         budget.check(
             super::budget::Limit::Events,
             n_events,
             FORMAT_NAME,
-            bytes,
+            &bytes,
             0,
         )?;
         for &(index, comm, rank) in &loc.peers {
@@ -976,7 +1073,6 @@ pub fn parse_archive(
                 .and_then(|location| process_of_location.get(location))
                 .copied();
         }
-        counters.extend(std::mem::take(&mut loc.counters).into_values());
         process_at.push(p);
         if loc.threads.is_empty() {
             push_records(&mut cx.builder, &loc.records)?;
@@ -1019,15 +1115,196 @@ pub fn parse_archive(
     if unresolved > 0 {
         notes.push(format!("{unresolved} messages name a rank or thread that is not in the archive and were left out"));
     }
-    for counter in counters {
+    // Each series to its row. Where no process row fits (an archive of METRIC locations only, or
+    // a location group without threads), the recording location's group gets a row of its own,
+    // holding counters and no events.
+    let mut metric_rows: HashMap<u32, ProcessId> = HashMap::new();
+    let mut not_accumulating = 0usize;
+    let rows = MetricRows::new(&defs, &process_of_location);
+    for (recorder, metric, mut counter) in series {
+        counter.process = match rows.metric(recorder, metric) {
+            Some(p) => p,
+            None => {
+                let group = defs.locations.get(&recorder).map_or(u32::MAX, |l| l.2);
+                match metric_rows.get(&group) {
+                    Some(&p) => p,
+                    None => {
+                        budget.check(
+                            super::budget::Limit::Processes,
+                            process_of_location.len() as u64 + metric_rows.len() as u64 + 1,
+                            FORMAT_NAME,
+                            &[],
+                            0,
+                        )?;
+                        let p = add_row(&mut cx.builder, &defs, &mut nodes, "metrics", group)?;
+                        metric_rows.insert(group, p);
+                        p
+                    }
+                }
+            }
+        };
+        // An accumulated value is a running total, which never decreases: a series declared so
+        // that decreases is a value at its time (Score-P writes the metric plugins' default
+        // mode, ACCUMULATED_START, for temperatures and utilizations).
+        if counter.kind == CounterKind::Accumulated
+            && counter.values.windows(2).any(|w| w[1] < w[0])
+        {
+            counter.kind = CounterKind::Gauge;
+            not_accumulating += 1;
+        }
         cx.builder
             .add_counter(counter)
             .map_err(|e| missing(e.to_string()))?;
+    }
+    if not_accumulating > 0 {
+        notes.push(format!(
+            "{not_accumulating} metric series declared accumulated (a running total) decrease, so they were read as values at their times (gauges)"
+        ));
+    }
+    if !metric_rows.is_empty() {
+        let mut groups: Vec<&str> = metric_rows
+            .keys()
+            .map(|g| defs.location_groups.get(g).map_or("?", |l| l.0.as_str()))
+            .collect();
+        groups.sort_unstable();
+        notes.push(format!(
+            "location groups with metrics but no thread or GPU location got a row of their own, holding their counters and no events: {}",
+            groups.join(", ")
+        ));
     }
     for (_, loc) in deferred {
         push_records(&mut cx.builder, &loc.records)?;
     }
     Ok((cx.builder.build(), notes))
+}
+
+/// Adds the row of a location named `name` in location group `group`, on a node named after
+/// the group and its system tree node.
+fn add_row(
+    builder: &mut TraceBuilder,
+    defs: &Definitions,
+    nodes: &mut HashMap<u32, NodeId>,
+    name: &str,
+    group: u32,
+) -> Result<ProcessId, TraceError> {
+    let node = match nodes.get(&group) {
+        Some(&n) => n,
+        None => {
+            let (group_name, parent) = defs
+                .location_groups
+                .get(&group)
+                .cloned()
+                .unwrap_or_else(|| (format!("group {group}"), u32::MAX));
+            let machine = defs.system_nodes.get(&parent).cloned().unwrap_or_default();
+            let n = builder.add_node(if machine.is_empty() {
+                group_name
+            } else {
+                format!("{group_name} @ {machine}")
+            });
+            nodes.insert(group, n);
+            n
+        }
+    };
+    let group_name = defs
+        .location_groups
+        .get(&group)
+        .map_or("", |g| g.0.as_str());
+    let process_name = if group_name.is_empty() {
+        name.to_owned()
+    } else if name.is_empty() {
+        group_name.to_owned()
+    } else {
+        format!("{group_name} · {name}")
+    };
+    builder
+        .add_process(process_name, node)
+        .map_err(|e| TraceError::at_offset(FORMAT_NAME, &[], 0, e.to_string()))
+}
+
+/// OTF2's location types (`OTF2_LocationType`).
+const LOCATION_CPU_THREAD: u8 = 1;
+const LOCATION_GPU: u8 = 2;
+const LOCATION_METRIC: u8 = 3;
+
+/// Where metric values go: the rows of locations, location groups and system tree nodes,
+/// worked out once (an archive may have thousands of each).
+struct MetricRows<'d> {
+    defs: &'d Definitions,
+    /// A process location's row.
+    locations: &'d HashMap<u64, ProcessId>,
+    /// A location group's row: its first CPU thread (the process's master thread), else its
+    /// first GPU location.
+    groups: HashMap<u32, ProcessId>,
+    /// A system tree node's row: the first such location in a group on that node or below it.
+    nodes: HashMap<u32, ProcessId>,
+}
+
+impl<'d> MetricRows<'d> {
+    fn new(defs: &'d Definitions, locations: &'d HashMap<u64, ProcessId>) -> MetricRows<'d> {
+        let mut groups = HashMap::new();
+        let mut nodes = HashMap::new();
+        for wanted in [LOCATION_CPU_THREAD, LOCATION_GPU] {
+            for (id, (_, kind, group)) in &defs.locations {
+                let Some(&row) = locations.get(id).filter(|_| *kind == wanted) else {
+                    continue;
+                };
+                groups.entry(*group).or_insert(row);
+                // The group's node and every node above it; the depth is bounded, so that a
+                // damaged tree with a cycle ends the walk.
+                let mut node = defs
+                    .location_groups
+                    .get(group)
+                    .map(|g| g.1)
+                    .filter(|&n| n != u32::MAX);
+                for _ in 0..64 {
+                    let Some(n) = node else { break };
+                    nodes.entry(n).or_insert(row);
+                    // The root's parent is OTF2's undefined reference (all ones).
+                    node = defs
+                        .system_parents
+                        .get(&n)
+                        .copied()
+                        .filter(|&p| p != n && p != u32::MAX);
+                }
+            }
+        }
+        MetricRows {
+            defs,
+            locations,
+            groups,
+            nodes,
+        }
+    }
+
+    /// The row a location's values belong to: its own, or (a METRIC location) its group's.
+    fn location(&self, location: u64) -> Option<ProcessId> {
+        self.locations.get(&location).copied().or_else(|| {
+            let (_, _, group) = self.defs.locations.get(&location)?;
+            self.groups.get(group).copied()
+        })
+    }
+
+    /// The row the values of `metric` recorded by location `recorder` belong to: an instance's
+    /// scope (a location, a location group, a system tree node, or the first member of a group
+    /// of locations that has a row), else the recording location's. `None` when no process
+    /// row fits.
+    fn metric(&self, recorder: u64, metric: u32) -> Option<ProcessId> {
+        let scoped = match self.defs.metrics.get(&metric).and_then(|m| m.scope) {
+            Some((0, location)) => self.location(location),
+            Some((1, group)) => u32::try_from(group)
+                .ok()
+                .and_then(|g| self.groups.get(&g).copied()),
+            Some((2, node)) => u32::try_from(node)
+                .ok()
+                .and_then(|n| self.nodes.get(&n).copied()),
+            Some((3, group)) => u32::try_from(group)
+                .ok()
+                .and_then(|g| self.defs.groups.get(&g))
+                .and_then(|(_, _, members)| members.iter().find_map(|&l| self.location(l))),
+            _ => None,
+        };
+        scoped.or_else(|| self.location(recorder))
+    }
 }
 
 /// Hands a location's records to the builder, leaving out a send or arrival whose peer could
@@ -1046,7 +1323,7 @@ fn push_records(builder: &mut TraceBuilder, records: &[EventRecord]) -> Result<(
 
 /// The files of a tar archive, by path.
 pub fn tar_files(input: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
-    tar_files_from(input, input, u64::MAX)
+    tar_files_from(input, input, u64::MAX, |_| true)
 }
 
 /// A reader that counts what it reads.
@@ -1063,12 +1340,15 @@ impl<R: std::io::Read> std::io::Read for Counting<'_, R> {
     }
 }
 
-/// The regular files of a tar archive read from `reader` (a decompressor, say), refusing it
-/// once more than `max_bytes` were read; errors point into `input` (what the reader reads).
+/// The regular files of a tar archive read from `reader` (a decompressor, say) whose paths
+/// `keep` accepts, refusing it once more than `max_bytes` were read; errors point into `input`
+/// (what the reader reads). The entries left out are read past (they count toward
+/// `max_bytes`), never held.
 pub fn tar_files_from(
     reader: impl std::io::Read,
     input: &[u8],
     max_bytes: u64,
+    keep: impl Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
     let read = std::cell::Cell::new(0u64);
     let over = || -> Result<(), TraceError> {
@@ -1109,6 +1389,9 @@ pub fn tar_files_from(
             .path()
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
+        if !keep(&path) {
+            continue;
+        }
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut entry, &mut bytes).map_err(|e| {
             over()
@@ -1120,6 +1403,14 @@ pub fn tar_files_from(
     }
     over()?;
     Ok(files)
+}
+
+/// Whether a tar member may be a file of an OTF2 archive (the anchor `*.otf2`, definitions
+/// `*.def`, events `*.evt`).
+pub fn archive_member(path: &str) -> bool {
+    [".otf2", ".def", ".evt"]
+        .iter()
+        .any(|ext| path.ends_with(ext))
 }
 
 /// Whether the bytes are a tar archive (the `ustar` magic at offset 257).

@@ -11,6 +11,7 @@ mod invariants;
 mod lazy_viewport;
 mod native_format;
 mod npt_tree;
+mod otf2_archive;
 mod pairing;
 mod rankings;
 mod selection;
