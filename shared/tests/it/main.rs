@@ -17,6 +17,7 @@ mod states;
 mod streaming;
 mod topology;
 mod viewport;
+mod wild;
 
 use std::path::PathBuf;
 
