@@ -161,10 +161,12 @@ pub fn read_trace(
     )?)
 }
 
+/// A Paraver trace's `.pcf` and `.row`, when present.
+type Companions = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// The `.pcf` labels and `.row` names lying beside a Paraver trace given by its path
 /// (`x.prv` or `x.prv.gz` beside `x.pcf` and `x.row`), when there is at least one of them and
 /// the file is read as Paraver; `None` for any other file.
-type Companions = (Option<Vec<u8>>, Option<Vec<u8>>);
 fn paraver_companions(
     path: &std::path::Path,
     format: Option<shared::formats::Format>,
