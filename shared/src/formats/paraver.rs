@@ -1,17 +1,18 @@
-//! Paraver traces (`.prv`, with `.pcf` labels when given), as BSC's Extrae and MPItrace write.
+//! Paraver traces (`.prv`, with `.pcf` labels and `.row` names when given), as BSC's Extrae,
+//! MPItrace, COMPSs and the Paraver cutter write them, read with Paraver's own semantics.
 //!
-//! Mapping:
+//! Mapping (the reference is `docs/formats.md`, "Paraver"):
 //! - Each (application, task, thread) is a process, on the node the header places its task.
+//! - States are a `state` gauge counter per thread, not regions.
+//! - Each event type is its own timeline per thread (a non-zero value begins, the type's next
+//!   record ends it). MPI call types, and every other type whose intervals nest with the
+//!   types accepted before it on every thread, are regions; a type that cannot nest is kept
+//!   whole as a gauge counter per thread, with a note. Sampled types (hardware counters,
+//!   sampled call stacks, callers, sizes: [`TypeClass`]) are gauge counter samples. The class
+//!   of a type comes from its number, so the `.pcf` changes names, never events.
 //! - A communication record `3:…:lsend:psend:…:lrecv:precv:size:tag` gives a `msg_send` at the
-//!   physical send, a `recv_call` at the logical receive (the receive was posted) and a
-//!   `msg_arr` at the physical receive (the data arrived).
-//! - Punctual events `2:…:time:type:value…` of begin/end types become regions: a non-zero value
-//!   enters the region named by its `.pcf` label, value 0 leaves the open region of that type.
-//!   MPI point-to-point and collective calls are `communication` regions. Hardware counters
-//!   (types 42000000–42999999) are skipped.
-//! - States `1:…:begin:end:state` other than Idle (0), Running (1) and Not created (2) become
-//!   regions named by their label; a thread starts (`proc_init`) at its first state that is
-//!   not "Not created" and ends (`proc_exit`) at the end of its last state.
+//!   physical send, a receive at the logical receive (a blocking `recv_call` when its arrival
+//!   follows it, else a `recv_post`) and a `msg_arr` at the physical receive.
 //! - Legacy global-communication records (4) are skipped, as BSC's own reader does.
 
 use std::collections::HashMap;
@@ -485,7 +486,9 @@ pub fn parse(
     let mut skipped: HashMap<String, usize> = HashMap::new();
     let mut seq = 0usize;
     let mut messages = 0u64;
-    // Events the records will give, for the budget: three per message, up to two per value.
+    // What the records will give, for the event budget: three events per message, up to two
+    // per value of a timeline type, and a sample (about the size of an event) per state and
+    // per sampled value.
     let mut expected_events = 0u64;
     let push = |pending: &mut Vec<Vec<Pending>>,
                 seq: &mut usize,
@@ -532,6 +535,7 @@ pub fn parse(
                     let span = lifetime[p.index()].get_or_insert((begin, end));
                     *span = (span.0.min(begin), span.1.max(end));
                 }
+                expected_events += 1;
                 let track = states[p.index()]
                     .get_or_insert_with(|| Counter::new("state", "", p, CounterKind::Gauge));
                 track.times.push(Time(begin));
@@ -551,6 +555,7 @@ pub fn parse(
                     };
                     match TypeClass::of(event_type) {
                         TypeClass::Sample => {
+                            expected_events += 1;
                             let series = samples.entry((p, event_type)).or_insert_with(|| {
                                 Counter::new(
                                     type_name(labels, event_type),
