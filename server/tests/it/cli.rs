@@ -742,13 +742,20 @@ fn a_paraver_trace_given_by_path_reads_its_companions() {
             "native",
             output.to_str().expect("utf-8"),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         std::fs::read_to_string(output).expect("written")
     };
     for file in ["t.prv", "u.prv.gz"] {
         let native = convert(&dir.path().join(file));
         assert!(native.contains("\"MPI_Recv\""), "{file}: {native}");
-        assert!(native.contains("THREAD 1.1.1 of rank zero"), "{file}: {native}");
+        assert!(
+            native.contains("THREAD 1.1.1 of rank zero"),
+            "{file}: {native}"
+        );
     }
     // Alone, the same trace reads the same events, named by number.
     let native = convert(&alone.join("t.prv"));

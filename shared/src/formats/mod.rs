@@ -207,7 +207,9 @@ fn import_tar_files(
         // The label files of the same stem, else the archive's only one of that kind.
         let side = |ext: &str| {
             files.get(&format!("{stem}.{ext}")).or_else(|| {
-                let mut of_kind = files.iter().filter(|(p, _)| p.ends_with(&format!(".{ext}")));
+                let mut of_kind = files
+                    .iter()
+                    .filter(|(p, _)| p.ends_with(&format!(".{ext}")));
                 match (of_kind.next(), of_kind.next()) {
                     (Some((_, bytes)), None) => Some(bytes),
                     _ => None,

@@ -353,8 +353,12 @@ struct Interval {
 /// Puts intervals in the order a nested stack enters them: by start, the longer first.
 fn sort_for_nesting(intervals: &mut [Interval]) {
     intervals.sort_by(|a, b| {
-        (a.start, std::cmp::Reverse(a.end), a.rank, a.event_type)
-            .cmp(&(b.start, std::cmp::Reverse(b.end), b.rank, b.event_type))
+        (a.start, std::cmp::Reverse(a.end), a.rank, a.event_type).cmp(&(
+            b.start,
+            std::cmp::Reverse(b.end),
+            b.rank,
+            b.event_type,
+        ))
     });
 }
 
@@ -621,7 +625,13 @@ pub fn parse(
                     }
                 } else {
                     // Before the regions that waited for it are left at its tick.
-                    push(&mut pending, &mut seq, receiver, (completed, ARRIVAL, 0), arrival);
+                    push(
+                        &mut pending,
+                        &mut seq,
+                        receiver,
+                        (completed, ARRIVAL, 0),
+                        arrival,
+                    );
                 }
             }
             "4" => {
@@ -685,16 +695,15 @@ pub fn parse(
     types.sort_unstable_by_key(|&t| (TypeClass::of(t) != TypeClass::Mpi, t));
     types.dedup();
     let mut accepted: Vec<Vec<Interval>> = vec![Vec::new(); n_threads];
-    let mut as_regions: Vec<u64> = Vec::new();
     let mut rejected: Vec<(u64, usize)> = Vec::new();
     for (rank, &t) in types.iter().enumerate() {
         let mut merged: Vec<(usize, Vec<Interval>)> = Vec::new();
         let mut failing = 0usize;
-        for p in 0..n_threads {
+        for (p, so_far) in accepted.iter().enumerate() {
             let Some(own) = intervals.get(&(ProcessId(p as u32), t)) else {
                 continue;
             };
-            let mut all = accepted[p].clone();
+            let mut all = so_far.clone();
             all.extend(own.iter().map(|iv| Interval { rank, ..*iv }));
             sort_for_nesting(&mut all);
             if walk_nesting(&all, |_, _| {}) {
@@ -704,9 +713,10 @@ pub fn parse(
             }
         }
         if failing == 0 {
-            as_regions.push(t);
             for (p, all) in merged {
-                accepted[p] = all;
+                if let Some(slot) = accepted.get_mut(p) {
+                    *slot = all;
+                }
             }
         } else {
             rejected.push((t, failing));

@@ -39,7 +39,9 @@ fn tar_of(files: &[(&str, &[u8])]) -> Vec<u8> {
         header.set_size(bytes.len() as u64);
         header.set_mode(0o644);
         header.set_cksum();
-        builder.append_data(&mut header, path, *bytes).expect("appends");
+        builder
+            .append_data(&mut header, path, *bytes)
+            .expect("appends");
     }
     builder.into_inner().expect("finishes")
 }
@@ -78,8 +80,12 @@ EVENT_TYPE\n7  42000050 PAPI_TOT_INS ([Instr completed])\n7  42000059 PAPI_TOT_C
 /// a note, the MPI call and the user function are regions, counters and samples are samples.
 #[test]
 fn extrae_states_and_overlapping_types_give_no_error() {
-    let imported = import(&tar_of(&[("t.prv", EXTRAE_LIKE), ("t.pcf", EXTRAE_LIKE_PCF)]), None, "t")
-        .expect("imports");
+    let imported = import(
+        &tar_of(&[("t.prv", EXTRAE_LIKE), ("t.pcf", EXTRAE_LIKE_PCF)]),
+        None,
+        "t",
+    )
+    .expect("imports");
     let trace = &imported.trace;
     assert_eq!(errors(trace), Vec::<String>::new());
     // The user function holds the MPI call; the task type (60000023) begins inside the
@@ -91,11 +97,19 @@ fn extrae_states_and_overlapping_types_give_no_error() {
             .counters
             .iter()
             .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("no counter {name}: {:?}", trace.counters.iter().map(|c| &c.name).collect::<Vec<_>>()))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no counter {name}: {:?}",
+                    trace.counters.iter().map(|c| &c.name).collect::<Vec<_>>()
+                )
+            })
     };
     assert_eq!(series("state").values, [1.0, 3.0, 1.0]);
     assert_eq!(series("Executed OpenMP task function").values, [1.0, 0.0]);
-    assert_eq!(series("PAPI_TOT_INS ([Instr completed])").values, [1200.0, 300.0]);
+    assert_eq!(
+        series("PAPI_TOT_INS ([Instr completed])").values,
+        [1200.0, 300.0]
+    );
     assert_eq!(series("type 30000000").values, [7.0]);
     assert!(
         imported
@@ -132,7 +146,8 @@ fn a_sendrecv_sends_before_it_waits() {
     assert_eq!(errors(&trace), Vec::<String>::new());
     assert_eq!(count(&trace, EventKind::RecvCall), 2);
     // Task 1: enter, send, receive call, arrival, leave.
-    let kinds: Vec<EventKind> = trace.process_events(shared::model::ProcessId(0))
+    let kinds: Vec<EventKind> = trace
+        .process_events(shared::model::ProcessId(0))
         .map(|i| trace.events.kind()[i])
         .filter(|k| !matches!(k, EventKind::ProcInit | EventKind::ProcExit))
         .collect();
@@ -166,12 +181,22 @@ fn labels_name_things_and_change_no_event() {
     assert_eq!(labelled.processes[0].name, "THREAD 1.1.1");
     // A .prv.gz read with its companions, from a stream and packed in a tar.
     let gz = gzip(EXTRAE_LIKE);
-    let streamed = import_paraver(gz.as_slice(), Some(EXTRAE_LIKE_PCF), Some(row), "t", &options)
-        .expect("imports")
-        .trace;
+    let streamed = import_paraver(
+        gz.as_slice(),
+        Some(EXTRAE_LIKE_PCF),
+        Some(row),
+        "t",
+        &options,
+    )
+    .expect("imports")
+    .trace;
     assert_eq!(entered(&streamed), ["solve", "MPI_Recv"]);
     let packed = import(
-        &tar_of(&[("t.prv.gz", &gz), ("t.pcf", EXTRAE_LIKE_PCF), ("t.row", row)]),
+        &tar_of(&[
+            ("t.prv.gz", &gz),
+            ("t.pcf", EXTRAE_LIKE_PCF),
+            ("t.row", row),
+        ]),
         None,
         "t.tar",
     )
@@ -213,7 +238,13 @@ fn a_byte_order_mark_and_crlf_change_nothing() {
     .expect("imports");
     assert_eq!(entered(&packed.trace), ["solve", "MPI_Recv"]);
     assert_eq!(packed.trace.processes[0].name, "main");
-    assert!(packed.trace.counters.iter().any(|c| c.name == "PAPI_TOT_CYC ([Total cycles])"));
+    assert!(
+        packed
+            .trace
+            .counters
+            .iter()
+            .any(|c| c.name == "PAPI_TOT_CYC ([Total cycles])")
+    );
 }
 
 /// Point 1 (Paraver's share): a value and its end at one tick are a zero-length region, entered
