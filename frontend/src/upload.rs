@@ -41,10 +41,16 @@ pub fn archive_name(paths: &[String]) -> String {
         .filter(|dir| paths.iter().all(|p| p.starts_with(&format!("{dir}/"))));
     let stem = |p: &String| {
         let file = p.rsplit('/').next().unwrap_or(p);
+        let file = file.strip_suffix(".gz").unwrap_or(file);
         file.rsplit_once('.').map_or(file, |(s, _)| s).to_owned()
     };
     let name = folder
-        .or_else(|| paths.iter().find(|p| p.ends_with(".prv")).map(stem))
+        .or_else(|| {
+            paths
+                .iter()
+                .find(|p| p.ends_with(".prv") || p.ends_with(".prv.gz"))
+                .map(stem)
+        })
         .or_else(|| paths.first().map(stem))
         .unwrap_or_else(|| "upload".to_owned());
     format!("{name}.tar")
@@ -54,8 +60,11 @@ pub fn archive_name(paths: &[String]) -> String {
 /// together (other than an archive directory or a Paraver trace and its companions).
 pub fn problem(paths: &[String]) -> Option<String> {
     let in_folder = paths.iter().all(|p| p.contains('/'));
+    // A compressed trace (`x.prv.gz`) is a companion of its `.pcf` and `.row` too.
     let companions = paths.iter().all(|p| {
-        p.rsplit_once('.')
+        p.strip_suffix(".gz")
+            .unwrap_or(p)
+            .rsplit_once('.')
             .is_some_and(|(_, ext)| COMPANIONS.contains(&ext.to_ascii_lowercase().as_str()))
     });
     (!(in_folder || companions || paths.len() <= 1)).then(|| {
@@ -156,6 +165,13 @@ mod tests {
         ];
         assert_eq!(archive_name(&folder), "ping-pong.tar");
         assert_eq!(problem(&folder), None);
+        let compressed = vec![
+            "run.prv.gz".to_owned(),
+            "run.pcf".to_owned(),
+            "run.row".to_owned(),
+        ];
+        assert_eq!(archive_name(&compressed), "run.tar");
+        assert_eq!(problem(&compressed), None);
         let unrelated = vec!["a.json".to_owned(), "b.otf2".to_owned()];
         assert!(problem(&unrelated).is_some_and(|p| p.contains("2 files")));
         assert_eq!(problem(&["one.json".to_owned()]), None);

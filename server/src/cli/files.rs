@@ -144,12 +144,57 @@ pub fn read_trace(
         );
     }
     let file = open_trace(path, budget)?;
+    if let Some((pcf, row)) = paraver_companions(path, format, budget)? {
+        return Ok(shared::formats::import_paraver(
+            std::io::BufReader::with_capacity(1 << 16, file),
+            pcf.as_deref(),
+            row.as_deref(),
+            &name,
+            options,
+        )?);
+    }
     Ok(shared::formats::import_reader(
         std::io::BufReader::with_capacity(1 << 16, file),
         format,
         &name,
         options,
     )?)
+}
+
+/// A Paraver trace's `.pcf` and `.row`, when present.
+type Companions = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// The `.pcf` labels and `.row` names lying beside a Paraver trace given by its path
+/// (`x.prv` or `x.prv.gz` beside `x.pcf` and `x.row`), when there is at least one of them and
+/// the file is read as Paraver; `None` for any other file.
+fn paraver_companions(
+    path: &std::path::Path,
+    format: Option<shared::formats::Format>,
+    budget: &shared::formats::Budget,
+) -> anyhow::Result<Option<Companions>> {
+    if !matches!(format, None | Some(shared::formats::Format::Paraver)) {
+        return Ok(None);
+    }
+    let file = path.to_string_lossy();
+    let Some(stem) = file
+        .strip_suffix(".gz")
+        .unwrap_or(&file)
+        .strip_suffix(".prv")
+    else {
+        return Ok(None);
+    };
+    let read = |ext: &str| -> anyhow::Result<Option<Vec<u8>>> {
+        let side = std::path::PathBuf::from(format!("{stem}.{ext}"));
+        if !side.is_file() {
+            return Ok(None);
+        }
+        check_size(&side, budget)?;
+        Ok(Some(
+            std::fs::read(&side).with_context(|| format!("reading {}", side.display()))?,
+        ))
+    };
+    let (pcf, row) = (read("pcf")?, read("row")?);
+    Ok((pcf.is_some() || row.is_some()).then_some((pcf, row)))
 }
 
 /// Opens a trace file for reading as a stream, after checking that its size is within the

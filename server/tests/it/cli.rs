@@ -767,3 +767,58 @@ fn simulate_on_several_workers_writes_the_same_trace() {
             .contains("--workers takes a number of threads or auto")
     );
 }
+
+/// A Paraver `.prv` (or `.prv.gz`) given by its path brings the `.pcf` and `.row` lying beside
+/// it: regions and threads are named by them (issue 44, point 4).
+#[test]
+fn a_paraver_trace_given_by_path_reads_its_companions() {
+    use std::io::Write as _;
+    let prv: &[u8] = b"#Paraver (01/01/24 at 00:00):1000_ns:1(1):1:1(1:1),0\n\
+1:1:1:1:1:0:1000:1\n\
+2:1:1:1:1:100:50000001:3\n\
+2:1:1:1:1:150:50000001:0\n";
+    let pcf: &[u8] =
+        b"EVENT_TYPE\n9    50000001    MPI Point-to-point\nVALUES\n0   End\n3   MPI_Recv\n";
+    let row: &[u8] = b"LEVEL THREAD SIZE 1\nTHREAD 1.1.1 of rank zero\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(prv).expect("compresses");
+    let gz = gz.finish().expect("compresses");
+    let alone = dir.path().join("alone");
+    std::fs::create_dir(&alone).expect("dir");
+    std::fs::write(alone.join("t.prv"), prv).expect("writes");
+    for (file, bytes) in [("t.prv", prv), ("u.prv.gz", gz.as_slice())] {
+        let stem = file.split('.').next().expect("stem");
+        std::fs::write(dir.path().join(file), bytes).expect("writes");
+        std::fs::write(dir.path().join(format!("{stem}.pcf")), pcf).expect("writes");
+        std::fs::write(dir.path().join(format!("{stem}.row")), row).expect("writes");
+    }
+    let convert = |input: &std::path::Path| {
+        let output = dir.path().join("out.json");
+        let out = tracescope(&[
+            "convert",
+            input.to_str().expect("utf-8"),
+            "--to",
+            "native",
+            output.to_str().expect("utf-8"),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(output).expect("written")
+    };
+    for file in ["t.prv", "u.prv.gz"] {
+        let native = convert(&dir.path().join(file));
+        assert!(native.contains("\"MPI_Recv\""), "{file}: {native}");
+        assert!(
+            native.contains("THREAD 1.1.1 of rank zero"),
+            "{file}: {native}"
+        );
+    }
+    // Alone, the same trace reads the same events, named by number.
+    let native = convert(&alone.join("t.prv"));
+    assert!(!native.contains("MPI_Recv"), "{native}");
+    assert!(native.contains("type 50000001 3"), "{native}");
+}

@@ -387,28 +387,76 @@ fn import_tar_files(
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
-    if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
-        let stem = &path[..path.len() - 4];
-        let text = |ext: &str| {
-            files
-                .get(&format!("{stem}.{ext}"))
-                .map(|b| String::from_utf8_lossy(b).into_owned())
+    let prv = files
+        .iter()
+        .find(|(p, _)| p.ends_with(".prv") || p.ends_with(".prv.gz"));
+    if let Some((path, prv)) = prv {
+        let stem = path
+            .strip_suffix(".gz")
+            .unwrap_or(path)
+            .strip_suffix(".prv")
+            .unwrap_or(path);
+        // The label files of the same stem, else the archive's only one of that kind.
+        let side = |ext: &str| {
+            files.get(&format!("{stem}.{ext}")).or_else(|| {
+                let mut of_kind = files
+                    .iter()
+                    .filter(|(p, _)| p.ends_with(&format!(".{ext}")));
+                match (of_kind.next(), of_kind.next()) {
+                    (Some((_, bytes)), None) => Some(bytes),
+                    _ => None,
+                }
+            })
         };
-        let labels = text("pcf").map(|pcf| paraver::Labels::parse(&pcf));
-        let (mut trace, notes) =
-            paraver::parse(&mut prv.as_slice(), labels.as_ref(), name, budget)?;
-        if let Some(row) = text("row") {
-            for (process, row_name) in trace.processes.iter_mut().zip(paraver::row_names(&row)) {
-                process.name = row_name;
-            }
-        }
-        return Ok(Imported {
-            format: Format::Paraver,
-            trace,
-            notes,
-        });
+        let options = ImportOptions {
+            budget: *budget,
+            ..ImportOptions::default()
+        };
+        return import_paraver(
+            prv.as_slice(),
+            side("pcf").map(Vec::as_slice),
+            side("row").map(Vec::as_slice),
+            name,
+            &options,
+        );
     }
     import_files(&files, name, budget)
+}
+
+/// Reads a Paraver trace (`.prv`, or `.prv.gz`) as a stream with its `.pcf` labels and `.row`
+/// names when given: the files lying beside it on disk or packed with it in a tar. Labels
+/// only name regions, counters and processes: the events are the same without them.
+pub fn import_paraver(
+    prv: impl std::io::Read,
+    pcf: Option<&[u8]>,
+    row: Option<&[u8]>,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, TraceError> {
+    let budget = &options.budget;
+    let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
+    let (magic, reader) = stream::peek(prv, 2).map_err(failed)?;
+    let reader: Box<dyn std::io::Read + '_> = if is_gzip(&magic) {
+        Box::new(stream::Gunzip::new(reader))
+    } else {
+        Box::new(reader)
+    };
+    let reader = stream::Limited::new(reader, budget.max_input_bytes);
+    let mut buffered = std::io::BufReader::with_capacity(1 << 16, reader);
+    let labels = pcf.map(|pcf| paraver::Labels::parse(&String::from_utf8_lossy(pcf)));
+    let (mut trace, notes) = paraver::parse(&mut buffered, labels.as_ref(), name, budget)?;
+    if let Some(row) = row {
+        let row = String::from_utf8_lossy(row);
+        for (process, row_name) in trace.processes.iter_mut().zip(paraver::row_names(&row)) {
+            process.name = row_name;
+        }
+    }
+    budget.check_model(&trace, paraver::FORMAT_NAME, &[])?;
+    Ok(Imported {
+        format: Format::Paraver,
+        trace,
+        notes,
+    })
 }
 
 /// Reads a trace made of several files (an OTF2 archive directory, or a ShiViz log with its

@@ -204,8 +204,9 @@ fn chrome_errors_name_the_position() {
     assert!(err.message.contains("non-negative"), "{err}");
 }
 
-/// Counts by `shared/tests/tools/paraver_counts.py`: threads=4 events=795 messages=33
-/// violations=2 span=260199 (µs).
+/// Counts by `tools/independent/paraver.py` (Paraver's rules and the documented mapping): threads=4
+/// events=433 (4 init, 4 exit, 163 enter, 163 leave, 33 send, 33 receive call, 33 arrival)
+/// messages=33 span=260199 (µs); violations=2 (records whose physical receive precedes the send).
 #[test]
 fn paraver_qsort_imports_and_reports_its_clock_violations() {
     let prv = sample("paraver/paraver-kernel-qsort_beo3/qsort_beo3.prv");
@@ -219,7 +220,7 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
         &shared::formats::Budget::default(),
     )
     .expect("imports");
-    assert_eq!(counts(&trace), (4, 795, 33, 260_199));
+    assert_eq!(counts(&trace), (4, 433, 33, 260_199));
     assert_eq!(trace.clock.ticks_per_second, Some(1_000_000));
     assert!(
         trace.regions.iter().any(|r| r.name == "MPI_Send"),
@@ -269,7 +270,7 @@ fn paraver_qsort_imports_and_reports_its_clock_violations() {
     // Without the .pcf the same events arrive, named by number.
     let plain = import(&prv, None, "qsort").expect("imports");
     assert_eq!(plain.format, Format::Paraver);
-    assert_eq!(counts(&plain.trace), (4, 795, 33, 260_199));
+    assert_eq!(counts(&plain.trace), (4, 433, 33, 260_199));
 }
 
 /// Two tasks, one message each way, written as MPItrace writes them: a waiting state that ends
@@ -1028,7 +1029,7 @@ fn paraver_tar_brings_its_labels_and_row_names() {
     );
     let imported = import(&tar_of(&files, ""), None, "qsort.tar").expect("imports");
     assert_eq!(imported.format, Format::Paraver);
-    assert_eq!(counts(&imported.trace), (4, 795, 33, 260_199));
+    assert_eq!(counts(&imported.trace), (4, 433, 33, 260_199));
     let names: Vec<&str> = imported
         .trace
         .processes

@@ -13,6 +13,7 @@ mod native_format;
 mod npt_tree;
 mod otf2_archive;
 mod pairing;
+mod paraver;
 mod rankings;
 mod selection;
 mod states;
