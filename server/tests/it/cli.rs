@@ -344,7 +344,7 @@ fn analyze_shows_the_importers_notes_in_text_and_json() {
         .filter_map(|n| n.as_str())
         .collect();
     assert!(
-        notes.contains(&"34 flows have a start but no end (or the reverse) and draw no arrow"),
+        notes.contains(&"34 flows have a start but no end and draw no arrow"),
         "{notes:?}"
     );
     assert!(
