@@ -337,15 +337,18 @@ struct Orphan {
 /// the pairs as (leave's position in `leaves`, enter's position in `enters`).
 fn migrations(trace: &Trace, leaves: &[Orphan], enters: &[Orphan]) -> Vec<(usize, usize)> {
     let node = |p: u32| trace.processes.get(p as usize).map(|p| p.node);
-    // The open enters of each (node, region), earliest first.
-    let mut open: std::collections::HashMap<(Option<crate::model::NodeId>, RegionId), Vec<usize>> =
+    // The open enters of each (node, region), earliest first, with the position of the first
+    // one not taken yet.
+    type Open = (Vec<usize>, usize);
+    let mut open: std::collections::HashMap<(Option<crate::model::NodeId>, RegionId), Open> =
         std::collections::HashMap::new();
     for (at, enter) in enters.iter().enumerate() {
         open.entry((node(enter.process), enter.region))
             .or_default()
+            .0
             .push(at);
     }
-    for list in open.values_mut() {
+    for (list, _) in open.values_mut() {
         list.sort_by_key(|&at| (enters[at].time, enters[at].event));
     }
     let mut taken = vec![false; enters.len()];
@@ -354,17 +357,21 @@ fn migrations(trace: &Trace, leaves: &[Orphan], enters: &[Orphan]) -> Vec<(usize
     let mut out = Vec::new();
     for at in order {
         let leave = leaves[at];
-        let Some(list) = open.get(&(node(leave.process), leave.region)) else {
+        let Some((list, first_free)) = open.get_mut(&(node(leave.process), leave.region)) else {
             continue;
         };
+        while list.get(*first_free).is_some_and(|&e| taken[e]) {
+            *first_free += 1;
+        }
         // The earliest enter still free that another process opened no later than the leave.
         // The scan is bounded so that a pathological trace stays linear.
         let found = list
+            .get(*first_free..)
+            .unwrap_or_default()
             .iter()
-            .take_while(|&&e| enters[e].time <= leave.time)
-            .filter(|&&e| !taken[e])
             .take(64)
-            .find(|&&e| enters[e].process != leave.process)
+            .take_while(|&&e| enters[e].time <= leave.time)
+            .find(|&&e| !taken[e] && enters[e].process != leave.process)
             .copied();
         if let Some(e) = found {
             taken[e] = true;

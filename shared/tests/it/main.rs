@@ -4,6 +4,7 @@ mod analysis;
 mod analysis2;
 mod budget;
 mod compare;
+mod diagnostics;
 mod fuzz;
 mod importers;
 mod invariants;
