@@ -369,6 +369,29 @@ pub async fn get_part<T: serde::de::DeserializeOwned>(
     .await
 }
 
+/// One page of a selection's diagnostics: `limit` of them from `offset` on, of one kind and
+/// severity when given (as JSON names them), with every kind's count.
+pub async fn get_diagnostics(
+    id: &str,
+    query: &SelectionQuery,
+    kind: Option<&str>,
+    severity: Option<&str>,
+    offset: usize,
+) -> ApiResult<shared::view::selection::DiagnosticsInSelection> {
+    get_json(&format!(
+        "/api/runs/{}/analysis/diagnostics?start={}&end={}&processes={}&limit={}&filter={}&offset={offset}&kind={}&severity={}",
+        js_sys::encode_uri_component(id),
+        query.start,
+        query.end,
+        js_sys::encode_uri_component(&query.processes),
+        query.limit,
+        js_sys::encode_uri_component(&query.filter),
+        kind.unwrap_or_default(),
+        severity.unwrap_or_default()
+    ))
+    .await
+}
+
 /// The headline numbers and per-process times of a selection.
 pub async fn get_selection_summary(
     id: &str,

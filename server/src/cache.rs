@@ -104,6 +104,7 @@ pub struct Prepared<'a> {
     format: Format,
     waits: OnceLock<Vec<WaitState>>,
     report: OnceLock<Report>,
+    diagnostics: OnceLock<Vec<shared::analyses::validate::Diagnostic>>,
     index: OnceLock<ViewportIndex>,
     hasse: OnceLock<(
         shared::analyses::causality::Causality,
@@ -125,6 +126,19 @@ impl Prepared<'_> {
     pub fn report(&self) -> &Report {
         self.report
             .get_or_init(|| self.report_with(AnalysisOptions::default()))
+    }
+
+    /// Every diagnostic of the run with the default options, in the order validation finds
+    /// them (the report keeps only counts and the first few of each kind), built on first use.
+    pub fn diagnostics(&self) -> &[shared::analyses::validate::Diagnostic] {
+        self.diagnostics.get_or_init(|| {
+            shared::analyses::validate::validate(
+                self.cx.trace,
+                &self.cx.pairing,
+                &self.cx.graph,
+                AnalysisOptions::default().validation,
+            )
+        })
     }
 
     /// The report with other options, from the same context.
@@ -198,6 +212,7 @@ impl RunWorkspace {
             format,
             waits: OnceLock::new(),
             report: OnceLock::new(),
+            diagnostics: OnceLock::new(),
             index: OnceLock::new(),
             hasse: OnceLock::new(),
             topology: OnceLock::new(),

@@ -269,12 +269,38 @@ pub fn render_text(report: &Report) -> String {
             num(what_if.benefit)
         );
     }
-    if a.diagnostics.is_empty() {
+    // Counts by kind and severity with the first example of each: a trace may have millions of
+    // diagnostics, and `--json` or the server's `diagnostics` part give more.
+    if a.diagnostic_counts.is_empty() {
         let _ = writeln!(out, "  diagnostics         none");
     } else {
-        let _ = writeln!(out, "  diagnostics         {}", a.diagnostics.len());
-        for d in a.diagnostics.iter().take(20) {
-            let _ = writeln!(out, "    {:?} {:?}: {}", d.severity, d.kind, d.message);
+        let of = |severity| {
+            a.diagnostic_counts
+                .iter()
+                .filter(|c| c.severity == severity)
+                .map(|c| c.count)
+                .sum::<usize>()
+        };
+        use shared::analyses::validate::Severity;
+        let _ = writeln!(
+            out,
+            "  diagnostics         {} ({} errors, {} warnings, {} notes)",
+            a.diagnostics_total,
+            of(Severity::Error),
+            of(Severity::Warning),
+            of(Severity::Note)
+        );
+        for c in &a.diagnostic_counts {
+            let _ = writeln!(
+                out,
+                "    {:>12}  {} {}",
+                c.count,
+                c.severity.name(),
+                c.kind.name()
+            );
+            if let Some(d) = c.first.first() {
+                let _ = writeln!(out, "                  e.g. {}", d.message);
+            }
         }
     }
     out

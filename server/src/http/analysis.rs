@@ -7,7 +7,9 @@
 //! analysis restricted to a time window and a set of processes (`0,2-5`), as
 //! `shared::view::selection` defines it: `summary`, `critical-path`, `wcpa` (with its phase table),
 //! `npt`, `statistics`, `matrix`, `wait-states`, `diagnostics`. Lists hold at most `limit`
-//! items (default 1,000) and say how many there are. The run's trace and whole-run analyses
+//! items (default 1,000) and say how many there are. `diagnostics` also counts them by kind and
+//! severity and pages through all of them with `offset=`, `kind=` and `severity=` (the report
+//! itself keeps only the first few of each kind). The run's trace and whole-run analyses
 //! are built on first use, from the run's workspace (`crate::cache::RunWorkspace`).
 
 use axum::extract::{Path, State};
@@ -139,6 +141,12 @@ struct PartParams {
     limit: Option<usize>,
     /// An event filter (`kind=send process=A`): narrows the lists of events.
     filter: Option<String>,
+    /// The position of a list's first item among all (`diagnostics` pages with it).
+    offset: Option<usize>,
+    /// Only diagnostics of this kind (`unmatched_send`, …).
+    kind: Option<String>,
+    /// Only diagnostics of this severity (`error`, `warning`, `note`).
+    severity: Option<String>,
 }
 
 async fn part(
@@ -153,6 +161,24 @@ async fn part(
             PARTS.join(", ")
         )));
     }
+    use shared::analyses::validate::{DiagnosticKind, Severity};
+    let kind = match params.kind.as_deref() {
+        None | Some("") => None,
+        Some(name) => Some(DiagnosticKind::from_name(name).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "there is no diagnostic kind {name:?}; the kinds are {}",
+                DiagnosticKind::ALL.map(DiagnosticKind::name).join(", ")
+            ))
+        })?),
+    };
+    let severity = match params.severity.as_deref() {
+        None | Some("") => None,
+        Some(name) => Some(Severity::from_name(name).ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "there is no severity {name:?}; the severities are error, warning, note"
+            ))
+        })?),
+    };
     let workspace = super::workspace::workspace(&state, &id).await?;
     let json = tokio::task::spawn_blocking(move || -> Result<String, AppError> {
         workspace.with_dependent(|trace, prepared| {
@@ -191,9 +217,14 @@ async fn part(
                 }
                 _ => serde_json::to_string(&s::diagnostics_in(
                     trace,
-                    &analysis.diagnostics,
+                    prepared.diagnostics(),
                     &selection,
-                    limit,
+                    s::DiagnosticsPage {
+                        offset: params.offset.unwrap_or(0),
+                        limit,
+                        kind,
+                        severity,
+                    },
                 )),
             };
             Ok(json.map_err(anyhow::Error::from)?)

@@ -1721,3 +1721,138 @@ async fn blobs_in_a_directory_are_content_addressed_shared_and_released() {
         assert_eq!(files(&blob_dir).len(), left);
     }
 }
+
+/// A native trace with `leaves` leaves of a region never entered on process 0 (errors, 0 exits
+/// after them) and `sends` sends from process 1 to process 2, which never exits (warnings).
+fn many_diagnostics(leaves: usize, sends: usize) -> Vec<u8> {
+    let mut events = vec![r#"{"process": 0, "time": 0, "kind": "proc_init"}"#.to_owned()];
+    events.extend((0..leaves).map(|k| {
+        format!(
+            r#"{{"process": 0, "time": {}, "kind": "leave", "region": 0}}"#,
+            k + 1
+        )
+    }));
+    events.push(r#"{"process": 0, "time": 100000, "kind": "proc_exit"}"#.to_owned());
+    events.push(r#"{"process": 1, "time": 0, "kind": "proc_init"}"#.to_owned());
+    events.extend((0..sends).map(|k| {
+        format!(
+            r#"{{"process": 1, "time": {}, "kind": "msg_send", "to": 2, "tag": 1, "size": 8}}"#,
+            k + 1
+        )
+    }));
+    events.push(r#"{"process": 1, "time": 100000, "kind": "proc_exit"}"#.to_owned());
+    events.push(r#"{"process": 2, "time": 0, "kind": "proc_init"}"#.to_owned());
+    format!(
+        r#"{{"format": "tracescope", "version": 1, "name": "many diagnostics",
+  "nodes": [{{"name": "n"}}],
+  "processes": [{{"name": "A", "node": 0}}, {{"name": "B", "node": 0}}, {{"name": "C", "node": 0}}],
+  "regions": [{{"name": "r", "role": "activity"}}],
+  "events": [{}]}}"#,
+        events.join(",\n")
+    )
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn the_diagnostics_part_pages_through_every_diagnostic_once_and_the_report_counts_them() {
+    let (leaves, sends) = (2_500, 1_300);
+    let server = TestServer::new(1 << 20).await;
+    let run = server
+        .upload_ok("many.json", many_diagnostics(leaves, sends))
+        .await;
+    let get = |uri: String| {
+        let server = &server;
+        async move {
+            let (status, body) = server.get(&uri).await;
+            assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+            json::<Value>(&body)
+        }
+    };
+    // The report counts them all and lists the first five of each kind.
+    let report = get(format!("/api/runs/{}/analysis", run.id)).await;
+    assert_eq!(report["diagnostics_total"], leaves + sends);
+    assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(10));
+    let counts: Vec<(String, String, u64)> = report["diagnostic_counts"]
+        .as_array()
+        .expect("counts")
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap_or_default().to_owned(),
+                c["severity"].as_str().unwrap_or_default().to_owned(),
+                c["count"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (
+                "leave_without_enter".to_owned(),
+                "error".to_owned(),
+                leaves as u64
+            ),
+            (
+                "unmatched_send".to_owned(),
+                "warning".to_owned(),
+                sends as u64
+            ),
+        ]
+    );
+    // Pages of 333 give every diagnostic exactly once.
+    let mut seen = std::collections::HashSet::new();
+    let mut offset = 0;
+    loop {
+        let page = get(format!(
+            "/api/runs/{}/analysis/diagnostics?offset={offset}&limit=333",
+            run.id
+        ))
+        .await;
+        assert_eq!(page["total"], leaves + sends);
+        assert_eq!(page["offset"], offset);
+        let items = page["diagnostics"].as_array().expect("a page").clone();
+        if items.is_empty() {
+            break;
+        }
+        assert!(items.len() <= 333);
+        offset += items.len();
+        for d in items {
+            let key = (d["kind"].to_string(), d["events"].to_string());
+            assert!(seen.insert(key), "{d} twice");
+        }
+    }
+    assert_eq!(seen.len(), leaves + sends);
+    // A kind: only its diagnostics, from the offset on, each with its process and time.
+    let page = get(format!(
+        "/api/runs/{}/analysis/diagnostics?kind=unmatched_send&offset=1000&limit=5000",
+        run.id
+    ))
+    .await;
+    assert_eq!(page["total"], sends);
+    let items = page["diagnostics"].as_array().expect("a page");
+    assert_eq!(items.len(), sends - 1000);
+    assert!(
+        items.iter().all(|d| d["kind"] == "unmatched_send"
+            && d["severity"] == "warning"
+            && d["process"] == 1)
+    );
+    assert_eq!(items[0]["time"], 1001);
+    let errors = get(format!(
+        "/api/runs/{}/analysis/diagnostics?severity=error&limit=1",
+        run.id
+    ))
+    .await;
+    assert_eq!(errors["total"], leaves);
+    expect_bad_request(
+        &server,
+        &format!("/api/runs/{}/analysis/diagnostics?kind=sideways", run.id),
+        "the kinds are",
+    )
+    .await;
+    expect_bad_request(
+        &server,
+        &format!("/api/runs/{}/analysis/diagnostics?severity=fatal", run.id),
+        "error, warning, note",
+    )
+    .await;
+}

@@ -822,3 +822,55 @@ fn a_paraver_trace_given_by_path_reads_its_companions() {
     assert!(!native.contains("MPI_Recv"), "{native}");
     assert!(native.contains("type 50000001 3"), "{native}");
 }
+
+/// A native trace with 60,000 leaves of a region never entered, all at one tick (so the
+/// critical path stays one edge long and the report's size is its diagnostics').
+fn sixty_thousand_leaves() -> std::path::PathBuf {
+    let mut events = vec![r#"{"process": 0, "time": 0, "kind": "proc_init"}"#.to_owned()];
+    events.extend(std::iter::repeat_n(
+        r#"{"process": 0, "time": 1, "kind": "leave", "region": 0}"#.to_owned(),
+        60_000,
+    ));
+    events.push(r#"{"process": 0, "time": 2, "kind": "proc_exit"}"#.to_owned());
+    let text = format!(
+        r#"{{"format": "tracescope", "version": 1, "name": "leaves",
+  "nodes": [{{"name": "n"}}], "processes": [{{"name": "A", "node": 0}}],
+  "regions": [{{"name": "r", "role": "activity"}}], "events": [{}]}}"#,
+        events.join(",\n")
+    );
+    let path = std::env::temp_dir().join(format!("leaves-{}.json", std::process::id()));
+    std::fs::write(&path, text).expect("a temporary file");
+    path
+}
+
+#[test]
+fn analyze_counts_diagnostics_by_kind_in_json_under_a_megabyte_and_in_text() {
+    let path = sixty_thousand_leaves();
+    let file = path.to_str().expect("utf-8 path");
+    let out = tracescope(&["analyze", file, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.len() < 1_000_000, "{} bytes", out.stdout.len());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["diagnostics_total"], 60_000);
+    assert_eq!(
+        report["diagnostic_counts"][0]["kind"],
+        "leave_without_enter"
+    );
+    assert_eq!(report["diagnostic_counts"][0]["severity"], "error");
+    assert_eq!(report["diagnostic_counts"][0]["count"], 60_000);
+    assert_eq!(report["diagnostics"].as_array().map(Vec::len), Some(5));
+    let out = tracescope(&["analyze", file]);
+    std::fs::remove_file(&path).expect("removed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("diagnostics         60000 (60000 errors, 0 warnings, 0 notes)"),
+        "{text}"
+    );
+    assert!(text.contains("60000  error leave_without_enter"), "{text}");
+    // One example per kind, not sixty thousand lines.
+    assert!(text.lines().count() < 200, "{} lines", text.lines().count());
+}

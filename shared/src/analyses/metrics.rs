@@ -12,7 +12,10 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analyses::utilization::{Utilization, cpu_utilization, link_utilization};
-use crate::analyses::validate::{Diagnostic, ValidationOptions, validate};
+use crate::analyses::validate::{
+    Diagnostic, DiagnosticCount, EXAMPLES_PER_KIND, ValidationOptions, count_diagnostics,
+    first_of_each_kind, validate,
+};
 use crate::graph::context::Context;
 use crate::graph::critical_path::{
     EdgeWeights, LongestPath, PathEdge, SegmentKind, longest_path, path_edges,
@@ -292,8 +295,17 @@ pub struct Analysis {
     pub node_utilization: Vec<NodeUtilization>,
     /// Utilization per link and direction over the execution time.
     pub link_utilization: Vec<LinkUse>,
-    /// Everything validation found.
+    /// The first diagnostics of each kind and severity (at most
+    /// [`EXAMPLES_PER_KIND`](crate::analyses::validate::EXAMPLES_PER_KIND) of each), in the order
+    /// validation found them: a trace may have millions, and the report stays small. The
+    /// server's `diagnostics` analysis part pages through all of them.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many diagnostics validation found in all.
+    #[serde(default)]
+    pub diagnostics_total: usize,
+    /// The diagnostics counted by kind and severity, errors first, with the first few of each.
+    #[serde(default)]
+    pub diagnostic_counts: Vec<DiagnosticCount>,
 }
 
 /// Analyses a trace.
@@ -374,6 +386,7 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
         speedup_lower: ratio(nf * average_parallelism, nf + average_parallelism - 1.0),
         speedup_upper: nf.min(average_parallelism),
     };
+    let diagnostics = validate(trace, &cx.pairing, &cx.graph, options.validation);
     Analysis {
         processors: n,
         clocks,
@@ -413,7 +426,9 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
                 b_to_a: link_utilization(cx, link, Direction::BToA, (start, end)),
             })
             .collect(),
-        diagnostics: validate(trace, &cx.pairing, &cx.graph, options.validation),
+        diagnostics: first_of_each_kind(&diagnostics, EXAMPLES_PER_KIND),
+        diagnostics_total: diagnostics.len(),
+        diagnostic_counts: count_diagnostics(&diagnostics, EXAMPLES_PER_KIND),
     }
 }
 

@@ -18,7 +18,9 @@ use crate::analyses::metrics::{
     Npt, Segment, Share, npt_in, path_rankings, process_label, rank, region_label,
 };
 use crate::analyses::stats::{Histogram, Statistics, histogram, statistics_of};
-use crate::analyses::validate::Diagnostic;
+use crate::analyses::validate::{
+    Diagnostic, DiagnosticCount, DiagnosticKind, Severity, count_diagnostics,
+};
 use crate::analyses::waits::{CostRow, WaitKind, WaitState, delay_cost_rows};
 use crate::graph::context::Context;
 use crate::graph::states::State;
@@ -716,22 +718,46 @@ pub fn waits_in(
     }
 }
 
-/// Diagnostics inside a selection.
+/// Diagnostics inside a selection: how many of each kind and severity, and one page of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiagnosticsInSelection {
-    /// How many diagnostics concern it.
+    /// How many diagnostics concern it (of the kind and severity asked for, if any).
     pub total: usize,
-    /// Them (at most the limit asked for).
+    /// One page of them: at most the limit asked for, from `offset` on, in the order validation
+    /// found them.
     pub diagnostics: Vec<Diagnostic>,
+    /// The position of the page's first diagnostic among the `total`.
+    #[serde(default)]
+    pub offset: usize,
+    /// Those concerning the selection counted by kind and severity (whatever kind and severity
+    /// were asked for), errors first, with the first few of each.
+    #[serde(default)]
+    pub counts: Vec<DiagnosticCount>,
 }
 
+/// Which diagnostics a page holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiagnosticsPage {
+    /// How many matching diagnostics to skip.
+    pub offset: usize,
+    /// The most diagnostics the page holds.
+    pub limit: usize,
+    /// Only this kind, if given.
+    pub kind: Option<DiagnosticKind>,
+    /// Only this severity, if given.
+    pub severity: Option<Severity>,
+}
+
+/// How many examples of each kind and severity [`diagnostics_in`] counts give.
+pub const DIAGNOSTIC_EXAMPLES: usize = 3;
+
 /// Diagnostics with an event of a selected process inside the window, and those about the
-/// whole trace (no events).
+/// whole trace (no events): their counts, and the page `page` asks for.
 pub fn diagnostics_in(
     trace: &Trace,
     diagnostics: &[Diagnostic],
     selection: &Selection,
-    limit: usize,
+    page: DiagnosticsPage,
 ) -> DiagnosticsInSelection {
     let e = &trace.events;
     let inside = |i: usize| {
@@ -741,12 +767,31 @@ pub fn diagnostics_in(
                 && selection.keeps(EventIdx(i as u32))
         })
     };
-    let kept: Vec<&Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.events.is_empty() || d.events.iter().any(|v| inside(v.index())))
-        .collect();
+    let kept = || {
+        diagnostics
+            .iter()
+            .filter(|d| d.events.is_empty() || d.events.iter().any(|v| inside(v.index())))
+    };
+    let counts = count_diagnostics(kept(), DIAGNOSTIC_EXAMPLES);
+    let wanted = |d: &&Diagnostic| {
+        page.kind.is_none_or(|k| d.kind == k) && page.severity.is_none_or(|s| d.severity == s)
+    };
     DiagnosticsInSelection {
-        total: kept.len(),
-        diagnostics: kept.into_iter().take(limit).cloned().collect(),
+        total: counts
+            .iter()
+            .filter(|c| {
+                page.kind.is_none_or(|k| c.kind == k)
+                    && page.severity.is_none_or(|s| c.severity == s)
+            })
+            .map(|c| c.count)
+            .sum(),
+        diagnostics: kept()
+            .filter(wanted)
+            .skip(page.offset)
+            .take(page.limit)
+            .cloned()
+            .collect(),
+        offset: page.offset,
+        counts,
     }
 }

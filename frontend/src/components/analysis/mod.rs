@@ -40,6 +40,8 @@ struct Parts {
     statistics: Option<Vec<SubjectStatistics>>,
     histograms: Option<Vec<SubjectHistogram>>,
     diagnostics: Option<DiagnosticsInSelection>,
+    /// The selection they answer (the diagnostics panel pages through the rest with it).
+    query: Option<SelectionQuery>,
     error: Option<String>,
 }
 
@@ -86,7 +88,7 @@ pub fn AnalysisView(trace: Arc<Trace>, data: RunData, run_id: Option<String>) ->
         <div class="analysis" data-testid="analysis">
             <p class="analysis-scope" data-testid="analysis-scope">{move || scope_text(store, trace)}</p>
             {what_if_box(store, trace, run)}
-            {move || body(store, data, trace, parts.get())}
+            {move || body(store, data, trace, run, parts.get())}
         </div>
     }
 }
@@ -165,8 +167,16 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
     let (summary, critical, wcpa, npt, matrix, waits) = ask_all(id, query).await;
     let statistics: api::ApiResult<Vec<SubjectStatistics>> =
         api::get_part(id, "statistics", query).await;
-    let diagnostics: api::ApiResult<DiagnosticsInSelection> =
-        api::get_part(id, "diagnostics", query).await;
+    // Only the counts and first examples of each kind: the panel pages through the rest.
+    let diagnostics: api::ApiResult<DiagnosticsInSelection> = api::get_part(
+        id,
+        "diagnostics",
+        &SelectionQuery {
+            limit: 0,
+            ..query.clone()
+        },
+    )
+    .await;
     let histograms: api::ApiResult<Vec<SubjectHistogram>> =
         api::get_part(id, "histograms", query).await;
     let error = [
@@ -194,6 +204,7 @@ async fn fetch(id: &str, query: &SelectionQuery) -> Parts {
         statistics: statistics.ok(),
         histograms: histograms.ok(),
         diagnostics: diagnostics.ok(),
+        query: Some(query.clone()),
         error,
     }
 }
@@ -252,6 +263,7 @@ fn body(
     store: Store,
     data: RunData,
     trace: StoredValue<Arc<Trace>>,
+    run: StoredValue<Option<String>>,
     parts: Option<Arc<Parts>>,
 ) -> AnyView {
     let trace_now = trace.get_value();
@@ -325,13 +337,129 @@ fn body(
     if let Some(st) = &parts.statistics {
         items.push(panel(Some(store), tables::statistics(trace, st)).into_any());
     }
-    if let Some(d) = &parts.diagnostics {
-        items.push(panel(Some(store), tables::diagnostics(d)).into_any());
+    if let (Some(d), Some(query)) = (&parts.diagnostics, &parts.query) {
+        items.push(diagnostics_panel(store, trace, run, query, d));
     }
     let error = parts.error.clone();
     view! {
         {error.map(|e| view! { <p class="error" role="alert">{e}</p> })}
         <div class="analysis-panels">{items}</div>
+    }
+    .into_any()
+}
+
+/// How many more diagnostics of a kind "Show more" asks for.
+const DIAGNOSTICS_PAGE: usize = 100;
+
+/// The validation panel: counts by kind and severity (errors first, with a legend of the
+/// severities), each kind's first examples, and a "Show more" that pages through the rest of
+/// that kind from the server (a trace may have millions of diagnostics).
+fn diagnostics_panel(
+    store: Store,
+    trace: &Trace,
+    run: StoredValue<Option<String>>,
+    query: &SelectionQuery,
+    d: &DiagnosticsInSelection,
+) -> AnyView {
+    let summary = tables::diagnostics(d);
+    let csv = csv_button(&summary);
+    let title = summary.title.clone();
+    let groups = d
+        .counts
+        .iter()
+        .enumerate()
+        .map(|(at, c)| {
+            let loaded = RwSignal::new(c.first.clone());
+            let busy = RwSignal::new(false);
+            let failed = RwSignal::new(None::<String>);
+            let (kind, severity, count) = (c.kind.name(), c.severity.name(), c.count);
+            let query = query.clone();
+            let more = move |_| {
+                let Some(id) = run.get_value() else {
+                    return;
+                };
+                if busy.get_untracked() {
+                    return;
+                }
+                busy.set(true);
+                let offset = loaded.with_untracked(Vec::len);
+                let query = SelectionQuery {
+                    limit: DIAGNOSTICS_PAGE,
+                    ..query.clone()
+                };
+                leptos::task::spawn_local(async move {
+                    match api::get_diagnostics(&id, &query, Some(kind), Some(severity), offset)
+                        .await
+                    {
+                        // Only if nothing was appended meanwhile.
+                        Ok(page) if loaded.with_untracked(Vec::len) == offset => {
+                            loaded.update(|l| l.extend(page.diagnostics));
+                            failed.set(None);
+                        }
+                        Ok(_) => {}
+                        Err(e) => failed.set(Some(e)),
+                    }
+                    busy.set(false);
+                });
+            };
+            let trace = trace.clone();
+            let rows = move || {
+                loaded.with(|list| {
+                    tables::diagnostic_rows(&trace, list)
+                        .into_iter()
+                        .map(|row| {
+                            let action = row.action.clone();
+                            view! {
+                                <tr class:clickable=action.is_some() on:click=move |_| {
+                                    if let Some(a) = &action {
+                                        act(store, a);
+                                    }
+                                }>
+                                    {row.cells.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
+                                </tr>
+                            }
+                        })
+                        .collect_view()
+                })
+            };
+            let left = move || count.saturating_sub(loaded.with(Vec::len));
+            view! {
+                <details class="diagnostic-group" data-testid="diagnostic-group" data-kind=kind data-severity=severity open=at < 3>
+                    <summary>
+                        <span class=format!("severity severity-{severity}")>{severity}</span>
+                        " " <code>{kind}</code> " — " {count.to_string()}
+                    </summary>
+                    <div class="table-scroll">
+                        <table>
+                            <thead><tr><th>"Process"</th><th>"Time"</th><th>"What"</th></tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                    </div>
+                    {move || (left() > 0).then(|| view! {
+                        <button class="show-more" data-testid="diagnostics-more" on:click=more.clone() disabled=move || busy.get()>
+                            {move || format!("Show more ({} more of {count})", left())}
+                        </button>
+                    })}
+                    {move || failed.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+                </details>
+            }
+        })
+        .collect_view();
+    let empty = d.counts.is_empty();
+    view! {
+        <section class="analysis-panel" data-testid="panel-diagnostics">
+            <header>
+                <h3>{title}</h3>
+                {csv}
+            </header>
+            <p class="analysis-note severity-legend">
+                <span class="severity severity-error">"error"</span> " the trace is certainly inconsistent · "
+                <span class="severity severity-warning">"warning"</span> " suspicious, or a trace cut short · "
+                <span class="severity severity-note">"note"</span> " legal, worth knowing"
+            </p>
+            {groups}
+            {empty.then(|| view! { <p class="analysis-note">"Nothing in this selection."</p> })}
+        </section>
     }
     .into_any()
 }

@@ -4,6 +4,7 @@
 
 use shared::Trace;
 use shared::analyses::metrics::{Analysis, Npt, NptBranch, Share};
+use shared::analyses::validate::{Diagnostic, Severity};
 use shared::graph::critical_path::SegmentKind;
 use shared::view::selection::{
     CommMatrix, DiagnosticsInSelection, PathInSelection, SelectionSummary, SubjectStatistics,
@@ -603,28 +604,64 @@ pub fn statistics(trace: &Trace, list: &[SubjectStatistics]) -> Table {
     }
 }
 
-/// The validation's diagnostics, each clickable to its first event.
+/// The validation's diagnostics counted by kind and severity (errors first): the panel's
+/// summary and its CSV; each row clicks to the group's first example.
 pub fn diagnostics(d: &DiagnosticsInSelection) -> Table {
+    let of = |severity: Severity| {
+        d.counts
+            .iter()
+            .filter(|c| c.severity == severity)
+            .map(|c| c.count)
+            .sum::<usize>()
+    };
+    let all: usize = d.counts.iter().map(|c| c.count).sum();
     Table {
         id: "diagnostics",
-        title: format!("Validation ({} diagnostics)", d.total),
-        columns: vec!["Severity", "What", "Affects"],
+        title: format!(
+            "Validation ({all} diagnostics: {} errors, {} warnings, {} notes)",
+            of(Severity::Error),
+            of(Severity::Warning),
+            of(Severity::Note)
+        ),
+        columns: vec!["Severity", "Kind", "Count", "Affects"],
         rows: d
-            .diagnostics
+            .counts
             .iter()
-            .map(|x| Row {
+            .map(|c| Row {
                 cells: vec![
-                    format!("{:?}", x.severity).to_lowercase(),
-                    x.message.clone(),
-                    x.affects.join(", "),
+                    c.severity.name().to_owned(),
+                    c.kind.name().to_owned(),
+                    c.count.to_string(),
+                    c.kind.affects().join(", "),
                 ],
                 bar: None,
-                action: x.events.first().map(|e| Action::Event(u64::from(e.0))),
+                action: c
+                    .first
+                    .first()
+                    .and_then(|x| x.events.first())
+                    .map(|e| Action::Event(u64::from(e.0))),
             })
             .collect(),
-        note: (d.total > d.diagnostics.len())
-            .then(|| format!("{} more not listed", d.total - d.diagnostics.len())),
+        note: None,
     }
+}
+
+/// Diagnostics as rows (where: process and time; what), each clickable to its first event.
+pub fn diagnostic_rows(trace: &Trace, list: &[Diagnostic]) -> Vec<Row> {
+    list.iter()
+        .map(|x| Row {
+            cells: vec![
+                x.process
+                    .and_then(|p| trace.processes.get(p as usize))
+                    .map_or_else(|| "—".to_owned(), |p| p.name.clone()),
+                x.time
+                    .map_or_else(|| "—".to_owned(), |t| time_text(trace, t)),
+                x.message.clone(),
+            ],
+            bar: None,
+            action: x.events.first().map(|e| Action::Event(u64::from(e.0))),
+        })
+        .collect()
 }
 
 /// What a what-if scenario changes: the execution time before and after, and the new critical
@@ -735,6 +772,81 @@ mod tests {
             "{:?}",
             w.rows
         );
+    }
+
+    #[test]
+    fn the_validation_table_counts_each_kind_and_its_rows_say_where() {
+        use shared::model::time::{Clock, Time};
+        use shared::model::{EventKind, EventRecord, ProcessId, RegionRole, TraceBuilder};
+        // A and B share a node. A sends to B, which exits after without receiving (an error);
+        // A leaves r twice: once closing the r that B entered (a task that moved between
+        // threads: two notes), once more (an error).
+        let mut b = TraceBuilder::new("t", Clock::default());
+        let node = b.add_node("n");
+        let (a, bp) = (
+            b.add_process("A", node).expect("node"),
+            b.add_process("B", node).expect("node"),
+        );
+        let r = b.add_region("r", RegionRole::Activity);
+        let mut push = |p: ProcessId, t: u64, kind: EventKind, f: &dyn Fn(&mut EventRecord)| {
+            let mut e = EventRecord::plain(p, Time(t), kind);
+            f(&mut e);
+            b.push(e).expect("valid");
+        };
+        push(a, 0, EventKind::ProcInit, &|_| {});
+        push(a, 5, EventKind::MsgSend, &|e| e.peer = Some(bp));
+        push(a, 6, EventKind::Leave, &|e| e.region = Some(r));
+        push(a, 7, EventKind::Leave, &|e| e.region = Some(r));
+        push(a, 9, EventKind::ProcExit, &|_| {});
+        push(bp, 0, EventKind::ProcInit, &|_| {});
+        push(bp, 1, EventKind::Enter, &|e| e.region = Some(r));
+        push(bp, 9, EventKind::ProcExit, &|_| {});
+        let trace = b.build();
+        let cx = Context::new(&trace);
+        let all = shared::analyses::validate::validate(
+            &trace,
+            &cx.pairing,
+            &cx.graph,
+            AnalysisOptions::default().validation,
+        );
+        let d = selection::diagnostics_in(
+            &trace,
+            &all,
+            &Selection::whole(&trace),
+            selection::DiagnosticsPage::default(),
+        );
+        let table = diagnostics(&d);
+        assert_eq!(
+            table.title,
+            "Validation (4 diagnostics: 2 errors, 0 warnings, 2 notes)"
+        );
+        let rows: Vec<(&str, &str, &str)> = table
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.cells[0].as_str(),
+                    r.cells[1].as_str(),
+                    r.cells[2].as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("error", "leave_without_enter", "1"),
+                ("error", "unmatched_send", "1"),
+                ("note", "leave_without_enter", "1"),
+                ("note", "unclosed_region", "1"),
+            ]
+        );
+        let send = all
+            .iter()
+            .find(|x| x.kind.name() == "unmatched_send")
+            .expect("the send");
+        let row = &diagnostic_rows(&trace, std::slice::from_ref(send))[0];
+        assert_eq!(row.cells[..2], ["A".to_owned(), "5".to_owned()]);
+        assert_eq!(row.action, Some(Action::Event(u64::from(send.events[0].0))));
     }
 
     #[test]
