@@ -9,6 +9,7 @@ pub mod native;
 pub mod otf2;
 pub mod paje;
 pub mod paraver;
+pub mod projections;
 pub mod shiviz;
 pub mod tmon;
 
@@ -44,6 +45,8 @@ pub enum Format {
     TracescopeBinary,
     /// An OTF2 archive (as a tar or tar.gz upload, or a directory).
     Otf2,
+    /// Charm++ Projections logs: a `.sts` and one `.log` per PE (as a tar, or a directory).
+    Projections,
 }
 
 impl Format {
@@ -58,6 +61,7 @@ impl Format {
             Format::Tmon => tmon::FORMAT_NAME,
             Format::TracescopeBinary => binary::FORMAT_NAME,
             Format::Otf2 => otf2::FORMAT_NAME,
+            Format::Projections => projections::FORMAT_NAME,
         }
     }
 
@@ -67,7 +71,7 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::TracescopeJson,
         Format::TracescopeBinary,
         Format::Otf2,
@@ -76,6 +80,7 @@ impl Format {
         Format::Shiviz,
         Format::Paje,
         Format::Tmon,
+        Format::Projections,
     ];
 
     /// The format's position in [`Format::ALL`] (exhaustive, so a new format must be placed).
@@ -89,6 +94,7 @@ impl Format {
             Format::Shiviz => 5,
             Format::Paje => 6,
             Format::Tmon => 7,
+            Format::Projections => 8,
         }
     }
 }
@@ -133,6 +139,9 @@ pub fn detect(input: &[u8]) -> Option<Format> {
     }
     if text.starts_with(b"#Paraver") {
         return Some(Format::Paraver);
+    }
+    if projections::looks_like_sts(text) || projections::looks_like_log(text) {
+        return Some(Format::Projections);
     }
     let after_bracket = text[1..].iter().find(|b| !b.is_ascii_whitespace());
     if (text[0] == b'[' && matches!(after_bracket, Some(b'{') | Some(b']')))
@@ -195,6 +204,9 @@ fn import_tar_files(
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
+    if files.keys().any(|p| projections::is_sts_path(p)) {
+        return import_files(&files, name, budget);
+    }
     if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
         let stem = &path[..path.len() - 4];
         let text = |ext: &str| {
@@ -219,12 +231,22 @@ fn import_tar_files(
     import_files(&files, name, budget)
 }
 
-/// Reads a trace made of several files (an OTF2 archive directory): paths and bytes.
+/// Reads a trace made of several files (an OTF2 archive directory, or a Projections `.sts` with
+/// its logs): paths and bytes.
 pub fn import_files(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
+    if files.keys().any(|p| projections::is_sts_path(p)) {
+        let (trace, notes) = projections::parse_files(files, name, budget)?;
+        budget.check_model(&trace, projections::FORMAT_NAME, &[])?;
+        return Ok(Imported {
+            format: Format::Projections,
+            trace,
+            notes,
+        });
+    }
     let (trace, notes) = otf2::parse_archive(files, name, budget)?;
     budget.check_model(&trace, otf2::FORMAT_NAME, &[])?;
     Ok(Imported {
@@ -280,6 +302,7 @@ pub fn import_with(
     let format = detected(format, input)?;
     let (trace, notes) = match format {
         Format::Otf2 if !otf2::is_anchor(input) => return import_tar(input, name, budget),
+        Format::Projections if otf2::is_tar(input) => return import_tar(input, name, budget),
         f => parse_whole(f, input, name, options)?,
     };
     budget.check_model(&trace, format.name(), input)?;
@@ -324,7 +347,12 @@ fn import_plain_reader(
     let max = budget.max_input_bytes;
     let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
     let (head, reader) = stream::peek(reader, SNIFF_LEN).map_err(failed)?;
-    if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
+    if otf2::is_tar(&head)
+        && matches!(
+            format,
+            None | Some(Format::Otf2) | Some(Format::Projections)
+        )
+    {
         let files = otf2::tar_files_from(reader, &head, max)?;
         return import_tar_files(files, name, budget);
     }
@@ -417,6 +445,7 @@ fn parse_whole(
                 "expected a tar archive",
             ));
         }
+        Format::Projections => return Err(projections::lone_file_error(input)),
         Format::Paraver | Format::Paje | Format::ChromeJson | Format::TracescopeJson => {
             parse_stream(format, &mut &input[..], name, options)?
         }
