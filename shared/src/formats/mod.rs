@@ -204,7 +204,7 @@ fn import_tar_files(
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
-    if files.keys().any(|p| projections::is_sts_path(p)) {
+    if projections::is_projections_set(files.keys()) {
         return import_files(&files, name, budget);
     }
     if let Some((path, prv)) = files.iter().find(|(p, _)| p.ends_with(".prv")) {
@@ -238,7 +238,7 @@ pub fn import_files(
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
-    if files.keys().any(|p| projections::is_sts_path(p)) {
+    if projections::is_projections_set(files.keys()) {
         let (trace, notes) = projections::parse_files(files, name, budget)?;
         budget.check_model(&trace, projections::FORMAT_NAME, &[])?;
         return Ok(Imported {

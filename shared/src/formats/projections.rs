@@ -94,9 +94,28 @@ pub fn looks_like_log(text: &[u8]) -> bool {
     text.starts_with(b"PROJECTIONS-RECORD")
 }
 
-/// Whether the path names a Projections file: a `.sts`, or a `.log`/`.log.gz`.
+/// Whether the path names a Projections `.sts` (not a summary's `.sum.sts`).
 pub fn is_sts_path(path: &str) -> bool {
     path.ends_with(".sts") && !path.ends_with(".sum.sts")
+}
+
+/// Whether the path names a Projections log: `STEM.N.log` or `STEM.N.log.gz`.
+pub fn is_log_path(path: &str) -> bool {
+    let Some(rest) = path
+        .strip_suffix(".log.gz")
+        .or_else(|| path.strip_suffix(".log"))
+    else {
+        return false;
+    };
+    rest.rsplit_once('.')
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether these paths are a Projections trace's (rather than an OTF2 archive's): a `.sts`, or
+/// per-PE logs and no OTF2 anchor.
+pub fn is_projections_set<'a>(mut paths: impl Iterator<Item = &'a String> + Clone) -> bool {
+    paths.clone().any(|p| is_sts_path(p))
+        || (paths.clone().any(|p| is_log_path(p)) && !paths.any(|p| p.ends_with(".otf2")))
 }
 
 /// The error for a Projections input that is one file alone.

@@ -11,6 +11,7 @@ mod lazy_viewport;
 mod native_format;
 mod npt_tree;
 mod pairing;
+mod projections;
 mod rankings;
 mod selection;
 mod states;
