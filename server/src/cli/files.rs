@@ -169,8 +169,9 @@ pub fn open_trace(
 /// An archive's files by path inside it.
 type ArchiveFiles = std::collections::BTreeMap<String, Vec<u8>>;
 
-/// The folder and stem of a Projections trace given as its `.sts` file, or as a folder holding
-/// one `.sts` (a folder with none, or with several, is not one).
+/// The folder and stem of a Projections trace given as its `.sts` file, as one of its logs
+/// with the `.sts` beside it, or as a folder holding one `.sts` (a folder with none, or with
+/// several, is not one).
 fn projections_run(path: &std::path::Path) -> Option<(std::path::PathBuf, String)> {
     let is_sts = |p: &std::path::Path| {
         p.file_name()
@@ -189,6 +190,20 @@ fn projections_run(path: &std::path::Path) -> Option<(std::path::PathBuf, String
         }
         let stem = sts.file_stem()?.to_string_lossy().into_owned();
         return Some((path.to_path_buf(), stem));
+    }
+    // One of the logs, whose .sts lies beside it: the whole trace.
+    let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if shared::formats::projections::is_log_path(file) {
+        let stem = file
+            .trim_end_matches(".gz")
+            .trim_end_matches(".log")
+            .rsplit_once('.')
+            .map(|(stem, _)| stem)?;
+        let sts = path.with_file_name(format!("{stem}.sts"));
+        if sts.is_file() {
+            return projections_run(&sts);
+        }
+        return None;
     }
     if is_sts(path) {
         let dir = path
