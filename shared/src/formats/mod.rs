@@ -239,7 +239,8 @@ pub fn import_files(
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
     if projections::is_projections_set(files.keys()) {
-        let (trace, notes) = projections::parse_files(files, name, budget)?;
+        let files = inflated(files, budget)?;
+        let (trace, notes) = projections::parse_files(&files, name, budget)?;
         budget.check_model(&trace, projections::FORMAT_NAME, &[])?;
         return Ok(Imported {
             format: Format::Projections,
@@ -254,6 +255,30 @@ pub fn import_files(
         trace,
         notes,
     })
+}
+
+/// The files with each gzip one inflated (keeping its name), all within the budget's input
+/// limit; an error names the file.
+fn inflated(
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    budget: &Budget,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>, TraceError> {
+    let mut total = 0u64;
+    let mut out = std::collections::BTreeMap::new();
+    for (path, bytes) in files {
+        let text = if is_gzip(bytes) {
+            gunzip(bytes, budget.max_input_bytes.saturating_sub(total)).map_err(|mut e| {
+                e.format = projections::FORMAT_NAME.to_owned();
+                e.message = format!("{path}: {}", e.message);
+                e
+            })?
+        } else {
+            bytes.clone()
+        };
+        total = total.saturating_add(text.len() as u64);
+        out.insert(path.clone(), text);
+    }
+    Ok(out)
 }
 
 /// Reads a trace within the default [`Budget`], decompressing gzip and detecting its format

@@ -446,7 +446,8 @@ fn log_pe(stem: &str, path: &str) -> Option<u32> {
 }
 
 /// Reads a Projections trace from its files (paths relative to any common folder, and their
-/// bytes; `.log.gz` logs are inflated here within the budget).
+/// bytes, every log already inflated: `formats::import_files` inflates `.log.gz` logs within the
+/// budget, keeping their names).
 pub fn parse_files(
     files: &BTreeMap<String, Vec<u8>>,
     fallback_name: &str,
@@ -518,16 +519,17 @@ pub fn parse_files(
                 continue;
             }
         }
-        let remaining = budget.max_input_bytes.saturating_sub(input_bytes);
-        let text = if super::is_gzip(bytes) {
-            super::gunzip(bytes, remaining).map_err(|mut e| {
-                e.format = FORMAT_NAME.to_owned();
-                e.message = format!("{path}: {}", e.message);
-                e
-            })?
-        } else {
-            bytes.clone()
-        };
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Err(TraceError::at_offset(
+                FORMAT_NAME,
+                bytes,
+                0,
+                format!(
+                    "{path}: expected the log's text (gzip logs are inflated before they come here)"
+                ),
+            ));
+        }
+        let text = bytes.clone();
         input_bytes = input_bytes.saturating_add(text.len() as u64);
         budget.check(Limit::InputBytes, input_bytes, FORMAT_NAME, &text, 0)?;
         *slot = Some(Log {

@@ -387,3 +387,25 @@ fn the_budget_bounds_events_and_processes() {
     assert_eq!(e.exceeded, Some(shared::formats::Limit::Processes));
     assert!(e.message.contains("processes"), "{e}");
 }
+
+#[test]
+fn every_one_byte_change_of_the_files_imports_or_fails_cleanly() {
+    let files = hand();
+    for name in ["hand.sts", "hand.0.log", "hand.1.log"] {
+        let original = &files[name];
+        for i in 0..original.len() {
+            for byte in [b'-', b'9', b' ', b'\n', b'"', 0xff] {
+                let mut changed = files.clone();
+                let bytes = changed.get_mut(name).expect("the file");
+                bytes[i] = byte;
+                if let Ok(imported) = import_files(&changed, "run", &Budget::default()) {
+                    // Whatever imports, the analyses must digest.
+                    let _ = shared::analyses::metrics::analyze(&imported.trace, Default::default());
+                }
+                let mut cut = files.clone();
+                cut.get_mut(name).expect("the file").truncate(i);
+                let _ = import_files(&cut, "run", &Budget::default());
+            }
+        }
+    }
+}
