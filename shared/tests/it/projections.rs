@@ -409,3 +409,33 @@ fn every_one_byte_change_of_the_files_imports_or_fails_cleanly() {
         }
     }
 }
+
+#[test]
+fn older_sts_files_name_entries_with_bare_words_and_spaces() {
+    // Version 3 wrote no PROJECTIONS_ID, bare chare names with no dimensions, and bare entry
+    // names with spaces between their id and their chare and message ids; its records have
+    // fewer fields (no receive time, no CPU time).
+    let sts = "VERSION 3.0\nMACHINE net-linux\nPROCESSORS 1\nTOTAL_CHARES 2\nTOTAL_EPS 2\n\
+               CHARE 0 Main\nCHARE 1 CkLocMgr\n\
+               ENTRY CHARE 0 Main(CkArgMsg* impl_msg) 0 0\n\
+               ENTRY CHARE 1 CkLocMgr(const CkGroupID &map, int numInitial) 1 6\nEND\n";
+    let log =
+        "PROJECTIONS-RECORD\n6 100\n1 3 1 105 0 0 112\n2 4 1 110 0 0 104\n3 0 1 120 0 0 0\n7 130\n";
+    let mut files = BTreeMap::new();
+    files.insert("old.sts".to_owned(), sts.as_bytes().to_vec());
+    files.insert("old.0.log".to_owned(), log.as_bytes().to_vec());
+    assert_eq!(
+        shared::formats::detect(sts.as_bytes()),
+        Some(Format::Projections)
+    );
+    let t = read(&files).trace;
+    let names: Vec<&str> = t.regions.iter().map(|r| r.name.as_str()).collect();
+    assert!(
+        names.contains(&"CkLocMgr::CkLocMgr(const CkGroupID &map, int numInitial)"),
+        "{names:?}"
+    );
+    // The creation at 105 is processed on the same PE at 110: a message to itself.
+    let pairing = shared::graph::pairing::pair_messages(&t);
+    assert_eq!(pairing.messages.len(), 1);
+    assert_eq!(t.time_bounds(), Some((Time(100), Time(130))));
+}
