@@ -321,7 +321,7 @@ fn parse_log(
     path: &str,
     bytes: &[u8],
     skipped: &mut BTreeMap<u32, usize>,
-    events_so_far: &mut u64,
+    records_so_far: &mut u64,
     budget: &Budget,
 ) -> Result<Vec<Rec>, TraceError> {
     if bytes.contains(&0) {
@@ -418,12 +418,14 @@ fn parse_log(
             },
             offset: line_start,
         };
-        // Each record becomes at most two events (a message end and a region end), and each
-        // creation one send per arrival, which the arrivals' own records already counted.
-        *events_so_far += 2;
+        // The records wait here until every log is read, so their number is bounded before the
+        // model is built: a begin (half of a pair of records) is an enter, and most records are
+        // begins and ends, so more than twice the event limit in records is refused now; the
+        // model's own events are counted exactly as they are pushed.
+        *records_so_far += 1;
         budget.check(
             Limit::Events,
-            *events_so_far,
+            records_so_far.div_ceil(2),
             FORMAT_NAME,
             bytes,
             line_start,
@@ -568,13 +570,13 @@ pub fn parse_files(
 
     // Pass 1: every log's mapped records.
     let mut skipped: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut events_so_far = 0u64;
+    let mut records_so_far = 0u64;
     for log in logs.iter_mut().flatten() {
         log.recs = parse_log(
             &log.path,
             &log.bytes,
             &mut skipped,
-            &mut events_so_far,
+            &mut records_so_far,
             budget,
         )?;
     }
