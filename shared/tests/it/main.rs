@@ -18,6 +18,7 @@ mod states;
 mod streaming;
 mod topology;
 mod viewport;
+mod wild;
 
 use std::path::PathBuf;
 
