@@ -354,7 +354,13 @@ fn parse_log(
                 "{path}: expected a record (a type number and its fields), found {line:?}"
             ))
         })?;
-        let fields: Vec<&str> = tokens.collect();
+        // The leading fields read (at most six), without allocating per record.
+        let mut fields = [""; 6];
+        let mut found = 0;
+        for (slot, token) in fields.iter_mut().zip(tokens) {
+            *slot = token;
+            found += 1;
+        }
         let (act, layout): (Act, &[&str]) = match kind {
             CREATION | CREATION_BCAST | CREATION_MULTICAST => (
                 Act::Create,
@@ -381,12 +387,12 @@ fn parse_log(
                 continue;
             }
         };
-        if fields.len() < layout.len() {
+        if found < layout.len() {
             return Err(fail(format!(
                 "{path}: expected a type {kind} record to have {} fields after its type ({}), found {}",
                 layout.len(),
                 layout.join(", "),
-                fields.len()
+                found
             )));
         }
         let int = |name: &str| -> Result<i64, TraceError> {
@@ -410,7 +416,7 @@ fn parse_log(
             time,
             entry: if has("entry") { int("entry")? } else { 0 },
             event: if has("event") { int("event")? } else { 0 },
-            pe: int("PE").unwrap_or(-1),
+            pe: if has("PE") { int("PE")? } else { -1 },
             len: if has("length") {
                 u64::try_from(int("length")?).unwrap_or(0)
             } else {

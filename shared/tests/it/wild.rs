@@ -91,7 +91,10 @@ fn trace_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     for f in std::fs::read_dir(dir).expect("entry is readable").flatten() {
         let name = f.file_name().to_string_lossy().into_owned();
         if name != "expected.json" && f.path().is_file() {
-            files.insert(name, std::fs::read(f.path()).expect("trace file is readable"));
+            files.insert(
+                name,
+                std::fs::read(f.path()).expect("trace file is readable"),
+            );
         }
     }
     files
@@ -149,12 +152,7 @@ fn ours(dir: &Path) -> Result<Ours, String> {
     ours.span_ticks = trace.time_bounds().map_or(0, |(a, b)| b.0 - a.0);
     ours.counters = trace.counters.len() as u64;
     ours.counter_samples = trace.counters.iter().map(|c| c.times.len() as u64).sum();
-    let diagnostics = validate(
-        trace,
-        &cx.pairing,
-        &cx.graph,
-        ValidationOptions::default(),
-    );
+    let diagnostics = validate(trace, &cx.pairing, &cx.graph, ValidationOptions::default());
     let errors: Vec<_> = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -230,7 +228,10 @@ fn every_wild_trace_imports_with_the_independent_numbers_and_no_false_error() {
         };
         let mut diffs = Vec::new();
         if ours.format != expected.format {
-            diffs.push(format!("format {} (theirs {})", ours.format, expected.format));
+            diffs.push(format!(
+                "format {} (theirs {})",
+                ours.format, expected.format
+            ));
         }
         let mut check = |what: &str, mine: u64, theirs: Option<u64>| {
             if let Some(t) = theirs
@@ -248,7 +249,11 @@ fn every_wild_trace_imports_with_the_independent_numbers_and_no_false_error() {
         check("bytes", ours.bytes, expected.bytes);
         check("span", ours.span_ticks, expected.span_ticks);
         check("counters", ours.counters, expected.counters);
-        check("counter samples", ours.counter_samples, expected.counter_samples);
+        check(
+            "counter samples",
+            ours.counter_samples,
+            expected.counter_samples,
+        );
         for kind in EventKind::ALL {
             let theirs = expected.events.get(kind.name()).copied();
             let mine = ours.events.get(kind.name()).copied().unwrap_or(0);
