@@ -258,22 +258,24 @@ pub fn import_files(
 }
 
 /// The files with each gzip one inflated (keeping its name), all within the budget's input
-/// limit; an error names the file.
-fn inflated(
-    files: &std::collections::BTreeMap<String, Vec<u8>>,
+/// limit, the others borrowed as they are; an error names the file.
+fn inflated<'a>(
+    files: &'a std::collections::BTreeMap<String, Vec<u8>>,
     budget: &Budget,
-) -> Result<std::collections::BTreeMap<String, Vec<u8>>, TraceError> {
+) -> Result<std::collections::BTreeMap<String, std::borrow::Cow<'a, [u8]>>, TraceError> {
     let mut total = 0u64;
     let mut out = std::collections::BTreeMap::new();
     for (path, bytes) in files {
         let text = if is_gzip(bytes) {
-            gunzip(bytes, budget.max_input_bytes.saturating_sub(total)).map_err(|mut e| {
-                e.format = projections::FORMAT_NAME.to_owned();
-                e.message = format!("{path}: {}", e.message);
-                e
-            })?
+            std::borrow::Cow::Owned(
+                gunzip(bytes, budget.max_input_bytes.saturating_sub(total)).map_err(|mut e| {
+                    e.format = projections::FORMAT_NAME.to_owned();
+                    e.message = format!("{path}: {}", e.message);
+                    e
+                })?,
+            )
         } else {
-            bytes.clone()
+            std::borrow::Cow::Borrowed(bytes.as_slice())
         };
         total = total.saturating_add(text.len() as u64);
         out.insert(path.clone(), text);

@@ -301,18 +301,19 @@ const SPANS: [&str; 3] = ["Idle", "Pack", "Unpack"];
 struct Rec {
     act: Act,
     time: u64,
-    entry: i64,
-    event: i64,
-    pe: i64,
-    len: u64,
+    // Charm++ writes these four as C `int`s.
+    entry: i32,
+    event: i32,
+    pe: i32,
+    len: u32,
     /// The byte offset of its line in its log.
     offset: usize,
 }
 
 /// One PE's log: its path, its (decompressed) bytes and its mapped records.
-struct Log {
-    path: String,
-    bytes: Vec<u8>,
+struct Log<'a> {
+    path: &'a str,
+    bytes: &'a [u8],
     recs: Vec<Rec>,
 }
 
@@ -411,14 +412,24 @@ fn parse_log(
             ))
         })?;
         let has = |name: &str| layout.contains(&name);
+        // A field Charm++ writes as a C `int`.
+        let small = |name: &str| -> Result<i32, TraceError> {
+            let value = int(name)?;
+            i32::try_from(value).map_err(|_| {
+                fail(format!(
+                    "{path}: expected the {name} of a type {kind} record to be a 32-bit integer, found {value}"
+                ))
+            })
+        };
         let rec = Rec {
             act,
             time,
-            entry: if has("entry") { int("entry")? } else { 0 },
-            event: if has("event") { int("event")? } else { 0 },
-            pe: if has("PE") { int("PE")? } else { -1 },
+            entry: if has("entry") { small("entry")? } else { 0 },
+            event: if has("event") { small("event")? } else { 0 },
+            pe: if has("PE") { small("PE")? } else { -1 },
+            // A negative length (none was measured) is no bytes.
             len: if has("length") {
-                u64::try_from(int("length")?).unwrap_or(0)
+                u32::try_from(small("length")?).unwrap_or(0)
             } else {
                 0
             },
@@ -457,12 +468,13 @@ fn log_pe(stem: &str, path: &str) -> Option<u32> {
 /// bytes, every log already inflated: `formats::import_files` inflates `.log.gz` logs within the
 /// budget, keeping their names).
 pub fn parse_files(
-    files: &BTreeMap<String, Vec<u8>>,
+    files: &BTreeMap<String, std::borrow::Cow<'_, [u8]>>,
     fallback_name: &str,
     budget: &Budget,
 ) -> Result<(Trace, Vec<String>), TraceError> {
-    let candidates: Vec<(&String, &Vec<u8>)> = files
+    let candidates: Vec<(&String, &[u8])> = files
         .iter()
+        .map(|(p, b)| (p, b.as_ref()))
         .filter(|(p, b)| is_sts_path(p) && looks_like_sts(strip_bom(b)))
         .collect();
     let (sts_path, sts_bytes) = match candidates.as_slice() {
@@ -520,7 +532,7 @@ pub fn parse_files(
                 if keep_plain {
                     path.as_str()
                 } else {
-                    existing.path.as_str()
+                    existing.path
                 }
             ));
             if !keep_plain {
@@ -537,11 +549,11 @@ pub fn parse_files(
                 ),
             ));
         }
-        let text = bytes.clone();
+        let text: &[u8] = bytes;
         input_bytes = input_bytes.saturating_add(text.len() as u64);
-        budget.check(Limit::InputBytes, input_bytes, FORMAT_NAME, &text, 0)?;
+        budget.check(Limit::InputBytes, input_bytes, FORMAT_NAME, text, 0)?;
         *slot = Some(Log {
-            path: path.clone(),
+            path: path.as_str(),
             bytes: text,
             recs: Vec::new(),
         });
@@ -588,7 +600,7 @@ pub fn parse_files(
     }
 
     // The creations by the (PE, event) a begin names them with: the PE and record index.
-    let mut creations: HashMap<(i64, i64), (u32, usize)> = HashMap::new();
+    let mut creations: HashMap<(i32, i32), (u32, usize)> = HashMap::new();
     let mut duplicate_creations = 0usize;
     for (pe, log) in logs.iter().enumerate() {
         let Some(log) = log else { continue };
@@ -678,7 +690,7 @@ pub fn parse_files(
             .map_err(|e| model(0, sts_bytes, sts_path, e))?;
         process_of_pe.push(p);
     }
-    let mut entry_regions: HashMap<i64, RegionId> = HashMap::new();
+    let mut entry_regions: HashMap<i32, RegionId> = HashMap::new();
     let mut unknown_entries = 0usize;
     let span_regions: Vec<RegionId> = SPANS
         .iter()
@@ -688,7 +700,7 @@ pub fn parse_files(
     let mut unnamed_creations = 0usize;
     let mut misplaced_bounds = 0usize;
     let mut tag_overflow = 0usize;
-    let tag_of = |event: i64, overflow: &mut usize| {
+    let tag_of = |event: i32, overflow: &mut usize| {
         u32::try_from(event).unwrap_or_else(|_| {
             *overflow += 1;
             0
@@ -709,9 +721,9 @@ pub fn parse_files(
                     .push(record)
                     .map_err(|e| model(r.offset, &log.bytes, &log.path, e))
             };
-            let mut region_of_entry = |builder: &mut TraceBuilder, entry: i64| {
+            let mut region_of_entry = |builder: &mut TraceBuilder, entry: i32| {
                 *entry_regions.entry(entry).or_insert_with(|| {
-                    let name = match sts.entries.get(&entry) {
+                    let name = match sts.entries.get(&i64::from(entry)) {
                         Some((name, chare)) => match sts.chares.get(chare) {
                             Some(chare) => format!("{chare}::{name}"),
                             None => name.clone(),
@@ -738,7 +750,7 @@ pub fn parse_files(
                             EventRecord {
                                 peer: Some(process_of_pe[to as usize]),
                                 tag: tag_of(r.event, &mut tag_overflow),
-                                size: r.len,
+                                size: u64::from(r.len),
                                 ..EventRecord::plain(process, at, EventKind::MsgSend)
                             },
                         )?;
@@ -752,7 +764,7 @@ pub fn parse_files(
                             EventRecord {
                                 peer: Some(process_of_pe[from as usize]),
                                 tag: tag_of(r.event, &mut tag_overflow),
-                                size: creation.map_or(r.len, |c| c.len),
+                                size: u64::from(creation.map_or(r.len, |c| c.len)),
                                 ..EventRecord::plain(process, at, EventKind::MsgArr)
                             },
                         )?;
@@ -864,7 +876,7 @@ pub fn parse_files(
     }
     if tag_overflow > 0 {
         notes.push(format!(
-            "{tag_overflow} messages have an event number outside 0..2^32 (tagged 0)"
+            "{tag_overflow} messages have a negative event number (tagged 0)"
         ));
     }
     notes.extend(super::reading::skipped_notes(skipped.iter().map(
