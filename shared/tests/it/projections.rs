@@ -276,6 +276,18 @@ fn a_line_that_is_not_a_record_is_an_error_naming_the_file_and_line() {
     )
     .expect_err("a time that is no number");
     assert!(e.message.contains("the time of a type 2 record"), "{e}");
+    let wide = "PROJECTIONS-RECORD\n6 0\n2 0 1 50 99999999999 0 100\n";
+    let e = import_files(
+        &with(&hand(), "hand.1.log", wide),
+        "run",
+        &Budget::default(),
+    )
+    .expect_err("an event number wider than Charm++'s int");
+    assert!(
+        e.message
+            .contains("the event of a type 2 record to be a 32-bit integer"),
+        "{e}"
+    );
 }
 
 #[test]
