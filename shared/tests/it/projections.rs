@@ -330,7 +330,7 @@ fn a_missing_sts_or_missing_logs_are_errors() {
 
 #[test]
 fn an_end_with_no_open_begin_is_skipped_with_a_note_not_an_error() {
-    // Charm++ 3.0's hello wrote END_PROCESSING twice for one begin of `done`.
+    // A version-3 log of Charm++'s hello example ends `Main::done` twice after one begin.
     let log = "PROJECTIONS-RECORD\n6 0\n2 0 1 50 1 0 100\n3 0 1 70 1 0 0\n3 0 1 75 1 0 0\n7 80\n";
     let imported = read(&with(&hand(), "hand.1.log", log));
     let t = &imported.trace;
