@@ -1,9 +1,16 @@
-//! Getting several files in as one: an OTF2 archive directory, or a Paraver `.prv` with its
-//! `.pcf` and `.row`, packed into one tar in the browser (the server reads a tar of either),
-//! and the name the run gets from them.
+//! Getting several files in as one: an OTF2 archive directory, a Paraver `.prv` with its
+//! `.pcf` and `.row`, or a Charm++ Projections `.sts` with its `.log` (or `.log.gz`) files,
+//! packed into one tar in the browser (the server reads a tar of any of them), and the name the
+//! run gets from them.
 
 /// Files whose names say they belong together when picked one by one.
 const COMPANIONS: [&str; 3] = ["prv", "pcf", "row"];
+
+/// Whether a picked file is part of a Projections trace: its `.sts`, or a `.log`/`.log.gz`.
+fn is_projections_file(path: &str) -> bool {
+    let path = path.to_ascii_lowercase();
+    path.ends_with(".sts") || path.ends_with(".log") || path.ends_with(".log.gz")
+}
 
 /// The tar of `files` (path inside the archive, bytes), in the order given.
 pub fn pack(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
@@ -51,6 +58,7 @@ pub fn archive_name(paths: &[String]) -> String {
                 .find(|p| p.ends_with(".prv") || p.ends_with(".prv.gz"))
                 .map(stem)
         })
+        .or_else(|| paths.iter().find(|p| p.ends_with(".sts")).map(stem))
         .or_else(|| paths.first().map(stem))
         .unwrap_or_else(|| "upload".to_owned());
     format!("{name}.tar")
@@ -67,9 +75,13 @@ pub fn problem(paths: &[String]) -> Option<String> {
             .rsplit_once('.')
             .is_some_and(|(_, ext)| COMPANIONS.contains(&ext.to_ascii_lowercase().as_str()))
     });
-    (!(in_folder || companions || paths.len() <= 1)).then(|| {
+    let projections = paths.iter().all(|p| is_projections_file(p))
+        && paths
+            .iter()
+            .any(|p| p.to_ascii_lowercase().ends_with(".sts"));
+    (!(in_folder || companions || projections || paths.len() <= 1)).then(|| {
         format!(
-            "{} files were picked: pick one trace file, an OTF2 archive folder, or a Paraver .prv with its .pcf and .row",
+            "{} files were picked: pick one trace file, an OTF2 archive folder, a Paraver .prv with its .pcf and .row, or a Projections .sts with its .log files",
             paths.len()
         )
     })
@@ -158,6 +170,27 @@ mod tests {
     }
 
     #[test]
+    fn a_projections_sts_and_its_logs_picked_together_import_as_one() {
+        let dir = crate::test_data("projections/handmade");
+        let files: Vec<(String, Vec<u8>)> = ["hand.sts", "hand.0.log", "hand.1.log"]
+            .iter()
+            .map(|f| {
+                (
+                    (*f).to_owned(),
+                    std::fs::read(dir.join(f)).expect("vendored"),
+                )
+            })
+            .collect();
+        let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
+        assert_eq!(problem(&paths), None);
+        assert_eq!(archive_name(&paths), "hand.tar");
+        let imported =
+            shared::formats::import(&pack(&files).expect("packs"), None, "x").expect("imports");
+        assert_eq!(imported.format, shared::formats::Format::Projections);
+        assert_eq!(imported.trace.processes.len(), 2);
+    }
+
+    #[test]
     fn names_and_problems_of_selections() {
         let folder = vec![
             "ping-pong/traces.otf2".to_owned(),
@@ -172,6 +205,15 @@ mod tests {
         ];
         assert_eq!(archive_name(&compressed), "run.tar");
         assert_eq!(problem(&compressed), None);
+        let projections = vec![
+            "hello.sts".to_owned(),
+            "hello.0.log".to_owned(),
+            "hello.1.log.gz".to_owned(),
+        ];
+        assert_eq!(problem(&projections), None);
+        assert_eq!(archive_name(&projections), "hello.tar");
+        let logs_alone = vec!["a.0.log".to_owned(), "a.1.log".to_owned()];
+        assert!(problem(&logs_alone).is_some(), "logs without their .sts");
         let unrelated = vec!["a.json".to_owned(), "b.otf2".to_owned()];
         assert!(problem(&unrelated).is_some_and(|p| p.contains("2 files")));
         assert_eq!(problem(&["one.json".to_owned()]), None);

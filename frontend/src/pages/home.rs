@@ -229,7 +229,7 @@ fn UploadPanel(status: Status, go: impl Fn(&str) + Clone + 'static) -> impl Into
             on:drop=on_drop
         >
             <h2>"Open a trace"</h2>
-            <p>"Drop trace files here, or pick them. An OTF2 archive is a folder: pick the folder, or its files together. A Paraver trace is its .prv with its .pcf and .row."</p>
+            <p>"Drop trace files here, or pick them. An OTF2 archive is a folder: pick the folder, or its files together. A Paraver trace is its .prv with its .pcf and .row. A Charm++ Projections trace is its .sts with its .log files."</p>
             <div class="pickers">
                 <label class="file-button">
                     "Choose trace files"
@@ -311,7 +311,7 @@ fn SamplesPanel(status: Status, go: impl Fn(&str) + Clone + 'static) -> impl Int
 /// The formats read, and what each needs.
 #[component]
 fn FormatsList() -> impl IntoView {
-    const FORMATS: [(&str, &str); 8] = [
+    const FORMATS: [(&str, &str); 9] = [
         (
             "OTF2",
             "Score-P and other OTF2 writers: the archive folder (traces.otf2, traces.def, traces/), or a .tar/.tar.gz of it",
@@ -329,6 +329,10 @@ fn FormatsList() -> impl IntoView {
             "Pajé",
             "PajeNG, SimGrid, StarPU, ViTE: the .trace text file",
         ),
+        (
+            "Projections",
+            "Charm++ Projections logs: the NAME.sts with its NAME.N.log or .log.gz files, picked together or as a folder",
+        ),
         ("Tmon", "the transputer monitor's records (Jiang 1990)"),
         (
             "Tracescope",
@@ -338,7 +342,7 @@ fn FormatsList() -> impl IntoView {
     ];
     view! {
         <details class="formats" data-testid="formats">
-            <summary>"Formats read: OTF2, Chrome JSON, Paraver, ShiViz, Pajé, Tmon, Tracescope — what each needs"</summary>
+            <summary>"Formats read: OTF2, Chrome JSON, Paraver, ShiViz, Pajé, Projections, Tmon, Tracescope — what each needs"</summary>
             <table class="run-table">
                 {FORMATS.into_iter().map(|(name, needs)| view! {
                     <tr><th>{name}</th><td>{needs}</td></tr>

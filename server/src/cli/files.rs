@@ -130,6 +130,10 @@ pub fn read_trace(
     let name = path
         .file_name()
         .map_or_else(|| "trace".to_owned(), |n| n.to_string_lossy().into_owned());
+    if let Some((dir, stem)) = projections_run(path) {
+        let files = projections_files(&dir, &stem, budget)?;
+        return Ok(shared::formats::import_files(&files, &name, budget)?);
+    }
     if path.is_dir() {
         return read_archive(path, None, &name, budget);
     }
@@ -205,6 +209,103 @@ pub fn open_trace(
 ) -> anyhow::Result<std::fs::File> {
     check_size(path, budget)?;
     std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// The files of a Projections trace, by name.
+type ArchiveFiles = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// The folder and stem of a Projections trace given as its `.sts` file, as one of its logs
+/// with the `.sts` beside it, or as a folder holding one `.sts` (a folder with none, or with
+/// several, is not one).
+fn projections_run(path: &std::path::Path) -> Option<(std::path::PathBuf, String)> {
+    let is_sts = |p: &std::path::Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(shared::formats::projections::is_sts_path)
+    };
+    if path.is_dir() {
+        let mut found = std::fs::read_dir(path)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && is_sts(p));
+        let sts = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        let stem = sts.file_stem()?.to_string_lossy().into_owned();
+        return Some((path.to_path_buf(), stem));
+    }
+    // One of the logs, whose .sts lies beside it: the whole trace.
+    let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if shared::formats::projections::is_log_path(file) {
+        let stem = file
+            .trim_end_matches(".gz")
+            .trim_end_matches(".log")
+            .rsplit_once('.')
+            .map(|(stem, _)| stem)?;
+        let sts = path.with_file_name(format!("{stem}.sts"));
+        if sts.is_file() {
+            return projections_run(&sts);
+        }
+        return None;
+    }
+    if is_sts(path) {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let stem = path.file_stem()?.to_string_lossy().into_owned();
+        return Some((dir.to_path_buf(), stem));
+    }
+    None
+}
+
+/// The files of a Projections trace: `STEM.sts` and the logs `STEM.N.log` or `STEM.N.log.gz`
+/// beside it, and nothing else from the folder (a folder of runs holds other runs' logs).
+fn projections_files(
+    dir: &std::path::Path,
+    stem: &str,
+    budget: &shared::formats::Budget,
+) -> anyhow::Result<ArchiveFiles> {
+    let mut files = ArchiveFiles::new();
+    let mut total = 0u64;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        let Some(file) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some(rest) = file.strip_prefix(stem).and_then(|r| r.strip_prefix('.')) else {
+            continue;
+        };
+        let number = rest
+            .strip_suffix(".log.gz")
+            .or_else(|| rest.strip_suffix(".log"));
+        let wanted = rest == "sts"
+            || number.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        // The entry's own type: a symbolic link is not followed.
+        if !wanted || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let p = entry.path();
+        total += entry
+            .metadata()
+            .with_context(|| format!("reading {}", p.display()))?
+            .len();
+        if total > budget.max_input_bytes {
+            anyhow::bail!(
+                "the Projections trace {stem} in {} holds more than the import budget's {} bytes ({} raises it)",
+                dir.display(),
+                budget.max_input_bytes,
+                shared::formats::Limit::InputBytes.option()
+            );
+        }
+        files.insert(
+            file,
+            std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?,
+        );
+    }
+    Ok(files)
 }
 
 /// An OTF2 archive folder whose files are read as the import asks for them: the anchor, the

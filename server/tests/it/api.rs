@@ -1252,6 +1252,38 @@ async fn importer_notes_are_stored_with_the_run() {
     assert_eq!(list.runs[0].notes, info.notes);
 }
 
+/// A Charm++ Projections trace uploads as a `.tar.gz` of its `.sts` and per-PE logs (what the
+/// page packs when the files are picked together), and is stored as a Projections run.
+#[tokio::test]
+async fn a_projections_sts_and_its_logs_upload_as_one_tar() {
+    let server = TestServer::new(1 << 20).await;
+    let dir = shared_data("projections/handmade");
+    let mut builder = tar::Builder::new(Vec::new());
+    for name in ["hand.sts", "hand.0.log", "hand.1.log"] {
+        let bytes = std::fs::read(dir.join(name)).expect("the hand-made trace");
+        let mut header = tar::Header::new_ustar();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, name, bytes.as_slice())
+            .expect("packs");
+    }
+    let tar = builder.into_inner().expect("packs");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &tar).expect("gzip");
+    let created = server
+        .upload_ok("hand.tar.gz", gz.finish().expect("gzip"))
+        .await;
+    let summary = &created.run.summary;
+    assert_eq!(summary.format, shared::formats::Format::Projections);
+    assert_eq!(
+        (summary.processes, summary.events, summary.messages),
+        (2, 20, 2)
+    );
+    assert_eq!(summary.time.duration_text, "130 µs");
+}
+
 /// `GET /api/runs/{id}/export/{format}` downloads the run's model in each format it can be
 /// written in, and each reads back as the same model; an unknown format is a 400.
 #[tokio::test]

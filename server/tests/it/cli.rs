@@ -874,3 +874,35 @@ fn analyze_counts_diagnostics_by_kind_in_json_under_a_megabyte_and_in_text() {
     // One example per kind, not sixty thousand lines.
     assert!(text.lines().count() < 200, "{} lines", text.lines().count());
 }
+
+/// A Projections trace is read from its folder, its `.sts` or one of its logs, taking only its
+/// own files: another run's logs and unrelated files in the folder are left alone.
+#[test]
+fn a_projections_trace_is_read_from_its_folder_sts_or_log() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = shared_data("projections/handmade");
+    for name in ["hand.sts", "hand.0.log", "hand.1.log"] {
+        std::fs::copy(source.join(name), dir.path().join(name)).expect("copies");
+    }
+    // Another run's log would add a PE's events if it were read; this one is not even a log.
+    std::fs::write(dir.path().join("other.0.log"), "not a record\n").expect("writes");
+    std::fs::write(dir.path().join("notes.txt"), "not a trace").expect("writes");
+    for path in [
+        dir.path().to_path_buf(),
+        dir.path().join("hand.sts"),
+        dir.path().join("hand.1.log"),
+    ] {
+        let out = tracescope(&["analyze", path.to_str().expect("utf-8 path"), "--json"]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(report["format"], "projections", "{}", path.display());
+        assert_eq!(report["events"], 20, "{}", path.display());
+        assert_eq!(report["messages"], 2, "{}", path.display());
+    }
+}

@@ -9,6 +9,7 @@ pub mod native;
 pub mod otf2;
 pub mod paje;
 pub mod paraver;
+pub mod projections;
 pub mod shiviz;
 pub mod tmon;
 
@@ -44,6 +45,8 @@ pub enum Format {
     TracescopeBinary,
     /// An OTF2 archive (as a tar or tar.gz upload, or a directory).
     Otf2,
+    /// Charm++ Projections logs: a `.sts` and one `.log` per PE (as a tar, or a directory).
+    Projections,
 }
 
 impl Format {
@@ -58,6 +61,7 @@ impl Format {
             Format::Tmon => tmon::FORMAT_NAME,
             Format::TracescopeBinary => binary::FORMAT_NAME,
             Format::Otf2 => otf2::FORMAT_NAME,
+            Format::Projections => projections::FORMAT_NAME,
         }
     }
 
@@ -67,7 +71,7 @@ impl Format {
     }
 
     /// Every format, for error messages and pickers.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::TracescopeJson,
         Format::TracescopeBinary,
         Format::Otf2,
@@ -76,6 +80,7 @@ impl Format {
         Format::Shiviz,
         Format::Paje,
         Format::Tmon,
+        Format::Projections,
     ];
 
     /// The format's position in [`Format::ALL`] (exhaustive, so a new format must be placed).
@@ -89,6 +94,7 @@ impl Format {
             Format::Shiviz => 5,
             Format::Paje => 6,
             Format::Tmon => 7,
+            Format::Projections => 8,
         }
     }
 }
@@ -165,6 +171,9 @@ fn sniff(input: &[u8], complete: bool) -> Sniffed {
     }
     if text.starts_with(b"#Paraver") {
         return Sniffed::Format(Format::Paraver);
+    }
+    if projections::looks_like_sts(text) || projections::looks_like_log(text) {
+        return Sniffed::Format(Format::Projections);
     }
     // The JSON window is the whole document when the input is, and reaches its end.
     let json_complete = complete && first + json.len() == whole.len();
@@ -371,12 +380,15 @@ fn import_tar(input: &[u8], name: &str, budget: &Budget) -> Result<Imported, Tra
 }
 
 /// Whether a tar member is a file some importer reads from a tar (an OTF2 archive's, a
-/// Paraver trace's `.prv`, `.pcf` or `.row`, a ShiViz log with its `expression.txt`): the
+/// Paraver trace's `.prv`, `.pcf` or `.row`, a Projections `.sts` with its logs, a ShiViz log
+/// with its `expression.txt`): the
 /// others (a profile, a copy of the program lying in the folder) are read past, never held.
 fn tar_member(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     otf2::archive_member(path)
-        || [".prv", ".prv.gz", ".pcf", ".row", ".log", ".shiviz", ".txt"]
+        || [
+            ".prv", ".prv.gz", ".pcf", ".row", ".sts", ".log", ".log.gz", ".shiviz", ".txt",
+        ]
             .iter()
             .any(|ext| lower.ends_with(ext))
 }
@@ -387,6 +399,9 @@ fn import_tar_files(
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
+    if projections::is_projections_set(files.keys()) {
+        return import_files(&files, name, budget);
+    }
     let prv = files
         .iter()
         .find(|(p, _)| p.ends_with(".prv") || p.ends_with(".prv.gz"));
@@ -459,13 +474,23 @@ pub fn import_paraver(
     })
 }
 
-/// Reads a trace made of several files (an OTF2 archive directory, or a ShiViz log with its
-/// `expression.txt`): paths and bytes.
+/// Reads a trace made of several files (an OTF2 archive directory, a Projections `.sts` with
+/// its logs, or a ShiViz log with its `expression.txt`): paths and bytes.
 pub fn import_files(
     files: &std::collections::BTreeMap<String, Vec<u8>>,
     name: &str,
     budget: &Budget,
 ) -> Result<Imported, TraceError> {
+    if projections::is_projections_set(files.keys()) {
+        let files = inflated(files, budget)?;
+        let (trace, notes) = projections::parse_files(&files, name, budget)?;
+        budget.check_model(&trace, projections::FORMAT_NAME, &[])?;
+        return Ok(Imported {
+            format: Format::Projections,
+            trace,
+            notes,
+        });
+    }
     if let Some((trace, notes)) = shiviz::parse_with_sidecar(files, name, budget)? {
         budget.check_model(&trace, shiviz::FORMAT_NAME, &[])?;
         return Ok(Imported {
@@ -491,6 +516,32 @@ pub fn import_archive(
         trace,
         notes,
     })
+}
+
+/// The files with each gzip one inflated (keeping its name), all within the budget's input
+/// limit, the others borrowed as they are; an error names the file.
+fn inflated<'a>(
+    files: &'a std::collections::BTreeMap<String, Vec<u8>>,
+    budget: &Budget,
+) -> Result<std::collections::BTreeMap<String, std::borrow::Cow<'a, [u8]>>, TraceError> {
+    let mut total = 0u64;
+    let mut out = std::collections::BTreeMap::new();
+    for (path, bytes) in files {
+        let text = if is_gzip(bytes) {
+            std::borrow::Cow::Owned(
+                gunzip(bytes, budget.max_input_bytes.saturating_sub(total)).map_err(|mut e| {
+                    e.format = projections::FORMAT_NAME.to_owned();
+                    e.message = format!("{path}: {}", e.message);
+                    e
+                })?,
+            )
+        } else {
+            std::borrow::Cow::Borrowed(bytes.as_slice())
+        };
+        total = total.saturating_add(text.len() as u64);
+        out.insert(path.clone(), text);
+    }
+    Ok(out)
 }
 
 /// Reads a trace within the default [`Budget`], decompressing gzip and detecting its format
@@ -539,6 +590,7 @@ pub fn import_with(
     let format = detected(format, input, true)?;
     let (trace, notes) = match format {
         Format::Otf2 if !otf2::is_anchor(input) => return import_tar(input, name, budget),
+        Format::Projections if otf2::is_tar(input) => return import_tar(input, name, budget),
         f => parse_whole(f, input, name, options)?,
     };
     budget.check_model(&trace, format.name(), input)?;
@@ -583,7 +635,12 @@ fn import_plain_reader(
     let max = budget.max_input_bytes;
     let failed = |e: std::io::Error| stream::io_error("input", &e, Position::START, budget);
     let (head, reader) = stream::peek(reader, SNIFF_LEN).map_err(failed)?;
-    if otf2::is_tar(&head) && matches!(format, None | Some(Format::Otf2)) {
+    if otf2::is_tar(&head)
+        && matches!(
+            format,
+            None | Some(Format::Otf2) | Some(Format::Projections)
+        )
+    {
         let files = otf2::tar_files_from(reader, &head, max, tar_member)?;
         return import_tar_files(files, name, budget);
     }
@@ -701,6 +758,7 @@ fn parse_whole(
                 "expected a tar archive",
             ));
         }
+        Format::Projections => return Err(projections::lone_file_error(input)),
         Format::Paraver | Format::Paje | Format::ChromeJson | Format::TracescopeJson => {
             parse_stream(format, &mut &input[..], name, options)?
         }

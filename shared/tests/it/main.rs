@@ -15,6 +15,7 @@ mod npt_tree;
 mod otf2_archive;
 mod pairing;
 mod paraver;
+mod projections;
 mod rankings;
 mod selection;
 mod states;
