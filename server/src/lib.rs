@@ -48,6 +48,8 @@ pub struct AppState {
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
     pub timeouts: Timeouts,
+    /// Which `Host` names are served (every one by default; `serve` allows its own).
+    pub hosts: http::guard::Hosts,
 }
 
 /// Request deadlines; a request past its deadline is cancelled (an upload's transaction rolls
@@ -91,6 +93,7 @@ impl AppState {
             metrics: std::sync::Arc::clone(&metrics),
             uploads,
             timeouts: Timeouts::default(),
+            hosts: http::guard::Hosts::Any,
         }
     }
 }

@@ -52,6 +52,11 @@ pub enum Command {
         /// the database: instances sharing the directory (and the database) serve the same runs.
         #[arg(long)]
         blobs: Option<PathBuf>,
+        /// Host names the server answers for besides IP literals and `localhost` (the name
+        /// a reverse proxy forwards, say), comma-separated; `name:port` allows that port only,
+        /// `*` every host. Other hosts are answered 421 (a defence against DNS rebinding).
+        #[arg(long, value_delimiter = ',')]
+        allowed_hosts: Vec<String>,
         /// How the log on stderr is written: `text` for a person, `json` (one object a line,
         /// with each request's id) for a log collector.
         #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
@@ -160,6 +165,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             site,
             max_upload_bytes,
             blobs,
+            allowed_hosts,
             log_format,
             read,
         } => serve::command(
@@ -170,6 +176,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 max_upload_bytes,
                 log_format,
                 blobs: blob_store(blobs),
+                hosts: crate::http::guard::Hosts::from_list(&allowed_hosts),
             },
             read.budget(max_upload_bytes as u64),
             read.max_analysed_events(),

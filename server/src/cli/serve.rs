@@ -32,6 +32,8 @@ pub struct Options {
     pub log_format: LogFormat,
     /// Where runs' uploads and models are kept.
     pub blobs: crate::blobs::BlobStore,
+    /// Which `Host` names are served.
+    pub hosts: crate::http::guard::Hosts,
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
@@ -48,6 +50,7 @@ pub fn command(
         max_upload_bytes,
         log_format,
         blobs,
+        hosts,
     } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -69,6 +72,7 @@ pub fn command(
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
         state.blobs = blobs;
+        state.hosts = hosts;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod error;
+pub mod guard;
 pub mod runs;
 pub mod uploads;
 pub mod viewport;
@@ -49,7 +50,13 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics))
         .nest("/api", api)
         .fallback_service(site)
-        .layer(CompressionLayer::new());
+        .layer(CompressionLayer::new())
+        // Foreign hosts and cross-origin writes are refused before anything else runs; the
+        // refusal still carries the security headers and the request id.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ));
     for (name, value) in SECURITY_HEADERS {
         app = app.layer(SetResponseHeaderLayer::if_not_present(
             name,

@@ -26,8 +26,11 @@ impl Server {
         let pool = store.open().await;
         let site_dir = dir.path().join("site");
         std::fs::create_dir_all(&site_dir).expect("site dir");
-        std::fs::write(site_dir.join("index.html"), "<!doctype html><title>T</title>")
-            .expect("index");
+        std::fs::write(
+            site_dir.join("index.html"),
+            "<!doctype html><title>T</title>",
+        )
+        .expect("index");
         Server {
             state: AppState::new(pool, site_dir, 4 << 20),
             _store: store,
@@ -55,7 +58,6 @@ impl Server {
         (status, bytes.to_vec())
     }
 
-    #[allow(dead_code, reason = "used by the tests of later points")]
     async fn get(&self, uri: &str) -> (StatusCode, Vec<u8>) {
         self.send("GET", uri, &[], Vec::new()).await
     }
@@ -88,7 +90,11 @@ async fn concurrent_deletes_views_and_uploads_never_fail() {
     let server = std::sync::Arc::new(Server::new().await);
     let mut runs = Vec::new();
     for k in 0..20 {
-        runs.push(server.upload_ok(&format!("r{k}.json"), worked_example()).await);
+        runs.push(
+            server
+                .upload_ok(&format!("r{k}.json"), worked_example())
+                .await,
+        );
     }
     let mut tasks = tokio::task::JoinSet::new();
     // 20 deletes, and a second delete of the first 5 runs.
@@ -122,7 +128,9 @@ async fn concurrent_deletes_views_and_uploads_never_fail() {
         });
         let uploader = std::sync::Arc::clone(&server);
         tasks.spawn(async move {
-            let (status, body) = uploader.upload(&format!("u{k}.json"), worked_example()).await;
+            let (status, body) = uploader
+                .upload(&format!("u{k}.json"), worked_example())
+                .await;
             ("upload", String::new(), status, text(&body))
         });
     }
@@ -155,4 +163,207 @@ async fn concurrent_deletes_views_and_uploads_never_fail() {
         15,
         "only the 15 uploads stay"
     );
+}
+
+/// Starts `tracescope serve` on a free loopback port with `options`; answers the child and its
+/// address. The child is killed when the guard is dropped.
+struct Served {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Served {
+    fn start(db: &str, site: &std::path::Path, options: &[&str]) -> Served {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tracescope"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(options)
+            .arg("--db")
+            .arg(db)
+            .arg("--site")
+            .arg(site)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("tracescope starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("a first line");
+        let addr = line
+            .trim()
+            .strip_prefix("tracescope listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Served { child, addr }
+    }
+
+    /// A raw HTTP/1.1 request, `Connection: close`; answers the status code and the body.
+    fn request(&self, head: &str, body: &[u8]) -> (u16, String) {
+        use std::io::{Read as _, Write as _};
+        let mut stream = std::net::TcpStream::connect(&self.addr).expect("connects");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .expect("timeout");
+        stream.write_all(head.as_bytes()).expect("writes");
+        stream.write_all(body).expect("writes");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("reads");
+        let status = answer
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = answer
+            .split_once("\r\n\r\n")
+            .map_or("", |(_, b)| b)
+            .to_owned();
+        (status, body)
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh store and site folder for a served binary.
+fn served_store() -> (tempfile::TempDir, TestStore, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = TestStore::new(dir.path(), "runs.db");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(&site).expect("site");
+    std::fs::write(site.join("index.html"), "<!doctype html><title>T</title>").expect("index");
+    (dir, store, site)
+}
+
+/// Point 11: a name the server was not told about (DNS rebinding: `attacker.example` pointed
+/// at 127.0.0.1) is answered 421; IP literals, `localhost` and `--allowed-hosts` are served.
+#[test]
+fn serve_answers_only_its_own_hosts() {
+    let (_dir, store, site) = served_store();
+    let get = |served: &Served, host: &str, path: &str| {
+        served.request(
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+            b"",
+        )
+    };
+    let served = Served::start(&store.arg(), &site, &[]);
+    let own = served.addr.clone();
+    let port = own.rsplit_once(':').expect("a port").1.to_owned();
+    for host in [own.as_str(), &format!("localhost:{port}"), "127.0.0.1"] {
+        assert_eq!(get(&served, host, "/api/health").0, 200, "{host}");
+    }
+    for path in ["/api/health", "/", "/runs/x"] {
+        let (status, body) = get(&served, &format!("attacker.example:{port}"), path);
+        assert_eq!(status, 421, "{path}: {body}");
+        assert!(body.contains("--allowed-hosts attacker.example"), "{body}");
+    }
+    let (status, _) = served.request("GET /api/health HTTP/1.0\r\n\r\n", b"");
+    assert_eq!(status, 400, "a request naming no host");
+    drop(served);
+
+    let served = Served::start(
+        &store.arg(),
+        &site,
+        &["--allowed-hosts", "traces.example,lab.example:9"],
+    );
+    assert_eq!(get(&served, "traces.example", "/api/health").0, 200);
+    assert_eq!(get(&served, "lab.example:9", "/api/health").0, 200);
+    assert_eq!(get(&served, "lab.example:10", "/api/health").0, 421);
+    assert_eq!(get(&served, "attacker.example", "/api/health").0, 421);
+    assert_eq!(get(&served, "localhost", "/api/health").0, 200);
+}
+
+/// Point 11: uploads, views and deletes from another origin (a simple `text/plain` POST a page
+/// elsewhere may send without a preflight) are refused 403 and change nothing; the page's own
+/// requests and clients that are not browsers (no `Origin`) are served.
+#[tokio::test]
+async fn writes_from_another_origin_are_refused() {
+    let mut server = Server::new().await;
+    let kept = server.upload_ok("kept.json", worked_example()).await;
+    server.state.hosts = server::http::guard::Hosts::from_list(&[]);
+    let server = server;
+    let host = ("host", "127.0.0.1:8080");
+    let plain = ("content-type", "text/plain");
+    let view = format!(r#"{{"version":1,"run":"{}"}}"#, kept.id);
+    let delete = format!("/api/runs/{}", kept.id);
+    let token = ("x-delete-token", kept.delete_token.as_str());
+    let foreign: [&[(&str, &str)]; 5] = [
+        &[host, plain, ("origin", "http://attacker.example")],
+        &[host, plain, ("origin", "http://127.0.0.1:9999")],
+        &[host, plain, ("origin", "null")],
+        &[host, plain, ("sec-fetch-site", "cross-site")],
+        &[
+            host,
+            plain,
+            ("sec-fetch-site", "same-site"),
+            ("origin", "http://127.0.0.1:8080"),
+        ],
+    ];
+    for headers in foreign {
+        let (status, body) = server
+            .send("POST", "/api/runs?name=x.json", headers, worked_example())
+            .await;
+        assert_eq!(
+            status,
+            StatusCode::FORBIDDEN,
+            "{headers:?}: {}",
+            text(&body)
+        );
+        assert!(text(&body).contains("cross_origin"), "{}", text(&body));
+        let (status, _) = server
+            .send("POST", "/api/views", headers, view.clone().into_bytes())
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{headers:?}");
+        let mut with_token = headers.to_vec();
+        with_token.push(token);
+        let (status, _) = server
+            .send("DELETE", &delete, &with_token, Vec::new())
+            .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{headers:?}");
+    }
+    assert_eq!(db::count_runs(&server.state.pool).await.expect("count"), 1);
+    // Reading from anywhere is allowed (the same-origin policy keeps the answer from the page).
+    let (status, _) = server
+        .send(
+            "GET",
+            "/api/runs",
+            &[host, ("origin", "http://attacker.example")],
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let own: [&[(&str, &str)]; 4] = [
+        &[host, ("origin", "http://127.0.0.1:8080")],
+        &[("host", "localhost"), ("origin", "http://localhost:80")],
+        &[
+            host,
+            ("sec-fetch-site", "same-origin"),
+            ("origin", "http://127.0.0.1:8080"),
+        ],
+        &[host],
+    ];
+    for headers in own {
+        let (status, body) = server
+            .send("POST", "/api/runs?name=own.json", headers, worked_example())
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{headers:?}: {}", text(&body));
+        let (status, body) = server
+            .send("POST", "/api/views", headers, view.clone().into_bytes())
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{headers:?}: {}", text(&body));
+    }
+    let (status, _) = server
+        .send(
+            "DELETE",
+            &delete,
+            &[host, ("sec-fetch-site", "same-origin"), token],
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
 }
