@@ -141,14 +141,32 @@ pub fn prepare_file(
     finish(imported, source_bytes, source_gz, phase)
 }
 
+/// The most characters of a run's name kept: the runs list carries every name of its page, so
+/// a name as long as a file (a trace may title itself with megabytes) would make every list
+/// that long.
+pub const MAX_NAME_CHARS: usize = 256;
+
+/// Cuts a run's name to [`MAX_NAME_CHARS`] characters, saying so in the notes.
+fn cut_name(imported: &mut shared::formats::Imported) {
+    let name = &mut imported.trace.name;
+    if let Some((at, _)) = name.char_indices().nth(MAX_NAME_CHARS) {
+        let chars = name.chars().count();
+        name.truncate(at);
+        imported.notes.push(format!(
+            "The run's name was {chars} characters long; its first {MAX_NAME_CHARS} are kept."
+        ));
+    }
+}
+
 /// Summarises an imported trace and encodes its model.
 fn finish(
-    imported: shared::formats::Imported,
+    mut imported: shared::formats::Imported,
     source_bytes: u64,
     source_gz: crate::spool::Spooled,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Analysing);
+    cut_name(&mut imported);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
     let index = stored_index(&imported.trace, &pairing);

@@ -367,3 +367,58 @@ async fn writes_from_another_origin_are_refused() {
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
 }
+
+/// Point 5: a trace naming itself with a very long title is stored under its first 256
+/// characters, with a note saying so, and the runs list stays small.
+#[tokio::test]
+async fn a_long_run_name_is_cut_with_a_note() {
+    let server = Server::new().await;
+    let title = "T4 worked example (Jiang 1990, Fig. 3.2, two processes)";
+    // Multi-byte characters: the cut counts characters and never splits one.
+    let long: String = std::iter::repeat_n("é名", 50_000).collect();
+    let trace = text(&worked_example()).replace(title, &long);
+    let created = server.upload_ok("long.json", trace.into_bytes()).await;
+    let name = &created.run.summary.name;
+    assert_eq!(name.chars().count(), 256);
+    assert!(long.starts_with(name.as_str()));
+    assert!(
+        created
+            .run
+            .notes
+            .iter()
+            .any(|n| n.contains("100000 characters") && n.contains("256")),
+        "{:?}",
+        created.run.notes
+    );
+    let (status, body) = server.get("/api/runs").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.len() < 4096, "the list is {} bytes", body.len());
+    let (status, body) = server.get(&format!("/api/runs/{}", created.id)).await;
+    assert_eq!(status, StatusCode::OK);
+    let detail: shared::view::api::RunDetail = serde_json::from_slice(&body).expect("detail");
+    assert_eq!(&detail.trace.name, name, "the model's name is the run's");
+}
+
+/// Point 5: the runs list is a page: 50 by default, `limit` at most 200, `offset` skips.
+#[tokio::test]
+async fn the_runs_list_is_paged_by_default() {
+    let server = Server::new().await;
+    for k in 0..55 {
+        server
+            .upload_ok(&format!("r{k}.json"), worked_example())
+            .await;
+    }
+    let list = |uri: &'static str| {
+        let server = &server;
+        async move {
+            let (status, body) = server.get(uri).await;
+            assert_eq!(status, StatusCode::OK, "{uri}");
+            serde_json::from_slice::<shared::view::api::RunList>(&body).expect("a list")
+        }
+    };
+    let first = list("/api/runs").await;
+    assert_eq!((first.runs.len(), first.total), (50, 55));
+    let rest = list("/api/runs?offset=50").await;
+    assert_eq!(rest.runs.len(), 5);
+    assert_eq!(list("/api/runs?limit=100000").await.runs.len(), 55);
+}
