@@ -422,3 +422,59 @@ async fn the_runs_list_is_paged_by_default() {
     assert_eq!(rest.runs.len(), 5);
     assert_eq!(list("/api/runs?limit=100000").await.runs.len(), 55);
 }
+
+/// Point 10: a what-if value that is not a finite number of 0 or more (`NaN`, infinities,
+/// `1e999`, negatives, a bandwidth of 0) is refused 400 with a sentence, never computed.
+#[tokio::test]
+async fn what_if_refuses_nan_infinities_and_negatives() {
+    let server = Server::new().await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let ask = |scenario: &str| {
+        let encoded = scenario.replace('=', "%3D").replace(',', "%2C");
+        let uri = format!("/api/runs/{}/analysis?what_if={encoded}", run.id);
+        let server = &server;
+        async move { server.get(&uri).await }
+    };
+    for scenario in [
+        "transit*NaN",
+        "transit*nan",
+        "transit*inf",
+        "transit*-inf",
+        "transit*1e999",
+        "transit=-5",
+        "transit*-0.5",
+        "latency=1,bandwidth=0",
+        "latency=NaN,bandwidth=2",
+        "edge=3:duration=infinity",
+    ] {
+        let (status, body) = ask(scenario).await;
+        assert_eq!(
+            status,
+            StatusCode::BAD_REQUEST,
+            "{scenario}: {}",
+            text(&body)
+        );
+        let error: shared::view::api::ApiError = serde_json::from_slice(&body).expect("error");
+        assert!(
+            error.message.contains("finite number of 0 or more")
+                || error.message.contains("bandwidth of 0"),
+            "{scenario}: {}",
+            error.message
+        );
+    }
+    let (status, body) = ask("transit*0.5").await;
+    assert_eq!(status, StatusCode::OK, "{}", text(&body));
+    // Every other numeric parameter is an integer: NaN and infinities are refused as such.
+    let id = &run.id;
+    for uri in [
+        format!("/api/runs/{id}/analysis?min_latency=NaN"),
+        format!("/api/runs/{id}/viewport?start=NaN&end=69&first_row=0&last_row=1&width_px=10"),
+        format!("/api/runs/{id}/viewport?start=0&end=inf&first_row=0&last_row=1&width_px=10"),
+        format!("/api/runs/{id}/hasse?start=0&end=69&width_px=Infinity"),
+        format!("/api/runs/{id}/analysis/summary?start=-inf"),
+        format!("/api/runs?limit=NaN"),
+    ] {
+        let (status, body) = server.get(&uri).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {}", text(&body));
+    }
+}
