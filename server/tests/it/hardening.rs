@@ -470,11 +470,103 @@ async fn what_if_refuses_nan_infinities_and_negatives() {
         format!("/api/runs/{id}/analysis?min_latency=NaN"),
         format!("/api/runs/{id}/viewport?start=NaN&end=69&first_row=0&last_row=1&width_px=10"),
         format!("/api/runs/{id}/viewport?start=0&end=inf&first_row=0&last_row=1&width_px=10"),
-        format!("/api/runs/{id}/hasse?start=0&end=69&width_px=Infinity"),
+        format!("/api/runs/{id}/hasse?start=0&end=69&rows=2&width_px=Infinity"),
         format!("/api/runs/{id}/analysis/summary?start=-inf"),
         format!("/api/runs?limit=NaN"),
     ] {
         let (status, body) = server.get(&uri).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {}", text(&body));
+    }
+}
+
+/// Point 7: reads racing a delete answer 200 (read before the delete) or 404 (after), never a
+/// 500 ("the run has no chunk …", a foreign key of a report stored for a deleted run, a blob
+/// file released under the read). Readers of every endpoint loop over windows that need
+/// chunks not yet read while the run is deleted under them, on both blob stores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reads_racing_a_delete_answer_404_never_500() {
+    for blobs_in_directory in [false, true] {
+        let mut server = Server::new().await;
+        if blobs_in_directory {
+            server.state.blobs =
+                server::blobs::BlobStore::Directory(server._dir.path().join("blobs"));
+        }
+        let server = std::sync::Arc::new(server);
+        let trace = shared::formats::native::write(&shared::model::synthetic::ring(16, 20_000));
+        let mut failures = Vec::new();
+        for round in 0..6u64 {
+            let run = server
+                .upload_ok("ring.json", trace.clone().into_bytes())
+                .await;
+            let id = run.id.clone();
+            let end = run.run.summary.time.end.0;
+            let mut readers = tokio::task::JoinSet::new();
+            let kinds = [
+                "viewport", "run", "analysis", "summary", "hasse", "outline", "info", "export",
+                "topology", "compare",
+            ];
+            for (k, kind) in kinds.into_iter().enumerate() {
+                let (server, id) = (std::sync::Arc::clone(&server), id.clone());
+                readers.spawn(async move {
+                    let mut seen = Vec::new();
+                    for i in 0..400u64 {
+                        // A fine window somewhere else each time: chunks not read yet.
+                        let step = end / 397;
+                        let start = (i * 7919 + k as u64 * 104_729 + round) % 397 * step;
+                        let uri = match kind {
+                            "viewport" => format!(
+                                "/api/runs/{id}/viewport?start={start}&end={}&first_row=0&last_row=15&width_px=64",
+                                start + step
+                            ),
+                            "run" => format!("/api/runs/{id}"),
+                            "analysis" => format!("/api/runs/{id}/analysis"),
+                            "summary" => format!(
+                                "/api/runs/{id}/analysis/summary?start={start}&end={}",
+                                start + step
+                            ),
+                            "hasse" => format!(
+                                "/api/runs/{id}/hasse?start={start}&end={}&rows=16&width_px=64",
+                                start + step
+                            ),
+                            "outline" => format!("/api/runs/{id}/outline"),
+                            "info" => format!("/api/runs/{id}/info"),
+                            "export" => format!("/api/runs/{id}/export/binary"),
+                            "topology" => format!("/api/runs/{id}/topology/load?start={start}"),
+                            _ => format!("/api/compare/{id}/{id}"),
+                        };
+                        let (status, body) = server.get(&uri).await;
+                        if status != StatusCode::OK && status != StatusCode::NOT_MODIFIED {
+                            seen.push((uri, status, text(&body)));
+                        }
+                        if status != StatusCode::OK {
+                            break;
+                        }
+                    }
+                    seen
+                });
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20 + 15 * round)).await;
+            let (status, body) = server
+                .send(
+                    "DELETE",
+                    &format!("/api/runs/{id}"),
+                    &[("x-delete-token", &run.delete_token)],
+                    Vec::new(),
+                )
+                .await;
+            assert_eq!(status, StatusCode::NO_CONTENT, "{}", text(&body));
+            // Each reader answered 200 until the delete, then 404: nothing else.
+            while let Some(seen) = readers.join_next().await {
+                for (uri, status, body) in seen.expect("the reader ran") {
+                    if status != StatusCode::NOT_FOUND {
+                        failures.push(format!("{uri}: {status} {body}"));
+                    }
+                }
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "blobs in a directory: {blobs_in_directory}: {failures:#?}"
+        );
     }
 }
