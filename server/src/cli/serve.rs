@@ -73,6 +73,7 @@ pub fn command(
         state.max_analysed_events = max_analysed_events;
         state.blobs = blobs;
         state.hosts = hosts;
+        sweep_blob_temporaries(&state.blobs);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;
@@ -84,6 +85,33 @@ pub fn command(
             .await
             .context("serving")
     })
+}
+
+/// How long a blob temporary goes unwritten before it counts as left by a dead instance.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// Removes the blob temporaries dead instances left, now and then every [`STALE_TEMPORARY`]
+/// (one left by an instance killed just before this one started is removed on a later sweep).
+fn sweep_blob_temporaries(blobs: &crate::blobs::BlobStore) {
+    if !matches!(blobs, crate::blobs::BlobStore::Directory(_)) {
+        return;
+    }
+    let blobs = blobs.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(STALE_TEMPORARY);
+        loop {
+            every.tick().await;
+            let blobs = blobs.clone();
+            match tokio::task::spawn_blocking(move || blobs.sweep_temporaries(STALE_TEMPORARY))
+                .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(removed = n, "removed stale blob temporaries"),
+                Ok(Err(e)) => tracing::warn!(error = %e, "the blob directory could not be swept"),
+                Err(e) => tracing::warn!(error = %e, "the blob sweep failed"),
+            }
+        }
+    });
 }
 
 /// Ctrl-C or SIGTERM (what a service manager or a container runtime sends to stop a server).

@@ -33,6 +33,10 @@ pub enum AppError {
     /// The run has more events than the server's memory budget pays analyses for.
     #[error("{0}")]
     TooLargeToAnalyse(String),
+    /// The server cannot do it now for a reason of the machine's (a read-only temporary
+    /// directory); the sentence says what fixes it.
+    #[error("{0}")]
+    Unavailable(String),
     /// The database failed.
     #[error("database error")]
     Sqlx(#[from] sqlx::Error),
@@ -47,6 +51,7 @@ impl From<crate::ingest::IngestError> for AppError {
         match e {
             IngestError::InvalidTrace(e) => AppError::InvalidTrace(e),
             IngestError::Database(e) => AppError::Sqlx(e),
+            IngestError::Unavailable(message) => AppError::Unavailable(message),
             IngestError::Internal(e) => AppError::Internal(e),
         }
     }
@@ -82,6 +87,7 @@ impl AppError {
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
             }
+            AppError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             AppError::Sqlx(_) | AppError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
@@ -96,6 +102,7 @@ impl IntoResponse for AppError {
             // Internal causes are logged here and never sent to the client.
             AppError::Sqlx(e) => tracing::error!(error = %e, "database error"),
             AppError::Internal(e) => tracing::error!(error = ?e, "internal error"),
+            AppError::Unavailable(message) => tracing::error!(%message, "unavailable"),
             _ => {}
         }
         let trace_error = match &self {

@@ -145,7 +145,8 @@ async fn spool_body(
             state.uploads.set(key, progress);
         }
     };
-    let spool_failed = |e: std::io::Error| anyhow::anyhow!("the upload could not be spooled: {e}");
+    let spool_failed =
+        |e: std::io::Error| AppError::Unavailable(crate::spool::unwritable_temporary(&e));
     let file = tokio::task::spawn_blocking(tempfile::tempfile)
         .await
         .map_err(|e| anyhow::anyhow!("the spool task failed: {e}"))?

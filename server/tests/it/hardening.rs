@@ -174,8 +174,18 @@ struct Served {
 
 impl Served {
     fn start(db: &str, site: &std::path::Path, options: &[&str]) -> Served {
+        Served::start_with_env(db, site, options, &[])
+    }
+
+    fn start_with_env(
+        db: &str,
+        site: &std::path::Path,
+        options: &[&str],
+        env: &[(&str, &std::path::Path)],
+    ) -> Served {
         use std::io::BufRead as _;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tracescope"))
+            .envs(env.iter().copied())
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(options)
             .arg("--db")
@@ -472,7 +482,7 @@ async fn what_if_refuses_nan_infinities_and_negatives() {
         format!("/api/runs/{id}/viewport?start=0&end=inf&first_row=0&last_row=1&width_px=10"),
         format!("/api/runs/{id}/hasse?start=0&end=69&rows=2&width_px=Infinity"),
         format!("/api/runs/{id}/analysis/summary?start=-inf"),
-        format!("/api/runs?limit=NaN"),
+        "/api/runs?limit=NaN".to_owned(),
     ] {
         let (status, body) = server.get(&uri).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {}", text(&body));
@@ -569,4 +579,75 @@ async fn reads_racing_a_delete_answer_404_never_500() {
             "blobs in a directory: {blobs_in_directory}: {failures:#?}"
         );
     }
+}
+
+/// An upload's raw HTTP/1.1 head for a body of `len` bytes.
+fn upload_head(len: usize) -> String {
+    format!(
+        "POST /api/runs?name=t4.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+    )
+}
+
+/// Point 8: the blob temporaries an instance killed while storing left (`.tmp…`, not written
+/// for a long while) are removed when a server starts on the directory; a fresh one (another
+/// instance's, being written) and the blobs stay.
+#[test]
+fn stale_blob_temporaries_are_removed_at_start() {
+    let (dir, store, site) = served_store();
+    let blobs = dir.path().join("blobs");
+    let blob = blobs.join("ab").join(format!("ab{}", "0".repeat(62)));
+    std::fs::create_dir_all(blob.parent().expect("a folder")).expect("blob folder");
+    std::fs::write(&blob, b"a blob").expect("a blob");
+    let stale = blobs.join(".tmpKILLED");
+    let fresh = blobs.join(".tmpWRITING");
+    std::fs::write(&stale, vec![7u8; 4096]).expect("a stale temporary");
+    std::fs::write(&fresh, vec![7u8; 4096]).expect("a fresh temporary");
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .and_then(|f| f.set_modified(an_hour_ago))
+        .expect("backdated");
+    let blobs_arg = blobs.to_string_lossy().into_owned();
+    let _served = Served::start(&store.arg(), &site, &["--blobs", &blobs_arg]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while stale.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!stale.exists(), "the stale temporary is removed");
+    assert!(fresh.exists(), "a temporary being written stays");
+    assert!(blob.exists(), "blobs stay");
+}
+
+/// Point 8: a temporary directory (or blob directory) the server cannot write answers an
+/// upload 503 with a sentence naming the directory and what fixes it, not 500 "internal error".
+#[test]
+fn an_unwritable_temporary_or_blob_directory_is_503_with_a_sentence() {
+    let (dir, store, site) = served_store();
+    // A path under a regular file cannot be written, whoever the server runs as (root writes
+    // into a directory without write permission).
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a directory").expect("a file");
+    let unwritable = file.join("tmp");
+    let trace = worked_example();
+    let served = Served::start_with_env(&store.arg(), &site, &[], &[("TMPDIR", &unwritable)]);
+    let (status, body) = served.request(&upload_head(trace.len()), &trace);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("\"unavailable\""), "{body}");
+    assert!(body.contains(&*unwritable.to_string_lossy()), "{body}");
+    assert!(body.contains("TMPDIR"), "{body}");
+    drop(served);
+
+    let blobs = unwritable.to_string_lossy().into_owned();
+    let served = Served::start(&store.arg(), &site, &["--blobs", &blobs]);
+    let (status, body) = served.request(&upload_head(trace.len()), &trace);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("blob directory"), "{body}");
+    assert!(body.contains(&blobs), "{body}");
+    let (status, body) = served.request(
+        "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert_eq!(status, 200);
+    assert!(body.contains("\"total\":0"), "nothing was stored: {body}");
 }
