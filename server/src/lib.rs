@@ -10,6 +10,7 @@ pub mod db;
 pub mod http;
 pub mod ingest;
 pub mod lazy;
+pub mod listen;
 pub mod metrics;
 pub mod spool;
 

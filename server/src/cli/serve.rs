@@ -34,6 +34,8 @@ pub struct Options {
     pub blobs: crate::blobs::BlobStore,
     /// Which `Host` names are served.
     pub hosts: crate::http::guard::Hosts,
+    /// What bounds slow and idle clients.
+    pub limits: crate::listen::Limits,
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
@@ -51,6 +53,7 @@ pub fn command(
         log_format,
         blobs,
         hosts,
+        limits,
     } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -78,12 +81,10 @@ pub fn command(
             .await
             .with_context(|| format!("binding {addr}"))?;
         let local = listener.local_addr()?;
-        tracing::info!(db = %db, "serving on http://{local}");
+        tracing::info!(db = %db, max_connections = limits.max_connections, "serving on http://{local}");
         println!("tracescope listening on http://{local}");
-        axum::serve(listener, app(state))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .context("serving")
+        crate::listen::serve(listener, app(state), limits, shutdown_signal()).await;
+        Ok(())
     })
 }
 

@@ -24,6 +24,9 @@ pub enum AppError {
     /// The request took longer than its deadline.
     #[error("the request took longer than the server's limit of {0} s")]
     Timeout(u64),
+    /// The request body sent nothing for this many seconds.
+    #[error("the upload sent nothing for {0} s; the server stopped waiting for it")]
+    BodyStalled(u64),
     /// The upload is larger than the server accepts.
     #[error("the upload is larger than this server's limit of {limit} bytes")]
     PayloadTooLarge {
@@ -77,7 +80,9 @@ impl AppError {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
-            AppError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
+            AppError::Timeout(_) | AppError::BodyStalled(_) => {
+                (StatusCode::REQUEST_TIMEOUT, "timeout")
+            }
             // A trace that would need more than the import budget: too large, not broken.
             AppError::InvalidTrace(e) if e.exceeded.is_some() => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "over_budget")

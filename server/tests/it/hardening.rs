@@ -651,3 +651,144 @@ fn an_unwritable_temporary_or_blob_directory_is_503_with_a_sentence() {
     assert_eq!(status, 200);
     assert!(body.contains("\"total\":0"), "nothing was stored: {body}");
 }
+
+/// Reads from `stream` until the server closes it (or `limit` passes); answers what was read and
+/// when the close came, `None` if it never did.
+fn read_until_closed(
+    stream: &mut std::net::TcpStream,
+    limit: std::time::Duration,
+) -> (String, Option<std::time::Duration>) {
+    use std::io::Read as _;
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let left = limit.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return (String::from_utf8_lossy(&answer).into_owned(), None);
+        }
+        stream.set_read_timeout(Some(left)).expect("timeout");
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return (String::from_utf8_lossy(&answer).into_owned(), None);
+            }
+            // A reset is a close too.
+            Err(_) => break,
+        }
+    }
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        Some(started.elapsed()),
+    )
+}
+
+/// Point 4: a connection that sends nothing, one that trickles its request head, and one left
+/// idle after a request are closed after the header timeout; a body that stops sending is
+/// answered 408 after the body timeout. (The old server held all of them for as long as they
+/// liked.)
+#[test]
+fn slow_and_idle_connections_are_closed_on_time() {
+    use std::io::Write as _;
+    let (_dir, store, site) = served_store();
+    let served = Served::start(
+        &store.arg(),
+        &site,
+        &["--header-timeout-secs", "1", "--body-timeout-secs", "1"],
+    );
+    let limit = std::time::Duration::from_secs(10);
+    let connect = || std::net::TcpStream::connect(&served.addr).expect("connects");
+
+    let mut silent = connect();
+    let mut trickling = connect();
+    let trickler = {
+        let mut stream = trickling.try_clone().expect("a clone");
+        std::thread::spawn(move || {
+            // One byte every 200 ms: a head that never ends within the timeout.
+            for byte in
+                b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa"
+            {
+                if stream.write_all(&[*byte]).is_err() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        })
+    };
+    let mut idle = connect();
+    idle.write_all(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .expect("writes");
+    let mut stalled = connect();
+    stalled
+        .write_all(
+            upload_head(100_000)
+                .replace("Connection: close\r\n", "")
+                .as_bytes(),
+        )
+        .expect("writes");
+    stalled.write_all(&worked_example()[..200]).expect("writes");
+
+    let (_, closed) = read_until_closed(&mut silent, limit);
+    assert!(closed.is_some(), "a silent connection is closed");
+    let (_, closed) = read_until_closed(&mut trickling, limit);
+    let closed = closed.expect("a trickling connection is closed");
+    assert!(closed < std::time::Duration::from_secs(4), "{closed:?}");
+    let (answer, closed) = read_until_closed(&mut idle, limit);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        closed.is_some(),
+        "an idle keep-alive connection is closed: {answer}"
+    );
+    let (answer, closed) = read_until_closed(&mut stalled, limit);
+    assert!(closed.is_some(), "a stalled body's connection is closed");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("sent nothing for 1 s"), "{answer}");
+    let _ = trickler.join();
+    // The server still serves.
+    let (status, _) = served.request(
+        "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert_eq!(status, 200);
+}
+
+/// Point 4: the server holds at most `--max-connections` connections; one more waits to be
+/// accepted until a slot frees (here: silent connections closed by the header timeout), and is
+/// then served.
+#[test]
+fn connections_beyond_the_limit_wait_and_are_then_served() {
+    use std::io::Write as _;
+    let (_dir, store, site) = served_store();
+    let served = Served::start(
+        &store.arg(),
+        &site,
+        &["--header-timeout-secs", "2", "--max-connections", "4"],
+    );
+    let silent: Vec<_> = (0..4)
+        .map(|_| std::net::TcpStream::connect(&served.addr).expect("connects"))
+        .collect();
+    // Let the server accept the four silent ones first.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let mut fifth = std::net::TcpStream::connect(&served.addr).expect("the kernel queues it");
+    fifth
+        .write_all(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .expect("writes");
+    let (answer, closed) = read_until_closed(&mut fifth, std::time::Duration::from_secs(15));
+    let waited = started.elapsed();
+    assert!(
+        closed.is_some() && answer.starts_with("HTTP/1.1 200"),
+        "{answer}"
+    );
+    assert!(
+        waited >= std::time::Duration::from_millis(1200),
+        "the fifth connection waited for a slot: {waited:?}"
+    );
+    drop(silent);
+}
