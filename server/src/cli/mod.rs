@@ -192,6 +192,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 log_format,
                 blobs: blob_store(blobs),
                 hosts: crate::http::guard::Hosts::from_list(&allowed_hosts),
+                max_memory_bytes: read
+                    .max_memory_bytes
+                    .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
                 limits: {
                     let defaults = crate::listen::Limits::default_for_this_process();
                     crate::listen::Limits {
@@ -246,6 +249,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 query: query.as_deref(),
                 expand,
                 json,
+                max_memory_bytes: read
+                    .max_memory_bytes
+                    .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
             },
         ),
         Command::Analyze {

@@ -36,6 +36,8 @@ pub struct Options {
     pub hosts: crate::http::guard::Hosts,
     /// What bounds slow and idle clients.
     pub limits: crate::listen::Limits,
+    /// The memory one run's analyses may take, in bytes.
+    pub max_memory_bytes: u64,
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
@@ -54,6 +56,7 @@ pub fn command(
         blobs,
         hosts,
         limits,
+        max_memory_bytes,
     } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -74,6 +77,7 @@ pub fn command(
         let mut state = AppState::new(pool, site_dir, max_upload_bytes);
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
+        state.max_memory_bytes = max_memory_bytes;
         state.blobs = blobs;
         state.hosts = hosts;
         sweep_blob_temporaries(&state.blobs);

@@ -74,8 +74,9 @@ impl Server {
     }
 }
 
+/// A body as text, cut to its first 2,000 characters (for assertion messages).
 fn text(body: &[u8]) -> String {
-    String::from_utf8_lossy(body).into_owned()
+    String::from_utf8_lossy(body).chars().take(2000).collect()
 }
 
 fn worked_example() -> Vec<u8> {
@@ -386,7 +387,9 @@ async fn a_long_run_name_is_cut_with_a_note() {
     let title = "T4 worked example (Jiang 1990, Fig. 3.2, two processes)";
     // Multi-byte characters: the cut counts characters and never splits one.
     let long: String = std::iter::repeat_n("é名", 50_000).collect();
-    let trace = text(&worked_example()).replace(title, &long);
+    let trace = String::from_utf8(worked_example())
+        .expect("UTF-8")
+        .replace(title, &long);
     let created = server.upload_ok("long.json", trace.into_bytes()).await;
     let name = &created.run.summary.name;
     assert_eq!(name.chars().count(), 256);
@@ -791,4 +794,97 @@ fn connections_beyond_the_limit_wait_and_are_then_served() {
         "the fifth connection waited for a slot: {waited:?}"
     );
     drop(silent);
+}
+
+/// A ring of `processes` processes with few events each, in the native format: its Hasse
+/// diagram's vector clocks cost about 8 bytes × processes² (each process's start and receive).
+fn many_processes(processes: u32) -> Vec<u8> {
+    shared::formats::native::write(&shared::model::synthetic::ring(
+        processes,
+        4 * processes as usize,
+    ))
+    .into_bytes()
+}
+
+/// Point 1: the Hasse view of a run of many processes costs what its vector clocks will take;
+/// over the memory budget it is refused 413 with a sentence before anything is allocated, while
+/// the run's Gantt chart and analyses still answer, and a small run's Hasse view is served.
+#[tokio::test]
+async fn a_hasse_view_over_the_memory_budget_is_413_before_it_allocates() {
+    let mut server = Server::new().await;
+    // 64 MiB; 4,000 processes' clocks take about 8 × 4,000² bytes = 122 MiB.
+    server.state.max_memory_bytes = 64 << 20;
+    let wide = server.upload_ok("wide.json", many_processes(4_000)).await;
+    let small = server.upload_ok("t4.json", worked_example()).await;
+    let end = wide.run.summary.time.end.0;
+    for uri in [
+        format!(
+            "/api/runs/{}/hasse?start=0&end={end}&rows=100&width_px=500",
+            wide.id
+        ),
+        format!("/api/runs/{}/hasse/areas?event=5", wide.id),
+    ] {
+        let (status, body) = server.get(&uri).await;
+        assert_eq!(
+            status,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "{uri}: {}",
+            text(&body)
+        );
+        let error: shared::view::api::ApiError = serde_json::from_slice(&body).expect("error");
+        assert_eq!(error.code, "over_budget");
+        assert!(
+            error.message.contains("4000 processes") && error.message.contains("memory budget"),
+            "{}",
+            error.message
+        );
+    }
+    let (status, _) = server
+        .get(&format!(
+            "/api/runs/{}/viewport?start=0&end={end}&first_row=0&last_row=99&width_px=500",
+            wide.id
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "the Gantt chart still answers");
+    let (status, _) = server
+        .get(&format!("/api/runs/{}/analysis/summary", wide.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "the analyses still answer");
+    let (status, body) = server
+        .get(&format!(
+            "/api/runs/{}/hasse?start=0&end=69&rows=2&width_px=100",
+            small.id
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", text(&body));
+}
+
+/// Point 1: `tracescope hasse` refuses the same diagram over `--max-memory-bytes`, with the
+/// sentence, and draws it within the budget.
+#[test]
+fn the_hasse_command_refuses_a_diagram_over_the_memory_budget() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("wide.json");
+    std::fs::write(&file, many_processes(4_000)).expect("the trace");
+    let hasse = |memory: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tracescope"))
+            .arg("hasse")
+            .arg(&file)
+            .args(["--max-memory-bytes", memory])
+            .output()
+            .expect("tracescope runs")
+    };
+    let refused = hasse(&(64u64 << 20).to_string());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("4000 processes") && said.contains("--max-memory-bytes"),
+        "{said}"
+    );
+    let drawn = hasse(&(1u64 << 30).to_string());
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
 }
