@@ -888,3 +888,62 @@ fn the_hasse_command_refuses_a_diagram_over_the_memory_budget() {
         String::from_utf8_lossy(&drawn.stderr)
     );
 }
+
+/// Point 6: a run whose times lie past 2^63 ticks, up to the clock's last tick, with a message
+/// in flight for more than 2^63 ticks, is drawn: every viewport over it answers 200 with its
+/// spans and its message (the stored index's deltas wrapped and its chunks no longer decoded:
+/// "a span starts off the clock", 500).
+#[tokio::test]
+async fn a_run_near_the_end_of_the_clock_is_drawn() {
+    let server = Server::new().await;
+    let max = u64::MAX;
+    let late = 1u64 << 63;
+    let trace = format!(
+        r#"{{"format": "tracescope", "version": 1, "name": "late",
+  "nodes": [{{"name": "n0"}}, {{"name": "n1"}}],
+  "processes": [{{"name": "A", "node": 0}}, {{"name": "B", "node": 1}}],
+  "events": [
+    {{"process": 0, "time": 10, "kind": "proc_init"}},
+    {{"process": 0, "time": 20, "kind": "msg_send", "to": 1, "tag": 1, "size": 8}},
+    {{"process": 0, "time": {a}, "kind": "proc_exit"}},
+    {{"process": 1, "time": {b}, "kind": "proc_init"}},
+    {{"process": 1, "time": {c}, "kind": "recv_call", "tag": 1}},
+    {{"process": 1, "time": {d}, "kind": "msg_arr", "from": 0, "tag": 1, "size": 8}},
+    {{"process": 1, "time": {max}, "kind": "proc_exit"}}
+  ]}}"#,
+        a = late + 5,
+        b = late + 100,
+        c = max - 1000,
+        d = max - 10,
+    );
+    let run = server.upload_ok("late.json", trace.into_bytes()).await;
+    for (start, end, width) in [
+        (0, max, 1000),
+        (late, max, 4096),
+        (max - 2048, max, 2048),
+        (0, 1024, 1024),
+    ] {
+        let uri = format!(
+            "/api/runs/{}/viewport?start={start}&end={end}&first_row=0&last_row=1&width_px={width}",
+            run.id
+        );
+        let (status, body) = server.get(&uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {}", text(&body));
+        let view: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(view["rows"].as_array().map(Vec::len), Some(2), "{uri}");
+    }
+    let (_, body) = server
+        .get(&format!(
+            "/api/runs/{}/viewport?start=0&end={max}&first_row=0&last_row=1&width_px=1000",
+            run.id
+        ))
+        .await;
+    let view: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    let messages = &view["messages"];
+    assert_eq!(
+        (&messages["send_px"][0], &messages["arrival_px"][0]),
+        (&serde_json::json!(0), &serde_json::json!(999)),
+        "the message is drawn from its send to its arrival: {}",
+        text(&body)
+    );
+}
