@@ -947,3 +947,47 @@ async fn a_run_near_the_end_of_the_clock_is_drawn() {
         text(&body)
     );
 }
+
+/// Point 6: the summary of a run whose processes each compute for nearly the whole clock adds
+/// their times without wrapping: the total is at least each process's time (it saturates at
+/// the clock's last tick), never 0 or a 500.
+#[tokio::test]
+async fn a_summary_near_the_end_of_the_clock_does_not_wrap() {
+    let server = Server::new().await;
+    let max = u64::MAX;
+    let trace = format!(
+        r#"{{"format": "tracescope", "version": 1, "name": "long",
+  "nodes": [{{"name": "n0"}}],
+  "processes": [{{"name": "A", "node": 0}}, {{"name": "B", "node": 0}}, {{"name": "C", "node": 0}}],
+  "events": [
+    {{"process": 0, "time": 0, "kind": "proc_init"}},
+    {{"process": 0, "time": {end}, "kind": "proc_exit"}},
+    {{"process": 1, "time": 0, "kind": "proc_init"}},
+    {{"process": 1, "time": {end}, "kind": "proc_exit"}},
+    {{"process": 2, "time": 0, "kind": "proc_init"}},
+    {{"process": 2, "time": {end}, "kind": "proc_exit"}}
+  ]}}"#,
+        end = max - 1,
+    );
+    let run = server.upload_ok("long.json", trace.into_bytes()).await;
+    let (status, body) = server
+        .get(&format!("/api/runs/{}/analysis/summary", run.id))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", text(&body));
+    let summary: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    let total = summary["computing"].as_u64().expect("computing");
+    let each: Vec<u64> = summary["per_process"]
+        .as_array()
+        .expect("per process")
+        .iter()
+        .map(|p| p["computing"].as_u64().expect("computing"))
+        .collect();
+    assert_eq!(each.len(), 3);
+    assert!(each.iter().all(|&c| c > max / 2), "{each:?}");
+    assert_eq!(total, max, "the total saturates: {}", text(&body));
+    for part in ["", "/npt", "/statistics", "/critical-path", "/wait-states"] {
+        let uri = format!("/api/runs/{}/analysis{part}", run.id);
+        let (status, body) = server.get(&uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {}", text(&body));
+    }
+}
