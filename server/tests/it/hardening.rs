@@ -991,3 +991,144 @@ async fn a_summary_near_the_end_of_the_clock_does_not_wrap() {
         assert_eq!(status, StatusCode::OK, "{uri}: {}", text(&body));
     }
 }
+
+/// Issue 46: every GET of every endpoint on every run of a small hostile corpus (times at the
+/// clock's ends, a clock near 2^64 computed on by every process, many processes, one event, a
+/// name of megabytes cut, a zero-length trace of one process, a message back in time), with
+/// windows and widths at their extremes, answers 2xx or 4xx: never a 5xx.
+#[tokio::test]
+async fn every_get_on_a_hostile_corpus_answers_without_a_server_error() {
+    let server = Server::new().await;
+    let max = u64::MAX;
+    let native = |name: &str, processes: u32, events: &str| {
+        let processes: Vec<String> = (0..processes)
+            .map(|p| format!(r#"{{"name": "P{p}", "node": 0}}"#))
+            .collect();
+        format!(
+            r#"{{"format": "tracescope", "version": 1, "name": "{name}",
+  "nodes": [{{"name": "n0"}}], "processes": [{}], "events": [{events}]}}"#,
+            processes.join(", ")
+        )
+        .into_bytes()
+    };
+    let corpus: Vec<(&str, Vec<u8>)> = vec![
+        ("worked", worked_example()),
+        (
+            "clock-ends",
+            native(
+                "clock ends",
+                2,
+                &format!(
+                    r#"{{"process": 0, "time": 0, "kind": "proc_init"}},
+    {{"process": 0, "time": 1, "kind": "msg_send", "to": 1, "tag": 1, "size": 8}},
+    {{"process": 0, "time": {max}, "kind": "proc_exit"}},
+    {{"process": 1, "time": {late}, "kind": "proc_init"}},
+    {{"process": 1, "time": {a}, "kind": "recv_call", "tag": 1}},
+    {{"process": 1, "time": {max}, "kind": "msg_arr", "from": 0, "tag": 1, "size": 8}}"#,
+                    late = 1u64 << 63,
+                    a = max - 1,
+                ),
+            ),
+        ),
+        (
+            "back-in-time",
+            native(
+                "back in time",
+                2,
+                r#"{"process": 0, "time": 0, "kind": "proc_init"},
+    {"process": 0, "time": 50, "kind": "msg_send", "to": 1, "tag": 1, "size": 8},
+    {"process": 1, "time": 0, "kind": "proc_init"},
+    {"process": 1, "time": 5, "kind": "recv_call", "tag": 1},
+    {"process": 1, "time": 10, "kind": "msg_arr", "from": 0, "tag": 1, "size": 8}"#,
+            ),
+        ),
+        (
+            "one-event",
+            native(
+                "one",
+                1,
+                r#"{"process": 0, "time": 7, "kind": "proc_init"}"#,
+            ),
+        ),
+        (
+            "zero-length",
+            native(
+                "zero",
+                1,
+                r#"{"process": 0, "time": 7, "kind": "proc_init"},
+    {"process": 0, "time": 7, "kind": "proc_exit"}"#,
+            ),
+        ),
+        ("wide", many_processes(800)),
+        (
+            "long-name",
+            String::from_utf8(worked_example())
+                .expect("UTF-8")
+                .replace(
+                    "T4 worked example (Jiang 1990, Fig. 3.2, two processes)",
+                    &"n".repeat(300_000),
+                )
+                .into_bytes(),
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (name, bytes) in corpus {
+        let (status, body) = server.upload(&format!("{name}.json"), bytes).await;
+        assert_eq!(status, StatusCode::CREATED, "{name}: {}", text(&body));
+        let created: CreatedRun = serde_json::from_slice(&body).expect("created");
+        ids.push((name, created.id));
+    }
+    let mut failures = Vec::new();
+    for (name, id) in &ids {
+        let mut uris = vec![
+            format!("/api/runs/{id}"),
+            format!("/api/runs/{id}/info"),
+            format!("/api/runs/{id}/outline"),
+            format!("/api/runs/{id}/analysis"),
+            format!("/api/runs/{id}/analysis?what_if=transit*0"),
+            format!("/api/runs/{id}/analysis?min_latency={max}"),
+            format!("/api/runs/{id}/topology"),
+            format!("/api/runs/{id}/topology/load"),
+            format!("/api/runs/{id}/topology/load?start={max}&end=0"),
+            format!("/api/runs/{id}/topology/strip?edge=0&buckets=4096"),
+            format!("/api/runs/{id}/hasse/areas?event=0"),
+            format!("/api/runs/{id}/hasse/areas?event={}", u32::MAX),
+            format!("/api/compare/{id}/{}", ids[0].1),
+        ];
+        for format in ["chrome-json", "native", "binary", "tmon"] {
+            uris.push(format!("/api/runs/{id}/export/{format}"));
+        }
+        for (start, end) in [(0, max), (max - 1, max), (0, 1), (1u64 << 63, max), (5, 5)] {
+            for width in [1, 32_768] {
+                uris.push(format!(
+                    "/api/runs/{id}/viewport?start={start}&end={end}&first_row=0&last_row=4095&width_px={width}"
+                ));
+            }
+            uris.push(format!(
+                "/api/runs/{id}/hasse?start={start}&end={end}&rows=2000&width_px=16384&axis=physical"
+            ));
+            for part in [
+                "summary",
+                "critical-path",
+                "wcpa",
+                "npt",
+                "statistics",
+                "histograms",
+                "matrix",
+                "wait-states",
+                "diagnostics",
+            ] {
+                uris.push(format!(
+                    "/api/runs/{id}/analysis/{part}?start={start}&end={end}&limit=100000"
+                ));
+            }
+        }
+        for uri in uris {
+            let (status, body) = server.get(&uri).await;
+            if status.is_server_error() {
+                failures.push(format!("{name}: {uri}: {status} {}", text(&body)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
