@@ -204,3 +204,21 @@ pub fn body_stalled(error: &(dyn std::error::Error + 'static)) -> Option<u64> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{DESCRIPTOR_HEADROOM, Limits, open_files_limit};
+
+    #[test]
+    fn the_default_connection_limit_leaves_descriptors_for_the_rest() {
+        let limit = open_files_limit().expect("Linux reports the open-files limit");
+        let defaults = Limits::default_for_this_process();
+        assert!(
+            defaults.max_connections + DESCRIPTOR_HEADROOM <= limit.max(16 + DESCRIPTOR_HEADROOM),
+            "{} connections of {limit} descriptors",
+            defaults.max_connections
+        );
+        assert!(defaults.max_connections >= 16);
+        assert!(defaults.header_timeout < defaults.body_timeout);
+    }
+}
