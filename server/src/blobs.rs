@@ -131,6 +131,44 @@ impl BlobStore {
         }
     }
 
+    /// Removes the temporaries (`.tmp…`, a blob being copied beside its place) in the directory
+    /// not written for `older_than`: what an instance killed while it stored a blob left. A
+    /// temporary being written is written continuously and renamed as soon as it is whole, so
+    /// one this old is nobody's, even with several instances on the directory. Answers how
+    /// many were removed. Blocking: call it on a blocking thread.
+    pub fn sweep_temporaries(&self, older_than: std::time::Duration) -> std::io::Result<usize> {
+        let BlobStore::Directory(dir) = self else {
+            return Ok(0);
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        let now = std::time::SystemTime::now();
+        let mut removed = 0;
+        for entry in entries {
+            let entry = entry?;
+            if !entry.file_name().to_string_lossy().starts_with(".tmp") {
+                continue;
+            }
+            let metadata = entry.metadata()?;
+            let age = metadata
+                .modified()
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .unwrap_or_default();
+            if metadata.is_file() && age >= older_than {
+                match std::fs::remove_file(entry.path()) {
+                    Ok(()) => removed += 1,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Removes the blob named `hash` (gone already is fine).
     pub async fn remove(&self, hash: &str) -> std::io::Result<()> {
         let BlobStore::Directory(dir) = self else {

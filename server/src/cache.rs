@@ -110,6 +110,7 @@ pub struct Prepared<'a> {
         shared::analyses::causality::Causality,
         shared::view::hasse::Diagram,
     )>,
+    hasse_cost: OnceLock<u64>,
     topology: OnceLock<(
         shared::view::topology::Topology,
         shared::view::topology::Load,
@@ -152,8 +153,19 @@ impl Prepared<'_> {
         shared::report::build(&self.cx, self.waits(), &request)
     }
 
+    /// What building [`Prepared::hasse`] would allocate, in bytes (`None` once it is built):
+    /// counted in one pass, so a request can be refused before it allocates.
+    pub fn hasse_cost(&self) -> Option<u64> {
+        if self.hasse.get().is_some() {
+            return None;
+        }
+        Some(*self.hasse_cost.get_or_init(|| {
+            shared::view::hasse::Diagram::estimated_bytes(self.cx.trace, &self.cx.graph)
+        }))
+    }
+
     /// The run's causality and the Hasse view's diagram (local runs collapsed), built on
-    /// first use.
+    /// first use (check [`Prepared::hasse_cost`] first).
     pub fn hasse(
         &self,
     ) -> &(
@@ -215,6 +227,7 @@ impl RunWorkspace {
             diagnostics: OnceLock::new(),
             index: OnceLock::new(),
             hasse: OnceLock::new(),
+            hasse_cost: OnceLock::new(),
             topology: OnceLock::new(),
         })
     }

@@ -123,6 +123,51 @@ impl Pool {
     }
 }
 
+/// Beginning a transaction that writes: on SQLite it takes the write lock up front (`BEGIN
+/// IMMEDIATE`), waiting for it under the busy timeout. A deferred transaction that reads first
+/// and writes later cannot wait: when another writer committed meanwhile its snapshot is stale
+/// and SQLite fails it at once with "database is locked" (`SQLITE_BUSY_SNAPSHOT`), whatever the
+/// busy timeout. PostgreSQL's transactions wait for row locks by themselves.
+trait BeginWrite {
+    /// The engine.
+    type Db: sqlx::Database;
+    /// A transaction holding (or waiting for) the right to write.
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = Result<sqlx::Transaction<'static, Self::Db>, sqlx::Error>> + Send;
+}
+
+impl BeginWrite for SqlitePool {
+    type Db = sqlx::Sqlite;
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error>> + Send
+    {
+        self.begin_with("BEGIN IMMEDIATE")
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Db = sqlx::Postgres;
+    fn begin_write(
+        &self,
+    ) -> impl Future<Output = Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error>> + Send
+    {
+        self.begin()
+    }
+}
+
+/// How long an SQLite writer waits for another's transaction to end before it fails: longer
+/// than the largest transaction takes (a run's blob parts of [`BLOB_PART_BYTES`] each), and
+/// shorter than an API request's deadline.
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether `e` says a row's parent is gone (a run deleted while something of it was stored).
+pub fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.is_foreign_key_violation())
+}
+
 /// The most connections one instance holds to a PostgreSQL server.
 pub const POSTGRES_CONNECTIONS: u32 = 16;
 
@@ -150,7 +195,7 @@ pub async fn open(target: impl Into<Target>) -> anyhow::Result<Pool> {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(10));
+                .busy_timeout(SQLITE_BUSY_TIMEOUT);
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
                 .connect_with(options)
@@ -265,7 +310,7 @@ pub async fn insert_run_in_parts(
         let notes_json =
             serde_json::to_string(run.notes).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
         let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        let mut tx = pool.begin().await?;
+        let mut tx = pool.begin_write().await?;
         sqlx::query(
             "INSERT INTO runs (id, name, format, created_ms, source_bytes, n_nodes, n_processes, n_events, n_messages, summary_json, delete_token_sha256, notes_json)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
@@ -466,44 +511,48 @@ pub enum Deleted {
 }
 
 /// Deletes a run, its blobs and its views, if `token_sha256` is its delete token's hash.
+///
+/// The delete is one statement that checks the token itself, so of two concurrent deletes of
+/// one run exactly one deletes it (the other finds no run), and it takes SQLite's write lock
+/// at its start, waiting for it, instead of upgrading a read.
 pub async fn delete_run(
     pool: &Pool,
     id: &str,
     token_sha256: &[u8],
 ) -> Result<Deleted, sqlx::Error> {
     on_engine!(pool, |pool| {
-        let mut tx = pool.begin().await?;
-        let stored: Option<Option<Vec<u8>>> =
-            sqlx::query_scalar("SELECT delete_token_sha256 FROM runs WHERE id = $1")
+        let done = sqlx::query("DELETE FROM runs WHERE id = $1 AND delete_token_sha256 = $2")
+            .bind(id)
+            .bind(token_sha256)
+            .execute(pool)
+            .await?;
+        if done.rows_affected() > 0 {
+            return Ok(Deleted::Yes);
+        }
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(1 AS BIGINT) FROM runs WHERE id = $1")
                 .bind(id)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(pool)
                 .await?;
-        let outcome = match stored {
-            None => Deleted::NoSuchRun,
-            Some(Some(hash)) if hash == token_sha256 => {
-                sqlx::query("DELETE FROM runs WHERE id = $1")
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-                Deleted::Yes
-            }
-            Some(_) => Deleted::WrongToken,
-        };
-        tx.commit().await?;
-        Ok(outcome)
+        Ok(if found.is_some() {
+            Deleted::WrongToken
+        } else {
+            Deleted::NoSuchRun
+        })
     })
 }
 
-/// Stores a view state (already validated) under `id`.
+/// Stores a view state (already validated) under `id`; `false` when its run does not exist
+/// (it may have been deleted a moment before).
 pub async fn insert_view(
     pool: &Pool,
     id: &str,
     state: &shared::view::state::ViewState,
     created_ms: i64,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
     on_engine!(pool, |pool| {
         let json = serde_json::to_string(state).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-        sqlx::query(
+        let stored = sqlx::query(
             "INSERT INTO views (id, run_id, version, state_json, created_ms) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(id)
@@ -512,8 +561,12 @@ pub async fn insert_view(
         .bind(json)
         .bind(created_ms)
         .execute(pool)
-        .await?;
-        Ok(())
+        .await;
+        match stored {
+            Ok(_) => Ok(true),
+            Err(e) if is_foreign_key_violation(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
     })
 }
 

@@ -19,6 +19,10 @@ pub enum IngestError {
     /// The database failed.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The server cannot write where it keeps files now (a read-only or full temporary or blob
+    /// directory): the sentence says where and what fixes it.
+    #[error("{0}")]
+    Unavailable(String),
     /// Anything else (no randomness, a stored model that no longer reads, compression).
     #[error("{0}")]
     Internal(#[from] anyhow::Error),
@@ -137,18 +141,36 @@ pub fn prepare_file(
         }
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("the upload could not be compressed: {e}"))?;
+    .map_err(|e| IngestError::Unavailable(crate::spool::unwritable_temporary(&e)))?;
     finish(imported, source_bytes, source_gz, phase)
+}
+
+/// The most characters of a run's name kept: the runs list carries every name of its page, so
+/// a name as long as a file (a trace may title itself with megabytes) would make every list
+/// that long.
+pub const MAX_NAME_CHARS: usize = 256;
+
+/// Cuts a run's name to [`MAX_NAME_CHARS`] characters, saying so in the notes.
+fn cut_name(imported: &mut shared::formats::Imported) {
+    let name = &mut imported.trace.name;
+    if let Some((at, _)) = name.char_indices().nth(MAX_NAME_CHARS) {
+        let chars = name.chars().count();
+        name.truncate(at);
+        imported.notes.push(format!(
+            "The run's name was {chars} characters long; its first {MAX_NAME_CHARS} are kept."
+        ));
+    }
 }
 
 /// Summarises an imported trace and encodes its model.
 fn finish(
-    imported: shared::formats::Imported,
+    mut imported: shared::formats::Imported,
     source_bytes: u64,
     source_gz: crate::spool::Spooled,
     phase: &dyn Fn(shared::view::api::UploadPhase),
 ) -> Result<Prepared, IngestError> {
     phase(shared::view::api::UploadPhase::Analysing);
+    cut_name(&mut imported);
     let pairing = shared::graph::pairing::pair_messages(&imported.trace);
     let summary = shared::analyses::summary::summarize(&imported.trace, imported.format, &pairing);
     let index = stored_index(&imported.trace, &pairing);
@@ -168,7 +190,7 @@ fn finish(
         encoder.finish()?.into_inner().map_err(|e| e.into_error())?;
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("the model could not be encoded: {e}"))?;
+    .map_err(|e| IngestError::Unavailable(crate::spool::unwritable_temporary(&e)))?;
     Ok(Prepared {
         index,
         model_bin_gz,
@@ -225,7 +247,7 @@ pub async fn store_in_parts(
     let ((source_name, model_name), source_gz, model_bin_gz) = put
         .await
         .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
-        .map_err(|e| anyhow::anyhow!("the run's blobs could not be written: {e}"))?;
+        .map_err(|e| IngestError::Unavailable(unwritable_blobs(blobs, &e)))?;
     let id = new_run_id()?;
     let delete_token = new_delete_token()?;
     let created_ms = now_ms();
@@ -244,14 +266,14 @@ pub async fn store_in_parts(
     db::insert_run_in_parts(pool, &new_run, part_bytes).await?;
     // A run deleted meanwhile may have taken an identical blob along: put it back.
     if let (Some(source_name), Some(model_name)) = (source_name, model_name) {
-        let blobs = blobs.clone();
+        let directory = blobs.clone();
         tokio::task::spawn_blocking(move || {
-            blobs.restore(&source_name, &source_gz)?;
-            blobs.restore(&model_name, &model_bin_gz)
+            directory.restore(&source_name, &source_gz)?;
+            directory.restore(&model_name, &model_bin_gz)
         })
         .await
         .map_err(|e| anyhow::anyhow!("the blob task failed: {e}"))?
-        .map_err(|e| anyhow::anyhow!("the run's blobs could not be written: {e}"))?;
+        .map_err(|e| IngestError::Unavailable(unwritable_blobs(blobs, &e)))?;
     }
     Ok(Stored {
         run: RunInfo {
@@ -263,6 +285,18 @@ pub async fn store_in_parts(
         },
         delete_token,
     })
+}
+
+/// What the server says when it cannot write the blob directory.
+fn unwritable_blobs(blobs: &crate::blobs::BlobStore, e: &std::io::Error) -> String {
+    match blobs {
+        crate::blobs::BlobStore::Directory(dir) => format!(
+            "the server cannot write the run's files in its blob directory {} ({e}): make it \
+             writable, with room for the uploads",
+            dir.display()
+        ),
+        crate::blobs::BlobStore::Database => format!("the run's files could not be written: {e}"),
+    }
 }
 
 /// Reads a stored model back into a trace. CPU-bound: call it on a blocking thread.

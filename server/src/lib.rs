@@ -10,6 +10,7 @@ pub mod db;
 pub mod http;
 pub mod ingest;
 pub mod lazy;
+pub mod listen;
 pub mod metrics;
 pub mod spool;
 
@@ -34,6 +35,9 @@ pub struct AppState {
     pub max_upload_bytes: usize,
     /// What one import may cost: bytes after decompression, events, processes, nesting depth.
     pub budget: shared::formats::Budget,
+    /// The memory one run's analyses may take, in bytes (`--max-memory-bytes`): a Hasse diagram
+    /// that would take more is refused before it is built.
+    pub max_memory_bytes: u64,
     /// The most events of a run whose analyses (model and context in memory) are built; a
     /// larger run is drawn from its stored index but its analyses are refused.
     pub max_analysed_events: u64,
@@ -48,6 +52,8 @@ pub struct AppState {
     pub uploads: std::sync::Arc<http::uploads::UploadTracker>,
     /// How long a request may take: an upload, and any other API request.
     pub timeouts: Timeouts,
+    /// Which `Host` names are served (every one by default; `serve` allows its own).
+    pub hosts: http::guard::Hosts,
 }
 
 /// Request deadlines; a request past its deadline is cancelled (an upload's transaction rolls
@@ -83,6 +89,7 @@ impl AppState {
                 max_upload_bytes as u64,
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
+            max_memory_bytes: shared::formats::budget::DEFAULT_MEMORY_BYTES,
             max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
@@ -91,6 +98,7 @@ impl AppState {
             metrics: std::sync::Arc::clone(&metrics),
             uploads,
             timeouts: Timeouts::default(),
+            hosts: http::guard::Hosts::Any,
         }
     }
 }

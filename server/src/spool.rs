@@ -9,6 +9,17 @@ pub struct Spooled {
     len: u64,
 }
 
+/// What the server says when it cannot write a temporary file: the directory, the system's
+/// reason, and what fixes it (a read-only or full temporary directory is the machine's state,
+/// not the request's fault, and not a bug).
+pub fn unwritable_temporary(e: &std::io::Error) -> String {
+    format!(
+        "the server cannot write its temporary files in {} ({e}): give it a writable temporary \
+         directory with room for the uploads (the TMPDIR environment variable names it)",
+        std::env::temp_dir().display()
+    )
+}
+
 impl Spooled {
     /// Spools what `write` writes into a new temporary file.
     pub fn write_with(

@@ -121,7 +121,7 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
     let mut stream = TcpStream::connect(&addr)?;
     write!(
         stream,
-        "POST /api/views HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{state}",
+        "POST /api/views HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{state}",
         state.len()
     )?;
     let mut answer = String::new();

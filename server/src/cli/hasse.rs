@@ -66,6 +66,8 @@ pub struct Request<'a> {
     pub expand: bool,
     /// JSON instead of text.
     pub json: bool,
+    /// The memory the diagram may take, in bytes (`--max-memory-bytes`).
+    pub max_memory_bytes: u64,
 }
 
 /// Prints the diagram of `file`, or its query's instances.
@@ -78,6 +80,36 @@ pub fn command(
     let imported = super::files::read_trace(file, format, options)?;
     let trace = &imported.trace;
     let cx = Context::new(trace);
+    // The vector clocks cost about 4 bytes × processes²: refused before they are allocated
+    // when the memory budget (or the machine) has not that much.
+    let cost = if request.query.is_some() {
+        Causality::estimated_bytes(trace, &cx.graph)
+    } else {
+        Diagram::estimated_bytes(trace, &cx.graph)
+    };
+    let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
+    let limit = match crate::http::workspace::available_memory() {
+        Some(available) if available < request.max_memory_bytes => {
+            (available, "this machine has available now")
+        }
+        _ => (
+            request.max_memory_bytes,
+            "the memory budget allows (--max-memory-bytes raises it)",
+        ),
+    };
+    if cost > limit.0 {
+        anyhow::bail!(
+            "the Hasse diagram of {} ({} processes, {} events) would take about {:.2} GiB to \
+             build (its vector clocks take 4 bytes × processes² and more), more than {} \
+             ({:.2} GiB)",
+            file.display(),
+            trace.processes.len(),
+            trace.events.len(),
+            gib(cost),
+            limit.1,
+            gib(limit.0)
+        );
+    }
     let causality = Causality::new(trace, &cx.graph);
     let name = file.display().to_string();
     if let Some(query) = request.query {

@@ -52,6 +52,23 @@ pub enum Command {
         /// the database: instances sharing the directory (and the database) serve the same runs.
         #[arg(long)]
         blobs: Option<PathBuf>,
+        /// Host names the server answers for besides IP literals and `localhost` (the name
+        /// a reverse proxy forwards, say), comma-separated; `name:port` allows that port only,
+        /// `*` every host. Other hosts are answered 421 (a defence against DNS rebinding).
+        #[arg(long, value_delimiter = ',')]
+        allowed_hosts: Vec<String>,
+        /// Seconds a connection may take to send a request head, and may stay idle between
+        /// requests, before it is closed.
+        #[arg(long, default_value_t = 20)]
+        header_timeout_secs: u64,
+        /// Seconds a request body may send nothing before the request is dropped (408).
+        #[arg(long, default_value_t = 60)]
+        body_timeout_secs: u64,
+        /// The most connections held at once (default: what the open-files limit leaves after
+        /// a quarter of it, at least 128, for the store, spools and blobs); more wait to be
+        /// accepted.
+        #[arg(long)]
+        max_connections: Option<usize>,
         /// How the log on stderr is written: `text` for a person, `json` (one object a line,
         /// with each request's id) for a log collector.
         #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
@@ -160,6 +177,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             site,
             max_upload_bytes,
             blobs,
+            allowed_hosts,
+            header_timeout_secs,
+            body_timeout_secs,
+            max_connections,
             log_format,
             read,
         } => serve::command(
@@ -170,6 +191,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 max_upload_bytes,
                 log_format,
                 blobs: blob_store(blobs),
+                hosts: crate::http::guard::Hosts::from_list(&allowed_hosts),
+                max_memory_bytes: read
+                    .max_memory_bytes
+                    .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
+                limits: {
+                    let defaults = crate::listen::Limits::default_for_this_process();
+                    crate::listen::Limits {
+                        header_timeout: std::time::Duration::from_secs(header_timeout_secs.max(1)),
+                        body_timeout: std::time::Duration::from_secs(body_timeout_secs.max(1)),
+                        max_connections: max_connections.unwrap_or(defaults.max_connections),
+                    }
+                },
             },
             read.budget(max_upload_bytes as u64),
             read.max_analysed_events(),
@@ -216,6 +249,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 query: query.as_deref(),
                 expand,
                 json,
+                max_memory_bytes: read
+                    .max_memory_bytes
+                    .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
             },
         ),
         Command::Analyze {

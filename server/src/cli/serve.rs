@@ -32,6 +32,12 @@ pub struct Options {
     pub log_format: LogFormat,
     /// Where runs' uploads and models are kept.
     pub blobs: crate::blobs::BlobStore,
+    /// Which `Host` names are served.
+    pub hosts: crate::http::guard::Hosts,
+    /// What bounds slow and idle clients.
+    pub limits: crate::listen::Limits,
+    /// The memory one run's analyses may take, in bytes.
+    pub max_memory_bytes: u64,
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops taking connections and finishes the requests
@@ -48,6 +54,9 @@ pub fn command(
         max_upload_bytes,
         log_format,
         blobs,
+        hosts,
+        limits,
+        max_memory_bytes,
     } = options;
     // Logs go to stderr; stdout carries only the "listening on" line, for scripts.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -68,18 +77,46 @@ pub fn command(
         let mut state = AppState::new(pool, site_dir, max_upload_bytes);
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
+        state.max_memory_bytes = max_memory_bytes;
         state.blobs = blobs;
+        state.hosts = hosts;
+        sweep_blob_temporaries(&state.blobs);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding {addr}"))?;
         let local = listener.local_addr()?;
-        tracing::info!(db = %db, "serving on http://{local}");
+        tracing::info!(db = %db, max_connections = limits.max_connections, "serving on http://{local}");
         println!("tracescope listening on http://{local}");
-        axum::serve(listener, app(state))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .context("serving")
+        crate::listen::serve(listener, app(state), limits, shutdown_signal()).await;
+        Ok(())
     })
+}
+
+/// How long a blob temporary goes unwritten before it counts as left by a dead instance.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// Removes the blob temporaries dead instances left, now and then every [`STALE_TEMPORARY`]
+/// (one left by an instance killed just before this one started is removed on a later sweep).
+fn sweep_blob_temporaries(blobs: &crate::blobs::BlobStore) {
+    if !matches!(blobs, crate::blobs::BlobStore::Directory(_)) {
+        return;
+    }
+    let blobs = blobs.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(STALE_TEMPORARY);
+        loop {
+            every.tick().await;
+            let blobs = blobs.clone();
+            match tokio::task::spawn_blocking(move || blobs.sweep_temporaries(STALE_TEMPORARY))
+                .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(removed = n, "removed stale blob temporaries"),
+                Ok(Err(e)) => tracing::warn!(error = %e, "the blob directory could not be swept"),
+                Err(e) => tracing::warn!(error = %e, "the blob sweep failed"),
+            }
+        }
+    });
 }
 
 /// Ctrl-C or SIGTERM (what a service manager or a container runtime sends to stop a server).

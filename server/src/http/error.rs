@@ -24,6 +24,9 @@ pub enum AppError {
     /// The request took longer than its deadline.
     #[error("the request took longer than the server's limit of {0} s")]
     Timeout(u64),
+    /// The request body sent nothing for this many seconds.
+    #[error("the upload sent nothing for {0} s; the server stopped waiting for it")]
+    BodyStalled(u64),
     /// The upload is larger than the server accepts.
     #[error("the upload is larger than this server's limit of {limit} bytes")]
     PayloadTooLarge {
@@ -33,6 +36,10 @@ pub enum AppError {
     /// The run has more events than the server's memory budget pays analyses for.
     #[error("{0}")]
     TooLargeToAnalyse(String),
+    /// The server cannot do it now for a reason of the machine's (a read-only temporary
+    /// directory); the sentence says what fixes it.
+    #[error("{0}")]
+    Unavailable(String),
     /// The database failed.
     #[error("database error")]
     Sqlx(#[from] sqlx::Error),
@@ -47,6 +54,7 @@ impl From<crate::ingest::IngestError> for AppError {
         match e {
             IngestError::InvalidTrace(e) => AppError::InvalidTrace(e),
             IngestError::Database(e) => AppError::Sqlx(e),
+            IngestError::Unavailable(message) => AppError::Unavailable(message),
             IngestError::Internal(e) => AppError::Internal(e),
         }
     }
@@ -72,7 +80,9 @@ impl AppError {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             AppError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             AppError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden"),
-            AppError::Timeout(_) => (StatusCode::REQUEST_TIMEOUT, "timeout"),
+            AppError::Timeout(_) | AppError::BodyStalled(_) => {
+                (StatusCode::REQUEST_TIMEOUT, "timeout")
+            }
             // A trace that would need more than the import budget: too large, not broken.
             AppError::InvalidTrace(e) if e.exceeded.is_some() => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "over_budget")
@@ -82,6 +92,7 @@ impl AppError {
             AppError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
             }
+            AppError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             AppError::Sqlx(_) | AppError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
@@ -96,6 +107,7 @@ impl IntoResponse for AppError {
             // Internal causes are logged here and never sent to the client.
             AppError::Sqlx(e) => tracing::error!(error = %e, "database error"),
             AppError::Internal(e) => tracing::error!(error = ?e, "internal error"),
+            AppError::Unavailable(message) => tracing::error!(%message, "unavailable"),
             _ => {}
         }
         let trace_error = match &self {

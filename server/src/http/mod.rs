@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod error;
+pub mod guard;
 pub mod runs;
 pub mod uploads;
 pub mod viewport;
@@ -40,6 +41,10 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             deadline,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            deleted_under_the_read,
+        ))
         .layer(axum::middleware::map_response(error::as_json))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -49,7 +54,13 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics))
         .nest("/api", api)
         .fallback_service(site)
-        .layer(CompressionLayer::new());
+        .layer(CompressionLayer::new())
+        // Foreign hosts and cross-origin writes are refused before anything else runs; the
+        // refusal still carries the security headers and the request id.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ));
     for (name, value) in SECURITY_HEADERS {
         app = app.layer(SetResponseHeaderLayer::if_not_present(
             name,
@@ -110,6 +121,49 @@ async fn deadline(
         Ok(response) => response,
         Err(_) => AppError::Timeout(limit.as_secs()).into_response(),
     }
+}
+
+/// The run ids a request's path names: `runs/{id}…` or `compare/{a}/{b}`.
+fn runs_named(path: &str) -> Vec<&str> {
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    while let Some(segment) = segments.next() {
+        match segment {
+            "runs" => return segments.next().into_iter().collect(),
+            "compare" => return segments.take(2).collect(),
+            _ => {}
+        }
+    }
+    Vec::new()
+}
+
+/// A read that failed because its run was deleted under it (a chunk, a blob file or a row of
+/// the run gone between the request's first look and its last read; a report stored for a
+/// run gone meanwhile) is answered 404, as it would have been a moment later: a server error
+/// only when the run is still there.
+async fn deleted_under_the_read(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let ids: Vec<String> = runs_named(request.uri().path())
+        .into_iter()
+        .filter(|id| crate::ingest::is_id(id, 22))
+        .map(str::to_owned)
+        .collect();
+    let response = next.run(request).await;
+    if !response.status().is_server_error() {
+        return response;
+    }
+    for id in &ids {
+        if let Ok(false) = crate::db::run_exists(&state.pool, id).await {
+            tracing::info!(run = %id, "the run was deleted while it was read: answered 404");
+            state.workspaces.remove(id);
+            state.lazy_runs.remove(id);
+            return AppError::no_run(id).into_response();
+        }
+    }
+    response
 }
 
 /// `GET /metrics`: the server's metrics for Prometheus (OpenMetrics text).

@@ -145,7 +145,8 @@ async fn spool_body(
             state.uploads.set(key, progress);
         }
     };
-    let spool_failed = |e: std::io::Error| anyhow::anyhow!("the upload could not be spooled: {e}");
+    let spool_failed =
+        |e: std::io::Error| AppError::Unavailable(crate::spool::unwritable_temporary(&e));
     let file = tokio::task::spawn_blocking(tempfile::tempfile)
         .await
         .map_err(|e| anyhow::anyhow!("the spool task failed: {e}"))?
@@ -156,8 +157,10 @@ async fn spool_body(
     let mut reported = 0usize;
     report(UploadPhase::Receiving, 0);
     while let Some(frame) = body.frame().await {
-        let frame =
-            frame.map_err(|e| AppError::BadRequest(format!("the upload broke off: {e}")))?;
+        let frame = frame.map_err(|e| match crate::listen::body_stalled(&e) {
+            Some(seconds) => AppError::BodyStalled(seconds),
+            None => AppError::BadRequest(format!("the upload broke off: {e}")),
+        })?;
         if let Ok(data) = frame.into_data() {
             if received + data.len() > limit {
                 return Err(AppError::PayloadTooLarge { limit });

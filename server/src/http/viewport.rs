@@ -146,6 +146,7 @@ async fn hasse_areas(
 ) -> Result<Response, AppError> {
     super::error::check_run_id(&id)?;
     let workspace = super::workspace::workspace(&state, &id).await?;
+    super::workspace::check_hasse(&state, &workspace).await?;
     let areas = tokio::task::spawn_blocking(move || {
         let (causality, diagram) = workspace.prepared().hasse();
         diagram.areas(
@@ -169,6 +170,7 @@ async fn hasse(
 ) -> Result<Response, AppError> {
     super::error::check_run_id(&id)?;
     let workspace = super::workspace::workspace(&state, &id).await?;
+    super::workspace::check_hasse(&state, &workspace).await?;
     let rows = query
         .rows_drawn(workspace.trace().processes.len())
         .map_err(AppError::BadRequest)?;

@@ -40,7 +40,10 @@ async fn create_view(
     }
     let id = ingest::new_view_id()?;
     let created_ms = ingest::now_ms();
-    db::insert_view(&state.pool, &id, &view_state, created_ms).await?;
+    // The run may be deleted between the check above and this insert.
+    if !db::insert_view(&state.pool, &id, &view_state, created_ms).await? {
+        return Err(AppError::no_run(&view_state.run));
+    }
     Ok((
         StatusCode::CREATED,
         Json(CreatedView {

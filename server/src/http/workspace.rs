@@ -55,3 +55,58 @@ pub(crate) async fn workspace(
         })
         .await
 }
+
+/// This machine's available memory in bytes (Linux: `MemAvailable` in `/proc/meminfo`).
+pub(crate) fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Refuses (413, with a sentence) to build the run's Hasse diagram when it would take more
+/// than what the memory budget leaves after the run's analyses, or more than the machine has
+/// available: its vector clocks cost about 4 bytes × processes², which a trace of few events
+/// and many processes makes gigabytes. Checked before anything is allocated; nothing to check
+/// once the diagram is built.
+pub(crate) async fn check_hasse(
+    state: &crate::AppState,
+    workspace: &std::sync::Arc<crate::cache::RunWorkspace>,
+) -> Result<(), AppError> {
+    let owned = std::sync::Arc::clone(workspace);
+    let cost = tokio::task::spawn_blocking(move || owned.prepared().hasse_cost())
+        .await
+        .map_err(|e| anyhow::anyhow!("the Hasse cost task failed: {e}"))?;
+    let Some(cost) = cost else {
+        return Ok(());
+    };
+    let trace = workspace.trace();
+    let events = trace.events.len() as u64;
+    let analyses = events.saturating_mul(shared::formats::budget::ANALYSIS_BYTES_PER_EVENT);
+    let budget = state.max_memory_bytes.saturating_sub(analyses);
+    let available = available_memory();
+    let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
+    let what = format!(
+        "the Hasse diagram of this run ({} processes, {events} events) would take about {:.2} GiB \
+         to build (its vector clocks take 4 bytes × processes² and more)",
+        trace.processes.len(),
+        gib(cost)
+    );
+    if cost > budget {
+        return Err(AppError::TooLargeToAnalyse(format!(
+            "{what}, more than this server's memory budget leaves after the run's analyses \
+             ({:.2} GiB of {:.2} GiB; `serve --max-memory-bytes` raises it). The Gantt chart and \
+             the analyses are not affected.",
+            gib(budget),
+            gib(state.max_memory_bytes)
+        )));
+    }
+    if let Some(available) = available.filter(|&a| cost > a) {
+        return Err(AppError::TooLargeToAnalyse(format!(
+            "{what}, more than this machine has available now ({:.2} GiB). The Gantt chart and \
+             the analyses are not affected.",
+            gib(available)
+        )));
+    }
+    Ok(())
+}

@@ -64,7 +64,7 @@ fn request(addr: &str, head: &str, body: &[u8]) -> (u16, String) {
 fn runs_list(addr: &str) -> serde_json::Value {
     let (status, body) = request(
         addr,
-        "GET /api/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        "GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
         b"",
     );
     assert_eq!(status, 200, "{body}");
@@ -82,7 +82,7 @@ fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
         shared::formats::native::write(&shared::model::synthetic::ring(64, 400_000)).into_bytes();
     let head = |len: usize| {
         format!(
-            "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+            "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
         )
     };
 
@@ -135,7 +135,9 @@ fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
         let phase = || {
             let (status, body) = request(
                 &addr,
-                &format!("GET /api/uploads/{key} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+                &format!(
+                    "GET /api/uploads/{key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                ),
                 b"",
             );
             (status == 200)
@@ -186,7 +188,7 @@ fn sigkill_mid_upload_leaves_no_partial_run_and_a_sound_database() {
         let id = run["id"].as_str().expect("id");
         let (status, body) = request(
             &addr,
-            &format!("GET /api/runs/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            &format!("GET /api/runs/{id} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
             b"",
         );
         assert_eq!(
@@ -255,7 +257,7 @@ fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
         request(
             &addr,
             &format!(
-                "POST /api/runs?name=t.json HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "POST /api/runs?name=t.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             ),
             body,
@@ -323,7 +325,7 @@ fn a_streamed_text_upload_costs_its_model_not_its_inflated_size() {
         request(
             &addr,
             &format!(
-                "POST /api/runs?name=t.prv HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "POST /api/runs?name=t.prv HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             ),
             body,
@@ -379,7 +381,7 @@ fn sigterm_mid_upload_finishes_the_upload_then_exits() {
     stream
         .write_all(
             format!(
-                "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                "POST /api/runs?name=ring.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                 trace.len()
             )
             .as_bytes(),
@@ -431,7 +433,7 @@ fn two_instances_on_one_store_answer_for_each_others_runs() {
     let get = |addr: &str, path: &str| {
         request(
             addr,
-            &format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+            &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
             b"",
         )
     };
@@ -439,7 +441,7 @@ fn two_instances_on_one_store_answer_for_each_others_runs() {
     let (status, body) = request(
         &addr_a,
         &format!(
-            "POST /api/runs?name=t4.json&upload=two-instances-0001 HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "POST /api/runs?name=t4.json&upload=two-instances-0001 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             trace.len()
         ),
         &trace,
@@ -463,7 +465,7 @@ fn two_instances_on_one_store_answer_for_each_others_runs() {
     let (status, body) = request(
         &addr_b,
         &format!(
-            "POST /api/views HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            "POST /api/views HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             state.len()
         ),
         state.as_bytes(),
@@ -476,7 +478,7 @@ fn two_instances_on_one_store_answer_for_each_others_runs() {
     let (status, body) = request(
         &addr_a,
         &format!(
-            "DELETE /api/runs/{id} HTTP/1.1\r\nHost: x\r\nx-delete-token: {token}\r\nConnection: close\r\n\r\n"
+            "DELETE /api/runs/{id} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-delete-token: {token}\r\nConnection: close\r\n\r\n"
         ),
         b"",
     );

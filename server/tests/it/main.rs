@@ -5,6 +5,7 @@ mod api;
 mod cli;
 mod durability;
 mod engines;
+mod hardening;
 mod store;
 
 use std::path::PathBuf;

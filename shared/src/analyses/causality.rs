@@ -63,17 +63,51 @@ pub struct HasseEdge {
     pub kind: HasseKind,
 }
 
+/// Whether `v` starts a new vector-clock snapshot: a receive completion or a collective's end
+/// (it joins another clock), or a process's first vertex.
+fn takes_snapshot(graph: &ExecutionGraph, v: EventIdx) -> bool {
+    graph.message_from(v).is_some() || graph.hub_into(v).is_some() || graph.prev(v).is_none()
+}
+
+/// How many vector-clock snapshots [`Causality::new`] makes for `graph`.
+fn snapshots(graph: &ExecutionGraph) -> u64 {
+    (0..graph.len())
+        .filter(|&i| takes_snapshot(graph, EventIdx(i as u32)))
+        .count() as u64
+}
+
 impl Causality {
-    /// Computes every vertex's vector clock in one topological pass.
+    /// The bytes [`Causality::new`] allocates for `trace`, counted in one pass over the graph
+    /// before anything is built: 4 bytes × processes for every snapshot (each receive, each
+    /// collective's end, each process's start) and for every collective's own clock, and 16
+    /// bytes an event. A trace of many processes costs about 4 × processes² even with few
+    /// events, which is what a caller checks against its memory budget. Saturates rather than
+    /// wraps.
+    pub fn estimated_bytes(trace: &Trace, graph: &ExecutionGraph) -> u64 {
+        let n = graph.len() as u64;
+        let p = trace.processes.len() as u64;
+        let clocks = p.saturating_mul(snapshots(graph).saturating_add(graph.n_hubs() as u64));
+        clocks
+            .saturating_mul(4)
+            .saturating_add(n.saturating_mul(16))
+            .saturating_add(p.saturating_add(1).saturating_mul(4))
+    }
+
+    /// Computes every vertex's vector clock in one topological pass. The snapshots' room is
+    /// reserved exactly (counted first), so building takes [`Causality::estimated_bytes`] and
+    /// not up to twice as much while a growing vector doubles.
     pub fn new(trace: &Trace, graph: &ExecutionGraph) -> Causality {
         let n = graph.len();
         let p = trace.processes.len();
+        let clock_words = usize::try_from(snapshots(graph))
+            .unwrap_or(usize::MAX)
+            .saturating_mul(p);
         let mut c = Causality {
             n_processes: p,
             process: trace.events.process().to_vec(),
             local: vec![0; n],
             snapshot_of: vec![0; n],
-            clocks: Vec::new(),
+            clocks: Vec::with_capacity(clock_words),
             program_start: Vec::with_capacity(p + 1),
             program: Vec::with_capacity(n),
         };
@@ -220,6 +254,23 @@ impl Causality {
     }
 }
 
+/// The most edges [`hasse_edges`] can answer for `graph`: each vertex's program and message
+/// in-edges and one from each source of the collective it ends (a collective of p processes
+/// has p² of them).
+pub fn max_hasse_edges(graph: &ExecutionGraph) -> u64 {
+    (0..graph.len())
+        .map(|i| {
+            let v = EventIdx(i as u32);
+            let collective = graph
+                .hub_into(v)
+                .map_or(0, |h| graph.hub_source_count(h) as u64);
+            u64::from(graph.prev(v).is_some())
+                + u64::from(graph.message_from(v).is_some())
+                + collective
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 /// The Hasse diagram: every program-order and message edge that no other path implies.
 ///
 /// At a receive r with program predecessor p and send s, the message edge s → r is implied when
@@ -292,4 +343,44 @@ pub fn layers(graph: &ExecutionGraph) -> Vec<u32> {
 /// Lamport clocks: 1 for a first event, else one more than the largest of its predecessors'.
 pub fn lamport_clocks(graph: &ExecutionGraph) -> Vec<u32> {
     layers(graph).into_iter().map(|l| l + 1).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Causality;
+    use crate::graph::execution::ExecutionGraph;
+    use crate::graph::pairing::pair_messages;
+
+    /// The heap bytes a built `Causality` holds.
+    fn held(c: &Causality) -> u64 {
+        (4 * (c.process.capacity()
+            + c.local.capacity()
+            + c.snapshot_of.capacity()
+            + c.clocks.capacity()
+            + c.program_start.capacity()
+            + c.program.capacity())) as u64
+    }
+
+    #[test]
+    fn the_estimate_is_what_building_takes_and_grows_with_processes_squared() {
+        for (processes, events) in [(16, 20_000), (300, 1_200), (2_000, 8_000)] {
+            let trace = crate::model::synthetic::ring(processes, events);
+            let graph = ExecutionGraph::new(&trace, &pair_messages(&trace));
+            let estimate = Causality::estimated_bytes(&trace, &graph);
+            let built = Causality::new(&trace, &graph);
+            let held = held(&built);
+            // The estimate leaves out only the hubs' own clocks (none in a ring) and rounding.
+            assert!(estimate >= held, "{processes}: {estimate} < {held}");
+            assert!(
+                estimate <= held + held / 10 + 64,
+                "{processes}: {estimate} ≫ {held}"
+            );
+        }
+        // Few events a process, many processes: the clocks dominate, ~4 bytes × p² × 2 (each
+        // process's start and its one receive).
+        let trace = crate::model::synthetic::ring(50_000, 200_000);
+        let graph = ExecutionGraph::new(&trace, &pair_messages(&trace));
+        let estimate = Causality::estimated_bytes(&trace, &graph);
+        assert!(estimate >= 4 * 50_000u64 * 50_000, "{estimate}");
+    }
 }

@@ -351,10 +351,20 @@ pub fn parse_scenario(text: &str, cx: &Context<'_>) -> Result<Vec<Change>, Scena
         scenario: text.to_owned(),
         message,
     };
+    // A weight is a duration or a factor: finite and not negative. `NaN`, `inf` and `1e999`
+    // parse as `f64` but would make every predicted time NaN or infinite (shown as null).
     let number = |s: &str| {
-        s.trim()
+        let value = s
+            .trim()
             .parse::<f64>()
-            .map_err(|_| err(format!("{s:?} is not a number")))
+            .map_err(|_| err(format!("{s:?} is not a number")))?;
+        if value.is_finite() && value >= 0.0 {
+            Ok(value)
+        } else {
+            Err(err(format!(
+                "{s:?} is not a finite number of 0 or more (durations and factors are)"
+            )))
+        }
     };
     let event = |s: &str| {
         s.trim()
@@ -376,9 +386,15 @@ pub fn parse_scenario(text: &str, cx: &Context<'_>) -> Result<Vec<Change>, Scena
             let (latency, bandwidth) = rest
                 .split_once(",bandwidth=")
                 .ok_or_else(|| err("expected latency=L,bandwidth=B".to_owned()))?;
+            let bandwidth = number(bandwidth)?;
+            if bandwidth == 0.0 {
+                return Err(err(
+                    "a bandwidth of 0 never delivers a message; give one above 0".to_owned(),
+                ));
+            }
             Change::Network {
                 latency: number(latency)?,
-                bandwidth: number(bandwidth)?,
+                bandwidth,
             }
         } else if let Some(rest) = part.strip_prefix("message=") {
             let (e, v) = rest

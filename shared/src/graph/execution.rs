@@ -271,6 +271,13 @@ impl ExecutionGraph {
         self.hub_time.get(h).copied().unwrap_or_default()
     }
 
+    /// How many source enters hub `h` has (without walking them).
+    pub fn hub_source_count(&self, h: usize) -> usize {
+        let start = self.hub_source_start.get(h).copied().unwrap_or(0);
+        let end = self.hub_source_start.get(h + 1).copied().unwrap_or(start);
+        end.saturating_sub(start) as usize
+    }
+
     /// A hub's source enters.
     pub fn hub_sources(&self, h: usize) -> impl Iterator<Item = EventIdx> + '_ {
         let range = self.hub_source_start[h] as usize..self.hub_source_start[h + 1] as usize;

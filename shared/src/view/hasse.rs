@@ -100,6 +100,23 @@ pub enum Collapse<'a> {
 }
 
 impl Diagram {
+    /// The bytes building the run's causality ([`Causality::new`]) and then its diagram
+    /// ([`Diagram::new`]) allocate at most, counted before anything is built: the causality's
+    /// vector clocks (about 4 × processes² bytes for a trace of many processes), the Hasse edges
+    /// (a collective of p processes has p² of them), and per event its vertex, its Lamport
+    /// clock and the builder's working arrays. Saturates rather than wraps.
+    pub fn estimated_bytes(trace: &Trace, graph: &ExecutionGraph) -> u64 {
+        let n = graph.len() as u64;
+        let edges = crate::analyses::causality::max_hasse_edges(graph);
+        let per_edge = (std::mem::size_of::<crate::analyses::causality::HasseEdge>()
+            + std::mem::size_of::<Edge>()) as u64;
+        // A vertex, its `vertex_of` entry, `talks`, the layers and Lamport clocks, `first_in`.
+        let per_event = std::mem::size_of::<Vertex>() as u64 + 4 + 1 + 4 + 4 + 4;
+        Causality::estimated_bytes(trace, graph)
+            .saturating_add(edges.saturating_mul(per_edge))
+            .saturating_add(n.saturating_mul(per_event))
+    }
+
     /// The diagram of `trace` (its execution graph `graph`, causality `causality`).
     pub fn new(
         trace: &Trace,

@@ -349,9 +349,10 @@ impl Chunk {
                 let (mut start, mut computing, mut blocked) =
                     (0u64, s.computing_before, s.blocked_before);
                 for k in 0..n {
-                    start = start
-                        .checked_add_signed(s.start_delta[k])
-                        .ok_or("a span starts off the clock")?;
+                    // Deltas are stored modulo 2^64 (a start past 2^63 is a "negative" delta
+                    // from 0, and a row's starts may also step back), so wrapping addition
+                    // gives every start back exactly.
+                    start = start.wrapping_add_signed(s.start_delta[k]);
                     let end = start
                         .checked_add(s.length[k])
                         .ok_or("a span ends beyond the clock")?;
@@ -379,10 +380,11 @@ impl Chunk {
                     send = send
                         .checked_add(s.send_delta[k])
                         .ok_or("a send lies beyond the clock")?;
-                    let arrival = i128::from(send) + i128::from(s.transit[k]);
+                    // Transits are stored modulo 2^64 (an arrival 2^63 ticks or more away from
+                    // its send wraps), so wrapping addition gives every arrival back exactly.
+                    let arrival = send.wrapping_add_signed(s.transit[k]);
                     c.send.push(send);
-                    c.arrival
-                        .push(u64::try_from(arrival).map_err(|_| "an arrival is off the clock")?);
+                    c.arrival.push(arrival);
                     c.bytes_before.push(bytes_before);
                     c.size.push(s.size[k]);
                     bytes_before = bytes_before.saturating_add(s.size[k]);
@@ -497,7 +499,7 @@ fn build_row(
         for s in chunk {
             stored
                 .start_delta
-                .push((i128::from(s.start.0) - i128::from(previous)) as i64);
+                .push(s.start.0.wrapping_sub(previous) as i64);
             previous = s.start.0;
             let length = s.end.0 - s.start.0;
             stored.length.push(length);
@@ -703,7 +705,7 @@ fn build_pairs(
                 let (s, a) = (send(i), arrival(i));
                 stored.send_delta.push(s - previous);
                 previous = s;
-                stored.transit.push((i128::from(a) - i128::from(s)) as i64);
+                stored.transit.push(a.wrapping_sub(s) as i64);
                 let bytes = size.at(pairing.messages[i as usize].send.index());
                 stored.size.push(bytes);
                 entry.total_bytes = entry.total_bytes.saturating_add(bytes);

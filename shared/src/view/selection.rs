@@ -367,8 +367,14 @@ pub fn summary(cx: &Context<'_>, selection: &Selection) -> SelectionSummary {
             messages_received += 1;
         }
     }
-    let computing = per_process.iter().map(|p| p.computing).sum::<u64>();
-    let blocked = per_process.iter().map(|p| p.blocked).sum::<u64>();
+    // Each process's time fits the clock, their sum need not (processes that each compute for
+    // most of a clock near 2^64): it saturates at the clock's last tick rather than wrapping.
+    let computing = per_process
+        .iter()
+        .fold(0u64, |sum, p| sum.saturating_add(p.computing));
+    let blocked = per_process
+        .iter()
+        .fold(0u64, |sum, p| sum.saturating_add(p.blocked));
     SelectionSummary {
         start,
         end,

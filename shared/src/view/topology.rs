@@ -737,7 +737,10 @@ impl Load {
             if end.0 > start.0 {
                 mean(f, start.0, end.0)
             } else {
-                f.pieces(start.0, start.0 + 1)
+                // The instant is the tick [start, start + 1); at the clock's last tick, the
+                // tick before it.
+                let at = start.0.min(u64::MAX - 1);
+                f.pieces(at, at + 1)
                     .next()
                     .map_or(0.0, |(_, _, v)| v.clamp(0.0, 1.0) as f32)
             }
@@ -772,8 +775,14 @@ impl Load {
         let buckets = buckets.max(1);
         (0..buckets)
             .map(|k| {
-                let a = start.0 + len * k as u64 / buckets as u64;
-                let b = start.0 + len * (k as u64 + 1) / buckets as u64;
+                // In 128 bits: a window near 2^64 ticks times a bucket number overflows 64.
+                let at = |k: u64| {
+                    let offset = u128::from(len) * u128::from(k) / buckets as u128;
+                    start
+                        .0
+                        .saturating_add(u64::try_from(offset).unwrap_or(u64::MAX))
+                };
+                let (a, b) = (at(k as u64), at(k as u64 + 1));
                 [mean(ab, a, b), mean(ba, a, b)]
             })
             .collect()
