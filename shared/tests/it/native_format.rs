@@ -141,7 +141,7 @@ fn versions_and_formats_are_checked_first() {
     check_error(
         "P1 0 0 0 garbage",
         expect![
-            "unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json, tracescope-binary, otf2, chrome-json, paraver, shiviz, paje, tmon"
+            "unknown: line 1, column 1 (byte 0): unrecognised trace format: expected one of tracescope-json, tracescope-binary, otf2, chrome-json, paraver, shiviz, paje, tmon, projections"
         ],
     );
     check_error(
