@@ -389,8 +389,8 @@ fn tar_member(path: &str) -> bool {
         || [
             ".prv", ".prv.gz", ".pcf", ".row", ".sts", ".log", ".log.gz", ".shiviz", ".txt",
         ]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }
 
 /// Reads the files of a tar archive: an OTF2 archive, or a Paraver `.prv` with its labels.
