@@ -354,6 +354,7 @@ fn t19_validation() {
         .exit(1, 12);
     let options = AnalysisOptions {
         validation: ValidationOptions { min_latency: 1 },
+        ..AnalysisOptions::default()
     };
     let a = analyze(&t.build(), options);
     let count = |kind| a.diagnostics.iter().filter(|d| d.kind == kind).count();

@@ -5,6 +5,7 @@ mod analysis2;
 mod budget;
 mod chrome_rules;
 mod compare;
+mod figures;
 mod fuzz;
 mod importers;
 mod invariants;

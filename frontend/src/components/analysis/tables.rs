@@ -112,9 +112,23 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
             "Computation (CPU time)",
             weight(trace, analysis.total_computation),
         ),
-        ("Processors", analysis.processors.to_string()),
-        ("Speedup", format!("{:.2}", analysis.speedup)),
-        ("Efficiency", percent(analysis.efficiency)),
+        (
+            "Processors",
+            format!(
+                "{} {}",
+                analysis.figures.processors,
+                analysis.figures.processor_kind.noun()
+            ),
+        ),
+        ("Work", weight(trace, analysis.figures.work)),
+        (
+            "Speedup over serial work",
+            format!("{:.2}", analysis.figures.speedup),
+        ),
+        (
+            "Efficiency per processor",
+            percent(analysis.figures.efficiency),
+        ),
         (
             "Granularity (computation / communication)",
             analysis
@@ -144,6 +158,16 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
         ));
         rows.push(("Selection: busy", percent(s.busy_share)));
     }
+    // Each headline figure's definition, the same text the CLI and the comparison give.
+    let note = definitions(
+        analysis,
+        &[
+            "Processors",
+            "Work",
+            "Speedup over serial work",
+            "Efficiency per processor",
+        ],
+    );
     Table {
         id: "summary",
         title: "Summary".to_owned(),
@@ -156,13 +180,27 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
                 action: None,
             })
             .collect(),
-        note: None,
+        note: Some(note),
     }
 }
 
-/// The POP factors, each with a one-line reading.
+/// "Label: definition." for each of `labels`, from the analysis's headline figures.
+fn definitions(analysis: &Analysis, labels: &[&str]) -> String {
+    labels
+        .iter()
+        .filter_map(|l| {
+            analysis
+                .figures
+                .definition(l)
+                .map(|d| format!("{l}: {d}."))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The POP factors over the headline figures' processors, each with a one-line reading.
 pub fn pop(analysis: &Analysis) -> Table {
-    let p = &analysis.pop;
+    let p = &analysis.figures;
     let reading = |value: f64, good: &str, bad: &str| {
         if value >= 0.9 {
             good.to_owned()
@@ -177,20 +215,20 @@ pub fn pop(analysis: &Analysis) -> Table {
             reading(
                 p.load_balance,
                 "work is spread evenly",
-                "some processes compute much more than others",
+                "some processors compute much more than others",
             ),
         ),
         (
-            "Serialisation",
+            "Serialisation efficiency",
             p.serialisation,
             reading(
                 p.serialisation,
-                "processes rarely wait for each other",
-                "processes wait on dependencies even with instant messages",
+                "processors rarely wait for each other",
+                "processors wait on dependencies even with instant messages",
             ),
         ),
         (
-            "Transfer",
+            "Transfer efficiency",
             p.transfer,
             reading(
                 p.transfer,
@@ -199,9 +237,9 @@ pub fn pop(analysis: &Analysis) -> Table {
             ),
         ),
         (
-            "Parallel efficiency",
+            "Parallel efficiency (POP)",
             p.parallel_efficiency,
-            "load balance × serialisation × transfer".to_owned(),
+            "= efficiency per processor".to_owned(),
         ),
     ];
     Table {
@@ -216,7 +254,16 @@ pub fn pop(analysis: &Analysis) -> Table {
                 action: None,
             })
             .collect(),
-        note: None,
+        note: Some(definitions(
+            analysis,
+            &[
+                "Processors",
+                "Load balance",
+                "Serialisation efficiency",
+                "Transfer efficiency",
+                "Parallel efficiency (POP)",
+            ],
+        )),
     }
 }
 
