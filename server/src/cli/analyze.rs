@@ -154,7 +154,7 @@ pub fn render_text(report: &Report) -> String {
     if a.wall_computation as f64 != a.total_computation {
         let _ = writeln!(
             out,
-            "  wall computation    {} (processes timeslice)",
+            "  wall computation    {} (computation above shares a node's CPU among its processes)",
             ticks(clock, a.wall_computation as f64)
         );
     }

@@ -84,7 +84,7 @@ use EventKind::{MsgArr, MsgSend, ProcExit, ProcInit, RecvCall};
 /// The older fields count every node hosting a process (4) and the iserver's computation:
 /// speedup 18 / 10 = 1.8, efficiency 1.8 / 4 = 0.45.
 #[test]
-fn the_host_and_an_idle_board_are_not_processors() {
+fn f1_the_host_and_an_idle_board_are_not_processors() {
     let t = trace(
         &["T800 #0", "T800 #1", "host", "T800 #2"],
         &[("P0", 0), ("P1", 1), ("iserver", 2), ("idle", 3)],
@@ -138,7 +138,7 @@ fn the_host_and_an_idle_board_are_not_processors() {
 /// efficiency 1. The older efficiency divides by 2 nodes (the host too): 1 / 2 = 0.5, and the
 /// older POP by 3 processes: (10 / 3) / 10 = 1/3.
 #[test]
-fn one_transputer_with_the_host_is_one_processor() {
+fn f2_one_transputer_with_the_host_is_one_processor() {
     let t = trace(
         &["T800 #0", "host"],
         &[("P0", 0), ("P1", 0), ("iserver", 1)],
@@ -189,7 +189,7 @@ fn one_transputer_with_the_host_is_one_processor() {
 /// 10 000, speedup 1, efficiency 1, and POP per thread (10 000 / 4) / 10 000 = 0.25 — the
 /// contradiction of issue 45.
 #[test]
-fn the_threads_of_one_chrome_pid_are_the_processors() {
+fn f3_the_threads_of_one_chrome_pid_are_the_processors() {
     let json = br#"[
         {"ph": "X", "pid": 1, "tid": 1, "name": "work", "ts": 0, "dur": 10},
         {"ph": "X", "pid": 1, "tid": 2, "name": "work", "ts": 0, "dur": 10},
@@ -255,7 +255,7 @@ fn the_threads_of_one_chrome_pid_are_the_processors() {
 /// speedup moves by exactly the inverse, 1 / 0.75 = 4/3, and so do efficiency and parallel
 /// efficiency (0.5 / 0.375 = 4/3), while work, processors and load balance stay (ratio 1).
 #[test]
-fn a_faster_run_of_the_same_work_moves_every_figure_consistently() {
+fn f4_a_faster_run_of_the_same_work_moves_every_figure_consistently() {
     let run = |arrival: u64| {
         let t = trace(
             &["n0", "n1"],
