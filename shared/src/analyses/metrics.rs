@@ -353,10 +353,7 @@ impl Figures {
             ),
             (
                 "Load balance",
-                format!(
-                    "mean / max of the {}' work",
-                    self.processor_kind.noun().trim_end_matches('s')
-                ),
+                format!("mean / max of the {}' work", self.processor_kind.noun()),
             ),
             (
                 "Serialisation efficiency",
@@ -388,7 +385,10 @@ impl Figures {
 /// I/O beside the network and runs none of the program.
 pub fn is_emulator_host(trace: &Trace, node: NodeId) -> bool {
     let mut on_node = trace.processes.iter().filter(|p| p.node == node).peekable();
-    trace.nodes.get(node.index()).is_some_and(|n| n.name == "host")
+    trace
+        .nodes
+        .get(node.index())
+        .is_some_and(|n| n.name == "host")
         && on_node.peek().is_some()
         && on_node.all(|p| p.name == "iserver")
 }

@@ -142,7 +142,9 @@ pub fn compare(a: &Report, b: &Report) -> Comparison {
         // faster run with the same work has a speedup higher by exactly the ratio of the times.
         both("Processors", "", &|r| r.analysis.figures.processors as f64),
         both("Work", unit, &|r| t(r, r.analysis.figures.work)),
-        both("Speedup over serial work", "", &|r| r.analysis.figures.speedup),
+        both("Speedup over serial work", "", &|r| {
+            r.analysis.figures.speedup
+        }),
         both("Efficiency per processor", "%", &|r| {
             100.0 * r.analysis.figures.efficiency
         }),
@@ -266,15 +268,17 @@ fn critical_path(
         .with_ratio(),
     ];
     for row in npt(&ca.by_region, &cb.by_region) {
-        out.push(Delta {
-            name: format!("in {}", row.name),
-            unit: "%".to_owned(),
-            before: row.share_before.map(|s| 100.0 * s),
-            after: row.share_after.map(|s| 100.0 * s),
-            ratio: None,
-            definition: String::new(),
-        }
-        .with_ratio());
+        out.push(
+            Delta {
+                name: format!("in {}", row.name),
+                unit: "%".to_owned(),
+                before: row.share_before.map(|s| 100.0 * s),
+                after: row.share_after.map(|s| 100.0 * s),
+                ratio: None,
+                definition: String::new(),
+            }
+            .with_ratio(),
+        );
     }
     out
 }

@@ -121,6 +121,12 @@ fn f1_the_host_and_an_idle_board_are_not_processors() {
         ],
     );
     assert_eq!(a.figures.processor_kind, ProcessorKind::Nodes);
+    // The page names processors for what they are.
+    let named = a.figures.definition("Processors").unwrap_or_default();
+    assert!(
+        named.starts_with("the 2 nodes that ran the program"),
+        "{named}"
+    );
 }
 
 /// COMSTIME's shape: every process of the program on one transputer, the host beside it.
@@ -223,6 +229,15 @@ fn f3_the_threads_of_one_chrome_pid_are_the_processors() {
         ],
     );
     assert_eq!(r.analysis.figures.processor_kind, ProcessorKind::Threads);
+    let named = r
+        .analysis
+        .figures
+        .definition("Processors")
+        .unwrap_or_default();
+    assert!(
+        named.starts_with("the 4 threads that recorded events"),
+        "{named}"
+    );
     // The same trace read as the native model (a node is one CPU): 1 processor, CPU time
     // 10 000, speedup 1, efficiency 1. tid 1's CPU time is 10 000 / 3 (three threads share the
     // node throughout), the ideal path's longest, so ideal = max(10 000 / 3, 10 000) = 10 000.

@@ -188,12 +188,7 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
 fn definitions(analysis: &Analysis, labels: &[&str]) -> String {
     labels
         .iter()
-        .filter_map(|l| {
-            analysis
-                .figures
-                .definition(l)
-                .map(|d| format!("{l}: {d}."))
-        })
+        .filter_map(|l| analysis.figures.definition(l).map(|d| format!("{l}: {d}.")))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -818,6 +813,34 @@ mod tests {
         assert_eq!(cell(&ends, "B", 1), "69");
         assert_eq!(cell(&ends, "B", 2), "53");
         assert_eq!(cell(&ends, "B", 3), "−16");
+    }
+
+    /// The worked example's headline figures (analysis.md, "Headline figures", and T4a): 2
+    /// nodes, work 85 of 69 ticks, speedup 85 / 69 = 1.23, efficiency 85 / 138 = 61.6 %, the
+    /// same as POP's product; each figure's definition is under its table.
+    #[test]
+    fn the_summary_and_pop_tables_show_the_figures_with_their_definitions() {
+        let trace = worked_example();
+        let cx = Context::new(&trace);
+        let analysis = shared::analyses::metrics::analyze_context(&cx, AnalysisOptions::default());
+        let summary = headline(&trace, &analysis, None);
+        assert_eq!(cell(&summary, "Processors", 1), "2 nodes");
+        assert_eq!(cell(&summary, "Speedup over serial work", 1), "1.23");
+        assert_eq!(cell(&summary, "Efficiency per processor", 1), "61.6 %");
+        let note = summary.note.clone().unwrap_or_default();
+        assert!(
+            note.contains("Speedup over serial work: work / execution time")
+                && note.contains("Processors: the 2 nodes that ran the program"),
+            "{note}"
+        );
+        let factors = pop(&analysis);
+        assert_eq!(cell(&factors, "Parallel efficiency (POP)", 1), "61.6 %");
+        assert!(
+            factors
+                .note
+                .unwrap_or_default()
+                .contains("load balance × serialisation × transfer = efficiency per processor")
+        );
     }
 
     #[test]
