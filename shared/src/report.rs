@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analyses::clocks::{ClcOptions, controlled_logical_clock};
-use crate::analyses::metrics::{Analysis, AnalysisOptions, analyze_context};
+use crate::analyses::metrics::{Analysis, AnalysisOptions, ProcessorKind, analyze_context};
 use crate::analyses::summary::{TraceSummary, summarize};
 use crate::analyses::waits::{
     CriticalPathProfile, WaitState, WaitSummary, critical_path_profile, summarize_waits,
@@ -76,7 +76,11 @@ pub struct ReportRequest<'a> {
 /// It has no what-if part; [`with_what_if`] adds one.
 pub fn build(cx: &Context<'_>, waits: &[WaitState], request: &ReportRequest<'_>) -> Report {
     let summary = summarize(cx.trace, request.format, &cx.pairing);
-    let analysis = analyze_context(cx, request.options);
+    let options = AnalysisOptions {
+        processors: processor_kind(request.format),
+        ..request.options
+    };
+    let analysis = analyze_context(cx, options);
     Report {
         file: request.file.to_owned(),
         summary,
@@ -86,6 +90,23 @@ pub fn build(cx: &Context<'_>, waits: &[WaitState], request: &ReportRequest<'_>)
         what_if: None,
         notes: request.notes.to_vec(),
         analysis,
+    }
+}
+
+/// What a format's traces count as processors for the headline figures: nodes where a node is
+/// one CPU (the native and binary models, Tmon, Pajé's and ShiViz's one process per node), the
+/// threads that recorded events where a node is a machine whose threads run at once (a Chrome
+/// pid, an OTF2 system-tree node, a Paraver node, a Projections SMP node whose PEs are cores).
+pub fn processor_kind(format: Format) -> ProcessorKind {
+    match format {
+        Format::ChromeJson | Format::Otf2 | Format::Paraver | Format::Projections => {
+            ProcessorKind::Threads
+        }
+        Format::TracescopeJson
+        | Format::TracescopeBinary
+        | Format::Tmon
+        | Format::Paje
+        | Format::Shiviz => ProcessorKind::Nodes,
     }
 }
 

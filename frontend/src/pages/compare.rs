@@ -163,7 +163,7 @@ fn amount(value: Option<f64>, unit: &str) -> String {
 /// after − before and after / before, as text.
 fn change(d: &Delta) -> String {
     match (d.change(), d.ratio()) {
-        (Some(c), Some(r)) if d.unit != "%" => format!(
+        (Some(c), Some(r)) => format!(
             "{}{} (×{r:.2})",
             if c >= 0.0 { "+" } else { "−" },
             amount(Some(c.abs()), &d.unit)
@@ -243,8 +243,14 @@ pub fn tables(c: &Comparison) -> Vec<Table> {
             columns: vec!["Metric", "Before", "After", "Change"],
             rows: delta_rows(&c.metrics),
             note: Some(format!(
-                "Times in {}.",
-                if unit == "s" { "seconds" } else { "ticks" }
+                "Times in {}. {}",
+                if unit == "s" { "seconds" } else { "ticks" },
+                c.metrics
+                    .iter()
+                    .filter(|d| !d.definition.is_empty())
+                    .map(|d| format!("{}: {}.", d.name, d.definition))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
         },
         Table {
@@ -298,6 +304,8 @@ mod tests {
             unit: "ticks".to_owned(),
             before: Some(69.0),
             after: Some(53.0),
+            ratio: None,
+            definition: String::new(),
         };
         assert_eq!(change(&d), "−16 (×0.77)");
         let p = Delta {
@@ -306,7 +314,7 @@ mod tests {
             after: Some(62.5),
             ..d.clone()
         };
-        assert_eq!(change(&p), "+12.5 %");
+        assert_eq!(change(&p), "+12.5 % (×1.25)");
         let gone = Delta { after: None, ..d };
         assert_eq!(
             (amount(gone.after, "ticks"), change(&gone)),

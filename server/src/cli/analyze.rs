@@ -154,16 +154,30 @@ pub fn render_text(report: &Report) -> String {
     if a.wall_computation as f64 != a.total_computation {
         let _ = writeln!(
             out,
-            "  wall computation    {} (processes timeslice)",
+            "  wall computation    {} (computation above shares a node's CPU among its processes)",
             ticks(clock, a.wall_computation as f64)
         );
     }
-    let _ = writeln!(out, "  speedup             {}", num(a.speedup));
+    // The headline figures on one set of processors (`docs/analysis.md`, "Headline figures").
+    let f = &a.figures;
     let _ = writeln!(
         out,
-        "  efficiency          {} on {} processors",
-        num(a.efficiency),
-        a.processors
+        "  processors          {} {}",
+        f.processors,
+        f.processor_kind.noun()
+    );
+    let _ = writeln!(out, "  work                {}", ticks(clock, f.work));
+    let _ = writeln!(
+        out,
+        "  speedup             {} (work / execution time)",
+        num(f.speedup)
+    );
+    let _ = writeln!(
+        out,
+        "  efficiency          {} (speedup / {} {})",
+        num(f.efficiency),
+        f.processors,
+        f.processor_kind.noun()
     );
     let g = &a.granularity;
     let _ = match g.ratio {
@@ -189,10 +203,10 @@ pub fn render_text(report: &Report) -> String {
         num(a.critical_path.transit)
     );
     let _ = writeln!(out, "  WCPA                {}", num(a.wcpa.weight));
-    let p = &a.pop;
+    let p = &a.figures;
     let _ = writeln!(
         out,
-        "  POP                 load balance {} × serialisation {} × transfer {} = {}",
+        "  POP                 load balance {} × serialisation {} × transfer {} = {} (per processor)",
         num(p.load_balance),
         num(p.serialisation),
         num(p.transfer),
@@ -318,6 +332,7 @@ pub fn command(
     let imported = super::files::read_trace(file, format, options)?;
     let options = shared::analyses::metrics::AnalysisOptions {
         validation: shared::analyses::validate::ValidationOptions { min_latency },
+        ..shared::analyses::metrics::AnalysisOptions::default()
     };
     let request = Request {
         options,

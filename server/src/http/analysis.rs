@@ -82,6 +82,7 @@ async fn analysis(
                 validation: ValidationOptions {
                     min_latency: params.min_latency.unwrap_or(0),
                 },
+                ..AnalysisOptions::default()
             })
         };
         let report = match &params.what_if {

@@ -108,8 +108,9 @@ fn analyze_text_prints_the_worked_example_headline_numbers() {
     for line in [
         "execution time      69 ticks",
         "computation         85 ticks",
-        "speedup             1.232",
-        "efficiency          0.616 on 2 processors",
+        "processors          2 nodes",
+        "speedup             1.232 (work / execution time)",
+        "efficiency          0.616 (speedup / 2 nodes)",
         "granularity         85:21 (4.05:1, 80.2% computation)",
         "WCPA                101",
     ] {

@@ -30,6 +30,9 @@ use crate::model::{Direction, EventIdx, EventKind, LinkId, NodeId, ProcessId, Re
 pub struct AnalysisOptions {
     /// Validation options (the clock condition's minimum latency).
     pub validation: ValidationOptions,
+    /// What the headline figures count as a processor (the report sets it from the format).
+    #[serde(default)]
+    pub processors: ProcessorKind,
 }
 
 /// computation : communication (decision D-d).
@@ -254,11 +257,219 @@ pub enum Clocks {
     Repaired,
 }
 
+/// What the headline figures count as a processor (`docs/analysis.md`, "Headline figures").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessorKind {
+    /// The nodes that run the program: each node is one CPU on which its processes timeslice
+    /// (a transputer, the emulator's nodes, the native format's model). The emulator's host
+    /// (a node `host` whose only process is `iserver`) and nodes whose processes recorded no
+    /// event are not processors.
+    #[default]
+    Nodes,
+    /// The threads (the model's processes) that recorded events, each on a core of its own:
+    /// the threads of one Chrome pid, or the locations of an OTF2 or Paraver node, run at once.
+    Threads,
+}
+
+impl ProcessorKind {
+    /// The plural noun the page and the CLI name processors with.
+    pub fn noun(self) -> &'static str {
+        match self {
+            ProcessorKind::Nodes => "nodes",
+            ProcessorKind::Threads => "threads",
+        }
+    }
+}
+
+/// The headline figures, all on one set of processors so that they agree: speedup over serial
+/// work, efficiency per processor and the POP factors, whose product is that efficiency.
+///
+/// With P processors, each with work W_p, total work W = Σ W_p and execution time T:
+/// speedup = W / T, efficiency = W / (P·T), load balance = mean W_p / max W_p,
+/// serialisation = max W_p / ideal, transfer = ideal / T, parallel efficiency = their product
+/// = mean W_p / T = efficiency.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Figures {
+    /// What a processor is here.
+    pub processor_kind: ProcessorKind,
+    /// P: how many processors ran the program.
+    pub processors: u64,
+    /// T: last event − first event (the same as `execution_time`).
+    pub execution_time: u64,
+    /// W: the processors' work. On nodes, each node's CPU time (its processes' computation,
+    /// which timeslicing shares); on threads, each thread's wall time computing.
+    pub work: f64,
+    /// Speedup over serial work: W / T, how many processors' worth of work ran at once on
+    /// average (the time one processor would need for the work, divided by the run's).
+    pub speedup: f64,
+    /// Efficiency per processor: speedup / P = W / (P·T).
+    pub efficiency: f64,
+    /// POP load balance over the processors: mean W_p / max W_p.
+    pub load_balance: f64,
+    /// POP serialisation efficiency: max W_p / ideal time.
+    pub serialisation: f64,
+    /// POP transfer efficiency: ideal time / T.
+    pub transfer: f64,
+    /// POP parallel efficiency: load balance × serialisation × transfer (= efficiency).
+    pub parallel_efficiency: f64,
+    /// The run on an ideal network: the longest path with every transit 0, and never shorter
+    /// than the busiest processor's work (a processor does its work one piece at a time).
+    pub ideal_time: f64,
+}
+
+impl Figures {
+    /// Each figure's label and definition, in the order the page and the CLI show them: the one
+    /// text both use, so that a figure means the same wherever it is shown.
+    pub fn definitions(&self) -> Vec<(&'static str, String)> {
+        let processors = match self.processor_kind {
+            ProcessorKind::Nodes => format!(
+                "the {} nodes that ran the program: nodes whose processes recorded events, \
+                 the emulator's host not counted (processes on one node share its CPU)",
+                self.processors
+            ),
+            ProcessorKind::Threads => format!(
+                "the {} threads that recorded events, each counted as a core of its own \
+                 (the trace has no CPUs, only processes and their threads)",
+                self.processors
+            ),
+        };
+        let work = match self.processor_kind {
+            ProcessorKind::Nodes => "Σ of each node's CPU time spent computing",
+            ProcessorKind::Threads => "Σ of each thread's time spent computing",
+        };
+        vec![
+            ("Processors", processors),
+            ("Work", work.to_owned()),
+            (
+                "Speedup over serial work",
+                "work / execution time: the time one processor would need for the work, \
+                 divided by the run's"
+                    .to_owned(),
+            ),
+            (
+                "Efficiency per processor",
+                format!(
+                    "speedup / processors = work / ({} × execution time)",
+                    self.processor_kind.noun()
+                ),
+            ),
+            (
+                "Load balance",
+                format!("mean / max of the {}' work", self.processor_kind.noun()),
+            ),
+            (
+                "Serialisation efficiency",
+                "max work of a processor / execution time on an ideal network (every transit 0)"
+                    .to_owned(),
+            ),
+            (
+                "Transfer efficiency",
+                "execution time on an ideal network / execution time".to_owned(),
+            ),
+            (
+                "Parallel efficiency (POP)",
+                "load balance × serialisation × transfer = efficiency per processor".to_owned(),
+            ),
+        ]
+    }
+
+    /// The definition of the figure labelled `label`.
+    pub fn definition(&self, label: &str) -> Option<String> {
+        self.definitions()
+            .into_iter()
+            .find(|(l, _)| *l == label)
+            .map(|(_, d)| d)
+    }
+}
+
+/// Whether a node is the emulator's host: a node named `host` whose processes are all the
+/// `iserver` (the simulator's naming, `simulator-wasm/src/trace.rs`). It serves the program's
+/// I/O beside the network and runs none of the program.
+pub fn is_emulator_host(trace: &Trace, node: NodeId) -> bool {
+    let mut on_node = trace.processes.iter().filter(|p| p.node == node).peekable();
+    trace
+        .nodes
+        .get(node.index())
+        .is_some_and(|n| n.name == "host")
+        && on_node.peek().is_some()
+        && on_node.all(|p| p.name == "iserver")
+}
+
+/// The headline figures of an analysis on `kind`'s processors (decision in
+/// `docs/analysis.md`, "Headline figures").
+pub fn figures(cx: &Context<'_>, analysis: &Analysis, kind: ProcessorKind) -> Figures {
+    let trace = cx.trace;
+    let has_events = |p: ProcessId| !trace.process_events(p).is_empty();
+    let (work_of, ideal_network): (Vec<f64>, f64) = match kind {
+        ProcessorKind::Nodes => {
+            let mut runs = vec![false; trace.nodes.len()];
+            let mut work = vec![0.0; trace.nodes.len()];
+            for (p, times) in trace.process_ids().zip(&analysis.process_times) {
+                let node = trace.processes[p.index()].node;
+                if let (Some(r), Some(w)) = (runs.get_mut(node.index()), work.get_mut(node.index()))
+                {
+                    *r |= has_events(p);
+                    *w += times.computation;
+                }
+            }
+            let work = (0..trace.nodes.len())
+                .filter(|&k| runs[k] && !is_emulator_host(trace, NodeId(k as u32)))
+                .map(|k| work[k])
+                .collect();
+            (work, analysis.pop.ideal_time)
+        }
+        ProcessorKind::Threads => {
+            let work = trace
+                .process_ids()
+                .zip(&analysis.process_times)
+                .filter(|(p, _)| has_events(*p))
+                .map(|(_, t)| t.wall_computation as f64)
+                .collect();
+            // Threads do not share a CPU: the ideal network is the wall-time path with every
+            // transit 0.
+            let mut weights = EdgeWeights::elapsed(trace, &cx.graph);
+            weights.message.fill(0);
+            (work, longest_path(&cx.graph, &weights).length as f64)
+        }
+    };
+    let processors = work_of.len() as u64;
+    let work: f64 = work_of.iter().sum();
+    let max_work = work_of.iter().copied().fold(0.0, f64::max);
+    let mean_work = ratio(work, processors as f64);
+    let t = analysis.execution_time as f64;
+    let ideal_time = ideal_network.max(max_work);
+    let speedup = ratio(work, t);
+    let load_balance = ratio(mean_work, max_work);
+    let serialisation = ratio(max_work, ideal_time);
+    let transfer = ratio(ideal_time, t);
+    Figures {
+        processor_kind: kind,
+        processors,
+        execution_time: analysis.execution_time,
+        work,
+        speedup,
+        efficiency: ratio(speedup, processors as f64),
+        load_balance,
+        serialisation,
+        transfer,
+        parallel_efficiency: load_balance * serialisation * transfer,
+        ideal_time,
+    }
+}
+
 /// The whole analysis, as `tracescope analyze --json` prints it (fields are only ever added).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
-    /// The number of processors (nodes hosting processes).
+    /// Nodes hosting processes, the emulator's host and idle nodes included: the `n` of
+    /// `efficiency`, WCPA and the bounds, kept with this meaning for scripts that read it.
+    /// The headline figures' processors are `figures.processors`.
     pub processors: u64,
+    /// The headline figures on one set of processors, each with one definition
+    /// (`docs/analysis.md`, "Headline figures"); `speedup`, `efficiency` and `pop` keep their
+    /// older meanings.
+    #[serde(default)]
+    pub figures: Figures,
     /// The clocks `execution_time` and `critical_path` are measured on (the same for both, so
     /// the path is never longer than the run); the other analyses use the recorded times.
     #[serde(default)]
@@ -269,9 +480,10 @@ pub struct Analysis {
     pub total_computation: f64,
     /// Σ wall time spent computing.
     pub wall_computation: u64,
-    /// total_computation / execution_time.
+    /// total_computation / execution_time (the emulator's host's computation included; see
+    /// `figures.speedup`).
     pub speedup: f64,
-    /// speedup / processors.
+    /// speedup / processors (per node hosting a process; see `figures.efficiency`).
     pub efficiency: f64,
     /// computation : communication (D-d).
     pub granularity: Granularity,
@@ -285,7 +497,8 @@ pub struct Analysis {
     pub npt: Npt,
     /// Time with k processors busy.
     pub parallelism_profile: ParallelismProfile,
-    /// POP factors.
+    /// POP factors over processes (every process counted as if on a core of its own; see
+    /// `figures` for the factors over the processors).
     pub pop: Pop,
     /// Speedup bounds.
     pub bounds: Bounds,
@@ -387,8 +600,9 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
         speedup_upper: nf.min(average_parallelism),
     };
     let diagnostics = validate(trace, &cx.pairing, &cx.graph, options.validation);
-    Analysis {
+    let mut analysis = Analysis {
         processors: n,
+        figures: Figures::default(),
         clocks,
         execution_time,
         total_computation,
@@ -429,7 +643,9 @@ pub fn analyze_context(cx: &Context<'_>, options: AnalysisOptions) -> Analysis {
         diagnostics: first_of_each_kind(&diagnostics, EXAMPLES_PER_KIND),
         diagnostics_total: diagnostics.len(),
         diagnostic_counts: count_diagnostics(&diagnostics, EXAMPLES_PER_KIND),
-    }
+    };
+    analysis.figures = figures(cx, &analysis, options.processors);
+    analysis
 }
 
 /// The trace on repaired clocks when some message arrives before its send, else `None`.

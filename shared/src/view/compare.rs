@@ -23,9 +23,23 @@ pub struct Delta {
     pub before: Option<f64>,
     /// In the second run (none: absent there).
     pub after: Option<f64>,
+    /// after / before, when both exist and before is not 0 (the same as [`Delta::ratio`]).
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    /// What the figure is, when it is a headline figure (its definition from
+    /// [`crate::analyses::metrics::Figures::definitions`], the same on both sides unless the
+    /// runs count different kinds of processors).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub definition: String,
 }
 
 impl Delta {
+    /// The delta with its `ratio` field filled in.
+    pub fn with_ratio(mut self) -> Delta {
+        self.ratio = self.ratio();
+        self
+    }
+
     /// after − before, when both exist.
     pub fn change(&self) -> Option<f64> {
         Some(self.after? - self.before?)
@@ -101,11 +115,16 @@ pub fn compare(a: &Report, b: &Report) -> Comparison {
     let seconds = in_seconds(a, b);
     let unit = if seconds { "s" } else { "ticks" };
     let t = |r: &Report, x: f64| time(r, x, seconds);
-    let both = |name: &str, unit: &str, f: &dyn Fn(&Report) -> f64| Delta {
-        name: name.to_owned(),
-        unit: unit.to_owned(),
-        before: Some(f(a)),
-        after: Some(f(b)),
+    let both = |name: &str, unit: &str, f: &dyn Fn(&Report) -> f64| {
+        Delta {
+            name: name.to_owned(),
+            unit: unit.to_owned(),
+            before: Some(f(a)),
+            after: Some(f(b)),
+            ratio: None,
+            definition: String::new(),
+        }
+        .with_ratio()
     };
     let wait_total = |r: &Report| r.wait_states.states.iter().map(|w| w.time).sum::<f64>();
     let metrics = vec![
@@ -119,21 +138,46 @@ pub fn compare(a: &Report, b: &Report) -> Comparison {
         both("Critical path", unit, &|r| {
             t(r, r.analysis.critical_path.length as f64)
         }),
-        both("Processors", "", &|r| r.analysis.processors as f64),
-        both("Speedup", "", &|r| r.analysis.speedup),
-        both("Efficiency", "%", &|r| 100.0 * r.analysis.efficiency),
+        // The headline figures, each on its run's own processors (`Analysis::figures`): a
+        // faster run with the same work has a speedup higher by exactly the ratio of the times.
+        both("Processors", "", &|r| r.analysis.figures.processors as f64),
+        both("Work", unit, &|r| t(r, r.analysis.figures.work)),
+        both("Speedup over serial work", "", &|r| {
+            r.analysis.figures.speedup
+        }),
+        both("Efficiency per processor", "%", &|r| {
+            100.0 * r.analysis.figures.efficiency
+        }),
         both("Load balance", "%", &|r| {
-            100.0 * r.analysis.pop.load_balance
+            100.0 * r.analysis.figures.load_balance
         }),
         both("Serialisation efficiency", "%", &|r| {
-            100.0 * r.analysis.pop.serialisation
+            100.0 * r.analysis.figures.serialisation
         }),
         both("Transfer efficiency", "%", &|r| {
-            100.0 * r.analysis.pop.transfer
+            100.0 * r.analysis.figures.transfer
+        }),
+        both("Parallel efficiency (POP)", "%", &|r| {
+            100.0 * r.analysis.figures.parallel_efficiency
         }),
         both("Messages", "", &|r| r.summary.messages as f64),
         both("Events", "", &|r| r.summary.events as f64),
     ];
+    let metrics = metrics
+        .into_iter()
+        .map(|mut d| {
+            let (da, db) = (
+                a.analysis.figures.definition(&d.name),
+                b.analysis.figures.definition(&d.name),
+            );
+            d.definition = match (da, db) {
+                (Some(da), Some(db)) if da == db => da,
+                (Some(da), Some(db)) => format!("before: {da}; after: {db}"),
+                _ => String::new(),
+            };
+            d
+        })
+        .collect();
     Comparison {
         time_unit: unit.to_owned(),
         metrics,
@@ -164,6 +208,8 @@ fn processes(
                     unit: unit.to_owned(),
                     before: None,
                     after: None,
+                    ratio: None,
+                    definition: String::new(),
                 };
                 ProcessDelta {
                     name: p.name.clone(),
@@ -185,6 +231,11 @@ fn processes(
     order
         .into_iter()
         .filter_map(|name| rows.remove(&name))
+        .map(|p| ProcessDelta {
+            computation: p.computation.with_ratio(),
+            waiting: p.waiting.with_ratio(),
+            ..p
+        })
         .collect()
 }
 
@@ -202,21 +253,32 @@ fn critical_path(
             unit: unit.to_owned(),
             before: Some(t(a, ca.computation)),
             after: Some(t(b, cb.computation)),
-        },
+            ratio: None,
+            definition: String::new(),
+        }
+        .with_ratio(),
         Delta {
             name: "message transit".to_owned(),
             unit: unit.to_owned(),
             before: Some(t(a, ca.transit)),
             after: Some(t(b, cb.transit)),
-        },
+            ratio: None,
+            definition: String::new(),
+        }
+        .with_ratio(),
     ];
     for row in npt(&ca.by_region, &cb.by_region) {
-        out.push(Delta {
-            name: format!("in {}", row.name),
-            unit: "%".to_owned(),
-            before: row.share_before.map(|s| 100.0 * s),
-            after: row.share_after.map(|s| 100.0 * s),
-        });
+        out.push(
+            Delta {
+                name: format!("in {}", row.name),
+                unit: "%".to_owned(),
+                before: row.share_before.map(|s| 100.0 * s),
+                after: row.share_after.map(|s| 100.0 * s),
+                ratio: None,
+                definition: String::new(),
+            }
+            .with_ratio(),
+        );
     }
     out
 }

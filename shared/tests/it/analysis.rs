@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use shared::Trace;
-use shared::analyses::metrics::{AnalysisOptions, analyze};
+use shared::analyses::metrics::{AnalysisOptions, ProcessorKind, analyze};
 use shared::analyses::stats::{Subject, statistics, summarize};
 use shared::analyses::validate::{DiagnosticKind, ValidationOptions};
 use shared::model::time::{Clock, Time};
@@ -354,6 +354,7 @@ fn t19_validation() {
         .exit(1, 12);
     let options = AnalysisOptions {
         validation: ValidationOptions { min_latency: 1 },
+        ..AnalysisOptions::default()
     };
     let a = analyze(&t.build(), options);
     let count = |kind| a.diagnostics.iter().filter(|d| d.kind == kind).count();
@@ -497,6 +498,16 @@ proptest! {
         prop_assert!((a.npt.total - busy as f64).abs() < 1e-6, "{} vs {}", a.npt.total, busy);
         // Speedup is at most the number of processors.
         prop_assert!(a.speedup <= a.processors as f64 + 1e-9);
+        // The headline figures, on nodes and on threads: speedup at most the processors, every
+        // factor in [0, 1], and POP's product the efficiency per processor.
+        for kind in [ProcessorKind::Nodes, ProcessorKind::Threads] {
+            let f = analyze(&trace, AnalysisOptions { processors: kind, ..AnalysisOptions::default() }).figures;
+            prop_assert!(f.speedup <= f.processors as f64 + 1e-9, "{:?}", f);
+            for factor in [f.efficiency, f.load_balance, f.serialisation, f.transfer] {
+                prop_assert!((0.0..=1.0 + 1e-9).contains(&factor), "{:?}", f);
+            }
+            prop_assert!((f.parallel_efficiency - f.efficiency).abs() < 1e-9, "{:?}", f);
+        }
         // Every WCPA weight lies in [dt, n·dt]; blocked edges weigh 0 (decision D-c).
         let n = a.processors as f64;
         for s in &a.wcpa.segments {

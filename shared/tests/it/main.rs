@@ -6,6 +6,7 @@ mod budget;
 mod chrome_rules;
 mod compare;
 mod diagnostics;
+mod figures;
 mod fuzz;
 mod importers;
 mod invariants;

@@ -113,9 +113,23 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
             "Computation (CPU time)",
             weight(trace, analysis.total_computation),
         ),
-        ("Processors", analysis.processors.to_string()),
-        ("Speedup", format!("{:.2}", analysis.speedup)),
-        ("Efficiency", percent(analysis.efficiency)),
+        (
+            "Processors",
+            format!(
+                "{} {}",
+                analysis.figures.processors,
+                analysis.figures.processor_kind.noun()
+            ),
+        ),
+        ("Work", weight(trace, analysis.figures.work)),
+        (
+            "Speedup over serial work",
+            format!("{:.2}", analysis.figures.speedup),
+        ),
+        (
+            "Efficiency per processor",
+            percent(analysis.figures.efficiency),
+        ),
         (
             "Granularity (computation / communication)",
             analysis
@@ -145,6 +159,16 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
         ));
         rows.push(("Selection: busy", percent(s.busy_share)));
     }
+    // Each headline figure's definition, the same text the CLI and the comparison give.
+    let note = definitions(
+        analysis,
+        &[
+            "Processors",
+            "Work",
+            "Speedup over serial work",
+            "Efficiency per processor",
+        ],
+    );
     Table {
         id: "summary",
         title: "Summary".to_owned(),
@@ -157,13 +181,22 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
                 action: None,
             })
             .collect(),
-        note: None,
+        note: Some(note),
     }
 }
 
-/// The POP factors, each with a one-line reading.
+/// "Label: definition." for each of `labels`, from the analysis's headline figures.
+fn definitions(analysis: &Analysis, labels: &[&str]) -> String {
+    labels
+        .iter()
+        .filter_map(|l| analysis.figures.definition(l).map(|d| format!("{l}: {d}.")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The POP factors over the headline figures' processors, each with a one-line reading.
 pub fn pop(analysis: &Analysis) -> Table {
-    let p = &analysis.pop;
+    let p = &analysis.figures;
     let reading = |value: f64, good: &str, bad: &str| {
         if value >= 0.9 {
             good.to_owned()
@@ -178,20 +211,20 @@ pub fn pop(analysis: &Analysis) -> Table {
             reading(
                 p.load_balance,
                 "work is spread evenly",
-                "some processes compute much more than others",
+                "some processors compute much more than others",
             ),
         ),
         (
-            "Serialisation",
+            "Serialisation efficiency",
             p.serialisation,
             reading(
                 p.serialisation,
-                "processes rarely wait for each other",
-                "processes wait on dependencies even with instant messages",
+                "processors rarely wait for each other",
+                "processors wait on dependencies even with instant messages",
             ),
         ),
         (
-            "Transfer",
+            "Transfer efficiency",
             p.transfer,
             reading(
                 p.transfer,
@@ -200,9 +233,9 @@ pub fn pop(analysis: &Analysis) -> Table {
             ),
         ),
         (
-            "Parallel efficiency",
+            "Parallel efficiency (POP)",
             p.parallel_efficiency,
-            "load balance × serialisation × transfer".to_owned(),
+            "= efficiency per processor".to_owned(),
         ),
     ];
     Table {
@@ -217,7 +250,16 @@ pub fn pop(analysis: &Analysis) -> Table {
                 action: None,
             })
             .collect(),
-        note: None,
+        note: Some(definitions(
+            analysis,
+            &[
+                "Processors",
+                "Load balance",
+                "Serialisation efficiency",
+                "Transfer efficiency",
+                "Parallel efficiency (POP)",
+            ],
+        )),
     }
 }
 
@@ -883,6 +925,34 @@ mod tests {
         assert_eq!(cell(&ends, "B", 1), "69");
         assert_eq!(cell(&ends, "B", 2), "53");
         assert_eq!(cell(&ends, "B", 3), "−16");
+    }
+
+    /// The worked example's headline figures (analysis.md, "Headline figures", and T4a): 2
+    /// nodes, work 85 of 69 ticks, speedup 85 / 69 = 1.23, efficiency 85 / 138 = 61.6 %, the
+    /// same as POP's product; each figure's definition is under its table.
+    #[test]
+    fn the_summary_and_pop_tables_show_the_figures_with_their_definitions() {
+        let trace = worked_example();
+        let cx = Context::new(&trace);
+        let analysis = shared::analyses::metrics::analyze_context(&cx, AnalysisOptions::default());
+        let summary = headline(&trace, &analysis, None);
+        assert_eq!(cell(&summary, "Processors", 1), "2 nodes");
+        assert_eq!(cell(&summary, "Speedup over serial work", 1), "1.23");
+        assert_eq!(cell(&summary, "Efficiency per processor", 1), "61.6 %");
+        let note = summary.note.clone().unwrap_or_default();
+        assert!(
+            note.contains("Speedup over serial work: work / execution time")
+                && note.contains("Processors: the 2 nodes that ran the program"),
+            "{note}"
+        );
+        let factors = pop(&analysis);
+        assert_eq!(cell(&factors, "Parallel efficiency (POP)", 1), "61.6 %");
+        assert!(
+            factors
+                .note
+                .unwrap_or_default()
+                .contains("load balance × serialisation × transfer = efficiency per processor")
+        );
     }
 
     #[test]
