@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { HomePage, RUN_URL, RunPage, WORKED_EXAMPLE, openTrace } from '../fixtures/pages';
+import { HomePage, RUN_URL, RunPage, TRACES, WORKED_EXAMPLE, openTrace } from '../fixtures/pages';
 
 const SKEWED_CLOCKS = path.join(__dirname, '..', 'fixtures', 'skewed-clocks.json');
 
@@ -172,4 +172,30 @@ test('the filter bar keeps the events of a pattern or a motif in every view and 
   await page.getByTestId('event-filter-clear').click();
   await expect(page.getByTestId('event-filter-count')).toHaveCount(0);
   await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(2);
+});
+
+// Issue 46, point 13: the repaired clocks of the Paraver sample swapped the chart for another
+// while the old one still had a frame to paint, which read its disposed signals and panicked
+// ("RuntimeError: unreachable"), leaving the page half-working.
+test('repairing the Paraver sample\'s clocks and visiting every tab raises no page error', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  const home = new HomePage(page);
+  await home.goto();
+  const dir = path.join(TRACES, 'paraver', 'paraver-kernel-qsort_beo3');
+  await home.upload([path.join(dir, 'qsort_beo3.prv'), path.join(dir, 'qsort_beo3.pcf')]);
+  await page.waitForURL(RUN_URL);
+  await new RunPage(page).waitForPaint();
+  await page.getByTestId('toggle-repaired-clocks').click();
+  await expect(page.getByTestId('repaired-clocks-note')).toContainText('events moved');
+  for (const tab of ['tab-hasse', 'tab-topology', 'tab-analysis', 'tab-gantt']) {
+    await page.getByTestId(tab).click();
+  }
+  await page.getByTestId('toggle-repaired-clocks').click();
+  await expect(page.getByTestId('toggle-repaired-clocks')).toHaveAttribute('aria-pressed', 'false');
+  await new RunPage(page).waitForPaint();
+  expect(errors).toEqual([]);
 });

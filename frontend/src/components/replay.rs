@@ -199,7 +199,8 @@ fn schedule(replay: Replay) {
 
 /// One step of the clock while playing.
 fn tick(replay: Replay) {
-    if !replay.playing.get_untracked() {
+    // The replay may be gone by the frame (its run swapped, the page left).
+    if replay.playing.is_disposed() || !replay.playing.get_untracked() {
         return;
     }
     let now = canvas::now_ms();

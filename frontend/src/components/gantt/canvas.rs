@@ -167,7 +167,7 @@ pub fn display_list(chart: &Chart) -> Vec<super::scene::draw::DrawItem> {
 
 /// Paints one frame now.
 fn paint_now(chart: &Chart) {
-    let Some(canvas) = chart.canvas.get_untracked() else {
+    let Some(Some(canvas)) = chart.canvas.try_get_untracked() else {
         return;
     };
     let began = now_ms();
@@ -269,6 +269,12 @@ pub fn schedule_paints(chart: &Chart) {
             chart.local.frame_pending.set_value(true);
             let chart = chart.clone();
             request_animation_frame(move || {
+                // The chart asked for this frame may be gone by now (the run swapped for its
+                // repaired clocks, the page left): its signals are disposed, and reading them
+                // would panic.
+                if chart.local.width.is_disposed() {
+                    return;
+                }
                 chart.local.frame_pending.set_value(false);
                 paint_now(&chart);
             });

@@ -242,6 +242,11 @@ fn schedule_paints(view: View) {
         }
         pending.set_value(true);
         request_animation_frame(move || {
+            // The view may be gone by the frame (its run swapped, the page left): its signals
+            // are disposed, and reading them would panic.
+            if pending.is_disposed() {
+                return;
+            }
             pending.set_value(false);
             paint_now(view);
         });
