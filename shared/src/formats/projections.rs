@@ -591,8 +591,8 @@ pub fn parse_files(
     let mut records_so_far = 0u64;
     for log in logs.iter_mut().flatten() {
         log.recs = parse_log(
-            &log.path,
-            &log.bytes,
+            log.path,
+            log.bytes,
             &mut skipped,
             &mut records_so_far,
             budget,
@@ -716,10 +716,10 @@ pub fn parse_files(
             let at = Time(r.time);
             let mut push = |builder: &mut TraceBuilder, record: EventRecord| {
                 pushed += 1;
-                budget.check(Limit::Events, pushed, FORMAT_NAME, &log.bytes, r.offset)?;
+                budget.check(Limit::Events, pushed, FORMAT_NAME, log.bytes, r.offset)?;
                 builder
                     .push(record)
-                    .map_err(|e| model(r.offset, &log.bytes, &log.path, e))
+                    .map_err(|e| model(r.offset, log.bytes, log.path, e))
             };
             let mut region_of_entry = |builder: &mut TraceBuilder, entry: i32| {
                 *entry_regions.entry(entry).or_insert_with(|| {
@@ -756,44 +756,32 @@ pub fn parse_files(
                         )?;
                     }
                 }
-                Act::Begin => {
-                    if let Some(Some((from, ci))) = arrival_of[pe].get(i).copied() {
-                        let creation = logs[from as usize].as_ref().and_then(|l| l.recs.get(ci));
-                        push(
-                            &mut builder,
-                            EventRecord {
-                                peer: Some(process_of_pe[from as usize]),
-                                tag: tag_of(r.event, &mut tag_overflow),
-                                size: u64::from(creation.map_or(r.len, |c| c.len)),
-                                ..EventRecord::plain(process, at, EventKind::MsgArr)
-                            },
-                        )?;
-                    }
-                    let region = region_of_entry(&mut builder, r.entry);
+                Act::Begin | Act::SpanBegin(_) => {
+                    let region = match r.act {
+                        Act::SpanBegin(s) => span_regions[s as usize],
+                        _ => {
+                            if let Some(Some((from, ci))) = arrival_of[pe].get(i).copied() {
+                                let creation =
+                                    logs[from as usize].as_ref().and_then(|l| l.recs.get(ci));
+                                push(
+                                    &mut builder,
+                                    EventRecord {
+                                        peer: Some(process_of_pe[from as usize]),
+                                        tag: tag_of(r.event, &mut tag_overflow),
+                                        size: u64::from(creation.map_or(r.len, |c| c.len)),
+                                        ..EventRecord::plain(process, at, EventKind::MsgArr)
+                                    },
+                                )?;
+                            }
+                            region_of_entry(&mut builder, r.entry)
+                        }
+                    };
                     stack.push(region);
                     budget.check(
                         Limit::Depth,
                         stack.len() as u64,
                         FORMAT_NAME,
-                        &log.bytes,
-                        r.offset,
-                    )?;
-                    push(
-                        &mut builder,
-                        EventRecord {
-                            region: Some(region),
-                            ..EventRecord::plain(process, at, EventKind::Enter)
-                        },
-                    )?;
-                }
-                Act::SpanBegin(s) => {
-                    let region = span_regions[s as usize];
-                    stack.push(region);
-                    budget.check(
-                        Limit::Depth,
-                        stack.len() as u64,
-                        FORMAT_NAME,
-                        &log.bytes,
+                        log.bytes,
                         r.offset,
                     )?;
                     push(
