@@ -5,6 +5,7 @@
 pub mod binary;
 pub mod budget;
 pub mod chrome;
+mod extrae_mpi;
 pub mod native;
 pub mod otf2;
 pub mod paje;

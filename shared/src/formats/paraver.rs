@@ -844,7 +844,7 @@ fn type_name(labels: &Labels, event_type: u64) -> String {
 }
 
 /// The name of a region: the value's label (the type's when the value only says "begin"),
-/// else the type and the value.
+/// else the MPI call Extrae numbers so, else the type and the value.
 fn region_name(labels: &Labels, event_type: u64, value: u64) -> String {
     let declared = labels.types.get(&event_type);
     let type_label = type_name(labels, event_type);
@@ -855,6 +855,10 @@ fn region_name(labels: &Labels, event_type: u64, value: u64) -> String {
     match value_label {
         Some(l) if !matches!(l.as_str(), "Begin" | "Enabled" | "Start") => l,
         Some(_) => type_label,
-        None => format!("{type_label} {value}"),
+        // Without labels, Extrae's MPI calls still have their names: Extrae numbers them once.
+        None => match super::extrae_mpi::call_name(value) {
+            Some(call) if (50_000_001..=50_000_005).contains(&event_type) => call.to_owned(),
+            _ => format!("{type_label} {value}"),
+        },
     }
 }

@@ -176,7 +176,9 @@ fn labels_name_things_and_change_no_event() {
     assert_eq!(bare.events.len(), labelled.events.len());
     assert_eq!(bare.events.kind(), labelled.events.kind());
     assert_eq!(bare.counters.len(), labelled.counters.len());
-    assert_eq!(entered(&bare), ["type 60000019 7", "type 50000001 3"]);
+    // Without labels a user function is named by its type and value, and an MPI call by the
+    // name Extrae numbers it with (3 is MPI_Isend); the labels, when given, win.
+    assert_eq!(entered(&bare), ["type 60000019 7", "MPI_Isend"]);
     assert_eq!(entered(&labelled), ["solve", "MPI_Recv"]);
     assert_eq!(labelled.processes[0].name, "THREAD 1.1.1");
     // A .prv.gz read with its companions, from a stream and packed in a tar.
@@ -295,4 +297,29 @@ c:1:1:2:1:2\n\
 1:3:2:1:1:0:100:1\n";
     let trace = import(prv, None, "apps").expect("imports").trace;
     assert_eq!(trace.processes.len(), 3);
+}
+
+/// Without its `.pcf`, an Extrae trace's MPI calls are named as Extrae numbers them (one
+/// numbering for every MPI type), and values Extrae does not number keep their number.
+#[test]
+fn extrae_mpi_calls_are_named_without_labels() {
+    let prv: &[u8] = b"#Paraver (01/01/26 at 00:00):1000_ns:1(1):1:1(1:1)\n\
+2:1:1:1:1:100:50000002:10\n\
+2:1:1:1:1:200:50000002:0\n\
+2:1:1:1:1:300:50000001:1\n\
+2:1:1:1:1:400:50000001:0\n\
+2:1:1:1:1:500:50000003:31\n\
+2:1:1:1:1:600:50000003:0\n\
+2:1:1:1:1:700:50000001:9999\n\
+2:1:1:1:1:800:50000001:0\n";
+    let trace = import(prv, None, "mpi").expect("imports").trace;
+    assert_eq!(
+        entered(&trace),
+        [
+            "MPI_Allreduce",
+            "MPI_Send",
+            "MPI_Init",
+            "type 50000001 9999"
+        ]
+    );
 }
