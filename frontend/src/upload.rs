@@ -135,10 +135,10 @@ mod tests {
         assert_eq!(back["run/traces/0.evt"].len(), 1000);
     }
 
-    #[test]
-    fn the_vendored_paraver_trace_and_its_labels_import_as_one() {
-        let dir = crate::test_data("traces/paraver/paraver-kernel-qsort_beo3");
-        let files: Vec<(String, Vec<u8>)> = ["qsort_beo3.prv", "qsort_beo3.pcf"]
+    /// The named files of a test-data folder, as a picker hands them over: (name, bytes).
+    fn read_test_files(dir: &str, names: &[&str]) -> Vec<(String, Vec<u8>)> {
+        let dir = crate::test_data(dir);
+        names
             .iter()
             .map(|f| {
                 (
@@ -146,7 +146,15 @@ mod tests {
                     std::fs::read(dir.join(f)).expect("vendored"),
                 )
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_vendored_paraver_trace_and_its_labels_import_as_one() {
+        let files = read_test_files(
+            "traces/paraver/paraver-kernel-qsort_beo3",
+            &["qsort_beo3.prv", "qsort_beo3.pcf"],
+        );
         let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
         assert_eq!(problem(&paths), None);
         assert_eq!(archive_name(&paths), "qsort_beo3.tar");
@@ -171,16 +179,10 @@ mod tests {
 
     #[test]
     fn a_projections_sts_and_its_logs_picked_together_import_as_one() {
-        let dir = crate::test_data("projections/handmade");
-        let files: Vec<(String, Vec<u8>)> = ["hand.sts", "hand.0.log", "hand.1.log"]
-            .iter()
-            .map(|f| {
-                (
-                    (*f).to_owned(),
-                    std::fs::read(dir.join(f)).expect("vendored"),
-                )
-            })
-            .collect();
+        let files = read_test_files(
+            "projections/handmade",
+            &["hand.sts", "hand.0.log", "hand.1.log"],
+        );
         let paths: Vec<String> = files.iter().map(|f| f.0.clone()).collect();
         assert_eq!(problem(&paths), None);
         assert_eq!(archive_name(&paths), "hand.tar");
