@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test';
-import { RUN_URL, RunPage } from '../fixtures/pages';
+import { expect, test, type Page } from '@playwright/test';
+import { COLORS, RUN_URL, RunPage } from '../fixtures/pages';
 
 test('the Simulator runs a program in a Web Worker and opens its trace in the Gantt view', async ({
   page,
@@ -198,11 +198,89 @@ test('a demo from the gallery runs in the page with its progress and lands in it
   // A second run can be compared with the first.
   await page.getByTestId('sim-run').click();
   await expect(page.getByTestId('sim-compare')).toBeVisible({ timeout: 30_000 });
-  await page.getByTestId('sim-open').click();
+  await page.getByTestId('sim-open-all').click();
   await page.waitForURL(RUN_URL);
   const run = new RunPage(page);
   await run.waitForPaint();
   await expect(run.heading).toHaveText('demo:sieve on pipe 4');
+});
+
+/** Runs gallery demo `name` on its default network and opens its trace where it teaches. */
+async function runDemoToItsLesson(page: Page, name: string): Promise<RunPage> {
+  await page.goto('/simulate');
+  await page.locator(`[data-demo="${name}"]`).click();
+  await expect(page.getByTestId('sim-check')).toContainText('Compiles');
+  await page.getByTestId('sim-run').click();
+  await expect(page.getByTestId('sim-status')).toContainText('The trace is stored', { timeout: 60_000 });
+  // The "what to look for" text offers the view too.
+  await expect(page.getByTestId('sim-lesson')).toBeVisible();
+  await page.getByTestId('sim-open').click();
+  await page.waitForURL(/\/v\/[A-Za-z0-9_-]+$/);
+  const run = new RunPage(page);
+  await run.waitForPaint();
+  return run;
+}
+
+/** The CSS point of the first canvas pixel of colour `rgb` at least `below` CSS pixels down. */
+async function pointOfColour(run: RunPage, rgb: readonly number[], below: number) {
+  return run.canvas.evaluate(
+    (el, [rgb, below]) => {
+      const canvas = el as HTMLCanvasElement;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return null;
+      const scale = canvas.width / canvas.getBoundingClientRect().width;
+      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      const [r, g, b] = rgb as number[];
+      for (let y = Math.ceil((below as number) * scale); y < canvas.height; y++) {
+        for (let x = 0; x < canvas.width; x++) {
+          const i = 4 * (y * canvas.width + x);
+          if (data[i] === r && data[i + 1] === g && data[i + 2] === b) {
+            const box = canvas.getBoundingClientRect();
+            return { x: box.x + (x + 1) / scale, y: box.y + (y + 1) / scale };
+          }
+        }
+      }
+      return null;
+    },
+    [rgb, below] as const,
+  );
+}
+
+test('the farm demo opens on its servants, unfolded and visibly idle, with no message arrows over them', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const run = await runDemoToItsLesson(page, 'raytracer');
+  // The farmer and eight servants, one row each.
+  await expect(page.getByTestId('toggle-processes')).toContainText('Processes (9/');
+  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '9');
+  await expect(page.getByTestId('toggle-messages')).toHaveAttribute('aria-pressed', 'false');
+  await page.screenshot({ path: test.info().outputPath('raytracer-lesson.png') });
+  const counts = await run.pixelCounts();
+  console.log(`the farm's lesson view: ${JSON.stringify(counts)}`);
+  // The servants wait (blocked or ready) for a large part of the run: their waiting shows.
+  expect(counts.computing).toBeGreaterThan(0);
+  expect(counts.blocked + counts.ready).toBeGreaterThan(counts.computing / 10);
+  expect(counts.message).toBe(0);
+});
+
+test('COMSTIME opens on a few iterations of its four processes, and a blocked bar names its channel', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const run = await runDemoToItsLesson(page, 'comstime');
+  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '4');
+  await page.screenshot({ path: test.info().outputPath('comstime-lesson.png') });
+  const counts = await run.pixelCounts();
+  console.log(`COMSTIME's lesson view: ${JSON.stringify(counts)}`);
+  expect(counts.blocked).toBeGreaterThan(counts.computing);
+  expect(counts.ready).toBeGreaterThan(0);
+  const blocked = await pointOfColour(run, COLORS.blocked, 30);
+  expect(blocked).not.toBeNull();
+  await page.mouse.click(blocked!.x, blocked!.y);
+  const popup = page.getByTestId('popup');
+  await expect(popup).toContainText('blocked');
+  await expect(popup).toContainText(/blocked in an (input|output) on channel 0x[0-9a-f]{8}/);
 });
 
 test('an occam syntax error marks its line in the editor with the message', async ({ page }) => {

@@ -24,6 +24,8 @@ pub struct Listing {
     pub networks: Vec<String>,
     /// How long it may run, virtual nanoseconds.
     pub until_ns: u64,
+    /// The view its run opens on.
+    pub start: shared::view::state::StartView,
 }
 
 /// The gallery: every demo with its program and networks.
@@ -39,6 +41,7 @@ pub fn listing() -> Vec<Listing> {
             nodes: d.nodes.to_vec(),
             networks: d.nodes.iter().map(|&n| (d.network)(n)).collect(),
             until_ns: d.until_ns,
+            start: d.start.view(),
         })
         .collect()
 }
@@ -64,7 +67,91 @@ pub struct Demo {
     network: fn(u32) -> String,
     /// How long it may run, virtual nanoseconds.
     pub until_ns: u64,
+    /// The view its run opens on: the one that shows what it teaches.
+    pub start: Start,
 }
+
+/// A demo's starting view (`shared::view::state::StartView`, in static form): the rows named
+/// (a name takes its instances: `servant` takes `servant @ T800 #3`), messages shown or not,
+/// the critical path drawn or not, a window as fractions of the run, and what it shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Start {
+    pub rows: &'static [&'static str],
+    pub hide_messages: bool,
+    pub critical_path: bool,
+    pub window: Option<(f64, f64)>,
+    pub lesson: &'static str,
+}
+
+impl Start {
+    /// As the page and the command line take it.
+    pub fn view(&self) -> shared::view::state::StartView {
+        shared::view::state::StartView {
+            rows: self.rows.iter().map(|r| (*r).to_owned()).collect(),
+            hide_messages: self.hide_messages,
+            critical_path: self.critical_path,
+            window: self.window,
+            lesson: self.lesson.to_owned(),
+        }
+    }
+}
+
+/// COMSTIME: a few iterations of the ring, close enough to see each process run, wait for the
+/// processor and block in its channels.
+const COMSTIME_START: Start = Start {
+    rows: &["prefix", "delta", "successor", "consumer"],
+    hide_messages: false,
+    critical_path: false,
+    window: Some((0.5, 0.504)),
+    lesson: "four iterations of the ring: each process blocked in its channels or ready for the \
+        processor most of the time",
+};
+
+/// The farms: the servants and the farmer unfolded, the messages out of the way, so the
+/// servants' idle time is what the eye meets.
+const FARM_START: Start = Start {
+    rows: &["farmer", "servant"],
+    hide_messages: true,
+    critical_path: false,
+    window: None,
+    lesson: "the farmer and the servants: how much of the run each servant waited for work",
+};
+
+/// The image reconstruction: its workers and their messages, batched or not.
+const IMAGE_START: Start = Start {
+    rows: &["read", "distribute", "gatherer"],
+    hide_messages: false,
+    critical_path: false,
+    window: None,
+    lesson: "the reader, the distributors and the gatherers with their messages",
+};
+
+/// Verify: every processor, with the critical path through its logging.
+const VERIFY_START: Start = Start {
+    rows: &["verify"],
+    hide_messages: false,
+    critical_path: true,
+    window: None,
+    lesson: "every processor with the critical path: where the logging holds the run up",
+};
+
+/// Every process unfolded.
+const ALL_UNFOLDED: Start = Start {
+    rows: &[],
+    hide_messages: false,
+    critical_path: false,
+    window: None,
+    lesson: "every process, unfolded",
+};
+
+/// The systolic array: its cells, unfolded.
+const MATMUL_START: Start = Start {
+    rows: &["cell"],
+    hide_messages: false,
+    critical_path: false,
+    window: None,
+    lesson: "the array's cells and the values flowing through them",
+};
 
 fn pipe(n: u32) -> String {
     if n == 1 {
@@ -118,6 +205,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[1],
         network: single,
         until_ns: 100_000_000,
+        start: COMSTIME_START,
     },
     Demo {
         name: "raytracer",
@@ -129,6 +217,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 2, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: FARM_START,
     },
     Demo {
         name: "raytracer-mailbox",
@@ -140,6 +229,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 2, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: FARM_START,
     },
     Demo {
         name: "raytracer-agents",
@@ -151,6 +241,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 2, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: FARM_START,
     },
     Demo {
         name: "raytracer-bundles-50",
@@ -167,6 +258,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 2, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: FARM_START,
     },
     Demo {
         name: "raytracer-bundles-100",
@@ -183,6 +275,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 2, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: FARM_START,
     },
     Demo {
         name: "image",
@@ -201,6 +294,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[16, 4, 8],
         network: cylinder,
         until_ns: 10_000_000_000,
+        start: IMAGE_START,
     },
     Demo {
         name: "image-batched",
@@ -217,6 +311,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[16, 4, 8],
         network: cylinder,
         until_ns: 10_000_000_000,
+        start: IMAGE_START,
     },
     Demo {
         name: "verify",
@@ -234,6 +329,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: VERIFY_START,
     },
     Demo {
         name: "verify-no-logging",
@@ -248,6 +344,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 1, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: VERIFY_START,
     },
     Demo {
         name: "hopfield",
@@ -264,6 +361,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[4, 2, 8, 16],
         network: ring,
         until_ns: 10_000_000_000,
+        start: ALL_UNFOLDED,
     },
     Demo {
         name: "sieve",
@@ -278,6 +376,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[8, 3, 4, 16],
         network: pipe,
         until_ns: 10_000_000_000,
+        start: ALL_UNFOLDED,
     },
     Demo {
         name: "matmul",
@@ -292,6 +391,7 @@ pub const DEMOS: &[Demo] = &[
         nodes: &[16, 4, 9],
         network: square_mesh,
         until_ns: 10_000_000_000,
+        start: MATMUL_START,
     },
 ];
 

@@ -15,11 +15,11 @@ use std::collections::{HashMap, VecDeque};
 use shared::model::time::{Clock, Time};
 use shared::model::{
     CpuSample, Direction, EventKind as Kind, EventRecord, Link as TraceLink, LinkEnd, LinkSample,
-    ModelError, NodeId, ProcessId, Sample, Trace, TraceBuilder,
+    ModelError, NodeId, ProcessId, Sample, Trace, TraceBuilder, WaitReason,
 };
 
 use crate::clock::cycle_ps;
-use crate::cpu::EventKind;
+use crate::cpu::{Event, EventKind, Node};
 use crate::link::{LINK_IN, LINK_OUT, link_channel};
 use crate::network::{HOST_NODE, Network};
 use crate::topology::End;
@@ -71,34 +71,27 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
         links.insert(End { node: 0, link: 0 }, (id, Direction::AToB));
     }
 
-    // Processes, in order of first appearance on each node, named by role: the code label
-    // they start at, else their first probe's text, else their workspace.
-    let mut processes: HashMap<(usize, u32), ProcessId> = HashMap::new();
+    // Processes: who ran each event, followed through the scheduler (see [`identify`]), in
+    // order of first appearance on each node.
+    let multi = network.nodes.len() > 1;
+    let mut idents: Vec<Identified> = Vec::with_capacity(network.nodes.len());
+    let mut process_of: Vec<Vec<ProcessId>> = Vec::with_capacity(network.nodes.len());
     for (i, node) in network.nodes.iter().enumerate() {
-        let mut first_probe: HashMap<u32, &str> = HashMap::new();
-        for e in node.events.iter().filter(|e| e.kind == EventKind::Probe) {
-            if let Some(text) = node.probe_texts.get(e.channel as usize)
-                && !text.is_empty()
-            {
-                first_probe.entry(e.process).or_insert(text);
-            }
-        }
-        for e in &node.events {
-            let wdesc = e.process;
-            if let std::collections::hash_map::Entry::Vacant(slot) = processes.entry((i, wdesc)) {
-                let high = wdesc & 1 == 0;
-                let role = (e.kind == EventKind::Start && e.channel != 0)
-                    .then(|| network.label_of(e.channel))
-                    .flatten()
-                    .or_else(|| first_probe.get(&wdesc).map(|t| (*t).to_owned()));
-                let name = match role {
-                    Some(role) if high => format!("{role} (high priority)"),
-                    Some(role) => role,
-                    None => format!("ws {:#010x} {}", wdesc & !3, if high { "hi" } else { "lo" }),
+        let ident = identify(node);
+        let names = ident.names(network, node);
+        let ids = names
+            .into_iter()
+            .map(|name| {
+                let name = if multi {
+                    format!("{name} @ {chip} #{i}")
+                } else {
+                    name
                 };
-                slot.insert(b.add_process(name, node_ids[i])?);
-            }
-        }
+                b.add_process(name, node_ids[i])
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        process_of.push(ids);
+        idents.push(ident);
     }
     let iserver = match host_node {
         Some(h) => Some(b.add_process("iserver", h)?),
@@ -116,14 +109,52 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
     let mut link_sends: HashMap<End, VecDeque<usize>> = HashMap::new();
     // Completed inputs on link ends, in order: (record index).
     let mut link_arrivals: HashMap<End, VecDeque<usize>> = HashMap::new();
+    // A link output's sender is released by the link once the receiver took the message:
+    // each (send, release) record pair, whose release names the receiver once paired.
+    let mut link_releases: Vec<(usize, usize)> = Vec::new();
     for (i, node) in network.nodes.iter().enumerate() {
+        // Each process's link output still waiting for its release.
+        let mut on_link: HashMap<ProcessId, usize> = HashMap::new();
         let ns = |cycle: u64| Time(cycle_ps(cycle, node.clock_hz) / 1_000);
-        for e in &node.events {
-            let process = processes[&(i, e.process)];
+        let ident = &idents[i];
+        let of = |k: u32| process_of[i][k as usize];
+        for (n, e) in node.events.iter().enumerate() {
+            let process = of(ident.process[n]);
+            let partner = ident.partner.get(n).copied().filter(|&k| k != NONE).map(of);
             let mut record = EventRecord::plain(process, ns(e.cycle), Kind::ProcInit);
             match e.kind {
+                // A process instance started again (a PAR in a loop) is ready to run; one
+                // that ends and starts again later has ended until then.
+                EventKind::Start if !ident.first_start(n) => {
+                    record.kind = Kind::Wait;
+                    record.tag = WaitReason::Ready.code();
+                    record.peer = partner;
+                }
                 EventKind::Start => {}
+                EventKind::End if !ident.last_end(n) => {
+                    record.kind = Kind::Wait;
+                    record.tag = WaitReason::Ended.code();
+                }
                 EventKind::End => record.kind = Kind::ProcExit,
+                // Its peer: the process that gave the processor up to it.
+                EventKind::Run => {
+                    record.kind = Kind::Run;
+                    record.peer = partner;
+                }
+                EventKind::Wait => {
+                    record.kind = Kind::Wait;
+                    record.tag = e.bytes;
+                    record.peer = partner;
+                    if let Some(what) = waited_on(&e) {
+                        record.text = Some(b.intern(&what));
+                    }
+                    if e.bytes == WaitReason::Ready.code()
+                        && partner.is_none()
+                        && let Some(send) = on_link.remove(&process)
+                    {
+                        link_releases.push((send, out.len()));
+                    }
+                }
                 EventKind::ReceiveCall => {
                     record.kind = Kind::RecvCall;
                     record.size = u64::from(e.bytes);
@@ -134,15 +165,18 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                     record.tag = e.channel;
                     let index = out.len();
                     match link_channel(e.channel) {
-                        Some((k, false)) => link_sends
-                            .entry(End {
-                                node: i as u32,
-                                link: k as u8,
-                            })
-                            .or_default()
-                            .push_back(index),
+                        Some((k, false)) => {
+                            on_link.insert(process, index);
+                            link_sends
+                                .entry(End {
+                                    node: i as u32,
+                                    link: k as u8,
+                                })
+                                .or_default()
+                                .push_back(index)
+                        }
                         _ => internal_sends
-                            .entry((i, e.channel, e.process))
+                            .entry((i, e.channel, ident.process[n]))
                             .or_default()
                             .push_back(index),
                     }
@@ -162,10 +196,9 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                         }
                         _ => {
                             record.tag = e.channel;
-                            let sender = processes.get(&(i, e.other)).copied();
-                            record.peer = sender;
+                            record.peer = partner;
                             if let Some(send) = internal_sends
-                                .get_mut(&(i, e.channel, e.other))
+                                .get_mut(&(i, e.channel, ident.partner[n]))
                                 .and_then(VecDeque::pop_front)
                             {
                                 out[send].record.peer = Some(process);
@@ -238,6 +271,11 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
             }
         }
     }
+    // A link output's release names its receiver: the path comes through the receiver being
+    // ready for the message.
+    for (send, release) in link_releases {
+        out[release].record.peer = out[send].record.peer;
+    }
     // Whatever is left found no partner: sends become notes, arrivals (of boot bytes or from
     // an unwired link) are kept only with a partner.
     for pending in &mut out {
@@ -258,6 +296,30 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                 )));
                 r.tag = NOTE_TAG;
             }
+        }
+    }
+    // The iserver waits on its link for the next request between the messages it handles:
+    // each arrival follows a receive call made when it had handled the message before.
+    if let Some(iserver) = iserver {
+        let mut seen: Vec<(Time, u64, bool)> = out
+            .iter()
+            .filter(|p| p.record.process == iserver)
+            .map(|p| (p.record.time, p.order, p.record.kind == Kind::MsgArr))
+            .collect();
+        seen.sort_unstable();
+        // A call takes the order of the event before it: the sort below is stable and the
+        // call comes later in `out`, so it lands just after that event.
+        let mut since = (Time(0), 0);
+        for (t, at, arrival) in seen {
+            if arrival {
+                let mut call = EventRecord::plain(iserver, since.0, Kind::RecvCall);
+                call.tag = LINK_OUT;
+                out.push(Pending {
+                    record: call,
+                    order: since.1,
+                });
+            }
+            since = (t, at);
         }
     }
     out.sort_by_key(|p| (p.record.process.0, p.record.time.0, p.order));
@@ -298,4 +360,248 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
         }
     }
     Ok(b.build())
+}
+
+/// No process (in [`Identified`]'s columns).
+const NONE: u32 = u32::MAX;
+
+/// A node's processes followed through the scheduler: which process each event belongs to.
+///
+/// The hardware knows a process only by its workspace pointer, which moves with every call
+/// and is reused by later processes, so an event's recorded descriptor does not say whose it
+/// is. The scheduler's own events do: between a [`EventKind::Run`] and the next wait or end,
+/// every event is the running process's; a process that waits is parked under the descriptor
+/// it waited with, which is what the event that releases it, or its next run, names. A
+/// process is an occam process instance: the first process, or one started by a parent at a
+/// code address (a PAR's branch, a PROC instance); the same parent starting the same code
+/// again after the last one ended (a PAR inside a loop) is the same process again.
+struct Identified {
+    /// Each event's process (an index into `starts`).
+    process: Vec<u32>,
+    /// Each event's partner: a message's other party, a release's releaser, a start's
+    /// parent, a run's process that had the processor before it (`NONE` when none).
+    partner: Vec<u32>,
+    /// Each process: the code it starts at (0 when unknown), its parent, and its first
+    /// workspace descriptor.
+    starts: Vec<(u32, u32, u32)>,
+    /// Each process's first start and last end (event indices, `NONE` when none).
+    first: Vec<u32>,
+    last_start: Vec<u32>,
+    last_end: Vec<u32>,
+}
+
+/// Follows `node`'s processes through its events.
+fn identify(node: &Node) -> Identified {
+    let mut out = Identified {
+        process: Vec::with_capacity(node.events.len()),
+        partner: Vec::with_capacity(node.events.len()),
+        starts: Vec::new(),
+        first: Vec::new(),
+        last_start: Vec::new(),
+        last_end: Vec::new(),
+    };
+    // Processes not running, by the descriptor they wait (or were queued) under.
+    let mut parked: HashMap<u32, u32> = HashMap::new();
+    // Each (parent, code) instance's process, and whether it is alive.
+    let mut instances: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut alive: Vec<bool> = Vec::new();
+    let mut running: Option<u32> = None;
+    // The process that last gave the processor up (waited or ended), to hand it on.
+    let mut last_off: Option<u32> = None;
+    let new_process = |out: &mut Identified, alive: &mut Vec<bool>, code, parent, wdesc| {
+        out.starts.push((code, parent, wdesc));
+        out.first.push(NONE);
+        out.last_start.push(NONE);
+        out.last_end.push(NONE);
+        alive.push(true);
+        (out.starts.len() - 1) as u32
+    };
+    for (n, e) in node.events.iter().enumerate() {
+        let n = n as u32;
+        // A descriptor named by an event: a parked process, else the running one (whose
+        // workspace pointer may have moved since it ran), else one never seen start.
+        let resolve = |w: u32,
+                           parked: &HashMap<u32, u32>,
+                           running: Option<u32>,
+                           out: &mut Identified,
+                           alive: &mut Vec<bool>| {
+            match parked.get(&w).copied().or(running) {
+                Some(p) => p,
+                None => new_process(out, alive, 0, NONE, w),
+            }
+        };
+        let (process, partner) = match e.kind {
+            EventKind::Start => {
+                let parent = (e.other != 0)
+                    .then(|| resolve(e.other, &parked, running, &mut out, &mut alive));
+                let key = (parent.unwrap_or(NONE), e.channel);
+                let p = match instances.get(&key) {
+                    Some(&p) if !alive[p as usize] => {
+                        alive[p as usize] = true;
+                        p
+                    }
+                    _ => {
+                        let p = new_process(&mut out, &mut alive, e.channel, key.0, e.process);
+                        instances.insert(key, p);
+                        p
+                    }
+                };
+                if parent.is_some() {
+                    parked.insert(e.process, p);
+                } else {
+                    running = Some(p);
+                }
+                if out.first[p as usize] == NONE {
+                    out.first[p as usize] = n;
+                }
+                out.last_start[p as usize] = n;
+                (p, parent.unwrap_or(NONE))
+            }
+            EventKind::Run => {
+                let p = match parked.remove(&e.process) {
+                    Some(p) => p,
+                    None => new_process(&mut out, &mut alive, 0, NONE, e.process),
+                };
+                running = Some(p);
+                (p, last_off.filter(|&q| q != p).unwrap_or(NONE))
+            }
+            EventKind::Wait => {
+                let released = e.bytes == WaitReason::Ready.code()
+                    && parked.contains_key(&e.process)
+                    && running.is_none_or(|r| parked.get(&e.process) != Some(&r));
+                let partner = (e.other != 0)
+                    .then(|| resolve(e.other, &parked, running, &mut out, &mut alive))
+                    .unwrap_or(NONE);
+                if released {
+                    (parked[&e.process], partner)
+                } else {
+                    let p = resolve(e.process, &parked, running, &mut out, &mut alive);
+                    parked.insert(e.process, p);
+                    if running == Some(p) {
+                        running = None;
+                        last_off = Some(p);
+                    }
+                    (p, partner)
+                }
+            }
+            EventKind::End => {
+                let p = running.unwrap_or_else(|| {
+                    resolve(e.process, &parked, running, &mut out, &mut alive)
+                });
+                alive[p as usize] = false;
+                out.last_end[p as usize] = n;
+                running = None;
+                last_off = Some(p);
+                (p, NONE)
+            }
+            EventKind::Arrival => {
+                let p = resolve(e.process, &parked, running, &mut out, &mut alive);
+                let partner = (e.other != 0)
+                    .then(|| resolve(e.other, &parked, running, &mut out, &mut alive))
+                    .unwrap_or(NONE);
+                (p, partner)
+            }
+            EventKind::Send | EventKind::ReceiveCall | EventKind::Probe => {
+                (resolve(e.process, &parked, running, &mut out, &mut alive), NONE)
+            }
+        };
+        out.process.push(process);
+        out.partner.push(partner);
+    }
+    out
+}
+
+impl Identified {
+    /// Whether event `n` is its process's first start.
+    fn first_start(&self, n: usize) -> bool {
+        self.first.get(self.process[n] as usize) == Some(&(n as u32))
+    }
+
+    /// Whether event `n` is its process's last end, with no start after it.
+    fn last_end(&self, n: usize) -> bool {
+        let p = self.process[n] as usize;
+        self.last_end.get(p) == Some(&(n as u32))
+            && self.last_start.get(p).is_none_or(|&s| s < n as u32)
+    }
+
+    /// Each process's name: the program's name for the code it starts at (its PROC, or its
+    /// first probe's text), else its first probe's text, else its first workspace; a PAR's
+    /// branch with no name of its own is its parent's `.par`; names several processes of the
+    /// node share get their index in order of start (`worker[0]`, `worker[1]`, …), and a
+    /// branch the program runs at high priority says so.
+    fn names(&self, network: &Network, node: &Node) -> Vec<String> {
+        let mut probe: Vec<Option<&str>> = vec![None; self.starts.len()];
+        for (n, e) in node.events.iter().enumerate() {
+            if e.kind == EventKind::Probe
+                && let Some(text) = node.probe_texts.get(e.channel as usize)
+                && !text.is_empty()
+            {
+                let slot = &mut probe[self.process[n] as usize];
+                if slot.is_none() {
+                    *slot = Some(text);
+                }
+            }
+        }
+        let mut base: Vec<String> = Vec::with_capacity(self.starts.len());
+        for (k, &(code, parent, wdesc)) in self.starts.iter().enumerate() {
+            let label = (code != 0).then(|| network.label_of(code)).flatten();
+            let name = match (label, probe[k]) {
+                (Some(label), _) if label != "par" => label,
+                (_, Some(text)) => text.to_owned(),
+                (Some(_), None) if (parent as usize) < base.len() => {
+                    format!("{}.par", base[parent as usize])
+                }
+                (Some(label), None) => label,
+                (None, None) if parent == NONE && !base.iter().any(|b| b == "main") => {
+                    "main".to_owned()
+                }
+                (None, None) => format!("ws {:#010x}", wdesc & !3),
+            };
+            base.push(name);
+        }
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for name in &base {
+            *count.entry(name.as_str()).or_default() += 1;
+        }
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        base.iter()
+            .zip(&self.starts)
+            .map(|(name, &(_, parent, wdesc))| {
+                let mut out = name.clone();
+                if count[name.as_str()] > 1 {
+                    let k = seen.entry(name.as_str()).or_default();
+                    out = format!("{out}[{k}]");
+                    *k += 1;
+                }
+                // High priority where a PRI PAR put it (its parent ran at low priority).
+                let parent_low = self
+                    .starts
+                    .get(parent as usize)
+                    .is_some_and(|&(_, _, w)| w & 1 == 1);
+                if wdesc & 1 == 0 && parent_low {
+                    out.push_str(" (high priority)");
+                }
+                out
+            })
+            .collect()
+    }
+}
+
+/// What a wait waits on, in words: a link, a channel, a PAR's branches.
+fn waited_on(e: &Event) -> Option<String> {
+    let reason = WaitReason::from_code(e.bytes)?;
+    if reason == WaitReason::Ready {
+        return None;
+    }
+    if reason == WaitReason::Children {
+        return Some("its PAR's branches".to_owned());
+    }
+    if e.channel == 0 {
+        return None;
+    }
+    Some(match link_channel(e.channel) {
+        Some((k, true)) => format!("link {k} input"),
+        Some((k, false)) => format!("link {k} output"),
+        None => format!("channel {:#010x}", e.channel),
+    })
 }

@@ -64,6 +64,16 @@ const EXAMPLES: [Example; 4] = [
     },
 ];
 
+/// Stores the view `start` gives of run `id` (its processes and span from the run's outline)
+/// and answers its permalink's path.
+async fn lesson_view(id: &str, start: &shared::view::state::StartView) -> Result<String, String> {
+    let detail = api::get_run_outline(id).await?;
+    let names: Vec<&str> = detail.trace.processes.iter().map(|p| p.name.as_str()).collect();
+    let time = &detail.run.summary.time;
+    let state = start.view_state(id, &names, Some((time.start.0, time.end.0)));
+    Ok(api::create_view(&state).await?.path)
+}
+
 /// A demo of the gallery, as the worker lists it (`simulator_wasm::demos::Listing`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 struct DemoInfo {
@@ -75,6 +85,9 @@ struct DemoInfo {
     nodes: Vec<u32>,
     networks: Vec<String>,
     until_ns: u64,
+    /// The view its run opens on.
+    #[serde(default)]
+    start: Option<shared::view::state::StartView>,
 }
 
 /// The demos in the worker's "demos" message.
@@ -276,6 +289,8 @@ struct Sim {
     stored: RwSignal<Option<String>>,
     /// The run stored before this one, to compare with.
     previous: RwSignal<Option<String>>,
+    /// The stored run's view of what its demo teaches: its permalink path and what it shows.
+    lesson: RwSignal<Option<(String, String)>>,
     /// `occam` or `assembly`.
     language: RwSignal<&'static str>,
     /// The demo gallery, once the worker has listed it, and the picked demo.
@@ -311,6 +326,7 @@ impl Sim {
             files: RwSignal::new(Vec::new()),
             stored: RwSignal::new(None),
             previous: RwSignal::new(None),
+            lesson: RwSignal::new(None),
             language: RwSignal::new("assembly"),
             demos: RwSignal::new(Vec::new()),
             demo: RwSignal::new(None),
@@ -433,6 +449,20 @@ impl Sim {
                 Ok(created) => {
                     sim.status
                         .set(Some(Ok(format!("{outcome}. The trace is stored."))));
+                    sim.lesson.set(None);
+                    let start = sim.demo.get_untracked().and_then(|k| {
+                        sim.demos.with_untracked(|list| list.get(k).and_then(|d| d.start.clone()))
+                    });
+                    if let Some(start) = start {
+                        // Where the run opens: the view its demo teaches with (the whole
+                        // trace is a link beside it).
+                        match lesson_view(&created.id, &start).await {
+                            Ok(path) => sim.lesson.set(Some((path, start.lesson.clone()))),
+                            Err(message) => {
+                                leptos::logging::warn!("the demo's starting view: {message}")
+                            }
+                        }
+                    }
                     sim.stored.set(Some(created.id));
                 }
                 Err(message) => sim.fail(message),
@@ -693,7 +723,14 @@ fn gallery(sim: Sim) -> impl IntoView {
             }).collect_view()}
         </div>
         {move || demo.get().and_then(|k| demos.with(|list| list.get(k).cloned())).map(|d| view! {
-            <p class="sim-about" data-testid="sim-about"><em>{d.origin}</em>". "{d.about}</p>
+            <p class="sim-about" data-testid="sim-about">
+                <em>{d.origin}</em>". "{d.about}
+                {move || sim.lesson.get().map(|(path, lesson)| view! {
+                    " "
+                    <A href=path attr:class="button" attr:data-testid="sim-lesson"
+                        attr:title=lesson>"Show me in the trace →"</A>
+                })}
+            </p>
         })}
     }
 }
@@ -904,6 +941,7 @@ pub fn SimulatePage() -> impl IntoView {
         status,
         stored,
         previous,
+        lesson,
         output,
         files,
         ..
@@ -931,7 +969,17 @@ pub fn SimulatePage() -> impl IntoView {
             })}
             {move || stored.get().map(|id| view! {
                 <p class="sim-links">
-                    <A href=format!("/runs/{id}") attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A>
+                    {match lesson.get() {
+                        Some((path, what)) => view! {
+                            <A href=path attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A>
+                            <span class="hint">" (" {what} "; "
+                                <A href=format!("/runs/{id}") attr:data-testid="sim-open-all">"the whole trace"</A>
+                            ")"</span>
+                        }.into_any(),
+                        None => view! {
+                            <A href=format!("/runs/{id}") attr:data-testid="sim-open">"Open the trace in the Gantt view →"</A>
+                        }.into_any(),
+                    }}
                     {previous.get().map(|before| view! {
                         <A href=format!("/compare/{before}/{id}") attr:data-testid="sim-compare">"Compare with the previous run →"</A>
                     })}

@@ -699,7 +699,7 @@ fn process_times(cx: &Context<'_>) -> Vec<ProcessTimes> {
                     cx.timeline
                         .cpu_time_near(node, span.start.0, span.end.0, &mut hints);
             }
-            State::Blocked => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
+            _ => t.blocked = t.blocked.saturating_add(span.end.0 - span.start.0),
         }
     }
     times
@@ -725,7 +725,10 @@ fn segments<T: Copy>(
             let weight = as_f64(match edge.kind {
                 SegmentKind::Transit => weights.message[to],
                 SegmentKind::Collective => weights.collective[to],
-                SegmentKind::Start | SegmentKind::Computation | SegmentKind::Blocked => {
+                SegmentKind::Start
+                | SegmentKind::Computation
+                | SegmentKind::Blocked
+                | SegmentKind::Waiting => {
                     weights.program[to]
                 }
             });

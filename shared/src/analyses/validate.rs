@@ -313,7 +313,7 @@ fn records(trace: &Trace) -> Vec<Record> {
                         record.init.get_or_insert(t);
                     }
                     EventKind::ProcExit => record.exit = Some(t),
-                    EventKind::Leave => {}
+                    EventKind::Leave | EventKind::Wait | EventKind::Run => {}
                     _ => record.last_busy = i,
                 }
             }
@@ -651,9 +651,15 @@ pub fn validate(
             .get(process.index())
             .map_or(range.start, |r| r.last_busy);
         for v in graph.program(process) {
-            let completed = graph
-                .next(v)
-                .is_some_and(|next| e.kind()[next.index()] == EventKind::MsgArr);
+            // The scheduler's own events (a wait in the receive) may come between a call and
+            // its completion.
+            let mut next = graph.next(v);
+            while let Some(n) = next.filter(|n| {
+                matches!(e.kind()[n.index()], EventKind::Wait | EventKind::Run)
+            }) {
+                next = graph.next(n);
+            }
+            let completed = next.is_some_and(|next| e.kind()[next.index()] == EventKind::MsgArr);
             if e.kind()[v.index()] == EventKind::RecvCall && !completed {
                 let d = Diagnostic::new(
                     DiagnosticKind::ReceiveNeverCompleted,

@@ -199,7 +199,10 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
             let weight = match e.kind {
                 SegmentKind::Transit => edited.message[i],
                 SegmentKind::Collective => edited.collective[i],
-                SegmentKind::Start | SegmentKind::Computation | SegmentKind::Blocked => {
+                SegmentKind::Start
+                | SegmentKind::Computation
+                | SegmentKind::Blocked
+                | SegmentKind::Waiting => {
                     edited.program[i]
                 }
             };

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::graph::pairing::pair_messages;
-use crate::graph::states::{State, state_spans};
+use crate::graph::states::state_spans;
 use crate::model::error::{Position, TraceError};
 use crate::model::time::{Clock, Time};
 use crate::model::{
@@ -1233,10 +1233,7 @@ pub fn write(trace: &Trace) -> String {
     }
     let pid = |p: ProcessId| trace.processes.get(p.index()).map_or(0, |p| p.node.0);
     for span in state_spans(trace) {
-        let name = match span.state {
-            State::Computing => "computing",
-            State::Blocked => "blocked",
-        };
+        let name = span.state.name();
         let (start, end) = (to_ns(span.start.0), to_ns(span.end.0));
         line(
             &mut out,

@@ -406,6 +406,8 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         (EventKind::MsgSend, Some(to), None) => Some(ProcessId(to)),
         (EventKind::MsgArr, None, Some(from)) => Some(ProcessId(from)),
         (EventKind::Enter, None, None) => event.root.map(ProcessId),
+        // A wait's releaser: the process whose action made it ready.
+        (EventKind::Wait | EventKind::Run, None, Some(from)) => Some(ProcessId(from)),
         (EventKind::MsgSend, _, _) => {
             return Err("msg_send expects \"to\" (the destination process) and no \"from\"".into());
         }
@@ -416,8 +418,8 @@ fn event_record(builder: &mut TraceBuilder, event: EventDoc<'_>) -> Result<Event
         (_, _, _) => return Err(format!("{} takes no \"to\" or \"from\"", kind.name())),
     };
     let text = match (kind, event.text) {
-        (EventKind::Probe, Some(text)) => Some(builder.intern(&text)),
-        (EventKind::Probe, None) => None,
+        (EventKind::Probe | EventKind::Wait, Some(text)) => Some(builder.intern(&text)),
+        (EventKind::Probe | EventKind::Wait, None) => None,
         (_, Some(_)) => {
             return Err(format!(
                 "{} takes no \"text\" (only probe does)",
@@ -605,7 +607,7 @@ pub fn write(trace: &Trace) -> String {
             (EventKind::MsgSend, Some(p)) => {
                 let _ = write!(out, ", \"to\": {}", p.0);
             }
-            (EventKind::MsgArr, Some(p)) => {
+            (EventKind::MsgArr | EventKind::Wait | EventKind::Run, Some(p)) => {
                 let _ = write!(out, ", \"from\": {}", p.0);
             }
             (EventKind::Enter, Some(p)) => {

@@ -522,6 +522,7 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
     let e = &trace.events;
     let node_of = |p: ProcessId| trace.processes.get(p.index()).map_or(0, |p| p.node.0);
     let (mut dropped_regions, mut dropped_posts, mut remapped_probes) = (0, 0, 0);
+    let mut dropped_switches = 0;
     for (n, node) in trace.nodes.iter().enumerate() {
         let n = n as u32;
         // (time, entry) of everything on this node, in time order.
@@ -578,6 +579,10 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
                     }
                     EventKind::RecvPost => {
                         dropped_posts += 1;
+                        continue;
+                    }
+                    EventKind::Wait | EventKind::Run => {
+                        dropped_switches += 1;
                         continue;
                     }
                 };
@@ -646,6 +651,11 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
     if dropped_posts > 0 {
         notes.push(format!(
             "left out {dropped_posts} non-blocking receive posts (Tmon has none)"
+        ));
+    }
+    if dropped_switches > 0 {
+        notes.push(format!(
+            "left out {dropped_switches} scheduler waits and resumptions (Tmon records none)"
         ));
     }
     if remapped_probes > 0 {

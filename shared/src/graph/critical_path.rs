@@ -100,7 +100,9 @@ pub fn elapsed_into(trace: &Trace, graph: &ExecutionGraph, v: EventIdx) -> InEdg
     if let Some(prev) = graph.prev(v) {
         w.program = match graph.in_edge(v) {
             ProgramEdge::Blocked | ProgramEdge::Start => 0,
-            ProgramEdge::Computation => graph.time(v).0.saturating_sub(graph.time(prev).0),
+            ProgramEdge::Computation | ProgramEdge::Waiting => {
+                graph.time(v).0.saturating_sub(graph.time(prev).0)
+            }
         };
     }
     if let Some(send) = graph.message_from(v) {
@@ -215,6 +217,9 @@ pub enum SegmentKind {
     Blocked,
     /// A collective member's completion after the last member entered.
     Collective,
+    /// A process waiting for its processor or for a time (weighted by its duration: no other
+    /// process's action ends it).
+    Waiting,
 }
 
 /// One edge of a path.
@@ -278,6 +283,7 @@ pub fn path_edges<T>(graph: &ExecutionGraph, path: &LongestPath<T>) -> Vec<PathE
             (_, _, Some(prev), _) => {
                 let kind = match graph.in_edge(v) {
                     ProgramEdge::Blocked => SegmentKind::Blocked,
+                    ProgramEdge::Waiting => SegmentKind::Waiting,
                     ProgramEdge::Computation | ProgramEdge::Start => SegmentKind::Computation,
                 };
                 PathEdge {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::collectives::collectives;
 use crate::graph::pairing::Pairing;
 use crate::model::time::Time;
-use crate::model::{EventIdx, EventKind, ProcessId, Trace};
+use crate::model::{EventIdx, EventKind, ProcessId, Trace, WaitReason};
 
 /// "No vertex" in the per-vertex link arrays.
 const NONE: u32 = u32::MAX;
@@ -29,8 +29,14 @@ pub enum ProgramEdge {
     Start,
     /// The process computed from its predecessor to this vertex.
     Computation,
-    /// The process was blocked in a receive from the call (the predecessor) to this completion.
+    /// The process was blocked in a receive from the call (the predecessor) to this completion,
+    /// or in a scheduler wait for another process (an output, an ALT, a PAR's branches):
+    /// another process's action ends it.
     Blocked,
+    /// The process waited for its processor or for a time ([`WaitReason::counts_its_time`]):
+    /// no other process's action ends it, so on a path its time counts as computation's
+    /// does, but the processor was not busy with it.
+    Waiting,
 }
 
 /// The execution graph of a trace.
@@ -121,6 +127,7 @@ impl ExecutionGraph {
         for m in &pairing.messages {
             graph.msg_from[m.arrival.index()] = m.send.0;
         }
+        graph.add_releases(trace);
         let mut sequence = Vec::new();
         let hub_into = std::mem::take(&mut graph.hub_into);
         let is_hub_target = |v: usize| hub_into.get(v).is_some_and(|&h| h != NONE);
@@ -133,7 +140,17 @@ impl ExecutionGraph {
                     Some(last) => {
                         graph.prev[v] = last;
                         graph.next[last as usize] = step.vertex;
-                        graph.in_edge[v] = step.edge;
+                        // A scheduler wait that ends with no other process's event to come
+                        // through (a link's hardware released it, or a hand-over found no
+                        // edge) has nothing else to blame: it counts its time.
+                        let orphan = step.edge == ProgramEdge::Blocked
+                            && trace.events.kind()[last as usize] == EventKind::Wait
+                            && graph.msg_from[v] == NONE;
+                        graph.in_edge[v] = if orphan {
+                            ProgramEdge::Waiting
+                        } else {
+                            step.edge
+                        };
                     }
                 }
             });
@@ -141,6 +158,64 @@ impl ExecutionGraph {
         graph.hub_into = hub_into;
         graph.sort_topologically();
         graph
+    }
+
+    /// Release edges: a process made ready by another's action (a [`WaitReason::Ready`] wait
+    /// naming its `peer`: the receiver that took its output, the branch whose end completed
+    /// its PAR) depends on that action, the peer's last event at or before the release that
+    /// is not itself a scheduler event; a run naming its `peer` depends on that process
+    /// giving the processor up (its last event at or before the run). The edge is kept in the message arrays (a dependency
+    /// with no transit), and only where that event has no message out already (a send's
+    /// arrival carries the cause on its own).
+    fn add_releases(&mut self, trace: &Trace) {
+        let e = &trace.events;
+        let ready = WaitReason::Ready.code();
+        // An event releases at most one process this way (the sort keeps one message out of
+        // each vertex); sources already used are marked, allocated with the first release.
+        let mut used: Vec<bool> = Vec::new();
+        for v in 0..e.len() {
+            // A release into a wait for the processor, or a hand-over of the processor into a
+            // run.
+            let handover = e.kind()[v] == EventKind::Run;
+            let release = e.kind()[v] == EventKind::Wait && e.tag().at(v) == ready;
+            if !(handover || release) || self.msg_from[v] != NONE {
+                continue;
+            }
+            let Some(peer) = e.peer().at(v) else {
+                continue;
+            };
+            if peer.index() >= trace.processes.len() {
+                continue;
+            }
+            let range = trace.process_events(peer);
+            let times = &e.time()[range.clone()];
+            let upto = times.partition_point(|&t| t <= e.time()[v]);
+            // A release comes from what the releaser did (not its own scheduling); a
+            // hand-over from the other process giving the processor up: its last own wait
+            // (not a release another process recorded for it) or its end. Events at one tick
+            // are ordered only within a process, so a later one of the same tick (the other
+            // process running again) must not be taken for the cause.
+            let gave_up = |u: usize| match e.kind()[u] {
+                EventKind::Wait => e.tag().at(u) != ready || e.peer().at(u).is_none(),
+                EventKind::ProcExit => true,
+                _ => false,
+            };
+            let cause = (range.start..range.start + upto).rev().find(|&u| {
+                if handover {
+                    gave_up(u)
+                } else {
+                    !matches!(e.kind()[u], EventKind::Wait | EventKind::Run)
+                }
+            });
+            if let Some(u) = cause.filter(|&u| e.kind()[u] != EventKind::MsgSend && u != v) {
+                if used.is_empty() {
+                    used = vec![false; e.len()];
+                }
+                if !std::mem::replace(&mut used[u], true) {
+                    self.msg_from[v] = u as u32;
+                }
+            }
+        }
     }
 
     /// Kahn's algorithm, with each collective hub released when its last source is sorted;
@@ -409,13 +484,24 @@ pub(crate) fn walk_program(
                 } else {
                     own
                 };
+                // A scheduler wait lasts until the process's next event; a reason this
+                // model does not know counts its time, so no path loses it.
+                // Waiting for the processor until a run that names who held it is blocked
+                // time: the path comes through that process (a release edge).
+                let handed = kind == EventKind::Run && e.peer().at(v as usize).is_some();
+                let waits = (prev_kind == EventKind::Wait).then(|| {
+                    match WaitReason::from_code(e.tag().at(prev as usize)) {
+                        Some(WaitReason::Ready) => !handed,
+                        reason => reason.is_none_or(WaitReason::counts_its_time),
+                    }
+                });
                 ProgramStep {
                     vertex: v,
                     prev: Some(prev),
-                    edge: if blocked {
-                        ProgramEdge::Blocked
-                    } else {
-                        ProgramEdge::Computation
+                    edge: match (blocked, waits) {
+                        (true, _) | (false, Some(false)) => ProgramEdge::Blocked,
+                        (false, Some(true)) => ProgramEdge::Waiting,
+                        (false, None) => ProgramEdge::Computation,
                     },
                     time,
                 }

@@ -1,9 +1,12 @@
-//! What each process was doing over time: computing, or blocked in a receive.
+//! What each process was doing over time: computing, or blocked in a receive, or — where the
+//! trace records the scheduler's waits (the emulator) — ready, waiting on a timer, waiting for
+//! its PAR's branches, or stopped.
 //!
 //! The spans follow the execution graph's program edges, so every analysis and every view sees
 //! the same states: a process is active from its first to its last event in program order;
 //! a program edge out of a `recv_call` is blocked time (decision D-c: until the receive
-//! completes at max(call, arrival)); every other program edge is computation.
+//! completes at max(call, arrival)); an edge out of a `wait` is the state its reason names
+//! (blocked for an input, an output or an ALT); every other program edge is computation.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +14,7 @@ use crate::graph::collectives::collectives;
 use crate::graph::execution::{ExecutionGraph, ProgramEdge, walk_program};
 use crate::graph::pairing::pair_messages;
 use crate::model::time::Time;
-use crate::model::{ProcessId, Trace};
+use crate::model::{EventKind, ProcessId, Trace, WaitReason};
 
 /// A process state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -19,8 +22,64 @@ use crate::model::{ProcessId, Trace};
 pub enum State {
     /// Running on its processor.
     Computing,
-    /// Waiting in a receive for a message to arrive.
+    /// Waiting in a receive for a message to arrive (or, in the emulator, blocked in an input,
+    /// an output or an ALT on a channel: the wait that begins the span says which).
     Blocked,
+    /// Able to run, waiting for its processor (released, time-sliced or preempted).
+    Ready,
+    /// Waiting on a timer for a time to come.
+    Timer,
+    /// A PAR's parent waiting for its branches to end.
+    Children,
+    /// Stopped, or ended until its process instance starts again.
+    Stopped,
+}
+
+impl State {
+    /// Every state, in declaration order.
+    pub const ALL: [State; 6] = [
+        State::Computing,
+        State::Blocked,
+        State::Ready,
+        State::Timer,
+        State::Children,
+        State::Stopped,
+    ];
+
+    /// The state's name in the API and CSV: `computing`, `blocked`, `ready`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Computing => "computing",
+            State::Blocked => "blocked",
+            State::Ready => "ready",
+            State::Timer => "timer",
+            State::Children => "children",
+            State::Stopped => "stopped",
+        }
+    }
+
+    /// The state of a program edge that begins at event `prev` and has kind `edge`.
+    pub fn of_edge(trace: &Trace, prev: Option<u32>, edge: ProgramEdge) -> State {
+        if matches!(edge, ProgramEdge::Computation | ProgramEdge::Start) {
+            return State::Computing;
+        }
+        let e = &trace.events;
+        let Some(prev) = prev.map(|p| p as usize).filter(|&p| p < e.len()) else {
+            return State::Blocked;
+        };
+        if e.kind()[prev] != EventKind::Wait {
+            return State::Blocked;
+        }
+        match WaitReason::from_code(e.tag().at(prev)) {
+            Some(WaitReason::Ready) => State::Ready,
+            Some(WaitReason::Timer) => State::Timer,
+            Some(WaitReason::Children) => State::Children,
+            Some(WaitReason::Stopped | WaitReason::Ended) => State::Stopped,
+            Some(WaitReason::Input | WaitReason::Output | WaitReason::Alt) | None => {
+                State::Blocked
+            }
+        }
+    }
 }
 
 /// A process in one state over [start, end).
@@ -84,10 +143,7 @@ pub fn process_state_spans(
     let mut prev_time = None;
     walk_program(trace, process, &|v| targets.contains(v), sequence, |step| {
         if let Some(start) = prev_time {
-            let state = match step.edge {
-                ProgramEdge::Blocked => State::Blocked,
-                ProgramEdge::Computation | ProgramEdge::Start => State::Computing,
-            };
+            let state = State::of_edge(trace, step.prev, step.edge);
             push_span(out, process, start, step.time, state);
         }
         prev_time = Some(step.time);
@@ -119,10 +175,7 @@ pub fn state_spans_of(trace: &Trace, graph: &ExecutionGraph) -> Vec<StateSpan> {
     for process in trace.process_ids() {
         for v in graph.program(process) {
             let Some(prev) = graph.prev(v) else { continue };
-            let state = match graph.in_edge(v) {
-                ProgramEdge::Blocked => State::Blocked,
-                ProgramEdge::Computation | ProgramEdge::Start => State::Computing,
-            };
+            let state = State::of_edge(trace, Some(prev.0), graph.in_edge(v));
             push_span(&mut spans, process, graph.time(prev), graph.time(v), state);
         }
     }

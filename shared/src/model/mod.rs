@@ -48,11 +48,87 @@ pub enum EventKind {
     /// The process posted a non-blocking receive (`MPI_Irecv`), identified by `request`; the
     /// `msg_arr` with the same request completes it.
     RecvPost,
+    /// The process stopped running: it waits for what its `tag` says (a [`WaitReason`]),
+    /// described by its `text` (the channel, link or timer); for [`WaitReason::Ready`], `peer`
+    /// is the process whose action released it, when one did. Only sources that see the
+    /// scheduler (the emulator) write waits; elsewhere a process computes between events.
+    Wait,
+    /// The process got its processor back and runs; `peer`, when known, is the process that
+    /// gave the processor up to it (the one that ran before on that processor).
+    Run,
+}
+
+/// Why a process waits, as the scheduler knows it: a [`EventKind::Wait`]'s `tag`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// It can run and waits for the processor (released, time-sliced or preempted).
+    Ready,
+    /// Blocked in an input on a channel, until the sender comes.
+    Input,
+    /// Blocked in an output on a channel, until the receiver takes the message.
+    Output,
+    /// Waiting in an ALT for one of its guards.
+    Alt,
+    /// Waiting on a timer for a time to come.
+    Timer,
+    /// A PAR's parent waiting for its branches to end.
+    Children,
+    /// Stopped (STOP, or an error that stops the process).
+    Stopped,
+    /// The process instance ended; its row runs again later (a PAR in a loop starts the same
+    /// branch again).
+    Ended,
+}
+
+impl WaitReason {
+    /// Every reason, by its code.
+    pub const ALL: [WaitReason; 8] = [
+        WaitReason::Ready,
+        WaitReason::Input,
+        WaitReason::Output,
+        WaitReason::Alt,
+        WaitReason::Timer,
+        WaitReason::Children,
+        WaitReason::Stopped,
+        WaitReason::Ended,
+    ];
+
+    /// The reason a wait's tag codes (`None` for a code no reason has).
+    pub fn from_code(code: u32) -> Option<WaitReason> {
+        WaitReason::ALL.get(code as usize).copied()
+    }
+
+    /// The reason's code, a wait's tag.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The reason's name, e.g. `output`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WaitReason::Ready => "ready",
+            WaitReason::Input => "input",
+            WaitReason::Output => "output",
+            WaitReason::Alt => "alt",
+            WaitReason::Timer => "timer",
+            WaitReason::Children => "children",
+            WaitReason::Stopped => "stopped",
+            WaitReason::Ended => "ended",
+        }
+    }
+
+    /// Whether the time waited counts on a critical path by itself, as computation's does:
+    /// waiting for a time, or for the processor when the trace does not say who held it, has
+    /// no other process to blame.
+    pub fn counts_its_time(self) -> bool {
+        matches!(self, WaitReason::Ready | WaitReason::Timer)
+    }
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 9] = [
+    pub const ALL: [EventKind; 11] = [
         EventKind::ProcInit,
         EventKind::ProcExit,
         EventKind::MsgSend,
@@ -62,6 +138,8 @@ impl EventKind {
         EventKind::Enter,
         EventKind::Leave,
         EventKind::RecvPost,
+        EventKind::Wait,
+        EventKind::Run,
     ];
 
     /// The kind's name in the native format and the API, e.g. `msg_send`.
@@ -76,6 +154,8 @@ impl EventKind {
             EventKind::Enter => "enter",
             EventKind::Leave => "leave",
             EventKind::RecvPost => "recv_post",
+            EventKind::Wait => "wait",
+            EventKind::Run => "run",
         }
     }
 

@@ -363,7 +363,7 @@ impl Chunk {
                     c.blocked_before.push(blocked);
                     match s.state[k] {
                         State::Computing => computing = computing.saturating_add(s.length[k]),
-                        State::Blocked => blocked = blocked.saturating_add(s.length[k]),
+                        _ => blocked = blocked.saturating_add(s.length[k]),
                     }
                 }
                 Ok(Chunk::Spans(c))
@@ -506,7 +506,7 @@ fn build_row(
             stored.state.push(s.state);
             match s.state {
                 State::Computing => computing += length,
-                State::Blocked => blocked += length,
+                _ => blocked += length,
             }
         }
         entry.chunk_start.push(chunk[0].start.0);
@@ -559,7 +559,7 @@ fn row_samples(spans: &[StateSpan], levels: &LodLevels) -> Vec<Vec<u64>> {
             let s = spans[ended];
             match s.state {
                 State::Computing => computing += s.end.0 - s.start.0,
-                State::Blocked => blocked += s.end.0 - s.start.0,
+                _ => blocked += s.end.0 - s.start.0,
             }
             ended += 1;
         }
@@ -572,7 +572,7 @@ fn row_samples(spans: &[StateSpan], levels: &LodLevels) -> Vec<Vec<u64>> {
             let s = spans[ended];
             match s.state {
                 State::Computing => c += tick - s.start.0,
-                State::Blocked => k += tick - s.start.0,
+                _ => k += tick - s.start.0,
             }
         }
         for (column, value) in columns.iter_mut().zip([c, k, started as u64, ended as u64]) {
@@ -1073,7 +1073,7 @@ impl ChunkProbe<'_> {
                     let open = tick.saturating_sub(c.start[e]);
                     match c.state[e] {
                         State::Computing => before_c = before_c.saturating_add(open),
-                        State::Blocked => before_b = before_b.saturating_add(open),
+                        _ => before_b = before_b.saturating_add(open),
                     }
                 }
                 *computing = before_c;
@@ -1108,7 +1108,7 @@ impl SpanColumns {
                 let (c, b) = (self.computing_before[last], self.blocked_before[last]);
                 match self.state[last] {
                     State::Computing => (c.saturating_add(length), b),
-                    State::Blocked => (c, b.saturating_add(length)),
+                    _ => (c, b.saturating_add(length)),
                 }
             }
         }

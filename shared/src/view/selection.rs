@@ -339,7 +339,7 @@ pub fn summary(cx: &Context<'_>, selection: &Selection) -> SelectionSummary {
         if let Some((a, b)) = selection.clip(span.start.0, span.end.0) {
             match span.state {
                 State::Computing => per_process[k].computing += b - a,
-                State::Blocked => per_process[k].blocked += b - a,
+                _ => per_process[k].blocked += b - a,
             }
         }
     }

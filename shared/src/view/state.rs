@@ -443,3 +443,107 @@ mod tests {
         assert!(matches!(parse(&huge), Err(ViewError::TooLarge(_))));
     }
 }
+
+/// Where a run of a gallery demo opens: the view that shows its lesson (the servants' idle
+/// time in the farm, the batched messages of the image reconstruction), set by the demo and
+/// turned into a [`ViewState`] once the run's processes are known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct StartView {
+    /// The rows shown, in this order: the processes whose name is one of these or starts with
+    /// one and then ` @ `, `.` or `[` (`servant` takes `servant @ T800 #3`); empty shows every
+    /// process.
+    #[serde(default)]
+    pub rows: Vec<String>,
+    /// Whether message arrows are hidden.
+    #[serde(default)]
+    pub hide_messages: bool,
+    /// Whether the critical path is drawn over the chart.
+    #[serde(default)]
+    pub critical_path: bool,
+    /// The window as fractions of the run, `(from, to)`; `None` shows all of it.
+    #[serde(default)]
+    pub window: Option<(f64, f64)>,
+    /// What the view shows, for the button that opens it.
+    #[serde(default)]
+    pub lesson: String,
+}
+
+impl StartView {
+    /// Whether a process named `name` is one of `pattern`'s rows.
+    fn takes(pattern: &str, name: &str) -> bool {
+        name.strip_prefix(pattern).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with(" @ ") || rest.starts_with('.') || rest.starts_with('[')
+        })
+    }
+
+    /// The view of `run` whose processes are named `names` and whose events span `bounds`
+    /// (ticks): rows unfolded, the processes the start view names in its order (all when it
+    /// names none, or none of them is in the run).
+    pub fn view_state(&self, run: &str, names: &[&str], bounds: Option<(u64, u64)>) -> ViewState {
+        let mut state = ViewState::new(run);
+        let mut processes: Vec<u32> = Vec::new();
+        for pattern in &self.rows {
+            for (k, name) in names.iter().enumerate() {
+                if Self::takes(pattern, name) && !processes.contains(&(k as u32)) {
+                    processes.push(k as u32);
+                }
+            }
+        }
+        if !processes.is_empty() {
+            state.processes = Some(processes);
+        }
+        if self.hide_messages {
+            state.filters.push(Filter::HideMessages);
+        }
+        if self.critical_path {
+            state.overlays.push(Overlay::CriticalPath);
+        }
+        if let (Some((from, to)), Some((start, end))) = (self.window, bounds) {
+            let span = end.saturating_sub(start) as f64;
+            let at = |f: f64| start.saturating_add((span * f.clamp(0.0, 1.0)) as u64);
+            let (a, b) = (at(from.min(to)), at(from.max(to)));
+            if b > a {
+                state.window = Some(Window { start: a, end: b });
+            }
+        }
+        state
+    }
+}
+
+#[cfg(test)]
+mod start_view_tests {
+    use super::*;
+
+    #[test]
+    fn a_start_view_picks_its_rows_by_name_in_its_order_and_cuts_its_window() {
+        let names = [
+            "main",
+            "farmer @ T800 #0",
+            "servant @ T800 #0",
+            "servantry",
+            "servant @ T800 #1",
+            "worker[0]",
+            "delta.par[1]",
+        ];
+        let start = StartView {
+            rows: vec!["servant".into(), "farmer".into(), "delta".into(), "worker".into()],
+            hide_messages: true,
+            critical_path: true,
+            window: Some((0.5, 0.25)),
+            lesson: String::new(),
+        };
+        let state = start.view_state("r1", &names, Some((100, 500)));
+        // `servantry` is not a servant; `delta.par[1]` is one of delta's branches.
+        assert_eq!(state.processes, Some(vec![2, 4, 1, 6, 5]));
+        assert_eq!(state.filters, vec![Filter::HideMessages]);
+        assert_eq!(state.overlays, vec![Overlay::CriticalPath]);
+        assert_eq!(state.window, Some(Window { start: 200, end: 300 }));
+        assert!(state.collapsed.is_empty());
+        // Naming nothing in the run shows everything.
+        let none = StartView {
+            rows: vec!["nobody".into()],
+            ..StartView::default()
+        };
+        assert_eq!(none.view_state("r1", &names, None).processes, None);
+    }
+}

@@ -149,27 +149,42 @@ pub struct RowView {
     pub count: Vec<u32>,
 }
 
+/// Each state's letter in [`RowView::state`] (lower case; upper case for "more here").
+const LETTERS: [(State, char); 6] = [
+    (State::Computing, 'c'),
+    (State::Blocked, 'b'),
+    (State::Ready, 'r'),
+    (State::Timer, 't'),
+    (State::Children, 'p'),
+    (State::Stopped, 's'),
+];
+
 /// The letter of a state in [`RowView::state`]: lower case, upper case for "more here".
 pub fn state_letter(state: Option<State>, more: bool) -> char {
-    match (state, more) {
-        (Some(State::Computing), false) => 'c',
-        (Some(State::Computing), true) => 'C',
-        (Some(State::Blocked), false) => 'b',
-        (Some(State::Blocked), true) => 'B',
-        (None, _) => '-',
+    let Some(state) = state else {
+        return '-';
+    };
+    let letter = LETTERS
+        .iter()
+        .find(|(s, _)| *s == state)
+        .map_or('b', |&(_, l)| l);
+    if more {
+        letter.to_ascii_uppercase()
+    } else {
+        letter
     }
 }
 
 /// The state and "more here" of a letter in [`RowView::state`].
 pub fn letter_state(letter: char) -> Option<(Option<State>, bool)> {
-    match letter {
-        'c' => Some((Some(State::Computing), false)),
-        'C' => Some((Some(State::Computing), true)),
-        'b' => Some((Some(State::Blocked), false)),
-        'B' => Some((Some(State::Blocked), true)),
-        '-' => Some((None, false)),
-        _ => None,
+    if letter == '-' {
+        return Some((None, false));
     }
+    let lower = letter.to_ascii_lowercase();
+    LETTERS
+        .iter()
+        .find(|&&(_, l)| l == lower)
+        .map(|&(s, _)| (Some(s), letter != lower))
 }
 
 impl RowView {
@@ -372,7 +387,7 @@ impl ViewportIndex {
                 let length = s.end.0 - s.start.0;
                 match s.state {
                     State::Computing => computing += length,
-                    State::Blocked => blocked += length,
+                    _ => blocked += length,
                 }
                 next += 1;
             }
@@ -559,7 +574,7 @@ impl ViewportIndex {
         ];
         let slot = |k: usize| match self.span_state[k] {
             State::Computing => 0,
-            State::Blocked => 1,
+            _ => 1,
         };
         ticks[slot(last)] += self.span_end[last] - self.span_start[last];
         let before = from.saturating_sub(self.span_start[a]);

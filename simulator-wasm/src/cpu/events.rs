@@ -15,7 +15,18 @@ pub enum EventKind {
     Arrival,
     /// A probe: its tag in `other`, its text in `Node::probe_texts[channel]` (`bytes` long).
     Probe,
+    /// The running process stopped running: it waits for what `bytes` says (a
+    /// `shared::model::WaitReason`'s code), on `channel` (a channel's or a join block's
+    /// address, 0 when none); for a process made ready, `process` is it and `other` (and
+    /// `channel`) the process whose action released it (0 when none).
+    Wait,
+    /// The scheduler gave the processor to `process`.
+    Run,
 }
+
+/// A log keeps a wait as an end, a run as a start, with this bit set in `bytes` (which an end
+/// or a start never uses): the log's codes stay six kinds.
+const SWITCH: u32 = 1 << 31;
 
 /// One recorded event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,9 +136,15 @@ struct Last {
 impl Last {
     /// The prediction table's slot for the event after this one.
     fn context(&self) -> usize {
-        let x = self.partners.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.kind);
-        let x = (x ^ x >> 29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        (x >> (64 - SLOTS.trailing_zeros())) as usize
+        // SplitMix64's finalizer over the process, channel and kind: a weaker mix once put
+        // two of COMSTIME's 27 contexts a turn in one slot at every table size.
+        let x = self
+            .partners
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(u64::from(self.kind).wrapping_mul(0xD6E8_FEB8_6659_FD93));
+        let x = (x ^ x >> 30).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let x = (x ^ x >> 27).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((x ^ x >> 31) >> (64 - SLOTS.trailing_zeros())) as usize
     }
 
     /// The event `slot` describes, following this one.
@@ -175,13 +192,15 @@ const LONG_STEP: u8 = 1 << 7;
 /// The longest run one header counts.
 const LONGEST_RUN: u32 = 32;
 
-const KINDS: [EventKind; 6] = [
+const KINDS: [EventKind; 8] = [
     EventKind::Start,
     EventKind::End,
     EventKind::Send,
     EventKind::ReceiveCall,
     EventKind::Arrival,
     EventKind::Probe,
+    EventKind::Wait,
+    EventKind::Run,
 ];
 
 impl EventKind {
@@ -271,12 +290,22 @@ fn unstage(staged: &Staged) -> Event {
 /// The event at `cycle` of kind `kind`, its other fields in the words they are staged in
 /// (the process with the channel above it, the bytes with `other` above them).
 fn unpack(cycle: u64, kind: u8, partners: u64, moved: u64) -> Event {
+    let bytes = moved as u32;
+    let kind = match (KINDS[usize::from(kind) % 6], bytes & SWITCH != 0) {
+        (EventKind::End, true) => EventKind::Wait,
+        (EventKind::Start, true) => EventKind::Run,
+        (kind, _) => kind,
+    };
     Event {
         cycle,
-        kind: KINDS[usize::from(kind) % KINDS.len()],
+        kind,
         process: partners as u32,
         channel: (partners >> 32) as u32,
-        bytes: moved as u32,
+        bytes: if matches!(kind, EventKind::Wait | EventKind::Run) {
+            bytes & !SWITCH
+        } else {
+            bytes
+        },
         other: (moved >> 32) as u32,
     }
 }
@@ -329,10 +358,15 @@ impl EventLog {
     /// Appends `event`.
     #[inline]
     pub fn push(&mut self, event: Event) {
+        let (kind, bytes) = match event.kind {
+            EventKind::Wait => (EventKind::End, event.bytes | SWITCH),
+            EventKind::Run => (EventKind::Start, event.bytes | SWITCH),
+            kind => (kind, event.bytes),
+        };
         self.stage_words(
-            (event.cycle.min(u64::MAX >> 8) << 8) | event.kind as u64,
+            (event.cycle.min(u64::MAX >> 8) << 8) | kind as u64,
             u64::from(event.process) | u64::from(event.channel) << 32,
-            u64::from(event.bytes) | u64::from(event.other) << 32,
+            u64::from(bytes) | u64::from(event.other) << 32,
         );
     }
 

@@ -298,6 +298,7 @@ impl Node {
             Op::Stoperr => {
                 if self.error {
                     self.charge(info.cost, n, condition);
+                    self.record_wait(WaitReason::Stopped, 0);
                     self.deschedule(false)?;
                     return Ok(());
                 }
@@ -460,6 +461,7 @@ impl Node {
                     let wdesc = self.wdesc();
                     self.write_word(self.ws(self.wptr, W_POINTER), 0)?;
                     self.add_timer(a, wdesc);
+                    self.record_wait(WaitReason::Timer, 0);
                     self.deschedule(false)?;
                 }
                 return Ok(());
@@ -508,12 +510,26 @@ impl Node {
                 // still running).
                 let count = self.read_word(a.wrapping_add(4))?;
                 let me = self.wdesc();
-                self.record(EventKind::End, me, 0, 0, 0);
+                // A process ending on its own workspace is a PAR's parent: it waits for its
+                // branches, and the last of them to end makes it go on.
+                let parent = a == self.wptr;
+                if count <= 1 && !parent {
+                    self.record(EventKind::Wait, a | self.pri, me, WaitReason::Ready.code(), me);
+                }
+                if !parent {
+                    self.record(EventKind::End, me, 0, 0, 0);
+                } else if count > 1 {
+                    self.record_wait(WaitReason::Children, a);
+                }
                 self.charge(info.cost, 0, true);
                 if count <= 1 {
                     self.wptr = a;
                     self.iptr = self.read_word(a)?;
                     self.write_word(a.wrapping_add(4), 0)?;
+                    if !parent {
+                        let successor = self.wdesc();
+                        self.record(EventKind::Run, successor, 0, 0, 0);
+                    }
                 } else {
                     self.write_word(a.wrapping_add(4), count - 1)?;
                     self.running = false;
@@ -633,6 +649,7 @@ impl Node {
                         let wdesc = self.wdesc();
                         self.add_timer(t, wdesc);
                     }
+                    self.record_wait(WaitReason::Alt, 0);
                     self.deschedule(false)?;
                 }
                 return Ok(());

@@ -94,7 +94,7 @@ impl Node {
                     l.buffered = Some(byte);
                     let alt = l.alt_wdesc;
                     if alt != NOT_PROCESS {
-                        self.alt_ready(alt)?;
+                        self.alt_ready(alt, 0)?;
                     }
                 }
             }
@@ -104,7 +104,7 @@ impl Node {
                 if l.out_wdesc != NOT_PROCESS && l.out_remaining == 0 {
                     let w = l.out_wdesc;
                     l.out_wdesc = NOT_PROCESS;
-                    self.enqueue(w)?;
+                    self.release(w, 0)?;
                 } else {
                     self.pump(k, at)?;
                 }
@@ -174,7 +174,7 @@ impl Node {
         l.in_wdesc = NOT_PROCESS;
         self.record(EventKind::Arrival, w, LINK_IN + 4 * k as u32, len, 0);
         if !(self.running && w == self.wdesc()) {
-            self.enqueue(w)?;
+            self.release(w, 0)?;
         }
         Ok(true)
     }
@@ -225,13 +225,13 @@ impl Node {
     }
 
     /// An ALT waiting on a channel that became ready.
-    pub(super) fn alt_ready(&mut self, wdesc: u32) -> Result<(), SimError> {
+    pub(super) fn alt_ready(&mut self, wdesc: u32, by: u32) -> Result<(), SimError> {
         let at = self.ws(wdesc & !3, W_POINTER);
         match self.read_word(at)? {
             WAITING => {
                 self.remove_timer(wdesc);
                 self.write_word(at, READY)?;
-                self.enqueue(wdesc)
+                self.release(wdesc, by)
             }
             ENABLING => self.write_word(at, READY),
             _ => Ok(()),
@@ -275,6 +275,13 @@ impl Node {
             l.out_remaining = len;
             self.pump(k, now)?;
         }
+        let reason = if input {
+            WaitReason::Input
+        } else {
+            WaitReason::Output
+        };
+        let channel = if input { LINK_IN } else { LINK_OUT } + 4 * k as u32;
+        self.record_wait(reason, channel);
         self.deschedule(false)
     }
 
@@ -334,10 +341,16 @@ impl Node {
             return self.link_communicate(k, input, len, pointer);
         }
         let word = self.read_word(channel)?;
+        let reason = if input {
+            WaitReason::Input
+        } else {
+            WaitReason::Output
+        };
         if word == NOT_PROCESS {
             // First to arrive: wait in the channel.
             self.write_word(channel, me)?;
             self.write_word(self.ws(self.wptr, W_POINTER), pointer)?;
+            self.record_wait(reason, channel);
             return self.deschedule(false);
         }
         let other = word & !3;
@@ -348,12 +361,13 @@ impl Node {
             if other_state == WAITING {
                 self.remove_timer(word);
                 self.write_word(self.ws(other, W_POINTER), READY)?;
-                self.enqueue(word)?;
+                self.release(word, me)?;
             } else {
                 self.write_word(self.ws(other, W_POINTER), READY)?;
             }
             self.write_word(channel, me)?;
             self.write_word(self.ws(self.wptr, W_POINTER), pointer)?;
+            self.record_wait(reason, channel);
             return self.deschedule(false);
         }
         // The partner waits: move the message and let it go on.
@@ -365,6 +379,6 @@ impl Node {
             self.record(EventKind::Arrival, word, channel, len, me);
         }
         self.write_word(channel, NOT_PROCESS)?;
-        self.enqueue(word)
+        self.release(word, me)
     }
 }

@@ -24,8 +24,9 @@ use std::collections::BinaryHeap;
 use crate::clock::{cycle_ps, cycles_at};
 use crate::error::SimError;
 use crate::isa::{Chip, Cost, CycleTable, DIRECT, Op};
-use crate::link::{Action, LINK_IN, Link, LinkTiming, Packet, PacketKind, link_channel};
+use crate::link::{Action, LINK_IN, LINK_OUT, Link, LinkTiming, Packet, PacketKind, link_channel};
 use crate::words::*;
+use shared::model::WaitReason;
 
 pub mod checkpoint;
 pub mod events;
@@ -523,6 +524,7 @@ impl Node {
                 slices_at: self.slices_at,
                 fpu: self.fpu,
             });
+            self.record_wait(WaitReason::Ready, 0);
             self.running = false;
             self.schedule()?;
         }

@@ -60,12 +60,31 @@ impl Node {
         Ok(Some(front))
     }
 
+    /// Records that the running process stops running to wait for `reason` on `on` (a
+    /// channel's address, 0 for none): what the trace's scheduler states come from.
+    #[inline]
+    pub(super) fn record_wait(&mut self, reason: WaitReason, on: u32) {
+        let me = self.wdesc();
+        self.record(EventKind::Wait, me, on, reason.code(), 0);
+    }
+
+    /// Makes a waiting process ready to run: records it, with the process whose action
+    /// released it (`by`, 0 when a timer or a link did), and queues it.
+    #[inline]
+    pub(super) fn release(&mut self, wdesc: u32, by: u32) -> Result<(), SimError> {
+        // The releaser in `channel` too: the log predicts an event from the one before by its
+        // kind, process and channel, and a release must not look like the process's own end.
+        self.record(EventKind::Wait, wdesc, by, WaitReason::Ready.code(), by);
+        self.enqueue(wdesc)
+    }
+
     /// Saves the running process's `Iptr`, optionally puts it back on its run queue, and runs
     /// the next process.
     pub(super) fn deschedule(&mut self, requeue: bool) -> Result<(), SimError> {
         self.write_word(self.ws(self.wptr, W_IPTR), self.iptr)?;
         if requeue {
             let wdesc = self.wdesc();
+            self.record_wait(WaitReason::Ready, 0);
             self.enqueue(wdesc)?;
         }
         self.running = false;
@@ -88,6 +107,8 @@ impl Node {
             self.slices_at = saved.slices_at;
             self.fpu = saved.fpu;
             self.running = true;
+            let me = self.wdesc();
+            self.record(EventKind::Run, me, 0, 0, 0);
         } else if let Some(w) = self.dequeue(1)? {
             self.start_running(w, 1)?;
             self.slices_at = self.slices();
@@ -106,6 +127,7 @@ impl Node {
         self.pri = pri;
         self.iptr = self.read_word(self.ws(w, W_IPTR))?;
         self.running = true;
+        self.record(EventKind::Run, w | pri, 0, 0, 0);
         Ok(())
     }
 
@@ -127,7 +149,7 @@ impl Node {
                 if state == WAITING || state == ENABLING {
                     self.write_word(self.ws(w, W_POINTER), READY)?;
                 }
-                self.enqueue(wdesc)?;
+                self.release(wdesc, 0)?;
             }
         }
         Ok(())

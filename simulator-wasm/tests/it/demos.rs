@@ -51,7 +51,7 @@ fn servant_utilization(session: &Session) -> f64 {
     let servants: Vec<f64> = analysis
         .process_times
         .iter()
-        .filter(|p| p.name == "servant")
+        .filter(|p| p.name.starts_with("servant @ "))
         .map(|p| p.wall_computation as f64)
         .collect();
     assert!(!servants.is_empty(), "no servants in the trace");
@@ -253,4 +253,101 @@ fn npt_points_at_verifys_serial_logging() {
     );
     assert!(cone_after < cone / 2.0 && work_after > 0.5, "{shares:?}");
     assert!(without < with, "no logging, less time: {with} → {without}");
+}
+
+/// The analysis of a finished demo run's trace.
+fn analysed(session: &Session) -> (shared::model::Trace, shared::analyses::metrics::Analysis) {
+    let trace =
+        simulator_wasm::trace::to_trace(&session.network, "demo").unwrap_or_else(|e| panic!("{e}"));
+    let analysis = shared::analyses::metrics::analyze(&trace, Default::default());
+    (trace, analysis)
+}
+
+/// Issue 45: COMSTIME's rows are its occam processes, named as the program names them, and
+/// each is blocked (in a channel, or waiting for the processor it shares) most of the run;
+/// before, the work landed on rows named by workspace (`ws 0x801fffc0 lo`), `prefix`,
+/// `delta`, `successor` had no activity and `consumer` computed the whole run.
+#[test]
+fn comstimes_rows_are_its_processes_each_mostly_blocked() {
+    let session = run(demo("comstime"), 1);
+    let (trace, analysis) = analysed(&session);
+    let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
+    assert!(
+        names.iter().all(|n| !n.contains("ws 0x")),
+        "a row named by its workspace: {names:?}"
+    );
+    let t = analysis.execution_time as f64;
+    for name in ["prefix", "delta", "successor", "consumer"] {
+        let row = analysis
+            .process_times
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no row {name} in {names:?}"));
+        let blocked = row.blocked as f64 / t;
+        println!("{name}: blocked {:.1} % of the run", 100.0 * blocked);
+        assert!(blocked > 0.75, "{name} blocked only {blocked:.3} of the run");
+        assert!(row.computation > 0.0, "{name} never computed");
+    }
+    // The PAR's parent waits for its branches: it never computes while they run.
+    let main = analysis.process_times.iter().find(|p| p.name == "main");
+    assert!(main.is_some_and(|m| (m.wall_computation as f64) < 0.01 * t), "{main:?}");
+    let errors: usize = analysis
+        .diagnostic_counts
+        .iter()
+        .filter(|c| c.severity == shared::analyses::validate::Severity::Error)
+        .map(|c| c.count)
+        .sum();
+    assert_eq!(errors, 0, "{:?}", analysis.diagnostic_counts);
+}
+
+/// Issue 45: the ray tracer's eight servants are eight rows named with their node; the
+/// critical path runs through their computation and no segment holds half of it (before,
+/// one 80 ms segment of `par (high priority)` was the whole path); the plain farm's
+/// servants idle at least 30 % of the run, the bundled ones less.
+#[test]
+fn the_farms_servants_are_named_rows_and_the_critical_path_passes_through_their_work() {
+    let plain = run(demo("raytracer"), 8);
+    let (trace, analysis) = analysed(&plain);
+    let servants: Vec<String> = (0..8).map(|k| format!("servant @ T800 #{k}")).collect();
+    for s in &servants {
+        assert!(
+            trace.processes.iter().filter(|p| &p.name == s).count() == 1,
+            "no single row {s}"
+        );
+    }
+    let path = &analysis.critical_path;
+    let longest = path
+        .segments
+        .iter()
+        .map(|s| s.end - s.start)
+        .max()
+        .unwrap_or(0);
+    assert!(
+        (longest as f64) < 0.5 * path.length as f64,
+        "a segment of {longest} in a path of {}",
+        path.length
+    );
+    assert!(
+        path.segments.iter().any(|s| {
+            s.kind == shared::graph::critical_path::SegmentKind::Computation
+                && trace.processes[s.process.index()].name.starts_with("servant")
+        }),
+        "no servant computation on the critical path"
+    );
+    let idle = |analysis: &shared::analyses::metrics::Analysis| -> Vec<f64> {
+        let t = analysis.execution_time as f64;
+        analysis
+            .process_times
+            .iter()
+            .filter(|p| p.name.starts_with("servant @ "))
+            .map(|p| 1.0 - p.wall_computation as f64 / t)
+            .collect()
+    };
+    let plain_idle = idle(&analysis);
+    assert!(plain_idle.iter().all(|&i| i >= 0.3), "{plain_idle:?}");
+    let (_, bundled) = analysed(&run(demo("raytracer-bundles-50"), 8));
+    let bundled_idle = idle(&bundled);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    println!("servants idle: plain {plain_idle:.3?}, bundles of 50 {bundled_idle:.3?}");
+    assert!(mean(&bundled_idle) < mean(&plain_idle));
 }

@@ -98,20 +98,21 @@ pub fn mesh_run(topology: &str, width: u32, tracing: bool) -> Network {
     net
 }
 
-/// Processes are named by the code label they start at: meshwork's main code (`start`), the
-/// child each node with an eastern neighbour starts (`sender`, two on a 2×2 mesh) and the
-/// code after the join (`done`), not by workspace addresses.
+/// Processes are named by the code label they start at and the node they run on: meshwork's
+/// main code (`start @ T800 #k`, which goes on after its join as the same process) and the
+/// child each node with an eastern neighbour starts (`sender`, two on a 2×2 mesh), not by
+/// workspace addresses.
 #[test]
 fn processes_are_named_after_the_code_they_start_at() {
     let trace = to_trace(&mesh_run("mesh 2x2", 2, true), "mesh").unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
-        names.iter().filter(|n| **n == "start").count(),
+        names.iter().filter(|n| n.starts_with("start @ T800 #")).count(),
         4,
         "{names:?}"
     );
     assert_eq!(
-        names.iter().filter(|n| **n == "sender").count(),
+        names.iter().filter(|n| n.starts_with("sender @ T800 #")).count(),
         2,
         "{names:?}"
     );

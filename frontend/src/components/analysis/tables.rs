@@ -281,6 +281,7 @@ pub fn segments(trace: &Trace, path: &PathInSelection, wcpa: bool) -> Table {
                 SegmentKind::Transit => "transit",
                 SegmentKind::Blocked => "blocked",
                 SegmentKind::Collective => "collective",
+                SegmentKind::Waiting => "waiting",
             };
             let share = if path.weight > 0.0 {
                 s.weight / path.weight

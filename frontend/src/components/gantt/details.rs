@@ -53,6 +53,7 @@ fn kind_text(kind: SegmentKind) -> &'static str {
         SegmentKind::Transit => "message transit",
         SegmentKind::Blocked => "blocked",
         SegmentKind::Collective => "collective",
+        SegmentKind::Waiting => "waiting for the processor or a timer",
     }
 }
 
@@ -168,11 +169,17 @@ pub fn span_lines(
     row: usize,
     (start, end, state): (u64, u64, State),
 ) -> Vec<String> {
+    let waits = wait_lines(trace, row, start, end);
     let what = match state {
         State::Computing => "computing",
-        State::Blocked => "blocked in a receive",
+        State::Blocked if waits.is_empty() => "blocked in a receive",
+        State::Blocked => "blocked",
+        State::Ready => "ready, waiting for the processor",
+        State::Timer => "waiting on a timer",
+        State::Children => "waiting for its PAR's branches",
+        State::Stopped => "stopped or ended",
     };
-    vec![
+    let mut lines = vec![
         format!("{} {what}", process_text(trace, row)),
         format!(
             "from {} to {} (duration {})",
@@ -180,7 +187,65 @@ pub fn span_lines(
             time_text(trace, end),
             duration_text(trace, end.saturating_sub(start))
         ),
-    ]
+    ];
+    lines.extend(waits);
+    lines
+}
+
+/// What a process waited for over [start, end], as the scheduler recorded it (a trace of
+/// the emulator): one line per wait, the first few; none for a trace without waits.
+fn wait_lines(trace: &Trace, row: usize, start: u64, end: u64) -> Vec<String> {
+    const SHOWN: usize = 6;
+    let e = &trace.events;
+    let Some(range) = trace
+        .processes
+        .get(row)
+        .map(|_| trace.process_events(shared::model::ProcessId(row as u32)))
+    else {
+        return Vec::new();
+    };
+    let times = &e.time()[range.clone()];
+    // From the last event at or before the span's start: the wait it began with.
+    let from = times.partition_point(|t| t.0 <= start).saturating_sub(1);
+    let mut lines = Vec::new();
+    let mut more = 0usize;
+    for i in range.start + from..range.end {
+        let t = e.time()[i].0;
+        if t > end || (t == end && t > start) {
+            break;
+        }
+        if e.kind()[i] != EventKind::Wait {
+            continue;
+        }
+        if lines.len() == SHOWN {
+            more += 1;
+            continue;
+        }
+        let text = e.text().at(i).and_then(|id| trace.string(id));
+        let reason = shared::model::WaitReason::from_code(e.tag().at(i));
+        lines.push(format!("from {}: {}", time_text(trace, t), wait_text(reason, text)));
+    }
+    if more > 0 {
+        lines.push(format!("and {more} more waits"));
+    }
+    lines
+}
+
+/// A scheduler wait in words: `blocked in an output on channel 0x80000124`.
+pub fn wait_text(reason: Option<shared::model::WaitReason>, on: Option<&str>) -> String {
+    use shared::model::WaitReason as R;
+    let on = on.map(|o| format!(" on {o}")).unwrap_or_default();
+    match reason {
+        Some(R::Ready) => "ready, waiting for the processor".to_owned(),
+        Some(R::Input) => format!("blocked in an input{on}"),
+        Some(R::Output) => format!("blocked in an output{on}"),
+        Some(R::Alt) => "waiting in an ALT for one of its guards".to_owned(),
+        Some(R::Timer) => "waiting on a timer".to_owned(),
+        Some(R::Children) => "waiting for its PAR's branches to end".to_owned(),
+        Some(R::Stopped) => "stopped".to_owned(),
+        Some(R::Ended) => "ended (it runs again later)".to_owned(),
+        None => format!("waiting{on}"),
+    }
 }
 
 /// What an event kind is called in a pop-up.
@@ -195,6 +260,8 @@ pub fn event_kind_text(kind: EventKind) -> &'static str {
         EventKind::Enter => "region entry",
         EventKind::Leave => "region exit",
         EventKind::RecvPost => "receive posted",
+        EventKind::Wait => "wait",
+        EventKind::Run => "back on the processor",
     }
 }
 
@@ -265,7 +332,15 @@ pub fn event_lines(
                 lines.push(format!("region {}", region.name));
             }
         }
-        EventKind::ProcInit | EventKind::ProcExit => {}
+        EventKind::Wait => {
+            let text = e.text().get(event).flatten().and_then(|id| trace.string(id));
+            let reason = shared::model::WaitReason::from_code(tag);
+            lines.push(wait_text(reason, text));
+            if let Some(peer) = peer {
+                lines.push(format!("released by {peer}"));
+            }
+        }
+        EventKind::ProcInit | EventKind::ProcExit | EventKind::Run => {}
     }
     match (kind, partner) {
         (EventKind::MsgSend | EventKind::MsgArr, Some(p)) => {

@@ -20,7 +20,9 @@ pub const PALETTE: [&str; 24] = [
 /// How many distinct colours there are: the palette's and the generated ones after them.
 pub const COLOURS: usize = 256;
 
-/// The colours a region must stay clear of: states, messages, overlays and marks.
+/// The colours a region must stay clear of: states, messages, overlays and marks. The
+/// scheduler's states (ready, timer, PAR branches, stopped) are left out: only the emulator
+/// records them, and its traces have no regions.
 pub const RESERVED: [&str; 12] = [
     colors::COMPUTING,
     colors::BLOCKED,

@@ -449,6 +449,12 @@ pub fn legend(chart: &Chart) -> impl IntoView + use<> {
         let selected = store.with(|ws| ws.selected_event());
         areas.with(|a| a.as_ref().is_some_and(|a| Some(a.event) == selected))
     });
+    // A trace that records the scheduler's waits (the emulator's) has more states to tell.
+    let scheduler = chart
+        .model
+        .event_kind
+        .iter()
+        .any(|&k| k == shared::model::EventKind::Wait);
     let swatch = |color: &'static str, class: &'static str, text: &'static str| {
         let style = if class == "outline" {
             format!("border: 2px solid {color}")
@@ -465,7 +471,17 @@ pub fn legend(chart: &Chart) -> impl IntoView + use<> {
     view! {
         <div class="gantt-legend">
             {swatch(colors::COMPUTING, "", "computing")}
-            {swatch(colors::BLOCKED, "", "blocked in receive")}
+            {if scheduler {
+                view! {
+                    {swatch(colors::READY, "", "ready, waiting for the processor")}
+                    {swatch(colors::BLOCKED, "", "blocked on a channel (input, output, ALT)")}
+                    {swatch(colors::TIMER, "", "waiting on a timer")}
+                    {swatch(colors::CHILDREN, "", "waiting for PAR branches")}
+                    {swatch(colors::STOPPED, "", "stopped or ended")}
+                }.into_any()
+            } else {
+                view! { {swatch(colors::BLOCKED, "", "blocked in receive")} }.into_any()
+            }}
             {swatch(colors::MESSAGE, "arrow", "message")}
             {swatch(colors::BUNDLE, "", "bundled messages")}
             {swatch(colors::MORE, "more", "more here")}

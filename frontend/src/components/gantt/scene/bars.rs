@@ -29,7 +29,25 @@ fn state_box(state: State, top: f64, height: f64, strip: bool, depths: usize) ->
     let computing = (height - regions - 2.0 * inset).max(2.0);
     match state {
         State::Computing => (top + inset, computing),
-        State::Blocked => (top + inset + computing / 4.0, computing / 2.0),
+        // Ready to run: nearly as tall as computing, as it would be running.
+        State::Ready => (top + inset + computing / 8.0, computing * 3.0 / 4.0),
+        State::Blocked | State::Timer => (top + inset + computing / 4.0, computing / 2.0),
+        // Waiting for branches, or stopped: a thin line, the row's work is elsewhere.
+        State::Children | State::Stopped => {
+            (top + inset + computing * 3.0 / 8.0, (computing / 4.0).max(1.0))
+        }
+    }
+}
+
+/// A state's colour.
+pub fn state_color(state: State) -> &'static str {
+    match state {
+        State::Computing => colors::COMPUTING,
+        State::Blocked => colors::BLOCKED,
+        State::Ready => colors::READY,
+        State::Timer => colors::TIMER,
+        State::Children => colors::CHILDREN,
+        State::Stopped => colors::STOPPED,
     }
 }
 
@@ -53,10 +71,7 @@ pub fn draw(scene: &Scene, items: &mut Vec<DrawItem>) {
                     continue;
                 };
                 let (y, h) = state_box(state, top, height, strip, depths);
-                let color = match state {
-                    State::Computing => colors::COMPUTING,
-                    State::Blocked => colors::BLOCKED,
-                };
+                let color = state_color(state);
                 items.push(DrawItem::Rect {
                     x,
                     y,

@@ -4,8 +4,16 @@
 pub mod colors {
     /// Computing bars.
     pub const COMPUTING: &str = "#2e8b57";
-    /// Blocked (waiting in a receive) bars.
+    /// Blocked (waiting in a receive, or on a channel) bars.
     pub const BLOCKED: &str = "#e8a33d";
+    /// Ready bars: a process that could run, waiting for its processor.
+    pub const READY: &str = "#8fd3a7";
+    /// Bars of a process waiting on a timer.
+    pub const TIMER: &str = "#6f9fd8";
+    /// Bars of a PAR's parent waiting for its branches.
+    pub const CHILDREN: &str = "#b39ddb";
+    /// Bars of a stopped (or ended) process.
+    pub const STOPPED: &str = "#9e9e9e";
     /// Message arrows.
     pub const MESSAGE: &str = "#1f3a93";
     /// Text.
