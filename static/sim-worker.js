@@ -181,6 +181,8 @@ self.onmessage = async (event) => {
         preview: fileName.toLowerCase().endsWith(".ppm") ? await ppmToPng(bytes) : null,
       });
     }
+    // The trace in the binary format, its buffer moved to the page rather than copied.
+    const trace = tracing ? sim.trace_binary(name) : null;
     self.postMessage({
       type: "done",
       outcome: sim.outcome(),
@@ -191,8 +193,8 @@ self.onmessage = async (event) => {
       hostSeconds,
       workers: sim.workers(),
       files,
-      trace: tracing ? sim.trace_json(name) : null,
-    });
+      trace,
+    }, trace ? [trace.buffer] : []);
     sim.free();
   } catch (error) {
     if (shared) shared.quit();

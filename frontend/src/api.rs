@@ -143,20 +143,6 @@ pub async fn upload_run(
     decode(res).await
 }
 
-/// Stores a trace given as text (a simulation's, in Tracescope's JSON format) as a run.
-pub async fn upload_text(name: &str, body: String) -> ApiResult<CreatedRun> {
-    let url = format!("/api/runs?name={}", js_sys::encode_uri_component(name));
-    let req = Request::post(&url)
-        .header("content-type", "application/json")
-        .body(body)
-        .map_err(|e| format!("the trace could not be prepared: {e}"))?;
-    let res = req
-        .send()
-        .await
-        .map_err(|e| format!("storing the trace failed: {e}"))?;
-    decode(res).await
-}
-
 /// A stored view state (a permalink's target), upgraded to the current version.
 pub async fn get_view(id: &str) -> ApiResult<shared::view::state::ViewState> {
     let url = format!("/api/views/{}", js_sys::encode_uri_component(id));

@@ -251,9 +251,9 @@ test('the farm demo opens on its servants, unfolded and visibly idle, with no me
 }) => {
   test.setTimeout(120_000);
   const run = await runDemoToItsLesson(page, 'raytracer');
-  // The farmer and eight servants, one row each.
+  // The farmer and eight servants, one row each under its node's header.
   await expect(page.getByTestId('toggle-processes')).toContainText('Processes (9/');
-  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '9');
+  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '17');
   await expect(page.getByTestId('toggle-messages')).toHaveAttribute('aria-pressed', 'false');
   await page.screenshot({ path: test.info().outputPath('raytracer-lesson.png') });
   const counts = await run.pixelCounts();
@@ -269,7 +269,9 @@ test('COMSTIME opens on a few iterations of its four processes, and a blocked ba
 }) => {
   test.setTimeout(120_000);
   const run = await runDemoToItsLesson(page, 'comstime');
-  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '4');
+  // prefix, delta and the two branches of its PAR, successor, consumer, under their node.
+  await expect(page.getByTestId('toggle-processes')).toContainText('Processes (6/');
+  await expect(page.getByTestId('gantt-canvas')).toHaveAttribute('data-rows', '7');
   await page.screenshot({ path: test.info().outputPath('comstime-lesson.png') });
   const counts = await run.pixelCounts();
   console.log(`COMSTIME's lesson view: ${JSON.stringify(counts)}`);

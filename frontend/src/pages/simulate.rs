@@ -436,14 +436,16 @@ impl Sim {
                 .set(Some(Ok(format!("{outcome} (no trace recorded)."))));
             return;
         }
-        let trace = text(data, "trace");
+        // The worker hands the trace over in the binary format.
+        let trace = js_sys::Uint8Array::new(&field(data, "trace")).to_vec();
         sim.storing.set(true);
         sim.status.set(Some(Ok(format!(
             "{outcome}. Storing the trace ({:.1} MB)…",
             trace.len() as f64 / 1e6
         ))));
         spawn_local(async move {
-            let stored = api::upload_text(&name, trace).await;
+            let key = format!("sim-{}", js_sys::Date::now() as u64);
+            let stored = api::upload_run(api::Upload::Bytes(name, trace), &key, None).await;
             sim.storing.set(false);
             match stored {
                 Ok(created) => {

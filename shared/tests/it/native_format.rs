@@ -102,7 +102,7 @@ fn bad_events_name_their_index_and_position() {
     check_error(
         &format!("{HEAD}\n  {{\"process\": 0, \"time\": 1, \"kind\": \"explode\"}}]}}"),
         expect![
-            "tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`, `enter`, `leave`, `recv_post`"
+            "tracescope-json: line 4, column 45 (byte 188): expected an event object: unknown variant `explode`, expected one of `proc_init`, `proc_exit`, `msg_send`, `recv_call`, `msg_arr`, `probe`, `enter`, `leave`, `recv_post`, `wait`, `run`"
         ],
     );
     check_error(

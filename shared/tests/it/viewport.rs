@@ -234,9 +234,10 @@ proptest! {
                         let (mut computing, mut blocked) = (0, 0);
                         for s in &mine {
                             let overlap = s.end.0.min(pe).saturating_sub(s.start.0.max(ps));
+                            // Every state but computing is time the process did not run.
                             match s.state {
                                 Computing => computing += overlap,
-                                Blocked => blocked += overlap,
+                                _ => blocked += overlap,
                             }
                         }
                         (computing + blocked > 0)

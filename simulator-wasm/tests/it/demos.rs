@@ -351,3 +351,54 @@ fn the_farms_servants_are_named_rows_and_the_critical_path_passes_through_their_
     println!("servants idle: plain {plain_idle:.3?}, bundles of 50 {bundled_idle:.3?}");
     assert!(mean(&bundled_idle) < mean(&plain_idle));
 }
+
+/// Issue 45: every gallery demo, on its default network, is a consistent trace (no error
+/// diagnostic), its critical path is the whole run (waits reach their causes through
+/// messages, releases and hand-overs of the processor, so no time is lost on the way), no
+/// segment of a process waiting holds half the path, and its starting view names rows the
+/// run has.
+#[test]
+fn every_demo_is_consistent_its_path_is_the_run_and_its_start_view_has_rows() {
+    for d in DEMOS {
+        let session = run(d, d.nodes[0]);
+        let (trace, analysis) = analysed(&session);
+        let errors: usize = analysis
+            .diagnostic_counts
+            .iter()
+            .filter(|c| c.severity == shared::analyses::validate::Severity::Error)
+            .map(|c| c.count)
+            .sum();
+        assert_eq!(errors, 0, "{}: {:?}", d.name, analysis.diagnostic_counts);
+        let path = &analysis.critical_path;
+        assert_eq!(path.length, analysis.execution_time, "{}", d.name);
+        for s in &path.segments {
+            let waiting = !matches!(
+                s.kind,
+                shared::graph::critical_path::SegmentKind::Computation
+                    | shared::graph::critical_path::SegmentKind::Transit
+            );
+            assert!(
+                !waiting || 2.0 * s.weight < path.length as f64,
+                "{}: a {:?} segment of {} in a path of {}",
+                d.name,
+                s.kind,
+                s.weight,
+                path.length
+            );
+        }
+        let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
+        let start = d.start.view();
+        let view = start.view_state("run", &names, None);
+        assert!(
+            start.rows.is_empty() || view.processes.is_some(),
+            "{}: its start view's rows {:?} are none of {names:?}",
+            d.name,
+            start.rows
+        );
+        assert!(
+            names.iter().all(|n| !n.contains("ws 0x")),
+            "{}: {names:?}",
+            d.name
+        );
+    }
+}
