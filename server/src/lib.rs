@@ -11,6 +11,7 @@ pub mod http;
 pub mod ingest;
 pub mod lazy;
 pub mod listen;
+pub mod memory;
 pub mod metrics;
 pub mod spool;
 
@@ -38,6 +39,9 @@ pub struct AppState {
     /// The memory one run's analyses may take, in bytes (`--max-memory-bytes`): a Hasse diagram
     /// that would take more is refused before it is built.
     pub max_memory_bytes: u64,
+    /// The server-wide memory budget (the same `--max-memory-bytes`) that every import and
+    /// analysis reserves its estimated cost from before it starts.
+    pub memory: std::sync::Arc<memory::MemoryBudget>,
     /// The most events of a run whose analyses (model and context in memory) are built; a
     /// larger run is drawn from its stored index but its analyses are refused.
     pub max_analysed_events: u64,
@@ -90,6 +94,11 @@ impl AppState {
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
             max_memory_bytes: shared::formats::budget::DEFAULT_MEMORY_BYTES,
+            memory: memory::MemoryBudget::new(
+                shared::formats::budget::DEFAULT_MEMORY_BYTES,
+                memory::DEFAULT_WAIT,
+                &metrics,
+            ),
             max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),

@@ -70,6 +70,18 @@ impl Budget {
         }
     }
 
+    /// The most memory an import of `input_bytes` (after decompression) may take within this
+    /// budget, in bytes: one event per 8 bytes of input (the smallest an event record can
+    /// be), no more than the event limit, at [`BYTES_PER_EVENT`] each. A server reserves it
+    /// before the import starts.
+    pub fn memory_estimate(&self, input_bytes: u64) -> u64 {
+        let input = input_bytes.min(self.max_input_bytes);
+        (input / 8)
+            .saturating_add(1)
+            .min(self.max_events)
+            .saturating_mul(BYTES_PER_EVENT)
+    }
+
     /// No limits (for tests and trusted local tools).
     pub const UNLIMITED: Budget = Budget {
         max_input_bytes: u64::MAX,
@@ -188,6 +200,19 @@ mod tests {
         let small = Budget::scaled(1 << 20, DEFAULT_MEMORY_BYTES);
         assert_eq!(small.max_events, (1 << 20) / 8);
         assert_eq!(small.max_processes, 1024);
+    }
+
+    #[test]
+    fn the_memory_estimate_follows_the_input_within_the_limits() {
+        let b = Budget::scaled(1 << 20, 1 << 30);
+        assert_eq!(b.memory_estimate(800), 101 * BYTES_PER_EVENT);
+        // Input past the budget's is charged as the budget's: the import stops there.
+        assert_eq!(b.memory_estimate(u64::MAX), b.memory_estimate(1 << 20));
+        let few = Budget {
+            max_events: 10,
+            ..b
+        };
+        assert_eq!(few.memory_estimate(1 << 20), 10 * BYTES_PER_EVENT);
     }
 
     #[test]
