@@ -1106,6 +1106,12 @@ async fn a_summary_near_the_end_of_the_clock_does_not_wrap() {
     assert_eq!(each.len(), 3);
     assert!(each.iter().all(|&c| c > max / 2), "{each:?}");
     assert_eq!(total, max, "the total saturates: {}", text(&body));
+    assert_eq!(summary["saturated"], true, "and says so: {}", text(&body));
+    let share = summary["busy_share"].as_f64().expect("busy share");
+    assert!(
+        (share - 1.0).abs() < 1e-9,
+        "every process computes all the window: {share}"
+    );
     for part in ["", "/npt", "/statistics", "/critical-path", "/wait-states"] {
         let uri = format!("/api/runs/{}/analysis{part}", run.id);
         let (status, body) = server.get(&uri).await;
