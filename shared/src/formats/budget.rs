@@ -169,11 +169,29 @@ impl Budget {
         let mut depth = vec![0u64; trace.processes.len()];
         let events = &trace.events;
         for (i, kind) in events.kind().iter().enumerate() {
-            let d = &mut depth[events.process()[i].index()];
+            let process = events.process()[i];
+            let Some(d) = depth.get_mut(process.index()) else {
+                continue;
+            };
             match kind {
                 crate::model::EventKind::Enter => {
                     *d += 1;
-                    self.check(Limit::Depth, *d, format, input, 0)?;
+                    // The model keeps no byte offsets: the error names the event instead.
+                    let level = *d;
+                    self.check(Limit::Depth, level, format, input, 0)
+                        .map_err(|mut e| {
+                            let name = trace
+                                .processes
+                                .get(process.index())
+                                .map_or("?", |p| p.name.as_str());
+                            e.message = format!(
+                                "{} (process {name:?}: the region entered at tick {} opens \
+                                 level {level})",
+                                e.message,
+                                events.time().get(i).map_or(0, |t| t.0)
+                            );
+                            e
+                        })?;
                 }
                 crate::model::EventKind::Leave => *d = d.saturating_sub(1),
                 _ => {}
