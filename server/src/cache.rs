@@ -108,6 +108,69 @@ impl<T> RunCache<T> {
     }
 }
 
+/// The most bytes of answers [`AnswerCache`] keeps.
+pub const ANSWER_CACHE_BYTES: usize = 32 << 20;
+
+/// Answers already serialized, by their ETag (which names the run and the request), the most
+/// recently made kept within [`ANSWER_CACHE_BYTES`]: a run never changes, so the Gantt chart's
+/// first view of a run, which every visitor asks for alike, is computed once.
+#[derive(Default)]
+pub struct AnswerCache {
+    entries: Mutex<(
+        rustc_hash::FxHashMap<String, axum::body::Bytes>,
+        VecDeque<String>,
+        usize,
+    )>,
+}
+
+impl AnswerCache {
+    /// The answer kept under `key`.
+    pub fn get(&self, key: &str) -> Option<axum::body::Bytes> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.0.get(key).cloned()
+    }
+
+    /// Keeps `answer` under `key`, dropping the oldest answers beyond the byte limit (an
+    /// answer larger than the limit is not kept).
+    pub fn insert(&self, key: String, answer: axum::body::Bytes) {
+        if answer.len() > ANSWER_CACHE_BYTES {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, order, bytes) = &mut *entries;
+        *bytes += answer.len();
+        if let Some(old) = map.insert(key.clone(), answer) {
+            *bytes -= old.len();
+        } else {
+            order.push_back(key);
+        }
+        while *bytes > ANSWER_CACHE_BYTES {
+            let Some(oldest) = order.pop_front() else {
+                break;
+            };
+            if let Some(old) = map.remove(&oldest) {
+                *bytes -= old.len();
+            }
+        }
+    }
+
+    /// Forgets every answer about run `id` (after it is deleted); keys begin `"{id}-`.
+    pub fn remove_run(&self, id: &str) {
+        let prefix = format!("\"{id}-");
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, order, bytes) = &mut *entries;
+        order.retain(|key| {
+            if !key.starts_with(&prefix) {
+                return true;
+            }
+            if let Some(old) = map.remove(key) {
+                *bytes -= old.len();
+            }
+            false
+        });
+    }
+}
+
 /// What the API derives from one run's context, each part computed on first use.
 pub struct Prepared<'a> {
     /// Pairing, graph, states, timeline and attribution: built once, read by everything else.

@@ -50,6 +50,8 @@ pub struct AppState {
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
     /// The most recently used runs opened from their stored viewport index.
     pub lazy_runs: std::sync::Arc<cache::RunCache<Option<lazy::LazyRun>>>,
+    /// Viewport answers already serialized, by ETag.
+    pub answers: std::sync::Arc<cache::AnswerCache>,
     /// Requests, latencies, cache lookups, ingest and errors, for `GET /metrics`.
     pub metrics: std::sync::Arc<metrics::Metrics>,
     /// The progress of recent uploads.
@@ -104,6 +106,7 @@ impl AppState {
             ),
             workspaces: std::sync::Arc::new(cache::RunCache::new(3, &metrics, "workspace")),
             lazy_runs: std::sync::Arc::new(cache::RunCache::new(8, &metrics, "lazy_run")),
+            answers: std::sync::Arc::default(),
             metrics: std::sync::Arc::clone(&metrics),
             uploads,
             timeouts: Timeouts::default(),

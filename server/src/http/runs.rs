@@ -332,6 +332,7 @@ async fn delete_run(
         db::Deleted::Yes => {
             state.workspaces.remove(&id);
             state.lazy_runs.remove(&id);
+            state.answers.remove_run(&id);
             state.blobs.release(&state.pool, &blob_names).await;
             Ok(StatusCode::NO_CONTENT)
         }
