@@ -199,9 +199,9 @@ impl RowView {
         if width == 0 {
             return;
         }
-        // The last letter, decoded from the end (`ends_with` of a char encodes it and compares
-        // bytes through a call: a tenth of a whole-run viewport's time).
-        if self.state.chars().next_back() == Some(letter)
+        // The letters are ASCII: the last byte is the last letter (`ends_with` of a char
+        // encodes it and compares bytes through a call: a tenth of a whole-run viewport's time).
+        if self.state.as_bytes().last().copied() == u8::try_from(letter).ok().filter(u8::is_ascii)
             && let (Some(w), Some(n)) = (self.width.last_mut(), self.count.last_mut())
         {
             *w += width;
