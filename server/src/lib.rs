@@ -99,7 +99,7 @@ impl AppState {
             memory: memory::MemoryBudget::new(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
                 memory::DEFAULT_WAIT,
-                &metrics,
+                [&metrics.memory_reserved, &metrics.memory_budget],
             ),
             max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,

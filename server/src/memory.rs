@@ -148,17 +148,16 @@ pub struct Full {
 
 impl MemoryBudget {
     /// A budget of `total` bytes, where a request waits at most `wait` for room, shown in
-    /// `metrics`.
-    pub fn new(total: u64, wait: Duration, metrics: &crate::metrics::Metrics) -> Arc<MemoryBudget> {
-        metrics
-            .memory_budget
-            .set(i64::try_from(total).unwrap_or(i64::MAX));
+    /// the gauges `shown` (what is reserved, and the budget: the server's metrics).
+    pub fn new(total: u64, wait: Duration, shown: [&Gauge; 2]) -> Arc<MemoryBudget> {
+        let [reserved, budget] = shown;
+        budget.set(i64::try_from(total).unwrap_or(i64::MAX));
         Arc::new(MemoryBudget {
             total,
             reserved: Mutex::new(0),
             freed: tokio::sync::Notify::new(),
             wait,
-            reserved_gauge: metrics.memory_reserved.clone(),
+            reserved_gauge: reserved.clone(),
         })
     }
 
@@ -244,7 +243,7 @@ mod tests {
         MemoryBudget::new(
             total,
             Duration::from_millis(wait_ms),
-            &crate::metrics::Metrics::default(),
+            [&Gauge::default(), &Gauge::default()],
         )
     }
 

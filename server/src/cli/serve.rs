@@ -83,7 +83,7 @@ pub fn command(
         state.memory = crate::memory::MemoryBudget::new(
             max_memory_bytes,
             crate::memory::DEFAULT_WAIT,
-            &state.metrics,
+            [&state.metrics.memory_reserved, &state.metrics.memory_budget],
         );
         state.blobs = blobs;
         state.hosts = hosts;

@@ -870,7 +870,10 @@ async fn imports_and_analyses_reserve_from_the_server_memory_budget() {
     server.state.memory = server::memory::MemoryBudget::new(
         BUDGET,
         std::time::Duration::from_millis(200),
-        &server.state.metrics,
+        [
+            &server.state.metrics.memory_reserved,
+            &server.state.metrics.memory_budget,
+        ],
     );
     let example = worked_example();
     // The worked example's import: one event per 8 bytes at 128 bytes each; its analyses: 512
