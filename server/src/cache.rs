@@ -87,10 +87,87 @@ impl<T> RunCache<T> {
         self.builds.load(Ordering::Relaxed)
     }
 
+    /// Drops the entries no request is using now (built, and held by the cache alone), so
+    /// that what they hold (a workspace's memory reservation) is given back; answers how many.
+    pub fn evict_idle(&self) -> usize {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let before = entries.len();
+        entries.retain(|(_, cell)| {
+            !(Arc::strong_count(cell) == 1
+                && cell
+                    .get()
+                    .is_some_and(|value| Arc::strong_count(value) == 1))
+        });
+        before - entries.len()
+    }
+
     /// Forgets the run (after it is deleted).
     pub fn remove(&self, id: &str) {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         entries.retain(|(k, _)| k != id);
+    }
+}
+
+/// The most bytes of answers [`AnswerCache`] keeps.
+pub const ANSWER_CACHE_BYTES: usize = 32 << 20;
+
+/// Answers already serialized, by their ETag (which names the run and the request), the most
+/// recently made kept within [`ANSWER_CACHE_BYTES`]: a run never changes, so the Gantt chart's
+/// first view of a run, which every visitor asks for alike, is computed once.
+#[derive(Default)]
+pub struct AnswerCache {
+    entries: Mutex<(
+        rustc_hash::FxHashMap<String, axum::body::Bytes>,
+        VecDeque<String>,
+        usize,
+    )>,
+}
+
+impl AnswerCache {
+    /// The answer kept under `key`.
+    pub fn get(&self, key: &str) -> Option<axum::body::Bytes> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.0.get(key).cloned()
+    }
+
+    /// Keeps `answer` under `key`, dropping the oldest answers beyond the byte limit (an
+    /// answer larger than the limit is not kept).
+    pub fn insert(&self, key: String, answer: axum::body::Bytes) {
+        if answer.len() > ANSWER_CACHE_BYTES {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, order, bytes) = &mut *entries;
+        *bytes += answer.len();
+        if let Some(old) = map.insert(key.clone(), answer) {
+            *bytes -= old.len();
+        } else {
+            order.push_back(key);
+        }
+        while *bytes > ANSWER_CACHE_BYTES {
+            let Some(oldest) = order.pop_front() else {
+                break;
+            };
+            if let Some(old) = map.remove(&oldest) {
+                *bytes -= old.len();
+            }
+        }
+    }
+
+    /// Forgets every answer about run `id` (after it is deleted); keys begin `"{id}-`.
+    pub fn remove_run(&self, id: &str) {
+        let prefix = format!("\"{id}-");
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, order, bytes) = &mut *entries;
+        order.retain(|key| {
+            if !key.starts_with(&prefix) {
+                return true;
+            }
+            if let Some(old) = map.remove(key) {
+                *bytes -= old.len();
+            }
+            false
+        });
     }
 }
 
@@ -208,17 +285,42 @@ impl Prepared<'_> {
 
 self_cell::self_cell!(
     /// A run's trace with its [`Prepared`] context and derived parts, which borrow it.
-    pub struct RunWorkspace {
+    struct Loaded {
         owner: Trace,
         #[covariant]
         dependent: Prepared,
     }
 );
 
+/// A run's trace, its context and derived parts, and what they hold of the server's memory
+/// budget.
+pub struct RunWorkspace {
+    /// Declared first, so dropped first: the memory is freed before it is given back.
+    loaded: Loaded,
+    /// What the workspace holds of the server's memory budget, by what it pays for (`model`,
+    /// `hasse`): given back when the workspace is dropped.
+    charges: Mutex<Vec<(&'static str, crate::memory::Reservation)>>,
+}
+
 impl RunWorkspace {
+    /// Keeps `reservation` for as long as the workspace lives, as what pays for `what`; a
+    /// second reservation for the same thing (two requests that raced) is given back at once.
+    pub fn charge(&self, what: &'static str, reservation: crate::memory::Reservation) {
+        let mut charges = self.charges.lock().unwrap_or_else(|e| e.into_inner());
+        if !charges.iter().any(|(w, _)| *w == what) {
+            charges.push((what, reservation));
+        }
+    }
+
+    /// Whether the workspace holds a reservation for `what`.
+    pub fn is_charged(&self, what: &str) -> bool {
+        let charges = self.charges.lock().unwrap_or_else(|e| e.into_inner());
+        charges.iter().any(|(w, _)| *w == what)
+    }
+
     /// Builds the context of `trace` (the run named `name`, read from `format`).
     pub fn load(trace: Trace, name: String, format: Format) -> RunWorkspace {
-        RunWorkspace::new(trace, |trace| Prepared {
+        let loaded = Loaded::new(trace, |trace| Prepared {
             cx: Context::new(trace),
             name,
             format,
@@ -229,16 +331,25 @@ impl RunWorkspace {
             hasse: OnceLock::new(),
             hasse_cost: OnceLock::new(),
             topology: OnceLock::new(),
-        })
+        });
+        RunWorkspace {
+            loaded,
+            charges: Mutex::new(Vec::new()),
+        }
     }
 
     /// The run's trace.
     pub fn trace(&self) -> &Trace {
-        self.borrow_owner()
+        self.loaded.borrow_owner()
     }
 
     /// The run's context and derived parts.
     pub fn prepared(&self) -> &Prepared<'_> {
-        self.borrow_dependent()
+        self.loaded.borrow_dependent()
+    }
+
+    /// Calls `f` with the run's trace and its context and derived parts.
+    pub fn with_dependent<R>(&self, f: impl FnOnce(&Trace, &Prepared<'_>) -> R) -> R {
+        f(self.trace(), self.prepared())
     }
 }

@@ -363,21 +363,28 @@ pub async fn insert_run_in_parts(
             .bind(&run.index.directory)
             .execute(&mut *tx)
             .await?;
-        for (key, data) in &run.index.chunks {
-            sqlx::query(
-                "INSERT INTO run_chunks (run_id, kind, part, seq, data) VALUES ($1, $2, $3, $4, $5)",
-            )
-            .bind(run.id)
-            .bind(i64::from(key.kind.code()))
-            .bind(i64::from(key.part))
-            .bind(key.seq())
-            .bind(data)
-            .execute(&mut *tx)
-            .await?;
+        // Many chunks a statement: a run of many processes has a chunk or more a row, and one
+        // statement each made its upload wait on a round trip to the database per chunk (10^5
+        // processes: 1.96 s to import where `analyze` takes 0.34 s).
+        for batch in run.index.chunks.chunks(CHUNKS_A_STATEMENT) {
+            let mut insert =
+                sqlx::QueryBuilder::new("INSERT INTO run_chunks (run_id, kind, part, seq, data) ");
+            insert.push_values(batch, |mut row, (key, data)| {
+                row.push_bind(run.id)
+                    .push_bind(i64::from(key.kind.code()))
+                    .push_bind(i64::from(key.part))
+                    .push_bind(key.seq())
+                    .push_bind(data.as_slice());
+            });
+            insert.build().execute(&mut *tx).await?;
         }
         tx.commit().await
     })
 }
+
+/// How many index chunks one INSERT stores: 5 values each, far below either engine's limit
+/// of bound values (SQLite 32,766, PostgreSQL 65,535).
+const CHUNKS_A_STATEMENT: usize = 256;
 
 /// A run's stored outline and index directory, if it has them (runs stored since migration
 /// 0006).

@@ -145,6 +145,49 @@ pub fn prepare_file(
     finish(imported, source_bytes, source_gz, phase)
 }
 
+/// What importing the spooled upload `file` may take in memory within `budget`, in bytes
+/// ([`shared::formats::Budget::memory_estimate`] of its size after decompression). A gzip
+/// upload is inflated once into nothing to measure it, stopping past the budget's input limit
+/// (a bomb is charged the limit, where its import will stop), so a small compressed upload is
+/// not charged as a large one. Blocking: call it on a blocking thread.
+pub fn import_cost(
+    file: &mut std::fs::File,
+    budget: &shared::formats::Budget,
+) -> Result<u64, IngestError> {
+    use std::io::{Read as _, Seek as _};
+    let io = |e: std::io::Error| anyhow::anyhow!("the upload could not be reread: {e}");
+    file.rewind().map_err(io)?;
+    let mut magic = [0u8; 2];
+    let is_gzip = file.read_exact(&mut magic).is_ok() && shared::formats::is_gzip(&magic);
+    file.rewind().map_err(io)?;
+    let size = if is_gzip {
+        let inflated = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(&*file))
+            .take(budget.max_input_bytes.saturating_add(1));
+        // A damaged stream is charged what inflated before the damage: its import fails there.
+        let mut counted = CountingSink(0);
+        let _ = std::io::copy(&mut { inflated }, &mut counted);
+        counted.0
+    } else {
+        file.metadata().map_err(io)?.len()
+    };
+    file.rewind().map_err(io)?;
+    Ok(budget.memory_estimate(size))
+}
+
+/// A writer that keeps nothing and counts the bytes written to it.
+struct CountingSink(u64);
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len() as u64);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The most characters of a run's name kept: the runs list carries every name of its page, so
 /// a name as long as a file (a trace may title itself with megabytes) would make every list
 /// that long.

@@ -90,6 +90,7 @@ pub async fn lazy_run(
     // The cache may hold a run another instance has deleted since.
     if !crate::db::run_exists(&state.pool, id).await? {
         state.lazy_runs.remove(id);
+        state.answers.remove_run(id);
         return Err(AppError::no_run(id));
     }
     state

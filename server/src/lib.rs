@@ -11,6 +11,7 @@ pub mod http;
 pub mod ingest;
 pub mod lazy;
 pub mod listen;
+pub mod memory;
 pub mod metrics;
 pub mod spool;
 
@@ -38,6 +39,9 @@ pub struct AppState {
     /// The memory one run's analyses may take, in bytes (`--max-memory-bytes`): a Hasse diagram
     /// that would take more is refused before it is built.
     pub max_memory_bytes: u64,
+    /// The server-wide memory budget (the same `--max-memory-bytes`) that every import and
+    /// analysis reserves its estimated cost from before it starts.
+    pub memory: std::sync::Arc<memory::MemoryBudget>,
     /// The most events of a run whose analyses (model and context in memory) are built; a
     /// larger run is drawn from its stored index but its analyses are refused.
     pub max_analysed_events: u64,
@@ -46,6 +50,8 @@ pub struct AppState {
     pub workspaces: std::sync::Arc<cache::RunCache<cache::RunWorkspace>>,
     /// The most recently used runs opened from their stored viewport index.
     pub lazy_runs: std::sync::Arc<cache::RunCache<Option<lazy::LazyRun>>>,
+    /// Viewport answers already serialized, by ETag.
+    pub answers: std::sync::Arc<cache::AnswerCache>,
     /// Requests, latencies, cache lookups, ingest and errors, for `GET /metrics`.
     pub metrics: std::sync::Arc<metrics::Metrics>,
     /// The progress of recent uploads.
@@ -90,11 +96,17 @@ impl AppState {
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
             max_memory_bytes: shared::formats::budget::DEFAULT_MEMORY_BYTES,
+            memory: memory::MemoryBudget::new(
+                shared::formats::budget::DEFAULT_MEMORY_BYTES,
+                memory::DEFAULT_WAIT,
+                [&metrics.memory_reserved, &metrics.memory_budget],
+            ),
             max_analysed_events: shared::formats::budget::analysed_events(
                 shared::formats::budget::DEFAULT_MEMORY_BYTES,
             ),
             workspaces: std::sync::Arc::new(cache::RunCache::new(3, &metrics, "workspace")),
             lazy_runs: std::sync::Arc::new(cache::RunCache::new(8, &metrics, "lazy_run")),
+            answers: std::sync::Arc::default(),
             metrics: std::sync::Arc::clone(&metrics),
             uploads,
             timeouts: Timeouts::default(),

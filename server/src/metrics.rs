@@ -1,6 +1,7 @@
 //! What `GET /metrics` tells a Prometheus server, in the OpenMetrics text format
 //! (`prometheus-client`): requests by route, method and status, their latencies by route, the
-//! run caches' hits and builds, ingest (runs, bytes, events, failures) and the server's errors.
+//! run caches' hits and builds, ingest (runs, bytes, events, failures), the server's errors, and
+//! the memory budget with what imports and analyses have reserved of it.
 //!
 //! Routes are labelled by their template (`/api/runs/{id}/viewport`), never by the path asked,
 //! so the number of series stays bounded whatever the clients send.
@@ -8,6 +9,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -65,6 +67,10 @@ pub struct Metrics {
     pub ingest_bytes: Counter,
     /// Events of the runs stored.
     pub ingest_events: Counter,
+    /// Bytes of the memory budget reserved now by imports and analyses.
+    pub memory_reserved: Gauge,
+    /// The memory budget (`serve --max-memory-bytes`), in bytes.
+    pub memory_budget: Gauge,
 }
 
 /// Latency buckets: 0.25 ms doubling to about 8 s.
@@ -114,8 +120,21 @@ impl Default for Metrics {
             "Events of the runs stored",
             ingest_events.clone(),
         );
+        let (memory_reserved, memory_budget) = (Gauge::default(), Gauge::default());
+        registry.register(
+            "memory_reserved_bytes",
+            "Bytes of the memory budget reserved now by imports and analyses",
+            memory_reserved.clone(),
+        );
+        registry.register(
+            "memory_budget_bytes",
+            "The memory budget imports and analyses reserve from (serve --max-memory-bytes)",
+            memory_budget.clone(),
+        );
         Metrics {
             registry,
+            memory_reserved,
+            memory_budget,
             requests,
             latency,
             cache,

@@ -3,8 +3,10 @@
 //! starts `tracescope serve` (N instances on the one store, default 1: an SQLite file, a
 //! throw-away PostgreSQL started as the tests start theirs, or the PostgreSQL database at the
 //! URL given), stores a permalink through the first, then runs Debian's `wrk` (installed when
-//! missing) against the permalink and the run-metadata GETs — one `wrk` an instance at once,
-//! the connections shared out — and prints each and their sum.
+//! missing) against the permalink and the run-metadata GETs, and against the whole-run
+//! viewport of the gallery's 16-node ray tracer (simulated and imported first: 174,305 events
+//! on 147 rows) at 64 and at 16 connections — one `wrk` an instance at once, the connections
+//! shared out — and prints each and their sum.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
@@ -111,6 +113,29 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
         bail!("import failed: {}", String::from_utf8_lossy(&out.stderr));
     }
     let run_id = json_string(&String::from_utf8_lossy(&out.stdout), "id")?;
+    // The gallery's 16-node ray tracer: a run of many events whose whole-run viewport is the
+    // Gantt chart's first paint.
+    let raytracer = dir.join("raytracer-16.bin");
+    let out = Command::new(&bin)
+        .args(["simulate", "demo:raytracer", "--nodes", "16", "--to", "binary", "--trace"])
+        .arg(&raytracer)
+        .output()
+        .context("running tracescope simulate")?;
+    if !out.status.success() {
+        bail!("simulate failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = Command::new(&bin)
+        .arg("import")
+        .arg(&raytracer)
+        .arg("--db")
+        .arg(&db)
+        .arg("--json")
+        .output()
+        .context("running tracescope import")?;
+    if !out.status.success() {
+        bail!("import failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let raytracer_id = json_string(&String::from_utf8_lossy(&out.stdout), "id")?;
 
     let mut servers = Vec::new();
     for _ in 0..instances {
@@ -127,11 +152,14 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
     let mut answer = String::new();
     stream.read_to_string(&mut answer)?;
     let view_id = json_string(&answer, "id")?;
+    let viewport = whole_run_viewport(&addr, &raytracer_id)?;
 
     let result = (|| {
-        for path in [
-            format!("/api/views/{view_id}"),
-            format!("/api/runs/{run_id}/info"),
+        for (path, connections) in [
+            (format!("/api/views/{view_id}"), connections),
+            (format!("/api/runs/{run_id}/info"), connections),
+            (viewport.clone(), connections),
+            (viewport.clone(), 16),
         ] {
             // One wrk an instance, all at once, the connections shared out.
             let per = (connections / instances).max(1);
@@ -162,7 +190,9 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
                 println!("instance {k}: {rate:.0} requests/s, p99 {p99}");
                 total += rate;
             }
-            println!("{path}: {instances} instance(s), {total:.0} requests/s in all");
+            println!(
+                "{path}: {instances} instance(s), {connections} connections, {total:.0} requests/s in all"
+            );
         }
         anyhow::Ok(())
     })();
@@ -171,4 +201,30 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
         let _ = server.wait();
     }
     result
+}
+
+/// The path of the whole-run viewport of run `id` as the page first asks for it: every row,
+/// the run's whole span, 1,600 pixels wide.
+fn whole_run_viewport(addr: &str, id: &str) -> anyhow::Result<String> {
+    let mut stream = TcpStream::connect(addr)?;
+    write!(
+        stream,
+        "GET /api/runs/{id}/info HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    let info: serde_json::Value =
+        serde_json::from_str(body).with_context(|| format!("the run's info: {answer}"))?;
+    let summary = &info["summary"];
+    let (start, end, rows) = (
+        summary["time"]["start"].as_u64().context("no start")?,
+        summary["time"]["end"].as_u64().context("no end")?,
+        summary["processes"].as_u64().context("no processes")?,
+    );
+    Ok(format!(
+        "/api/runs/{id}/viewport?start={start}&end={}&first_row=0&last_row={}&width_px=1600",
+        end + 1,
+        rows.saturating_sub(1)
+    ))
 }

@@ -39,7 +39,9 @@ pub struct ReadArgs {
     #[arg(long, value_parser = parse_time_unit)]
     pub time_unit: Option<shared::formats::paje::TimeUnit>,
     /// The memory one import or one run's analyses may take, in bytes: imports take up to
-    /// one event per 128 bytes of it, analyses one per 512.
+    /// one event per 128 bytes of it, analyses one per 512. For `serve` it is also what all
+    /// imports and analyses under way reserve from together (default: half of the machine's
+    /// memory, between 256 MiB and 16 GiB; elsewhere 16 GiB).
     #[arg(long)]
     pub max_memory_bytes: Option<u64>,
     /// The most bytes a trace may have after decompression.

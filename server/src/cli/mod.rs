@@ -183,30 +183,43 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             max_connections,
             log_format,
             read,
-        } => serve::command(
-            serve::Options {
-                addr,
-                db,
-                site_dir: site,
-                max_upload_bytes,
-                log_format,
-                blobs: blob_store(blobs),
-                hosts: crate::http::guard::Hosts::from_list(&allowed_hosts),
-                max_memory_bytes: read
-                    .max_memory_bytes
-                    .unwrap_or(shared::formats::budget::DEFAULT_MEMORY_BYTES),
-                limits: {
-                    let defaults = crate::listen::Limits::default_for_this_process();
-                    crate::listen::Limits {
-                        header_timeout: std::time::Duration::from_secs(header_timeout_secs.max(1)),
-                        body_timeout: std::time::Duration::from_secs(body_timeout_secs.max(1)),
-                        max_connections: max_connections.unwrap_or(defaults.max_connections),
-                    }
+        } => {
+            // A server's budget is shared by everything it runs at once: by default half of
+            // the machine's memory, not the 16 GiB a single command may take.
+            let read = files::ReadArgs {
+                max_memory_bytes: Some(
+                    read.max_memory_bytes
+                        .unwrap_or_else(crate::memory::default_budget),
+                ),
+                ..read
+            };
+            serve::command(
+                serve::Options {
+                    addr,
+                    db,
+                    site_dir: site,
+                    max_upload_bytes,
+                    log_format,
+                    blobs: blob_store(blobs),
+                    hosts: crate::http::guard::Hosts::from_list(&allowed_hosts),
+                    max_memory_bytes: read
+                        .max_memory_bytes
+                        .unwrap_or_else(crate::memory::default_budget),
+                    limits: {
+                        let defaults = crate::listen::Limits::default_for_this_process();
+                        crate::listen::Limits {
+                            header_timeout: std::time::Duration::from_secs(
+                                header_timeout_secs.max(1),
+                            ),
+                            body_timeout: std::time::Duration::from_secs(body_timeout_secs.max(1)),
+                            max_connections: max_connections.unwrap_or(defaults.max_connections),
+                        }
+                    },
                 },
-            },
-            read.budget(max_upload_bytes as u64),
-            read.max_analysed_events(),
-        ),
+                read.budget(max_upload_bytes as u64),
+                read.max_analysed_events(),
+            )
+        }
         Command::Import {
             file,
             db,

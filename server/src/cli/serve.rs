@@ -36,7 +36,8 @@ pub struct Options {
     pub hosts: crate::http::guard::Hosts,
     /// What bounds slow and idle clients.
     pub limits: crate::listen::Limits,
-    /// The memory one run's analyses may take, in bytes.
+    /// The server's memory budget, in bytes: what one run's analyses may take, and what all
+    /// imports and analyses under way reserve from together.
     pub max_memory_bytes: u64,
 }
 
@@ -71,6 +72,7 @@ pub fn command(
     if !site_dir.join("index.html").is_file() {
         tracing::warn!(site = %site_dir.display(), "no index.html in the site folder; run `cargo xtask build-site`");
     }
+    crate::memory::give_large_blocks_back();
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
         let pool = db::open(db.clone()).await?;
@@ -78,6 +80,11 @@ pub fn command(
         state.budget = budget;
         state.max_analysed_events = max_analysed_events;
         state.max_memory_bytes = max_memory_bytes;
+        state.memory = crate::memory::MemoryBudget::new(
+            max_memory_bytes,
+            crate::memory::DEFAULT_WAIT,
+            [&state.metrics.memory_reserved, &state.metrics.memory_budget],
+        );
         state.blobs = blobs;
         state.hosts = hosts;
         sweep_blob_temporaries(&state.blobs);
@@ -85,7 +92,7 @@ pub fn command(
             .await
             .with_context(|| format!("binding {addr}"))?;
         let local = listener.local_addr()?;
-        tracing::info!(db = %db, max_connections = limits.max_connections, "serving on http://{local}");
+        tracing::info!(db = %db, max_connections = limits.max_connections, max_memory_bytes, "serving on http://{local}");
         println!("tracescope listening on http://{local}");
         crate::listen::serve(listener, app(state), limits, shutdown_signal()).await;
         Ok(())

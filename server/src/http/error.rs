@@ -40,6 +40,15 @@ pub enum AppError {
     /// directory); the sentence says what fixes it.
     #[error("{0}")]
     Unavailable(String),
+    /// The server's memory budget stayed full while the request waited for room: it may be
+    /// asked again after `retry_after` seconds (503 with `Retry-After`).
+    #[error("{message}")]
+    Busy {
+        /// What was asked for, what is reserved, and when to try again.
+        message: String,
+        /// Seconds after which the request may be sent again.
+        retry_after: u64,
+    },
     /// The database failed.
     #[error("database error")]
     Sqlx(#[from] sqlx::Error),
@@ -75,6 +84,25 @@ impl AppError {
         AppError::NotFound(format!("there is no run {id:?}"))
     }
 
+    /// The 503 for `what` (e.g. "this import"), which found no room in the memory budget.
+    pub fn busy(full: &crate::memory::Full, what: &str) -> AppError {
+        use crate::memory::mib;
+        // Asking again before a few seconds more have passed would most likely wait as long.
+        let retry_after = full.waited.as_secs().max(1);
+        AppError::Busy {
+            message: format!(
+                "the server is busy: {what} needs about {} of memory, and other imports and \
+                 analyses hold {} of its budget of {} (waited {:.1} s). Try again in \
+                 {retry_after} s; `serve --max-memory-bytes` raises the budget.",
+                mib(full.asked),
+                mib(full.reserved),
+                mib(full.total),
+                full.waited.as_secs_f64()
+            ),
+            retry_after,
+        }
+    }
+
     fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             AppError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
@@ -93,6 +121,7 @@ impl AppError {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large")
             }
             AppError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            AppError::Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             AppError::Sqlx(_) | AppError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
@@ -119,7 +148,14 @@ impl IntoResponse for AppError {
             message: self.to_string(),
             trace_error,
         };
-        (status, axum::Extension(ErrorCode(code)), Json(body)).into_response()
+        let mut response = (status, axum::Extension(ErrorCode(code)), Json(body)).into_response();
+        if let AppError::Busy { retry_after, .. } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after),
+            );
+        }
+        response
     }
 }
 

@@ -160,6 +160,7 @@ async fn deleted_under_the_read(
             tracing::info!(run = %id, "the run was deleted while it was read: answered 404");
             state.workspaces.remove(id);
             state.lazy_runs.remove(id);
+            state.answers.remove_run(id);
             return AppError::no_run(id).into_response();
         }
     }

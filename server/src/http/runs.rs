@@ -237,6 +237,21 @@ async fn create_run_inner(
         budget: state.budget,
         time_unit,
     };
+    // The import reserves what it may take of the server's memory before it starts, and
+    // holds it until the run is stored (its index is in memory until then) or refused.
+    let budget = state.budget;
+    let (cost, mut spooled) = tokio::task::spawn_blocking(move || {
+        ingest::import_cost(&mut spooled, &budget).map(|cost| (cost, spooled))
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("the import task failed: {e}"))??;
+    let reservation = state
+        .memory
+        .reserve(cost, || {
+            state.workspaces.evict_idle();
+        })
+        .await
+        .map_err(|full| AppError::busy(&full, "this import"))?;
     let prepared = tokio::task::spawn_blocking(move || {
         ingest::prepare_file(&mut spooled, &name, format, &options, &|phase| {
             if let Some(key) = &owned_key {
@@ -250,6 +265,7 @@ async fn create_run_inner(
         state.uploads.phase(key, UploadPhase::Storing);
     }
     let stored = ingest::store(&state.pool, &state.blobs, prepared).await?;
+    drop(reservation);
     state.metrics.ingest_runs.inc();
     state.metrics.ingest_bytes.inc_by(stored.run.source_bytes);
     state
@@ -316,6 +332,7 @@ async fn delete_run(
         db::Deleted::Yes => {
             state.workspaces.remove(&id);
             state.lazy_runs.remove(&id);
+            state.answers.remove_run(&id);
             state.blobs.release(&state.pool, &blob_names).await;
             Ok(StatusCode::NO_CONTENT)
         }

@@ -33,6 +33,18 @@ pub(crate) async fn workspace(
                     gib(state.max_analysed_events.saturating_mul(per_event)),
                 )));
             }
+            // The model and its analyses reserve what they take of the server's memory
+            // before they are read, and keep it while the workspace is cached or in use.
+            let reservation = state
+                .memory
+                .reserve(
+                    events.saturating_mul(shared::formats::budget::ANALYSIS_BYTES_PER_EVENT),
+                    || {
+                        state.workspaces.evict_idle();
+                    },
+                )
+                .await
+                .map_err(|full| AppError::busy(&full, "reading this run and its analyses"))?;
             let model = crate::db::get_model(&state.pool, id)
                 .await?
                 .ok_or_else(|| AppError::no_run(id))?;
@@ -44,11 +56,10 @@ pub(crate) async fn workspace(
             let owned_id = id.to_owned();
             tokio::task::spawn_blocking(move || {
                 let trace = crate::ingest::decode_model(&model, &owned_id)?;
-                Ok(crate::cache::RunWorkspace::load(
-                    trace,
-                    run.summary.name,
-                    run.summary.format,
-                ))
+                let workspace =
+                    crate::cache::RunWorkspace::load(trace, run.summary.name, run.summary.format);
+                workspace.charge("model", reservation);
+                Ok(workspace)
             })
             .await
             .map_err(|e| anyhow::anyhow!("building the run's workspace failed: {e}"))?
@@ -107,6 +118,18 @@ pub(crate) async fn check_hasse(
              the analyses are not affected.",
             gib(available)
         )));
+    }
+    // The diagram reserves what it takes of the server's memory before it is built, and
+    // keeps it with the workspace that holds it.
+    if !workspace.is_charged("hasse") {
+        let reservation = state
+            .memory
+            .reserve(cost, || {
+                state.workspaces.evict_idle();
+            })
+            .await
+            .map_err(|full| AppError::busy(&full, "this run's Hasse diagram"))?;
+        workspace.charge("hasse", reservation);
     }
     Ok(())
 }

@@ -1059,6 +1059,47 @@ async fn a_deleted_run_is_gone_from_the_caches_too() {
     assert_eq!(server.get(&summary).await.0, StatusCode::NOT_FOUND);
 }
 
+/// Issue 46 point 12: a viewport answer is made once and served again as it was (the Gantt
+/// chart's first view of a run is every visitor's), and it goes with its run.
+#[tokio::test]
+async fn a_viewport_answer_is_made_once_and_forgotten_with_its_run() {
+    let server = TestServer::new(1 << 20).await;
+    let run = server.upload_ok("t4.json", worked_example()).await;
+    let viewport = format!(
+        "/api/runs/{}/viewport?start=0&end=69&first_row=0&last_row=1&width_px=10",
+        run.id
+    );
+    let (status, first, headers) = server.send_with("GET", &viewport, &[], vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    let etag = headers
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .expect("an ETag")
+        .to_owned();
+    let kept = server.state.answers.get(&etag).expect("the answer is kept");
+    assert_eq!(kept.as_ref(), first.as_slice());
+    let (status, again, headers) = server.send_with("GET", &viewport, &[], vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(again, first);
+    assert_eq!(
+        headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/json")
+    );
+    let view: shared::view::viewport::Viewport = json(&again);
+    assert_eq!(view.rows.len(), 2);
+    let (status, _, _) = server
+        .send_with(
+            "DELETE",
+            &format!("/api/runs/{}", run.id),
+            &[("x-delete-token", &run.delete_token)],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert!(server.state.answers.get(&etag).is_none(), "forgotten");
+    assert_eq!(server.get(&viewport).await.0, StatusCode::NOT_FOUND);
+}
+
 #[tokio::test]
 async fn every_endpoint_of_a_run_reads_one_context_built_once() {
     let server = TestServer::new(1 << 20).await;

@@ -305,6 +305,138 @@ fn a_decompression_bomb_is_refused_within_the_budget_and_loses_nothing() {
     let _ = child.wait();
 }
 
+/// A raw HTTP/1.1 request; answers the status code, the head (lower-cased) and the body.
+fn request_with_head(addr: &str, head: &str, body: &[u8]) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .expect("timeout");
+    stream.write_all(head.as_bytes()).expect("writes");
+    stream.write_all(body).expect("writes");
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .expect("an answer, not a hang");
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+/// `GET /metrics`' value of the gauge `name`.
+fn gauge(addr: &str, name: &str) -> Option<f64> {
+    let (status, _, body) = request_with_head(
+        addr,
+        "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert_eq!(status, 200, "{body}");
+    body.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+#[test]
+fn eight_bombs_at_once_stay_within_the_server_memory_budget_and_all_get_an_answer() {
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+    // Each bomb is charged its import budget's estimate (8 MiB of input, one event per 8 bytes,
+    // but no more events than 48 MiB pays for at 128 bytes each: 48 MiB), so a 48 MiB server
+    // runs one at a time. One takes about 15 MiB; eight at once took 38 MiB at 4 MiB each.
+    const UPLOAD: usize = 8 << 20;
+    const MEMORY: u64 = 48 << 20;
+    const BOMBS: usize = 8;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = TestStore::new(dir.path(), "runs.db");
+    let (db, site) = (store.arg(), dir.path().join("site"));
+    std::fs::create_dir_all(&site).expect("site");
+    let (mut child, addr) = serve_with(
+        &db,
+        &site,
+        &[
+            "--max-upload-bytes",
+            &UPLOAD.to_string(),
+            "--max-memory-bytes",
+            &MEMORY.to_string(),
+        ],
+    );
+    let post = |body: &[u8]| {
+        request_with_head(
+            &addr,
+            &format!(
+                "POST /api/runs?name=t.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            ),
+            body,
+        )
+    };
+    let good = shared::formats::chrome::write(&shared::model::synthetic::ring(4, 200));
+    let (status, _, body) = post(good.as_bytes());
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(
+        gauge(&addr, "tracescope_memory_budget_bytes"),
+        Some(MEMORY as f64)
+    );
+    // The baseline: the server's peak with one run stored and its first requests answered.
+    let baseline = peak_rss(child.id());
+
+    // 128 MiB of valid Chrome records each, gzip-compressed under the upload limit.
+    let record = br#"{"ph":"X","name":"work","pid":1,"tid":1,"ts":1,"dur":1},"#;
+    let chunk: Vec<u8> = record.iter().copied().cycle().take(1 << 20).collect();
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    gz.write_all(b"[").expect("gz");
+    for _ in 0..128 {
+        gz.write_all(&chunk).expect("gz");
+    }
+    let bomb = gz.finish().expect("gz");
+    assert!(bomb.len() < UPLOAD, "the bomb is {} bytes", bomb.len());
+
+    let started = std::time::Instant::now();
+    let answers: Vec<(u16, String, String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..BOMBS).map(|_| scope.spawn(|| post(&bomb))).collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("the request thread"))
+            .collect()
+    });
+    let took = started.elapsed();
+    let peak = peak_rss(child.id());
+    let grown = peak.saturating_sub(baseline);
+    let statuses: Vec<u16> = answers.iter().map(|(s, _, _)| *s).collect();
+    eprintln!(
+        "{BOMBS} bombs at once on a {MEMORY}-byte budget: answers {statuses:?} in {took:?}; \
+         peak RSS {peak} bytes, baseline {baseline}, grown {grown}"
+    );
+    for (status, head, body) in &answers {
+        let error: serde_json::Value = serde_json::from_str(body).expect("a JSON error");
+        match status {
+            413 => assert_eq!(error["trace_error"]["exceeded"], "input_bytes", "{body}"),
+            503 => {
+                assert_eq!(error["code"], "busy", "{body}");
+                assert!(head.contains("\r\nretry-after: "), "{head}");
+                assert!(
+                    error["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("--max-memory-bytes")),
+                    "{body}"
+                );
+            }
+            _ => panic!("a bomb was answered {status}: {body}"),
+        }
+    }
+    assert!(
+        grown <= MEMORY,
+        "{BOMBS} bombs grew the server's peak memory by {grown} bytes, past its {MEMORY}-byte budget"
+    );
+    // Every reservation was given back.
+    assert_eq!(gauge(&addr, "tracescope_memory_reserved_bytes"), Some(0.0));
+    assert_eq!(runs_list(&addr)["total"], 1);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 #[test]
 fn a_streamed_text_upload_costs_its_model_not_its_inflated_size() {
     use flate2::Compression;

@@ -859,6 +859,130 @@ async fn a_hasse_view_over_the_memory_budget_is_413_before_it_allocates() {
     assert_eq!(status, StatusCode::OK, "{}", text(&body));
 }
 
+/// Point 2: imports and a run's analyses reserve their cost from the server's memory budget
+/// before they start. When it is full, an import waits, drops idle cached workspaces to make
+/// room, and is answered 503 with `Retry-After` and a sentence if there is still none; the
+/// reservations show in `GET /metrics` and are given back.
+#[tokio::test]
+async fn imports_and_analyses_reserve_from_the_server_memory_budget() {
+    const BUDGET: u64 = 32 << 10;
+    let mut server = Server::new().await;
+    server.state.memory = server::memory::MemoryBudget::new(
+        BUDGET,
+        std::time::Duration::from_millis(200),
+        [
+            &server.state.metrics.memory_reserved,
+            &server.state.metrics.memory_budget,
+        ],
+    );
+    let example = worked_example();
+    // The worked example's import: one event per 8 bytes at 128 bytes each; its analyses: 512
+    // bytes for each of its 13 events.
+    let import = (example.len() as u64 / 8 + 1) * 128;
+    let analyses = 13 * 512;
+    let reserved = |server: &Server| {
+        let text = server.state.metrics.encode();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("tracescope_memory_reserved_bytes "))
+            .map(str::to_owned);
+        assert!(
+            text.contains(&format!("tracescope_memory_budget_bytes {BUDGET}")),
+            "{text}"
+        );
+        line.and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .expect("the reserved bytes in the metrics")
+    };
+    let run = server.upload_ok("t4.json", example.clone()).await;
+    assert_eq!(reserved(&server), 0, "the import gave its reservation back");
+    let summary = format!("/api/runs/{}/analysis/summary", run.id);
+    assert_eq!(server.get(&summary).await.0, StatusCode::OK);
+    assert_eq!(
+        reserved(&server),
+        analyses,
+        "the cached workspace holds its analyses' cost"
+    );
+
+    // Full but for the idle workspace: the import makes room by dropping it.
+    let blocker = server
+        .state
+        .memory
+        .try_reserve(BUDGET - import - 100)
+        .expect("room");
+    server.upload_ok("t4.json", example.clone()).await;
+    assert_eq!(
+        reserved(&server),
+        BUDGET - import - 100,
+        "the workspace was dropped"
+    );
+    drop(blocker);
+
+    // Full for good: 503 after the wait, with Retry-After and a sentence.
+    assert_eq!(server.get(&summary).await.0, StatusCode::OK);
+    let blocker = server
+        .state
+        .memory
+        .try_reserve(BUDGET - analyses - 1000)
+        .expect("room");
+    let res = app(server.state.clone())
+        .oneshot(
+            Request::builder()
+                .method("POST")
+                .uri("/api/runs?name=t4.json")
+                .body(Body::from(example.clone()))
+                .expect("request"),
+        )
+        .await
+        .expect("infallible service");
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let retry: u64 = res
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .expect("a Retry-After in seconds");
+    assert!(retry >= 1, "{retry}");
+    let body = res.into_body().collect().await.expect("body").to_bytes();
+    let error: shared::view::api::ApiError = serde_json::from_slice(&body).expect("error");
+    assert_eq!(error.code, "busy");
+    assert!(
+        error.message.contains("this import") && error.message.contains("--max-memory-bytes"),
+        "{}",
+        error.message
+    );
+    // A run's analyses wait and are refused the same way.
+    let other = {
+        drop(blocker);
+        server.upload_ok("t4.json", example.clone()).await;
+        server
+            .state
+            .memory
+            .try_reserve(BUDGET - 1000)
+            .expect("room")
+    };
+    let (status, body) = server.get(&summary).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{}", text(&body));
+    drop(other);
+    assert_eq!(server.get(&summary).await.0, StatusCode::OK);
+    assert_eq!(reserved(&server), analyses);
+    // The Hasse diagram reserves its cost too: refused while the budget is full, then kept
+    // with the workspace once built.
+    let hasse = format!(
+        "/api/runs/{}/hasse?start=0&end=69&rows=2&width_px=100",
+        run.id
+    );
+    let full = server
+        .state
+        .memory
+        .try_reserve(BUDGET - analyses)
+        .expect("room");
+    let (status, body) = server.get(&hasse).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{}", text(&body));
+    assert!(text(&body).contains("Hasse diagram"), "{}", text(&body));
+    drop(full);
+    assert_eq!(server.get(&hasse).await.0, StatusCode::OK);
+    assert!(reserved(&server) > analyses, "the diagram's cost is held");
+}
+
 /// Point 1: `tracescope hasse` refuses the same diagram over `--max-memory-bytes`, with the
 /// sentence, and draws it within the budget.
 #[test]
@@ -985,6 +1109,12 @@ async fn a_summary_near_the_end_of_the_clock_does_not_wrap() {
     assert_eq!(each.len(), 3);
     assert!(each.iter().all(|&c| c > max / 2), "{each:?}");
     assert_eq!(total, max, "the total saturates: {}", text(&body));
+    assert_eq!(summary["saturated"], true, "and says so: {}", text(&body));
+    let share = summary["busy_share"].as_f64().expect("busy share");
+    assert!(
+        (share - 1.0).abs() < 1e-9,
+        "every process computes all the window: {share}"
+    );
     for part in ["", "/npt", "/statistics", "/critical-path", "/wait-states"] {
         let uri = format!("/api/runs/{}/analysis{part}", run.id);
         let (status, body) = server.get(&uri).await;

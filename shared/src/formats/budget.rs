@@ -70,6 +70,18 @@ impl Budget {
         }
     }
 
+    /// The most memory an import of `input_bytes` (after decompression) may take within this
+    /// budget, in bytes: one event per 8 bytes of input (the smallest an event record can
+    /// be), no more than the event limit, at [`BYTES_PER_EVENT`] each. A server reserves it
+    /// before the import starts.
+    pub fn memory_estimate(&self, input_bytes: u64) -> u64 {
+        let input = input_bytes.min(self.max_input_bytes);
+        (input / 8)
+            .saturating_add(1)
+            .min(self.max_events)
+            .saturating_mul(BYTES_PER_EVENT)
+    }
+
     /// No limits (for tests and trusted local tools).
     pub const UNLIMITED: Budget = Budget {
         max_input_bytes: u64::MAX,
@@ -157,11 +169,29 @@ impl Budget {
         let mut depth = vec![0u64; trace.processes.len()];
         let events = &trace.events;
         for (i, kind) in events.kind().iter().enumerate() {
-            let d = &mut depth[events.process()[i].index()];
+            let process = events.process()[i];
+            let Some(d) = depth.get_mut(process.index()) else {
+                continue;
+            };
             match kind {
                 crate::model::EventKind::Enter => {
                     *d += 1;
-                    self.check(Limit::Depth, *d, format, input, 0)?;
+                    // The model keeps no byte offsets: the error names the event instead.
+                    let level = *d;
+                    self.check(Limit::Depth, level, format, input, 0)
+                        .map_err(|mut e| {
+                            let name = trace
+                                .processes
+                                .get(process.index())
+                                .map_or("?", |p| p.name.as_str());
+                            e.message = format!(
+                                "{} (process {name:?}: the region entered at tick {} opens \
+                                 level {level})",
+                                e.message,
+                                events.time().get(i).map_or(0, |t| t.0)
+                            );
+                            e
+                        })?;
                 }
                 crate::model::EventKind::Leave => *d = d.saturating_sub(1),
                 _ => {}
@@ -188,6 +218,19 @@ mod tests {
         let small = Budget::scaled(1 << 20, DEFAULT_MEMORY_BYTES);
         assert_eq!(small.max_events, (1 << 20) / 8);
         assert_eq!(small.max_processes, 1024);
+    }
+
+    #[test]
+    fn the_memory_estimate_follows_the_input_within_the_limits() {
+        let b = Budget::scaled(1 << 20, 1 << 30);
+        assert_eq!(b.memory_estimate(800), 101 * BYTES_PER_EVENT);
+        // Input past the budget's is charged as the budget's: the import stops there.
+        assert_eq!(b.memory_estimate(u64::MAX), b.memory_estimate(1 << 20));
+        let few = Budget {
+            max_events: 10,
+            ..b
+        };
+        assert_eq!(few.memory_estimate(1 << 20), 10 * BYTES_PER_EVENT);
     }
 
     #[test]

@@ -589,6 +589,14 @@ impl Reader<'_> {
                         let region = self.region(name, RegionRole::Activity);
                         let index = self.pending.get(thread).map_or(0, Vec::len);
                         self.open[thread].push((region, t, index));
+                        // Slices begun and not yet ended nest: past the depth limit here, at
+                        // this event, rather than once the model is built.
+                        self.budget.check_at(
+                            super::budget::Limit::Depth,
+                            self.open[thread].len() as u64,
+                            FORMAT_NAME,
+                            at,
+                        )?;
                         let mut enter = EventRecord::plain(ProcessId(0), Time(0), EventKind::Enter);
                         enter.region = Some(region);
                         // Its length is not known before its E: until then it is the
@@ -1137,11 +1145,36 @@ pub fn parse(
     }
     builder.reserve_events(reader.pending.iter().map(Vec::len).sum());
     let full = reader.full;
+    let (thread_ids, pids) = (&reader.thread_ids, &reader.pids);
     for (thread, events) in reader.pending.into_iter().enumerate() {
         let Some(process) = model_process(thread) else {
             continue;
         };
+        // Complete slices nest by their times, known only now: the depth is checked as they
+        // go into the model, and the error names the thread and the slice.
+        let mut depth = 0u64;
         for p in events {
+            match p.kind {
+                EventKind::Enter => {
+                    depth += 1;
+                    budget
+                        .check_at(super::budget::Limit::Depth, depth, FORMAT_NAME, end)
+                        .map_err(|mut e| {
+                            let (pid, tid) = thread_ids.get(thread).map_or(("?", "?"), |(p, t)| {
+                                (pids.get(*p).map_or("?", String::as_str), t.as_str())
+                            });
+                            e.message = format!(
+                                "{} (pid {pid}, tid {tid}: the slice that opens level {depth} \
+                                 begins at {} µs; the trace was read to its end)",
+                                e.message,
+                                p.time as f64 / 1000.0
+                            );
+                            e
+                        })?;
+                }
+                EventKind::Leave => depth = depth.saturating_sub(1),
+                _ => {}
+            }
             let r = if p.full {
                 // Only exported model events are full records; their processes are the
                 // model's own, declared in order.

@@ -428,13 +428,18 @@ fn import_tar_files(
             budget: *budget,
             ..ImportOptions::default()
         };
+        // The error's offset is in the .prv: the message says which entry that is.
         return import_paraver(
             prv.as_slice(),
             side("pcf").map(Vec::as_slice),
             side("row").map(Vec::as_slice),
             name,
             &options,
-        );
+        )
+        .map_err(|mut e| {
+            e.message = format!("in the tar entry {path:?}: {}", e.message);
+            e
+        });
     }
     import_files(&files, name, budget)
 }

@@ -1351,21 +1351,51 @@ pub fn tar_files_from(
     keep: impl Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, Vec<u8>>, TraceError> {
     let read = std::cell::Cell::new(0u64);
-    let over = || -> Result<(), TraceError> {
+    // An error at a byte of the archive (after decompression), which may lie past the part of
+    // it that `input` holds: the offset is kept, never clamped to what is held.
+    let at = |offset: u64, message: String| -> TraceError {
+        let offset = usize::try_from(offset).unwrap_or(usize::MAX);
+        if offset <= input.len() {
+            TraceError::at_offset("tar", input, offset, message)
+        } else {
+            TraceError::at(
+                "tar",
+                crate::model::error::Position {
+                    offset,
+                    line: 1,
+                    column: offset.saturating_add(1),
+                },
+                message,
+            )
+        }
+    };
+    // The input limit, checked where the reader is, naming the entry being read.
+    let over = |entry: Option<&str>| -> Result<(), TraceError> {
         if read.get() <= max_bytes {
             return Ok(());
         }
-        super::budget::Budget {
+        let budget = super::budget::Budget {
             max_input_bytes: max_bytes,
             ..super::budget::Budget::UNLIMITED
-        }
-        .check(
-            super::budget::Limit::InputBytes,
-            read.get(),
-            "tar",
-            input,
-            0,
-        )
+        };
+        let where_ = at(read.get(), String::new());
+        budget
+            .check_at(
+                super::budget::Limit::InputBytes,
+                read.get(),
+                "tar",
+                crate::model::error::Position {
+                    offset: where_.offset,
+                    line: where_.line,
+                    column: where_.column,
+                },
+            )
+            .map_err(|mut e| {
+                if let Some(path) = entry {
+                    e.message = format!("in the tar entry {path:?}: {}", e.message);
+                }
+                e
+            })
     };
     let counting = Counting {
         inner: std::io::Read::take(reader, max_bytes.saturating_add(1)),
@@ -1373,35 +1403,65 @@ pub fn tar_files_from(
     };
     let mut files = BTreeMap::new();
     let mut archive = tar::Archive::new(counting);
-    let entries = archive.entries().map_err(|e| {
-        TraceError::at_offset("tar", input, 0, format!("expected a tar archive: {e}"))
-    })?;
+    let entries = archive
+        .entries()
+        .map_err(|e| at(0, format!("expected a tar archive: {e}")))?;
+    // Where the next entry's header starts, and the entry before it (for the messages).
+    let mut next_header = 0u64;
+    let mut previous: Option<String> = None;
     for entry in entries {
         let mut entry = entry.map_err(|e| {
-            over().err().unwrap_or_else(|| {
-                TraceError::at_offset("tar", input, 0, format!("a damaged tar entry: {e}"))
+            over(None).err().unwrap_or_else(|| {
+                let after = previous
+                    .as_deref()
+                    .map_or_else(String::new, |p| format!(" (after the entry {p:?})"));
+                at(
+                    next_header,
+                    format!("a damaged tar entry header at byte {next_header}{after}: {e}"),
+                )
             })
         })?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
         let path = entry
             .path()
             .map(|p| p.to_string_lossy().replace('\\', "/"))
             .unwrap_or_default();
-        if !keep(&path) {
+        let data_at = entry.raw_file_position();
+        let size = entry.size();
+        next_header = data_at.saturating_add(size.div_ceil(512).saturating_mul(512));
+        previous = Some(path.clone());
+        if !entry.header().entry_type().is_file() || !keep(&path) {
             continue;
         }
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut entry, &mut bytes).map_err(|e| {
-            over()
-                .err()
-                .unwrap_or_else(|| TraceError::at_offset("tar", input, 0, format!("{path}: {e}")))
+            over(Some(&path)).err().unwrap_or_else(|| {
+                let got = bytes.len() as u64;
+                at(
+                    data_at.saturating_add(got),
+                    format!(
+                        "the tar entry {path:?} breaks off at byte {got} of its {size} \
+                         (byte {} of the archive): {e}",
+                        data_at.saturating_add(got)
+                    ),
+                )
+            })
         })?;
-        over()?;
+        if (bytes.len() as u64) < size {
+            over(Some(&path))?;
+            let got = bytes.len() as u64;
+            return Err(at(
+                data_at.saturating_add(got),
+                format!(
+                    "the tar entry {path:?} breaks off at byte {got} of its {size} (byte {} of \
+                     the archive): the archive is cut short",
+                    data_at.saturating_add(got)
+                ),
+            ));
+        }
+        over(Some(&path))?;
         files.insert(path.trim_start_matches("./").to_owned(), bytes);
     }
-    over()?;
+    over(None)?;
     Ok(files)
 }
 

@@ -699,6 +699,14 @@ pub fn parse(
                 };
                 if let Some(s) = states.get_mut(process.index()) {
                     s.change(process, t, seq, op, &mut records, &mut scratch);
+                    // The states open after the dates written out so far nest in the model:
+                    // past the depth limit, the error is at this line, not after the end.
+                    budget.check_at(
+                        super::budget::Limit::Depth,
+                        s.open.len() as u64,
+                        FORMAT_NAME,
+                        line_at,
+                    )?;
                 }
             }
             "PajeNewEvent" => {
@@ -770,6 +778,12 @@ pub fn parse(
     let input_end = lines.position();
     for (p, s) in states.iter_mut().enumerate() {
         s.flush(ProcessId(p as u32), &mut records, &mut scratch);
+        budget.check_at(
+            super::budget::Limit::Depth,
+            s.open.len() as u64,
+            FORMAT_NAME,
+            input_end,
+        )?;
     }
     // Variables hold their last value until the end of the trace.
     let last = records

@@ -223,7 +223,24 @@ pub fn parse(
             last = stamp;
             let mut data = [0u8; 16];
             data.copy_from_slice(c.take(16, "an entry's data")?);
-            let time = base.saturating_add((wraps << 32) + u64::from(stamp));
+            // Past the clock's last tick a time cannot be kept: capping it would draw the
+            // entry where it did not happen, so the file is refused where it goes over.
+            let after_base = (wraps << 32) | u64::from(stamp);
+            let Some(time) = base.checked_add(after_base) else {
+                let wrapped = if wraps > 0 {
+                    format!(" after {wraps} wraps of the 32-bit timestamp")
+                } else {
+                    String::new()
+                };
+                return Err(c.error(
+                    offset + 1,
+                    format!(
+                        "node {node_id}'s entry {k} is at tick {base} (the node's time base) + \
+                         {after_base}{wrapped}, past the clock's last tick {}",
+                        u64::MAX
+                    ),
+                ));
+            };
             entries.push(Entry {
                 node: node_id,
                 time,
@@ -293,6 +310,8 @@ pub fn parse(
     }
     let mut notes = Vec::new();
     let mut dropped = 0u64;
+    // Utilization samples whose period reaches back before tick 0, kept from tick 0.
+    let mut cut_samples = 0u64;
     let mut arrival_sources: Vec<(usize, u32)> = Vec::new();
     let mut records: Vec<EventRecord> = Vec::with_capacity(entries.len());
     for e in &entries {
@@ -313,6 +332,9 @@ pub fn parse(
         match e.tag {
             tag::NODE_USAGE => {
                 let period = u64::from(le32(d, 12));
+                if period > e.time {
+                    cut_samples += 1;
+                }
                 let sample = |u: f32| Sample {
                     start: Time(e.time.saturating_sub(period)),
                     end: time,
@@ -447,6 +469,12 @@ pub fn parse(
     builder.reserve_events(records.len());
     for r in records {
         builder.push(r).map_err(|e| c.error(0, e.to_string()))?;
+    }
+    if cut_samples > 0 {
+        notes.push(format!(
+            "{cut_samples} utilization samples (NODE_USAGE) have a period reaching back before \
+             tick 0; they are kept from tick 0"
+        ));
     }
     if dropped > 0 {
         notes.push(format!(
@@ -670,4 +698,104 @@ pub fn write(trace: &Trace) -> Result<(Vec<u8>, Vec<String>), WriteError> {
         ));
     }
     Ok((out, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A container of one node `n` with time base `base` whose process 1 has an entry of
+    /// `tag` (data `data`) at each of `stamps`.
+    fn one_node(base: u64, entries: &[(u8, u32, [u8; 16])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&7u32.to_le_bytes());
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.push(b'n');
+        out.extend_from_slice(&base.to_le_bytes());
+        out.push(0);
+        out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+        for (tag, stamp, data) in entries {
+            out.push(*tag);
+            out.extend_from_slice(&stamp.to_le_bytes());
+            out.extend_from_slice(data);
+        }
+        out
+    }
+
+    fn pid(p: u32) -> [u8; 16] {
+        let mut data = [0u8; 16];
+        data[..4].copy_from_slice(&p.to_le_bytes());
+        data
+    }
+
+    /// Where the `k`-th entry's timestamp is in [`one_node`]'s output.
+    fn stamp_offset(k: usize) -> usize {
+        4 + 2 + 2 + 8 + 4 + 4 + 4 + 2 + 1 + 8 + 1 + 4 + k * ENTRY_LEN + 1
+    }
+
+    #[test]
+    fn times_past_the_end_of_the_clock_are_refused_where_they_go_over() {
+        let budget = crate::formats::Budget::default();
+        // The last tick itself is a time like any other.
+        let near = one_node(
+            u64::MAX - 10,
+            &[(tag::PROC_INIT, 0, pid(1)), (tag::PROC_EXIT, 10, pid(1))],
+        );
+        let (trace, _) = parse(&near, "t", &budget).expect("ends at the last tick");
+        assert_eq!(trace.events.time()[1], Time(u64::MAX));
+
+        // One tick more: refused at that entry's timestamp, not capped at u64::MAX.
+        let over = one_node(
+            u64::MAX - 10,
+            &[(tag::PROC_INIT, 0, pid(1)), (tag::PROC_EXIT, 11, pid(1))],
+        );
+        let e = parse(&over, "t", &budget).expect_err("past the clock");
+        assert_eq!(e.offset, stamp_offset(1), "{e}");
+        assert!(
+            e.message.contains("time base") && e.message.contains("past the clock's last tick"),
+            "{e}"
+        );
+
+        // A wrap of the 32-bit timestamp that carries past the end.
+        let wrapped = one_node(
+            u64::MAX - (1 << 32),
+            &[
+                (tag::PROC_INIT, 0xFFFF_FFF0, pid(1)),
+                (tag::PROC_EXIT, 5, pid(1)),
+            ],
+        );
+        let e = parse(&wrapped, "t", &budget).expect_err("past the clock after a wrap");
+        assert_eq!(e.offset, stamp_offset(1), "{e}");
+        assert!(e.message.contains("after 1 wraps"), "{e}");
+    }
+
+    #[test]
+    fn a_sample_reaching_back_before_tick_0_is_noted() {
+        let mut usage = [0u8; 16];
+        usage[..4].copy_from_slice(&5000u32.to_le_bytes());
+        usage[12..].copy_from_slice(&500u32.to_le_bytes());
+        let file = one_node(
+            0,
+            &[
+                (tag::PROC_INIT, 0, pid(1)),
+                (tag::NODE_USAGE, 100, usage),
+                (tag::NODE_USAGE, 600, usage),
+            ],
+        );
+        let (trace, notes) = parse(&file, "t", &crate::formats::Budget::default()).expect("reads");
+        assert_eq!(trace.cpu_samples[0].sample.start, Time(0));
+        assert_eq!(trace.cpu_samples[1].sample.start, Time(100));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("1 utilization samples") && n.contains("before tick 0")),
+            "{notes:?}"
+        );
+    }
 }

@@ -33,8 +33,8 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::viewport::{
-    BundleColumns, MessageColumns, RowView, Scale, Viewport, ViewportError, ViewportIndex,
-    ViewportRequest, checked_rows, fits_budget, state_letter,
+    ArrowShape, BundleColumns, MessageColumns, RowView, Scale, Viewport, ViewportError,
+    ViewportIndex, ViewportRequest, checked_rows, fits_budget, state_letter,
 };
 use crate::graph::pairing::Pairing;
 use crate::graph::states::{HubTargets, State, StateSpan, process_state_spans};
@@ -1161,8 +1161,9 @@ enum PairPlan {
         /// The messages in flight when the window starts, by index in the pair.
         in_flight: Vec<u64>,
     },
-    /// From the messages near the window, in a one-pair in-memory index.
-    Local(Box<ViewportIndex>),
+    /// From the messages near the window, in a one-pair in-memory index, with how many
+    /// arrows they make at any bucket width.
+    Local(Box<ViewportIndex>, ArrowShape),
 }
 
 /// A pair's messages read one at a time, each chunk loaded once in a row.
@@ -1267,7 +1268,8 @@ impl LazyIndex {
         }
         local.bytes_before.push(after);
         local.pair_start = vec![0, local.msg_send.len()];
-        Ok(PairPlan::Local(Box::new(local)))
+        let shape = local.arrow_shape(0, scale);
+        Ok(PairPlan::Local(Box::new(local), shape))
     }
 
     /// The runs of neighbouring buckets (`bucket` pixels) holding messages, as ranges of the
@@ -1298,11 +1300,7 @@ impl LazyIndex {
             PairPlan::Sampled {
                 sent, in_flight, ..
             } => in_flight.len() + Self::sampled_runs(sent, scale.width, bucket).len(),
-            PairPlan::Local(local) => {
-                let (mut m, mut b) = (MessageColumns::default(), BundleColumns::default());
-                local.pair_arrows(0, scale, bucket, &mut m, &mut b);
-                m.from.len() + b.len()
-            }
+            PairPlan::Local(_, shape) => shape.arrows(bucket),
         }
     }
 
@@ -1316,7 +1314,7 @@ impl LazyIndex {
         bundles: &mut BundleColumns,
     ) -> Result<(), LazyError> {
         let (q, sent, in_flight) = match plan {
-            PairPlan::Local(local) => {
+            PairPlan::Local(local, _) => {
                 local.pair_arrows(0, scale, bucket, columns, bundles);
                 return Ok(());
             }

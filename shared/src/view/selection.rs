@@ -300,8 +300,13 @@ pub struct SelectionSummary {
     pub computing: u64,
     /// Ticks blocked, all selected processes.
     pub blocked: u64,
-    /// computing / (processes · window length).
+    /// computing / (processes · window length), from the per-process times (exact when the
+    /// totals saturate).
     pub busy_share: f64,
+    /// Whether `computing` or `blocked` stopped at the clock's last tick, u64::MAX: the sum
+    /// of the processes' times is larger than a tick count can hold (their own are exact).
+    #[serde(default)]
+    pub saturated: bool,
     /// Per selected process.
     pub per_process: Vec<ProcessInSelection>,
 }
@@ -368,13 +373,17 @@ pub fn summary(cx: &Context<'_>, selection: &Selection) -> SelectionSummary {
         }
     }
     // Each process's time fits the clock, their sum need not (processes that each compute for
-    // most of a clock near 2^64): it saturates at the clock's last tick rather than wrapping.
-    let computing = per_process
-        .iter()
-        .fold(0u64, |sum, p| sum.saturating_add(p.computing));
-    let blocked = per_process
-        .iter()
-        .fold(0u64, |sum, p| sum.saturating_add(p.blocked));
+    // most of a clock near 2^64): it saturates at the clock's last tick rather than wrapping,
+    // and says so; the share is taken from the exact sum.
+    let exact = |time: fn(&ProcessInSelection) -> u64| {
+        per_process
+            .iter()
+            .fold(0u128, |sum, p| sum + u128::from(time(p)))
+    };
+    let (computing_exact, blocked_exact) = (exact(|p| p.computing), exact(|p| p.blocked));
+    let saturated = computing_exact > u128::from(u64::MAX) || blocked_exact > u128::from(u64::MAX);
+    let computing = u64::try_from(computing_exact).unwrap_or(u64::MAX);
+    let blocked = u64::try_from(blocked_exact).unwrap_or(u64::MAX);
     SelectionSummary {
         start,
         end,
@@ -388,8 +397,9 @@ pub fn summary(cx: &Context<'_>, selection: &Selection) -> SelectionSummary {
         busy_share: if per_process.is_empty() {
             0.0
         } else {
-            computing as f64 / (length * per_process.len() as f64)
+            computing_exact as f64 / (length * per_process.len() as f64)
         },
+        saturated,
         per_process,
     }
 }

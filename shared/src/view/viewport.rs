@@ -214,7 +214,9 @@ impl RowView {
         if width == 0 {
             return;
         }
-        if self.state.ends_with(letter)
+        // The letters are ASCII: the last byte is the last letter (`ends_with` of a char
+        // encodes it and compares bytes through a call: a tenth of a whole-run viewport's time).
+        if self.state.as_bytes().last().copied() == u8::try_from(letter).ok().filter(u8::is_ascii)
             && let (Some(w), Some(n)) = (self.width.last_mut(), self.count.last_mut())
         {
             *w += width;
@@ -475,14 +477,21 @@ impl ViewportIndex {
         let scale = Scale::new(start, end, width_px);
         let rows = rows.map_or_else(Vec::new, |rows| rows.map(|r| self.row(r, &scale)).collect());
         let last = last_row.min(self.n_rows().saturating_sub(1));
+        // The arrows are counted at each bucket width until they fit, then drawn once.
+        let in_rows = |p: u32| p >= first_row && p <= last;
+        let shapes: Vec<ArrowShape> = (0..self.pair_from.len())
+            .filter(|&q| in_rows(self.pair_from[q]) || in_rows(self.pair_to[q]))
+            .map(|q| self.arrow_shape(q, &scale))
+            .collect();
         let mut bucket = 1;
-        let (messages, bundles) = loop {
-            let (messages, bundles) = self.messages(&scale, first_row, last, bucket);
-            if fits_budget(messages.from.len() + bundles.len(), width_px, bucket) {
-                break (messages, bundles);
+        loop {
+            let arrows: usize = shapes.iter().map(|s| s.arrows(bucket)).sum();
+            if fits_budget(arrows, width_px, bucket) {
+                break;
             }
             bucket *= 2;
-        };
+        }
+        let (messages, bundles) = self.messages(&scale, first_row, last, bucket);
         Ok(Viewport {
             start,
             end,
@@ -520,7 +529,7 @@ impl ViewportIndex {
                 continue;
             }
             // The first span that ends inside or after this pixel.
-            i += ends[i..].partition_point(|&e| e <= pixel_start);
+            i += gallop(&ends[i..], |&e| e <= pixel_start);
             if i == starts.len() || starts[i] >= scale.end {
                 out.push('-', scale.width - px, 0);
                 break;
@@ -533,7 +542,7 @@ impl ViewportIndex {
             }
             // Spans `i..j` overlap this pixel; those that start in it (or, in the first pixel,
             // are visible first) are counted here.
-            let j = i + starts[i..].partition_point(|&s| s < pixel_end);
+            let j = i + gallop(&starts[i..], |&s| s < pixel_end);
             let carried = usize::from(starts[i] < pixel_start && px > 0);
             let count = (j - i - carried) as u32;
             let (computing, blocked) = self.clipped_ticks(lo + i, lo + j, pixel_start, pixel_end);
@@ -631,7 +640,7 @@ impl ViewportIndex {
         while i < end {
             let b = scale.px(self.msg_send[i]) / bucket;
             let bucket_end = scale.pixel_end((b * bucket + bucket - 1).min(scale.width - 1));
-            let j = i + self.msg_send[i..end].partition_point(|&s| s < bucket_end);
+            let j = i + gallop(&self.msg_send[i..end], |&s| s < bucket_end);
             run = match run {
                 Some((first, last)) if last + 1 >= b => Some((first, b)),
                 previous => {
@@ -646,6 +655,31 @@ impl ViewportIndex {
         if let Some((first, _)) = run {
             self.close_run(columns, bundles, scale, (from, to), first..end);
         }
+    }
+
+    /// What decides how many arrows [`ViewportIndex::pair_arrows`] answers for pair `q` at
+    /// any bucket width: its messages in flight at the window's start (one arrow each), and
+    /// the pixels in which it sends (one arrow a run of neighbouring buckets holding some).
+    /// Found once a query, so that trying wider buckets costs a pass over pixels, not over
+    /// messages.
+    pub(crate) fn arrow_shape(&self, q: usize, scale: &Scale) -> ArrowShape {
+        let (lo, hi) = (self.pair_start[q], self.pair_start[q + 1]);
+        let sends = &self.msg_send[lo..hi];
+        let earliest = scale.start.saturating_sub(self.pair_max_transit[q]);
+        let in_window = lo + sends.partition_point(|&s| s < scale.start);
+        let end = lo + sends.partition_point(|&s| s < scale.end);
+        let in_flight = (lo + sends.partition_point(|&s| s < earliest)..in_window)
+            .filter(|&k| self.msg_arrival[k] >= scale.start)
+            .count();
+        let mut pixels = Vec::new();
+        let mut i = in_window;
+        while i < end {
+            let px = scale.px(self.msg_send[i]);
+            pixels.push(px);
+            let pixel_end = scale.pixel_end(px);
+            i += gallop(&self.msg_send[i..end], |&s| s < pixel_end);
+        }
+        ArrowShape { in_flight, pixels }
     }
 
     fn push_message(
@@ -702,6 +736,46 @@ impl ViewportIndex {
     }
 }
 
+/// `slice.partition_point(pred)` found from the slice's start by doubling steps, then
+/// bisection: a walk over pixels finds the next pixel's items a few places on, where a
+/// bisection of the whole rest takes the logarithm of the row.
+fn gallop<T>(slice: &[T], mut pred: impl FnMut(&T) -> bool) -> usize {
+    let mut step = 1;
+    let mut lo = 0;
+    while lo + step <= slice.len() && pred(&slice[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(slice.len());
+    lo + slice[lo..hi].partition_point(pred)
+}
+
+/// How many arrows one pair answers in a window, at any bucket width (see
+/// [`ViewportIndex::arrow_shape`]).
+pub(crate) struct ArrowShape {
+    /// Messages in flight at the window's start.
+    pub(crate) in_flight: usize,
+    /// The pixels in which the pair sends, in order.
+    pub(crate) pixels: Vec<u32>,
+}
+
+impl ArrowShape {
+    /// The arrows at buckets `bucket` pixels wide: the messages in flight, and one for each run
+    /// of neighbouring buckets that hold a send (as [`ViewportIndex::pair_arrows`] makes them).
+    pub(crate) fn arrows(&self, bucket: u32) -> usize {
+        let mut runs = 0;
+        let mut last: Option<u32> = None;
+        for &px in &self.pixels {
+            let b = px / bucket;
+            if last.is_none_or(|l| l + 1 < b) {
+                runs += 1;
+            }
+            last = Some(b);
+        }
+        self.in_flight + runs
+    }
+}
+
 /// Ticks ⇄ integer pixels of one viewport, in exact integer arithmetic.
 pub(crate) struct Scale {
     pub(crate) start: u64,
@@ -718,17 +792,41 @@ impl Scale {
         u128::from(self.end - self.start)
     }
 
+    // Each conversion takes 64-bit arithmetic when its product fits (every window of less
+    // than 2^64 / width ticks: a run of days in nanoseconds), else 128-bit, with the same
+    // result: a 128-bit division is a call of tens of cycles, and a whole-run viewport makes
+    // hundreds of thousands of them (a fifth of its time on the 16-node ray tracer).
+
     /// The pixel holding tick `t` (`start <= t < end`).
     pub(crate) fn px(&self, t: u64) -> u32 {
-        let offset = u128::from(t.saturating_sub(self.start));
-        ((offset * u128::from(self.width) / self.span()) as u32).min(self.width - 1)
+        let offset = t.saturating_sub(self.start);
+        let span = self.end - self.start;
+        let px = match offset.checked_mul(u64::from(self.width)) {
+            Some(product) => product / span,
+            None => (u128::from(offset) * u128::from(self.width) / self.span()) as u64,
+        };
+        (px.min(u64::from(self.width) - 1)) as u32
     }
 
     /// The pixel holding any tick `t`, inside the window or not (rounded down).
     pub(crate) fn px_signed(&self, t: u64) -> i64 {
-        let offset = i128::from(t) - i128::from(self.start);
-        let px = (offset * i128::from(self.width)).div_euclid(self.span() as i128);
-        px.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        let span = self.end - self.start;
+        let width = u64::from(self.width);
+        let fast = if t >= self.start {
+            (t - self.start)
+                .checked_mul(width)
+                .and_then(|p| i64::try_from(p / span).ok())
+        } else {
+            (self.start - t)
+                .checked_mul(width)
+                .and_then(|p| i64::try_from(p.div_ceil(span)).ok())
+                .map(|p| -p)
+        };
+        fast.unwrap_or_else(|| {
+            let offset = i128::from(t) - i128::from(self.start);
+            let px = (offset * i128::from(self.width)).div_euclid(self.span() as i128);
+            px.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        })
     }
 
     /// The first tick of pixel `px`.
@@ -741,9 +839,15 @@ impl Scale {
 
     /// The first tick after pixel `px`.
     pub(crate) fn pixel_end(&self, px: u32) -> u64 {
-        let ticks = (u128::from(px) + 1) * self.span();
-        let offset = ticks.div_ceil(u128::from(self.width));
-        self.start.saturating_add(offset as u64).min(self.end)
+        let span = self.end - self.start;
+        let offset = match (u64::from(px) + 1).checked_mul(span) {
+            Some(ticks) => ticks.div_ceil(u64::from(self.width)),
+            None => {
+                let ticks = (u128::from(px) + 1) * self.span();
+                ticks.div_ceil(u128::from(self.width)) as u64
+            }
+        };
+        self.start.saturating_add(offset).min(self.end)
     }
 }
 
@@ -768,5 +872,97 @@ mod tests {
             previous_end = end;
         }
         assert_eq!(previous_end, 1100);
+    }
+
+    /// The arrows counted from a pair's shape are those its arrows are made of, at every
+    /// bucket width (the count picks the width, the making draws at it).
+    #[test]
+    fn arrow_shapes_count_the_arrows_made() {
+        let trace = crate::model::synthetic::ring(6, 4_000);
+        let cx = crate::graph::context::Context::new(&trace);
+        let index = ViewportIndex::new(&trace, &cx.pairing, &cx.graph);
+        let (first, last) = trace.time_bounds().expect("events");
+        let span = last.0 - first.0;
+        for (start, end, width) in [
+            (first.0, last.0 + 1, 1600),
+            (first.0, last.0 + 1, 37),
+            (first.0 + span / 3, first.0 + span / 2, 500),
+            (first.0 + span / 2, first.0 + span / 2 + 50, 900),
+        ] {
+            let scale = Scale::new(start, end, width);
+            for q in 0..index.n_pairs() {
+                let shape = index.arrow_shape(q, &scale);
+                for bucket in [1, 2, 4, 8, 64, 1024, 2048] {
+                    let (mut m, mut b) = (MessageColumns::default(), BundleColumns::default());
+                    index.pair_arrows(q, &scale, bucket, &mut m, &mut b);
+                    assert_eq!(
+                        shape.arrows(bucket),
+                        m.from.len() + b.len(),
+                        "pair {q}, {start}..{end} at {width} px, buckets of {bucket}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn galloping_finds_the_partition_point() {
+        let v: Vec<u32> = (0..300).map(|k| k / 3).collect();
+        for x in 0..=101 {
+            assert_eq!(gallop(&v, |&e| e < x), v.partition_point(|&e| e < x), "{x}");
+        }
+        assert_eq!(gallop(&[] as &[u32], |&e| e < 1), 0);
+    }
+
+    /// The 64-bit paths answer what the 128-bit arithmetic answers, on windows whose products
+    /// fit and on windows near the end of the clock whose products do not.
+    #[test]
+    fn the_fast_conversions_agree_with_128_bit_arithmetic() {
+        let wide = |scale: &Scale, t: u64| -> (u32, i64) {
+            let span = scale.span();
+            let offset = u128::from(t.saturating_sub(scale.start));
+            let px = ((offset * u128::from(scale.width) / span) as u32).min(scale.width - 1);
+            let signed = (i128::from(t) - i128::from(scale.start)) * i128::from(scale.width);
+            let signed = signed.div_euclid(span as i128);
+            (
+                px,
+                signed.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
+            )
+        };
+        let wide_end = |scale: &Scale, px: u32| -> u64 {
+            let ticks = (u128::from(px) + 1) * scale.span();
+            let offset = ticks.div_ceil(u128::from(scale.width)) as u64;
+            scale.start.saturating_add(offset).min(scale.end)
+        };
+        for (start, end, width) in [
+            (0, 60_079_051, 1600),
+            (1_000, 1_007, 1600),
+            (5, u64::MAX / 3, 16_384),
+            (u64::MAX - (1 << 40), u64::MAX, 1600),
+            (0, u64::MAX, 7),
+        ] {
+            let scale = Scale::new(start, end, width);
+            let span = end - start;
+            for t in [
+                0,
+                start.saturating_sub(1),
+                start,
+                start + span / 3,
+                start + span / 2 + 1,
+                end - 1,
+                end,
+                end.saturating_add(12_345),
+                u64::MAX,
+            ] {
+                assert_eq!(
+                    (scale.px(t), scale.px_signed(t)),
+                    wide(&scale, t),
+                    "{start}..{end} at {width} px, tick {t}"
+                );
+            }
+            for px in [0, 1, width / 2, width - 2, width - 1] {
+                assert_eq!(scale.pixel_end(px), wide_end(&scale, px), "pixel {px}");
+            }
+        }
     }
 }

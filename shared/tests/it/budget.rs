@@ -240,3 +240,126 @@ fn a_gzipped_tar_streams_into_its_files_within_the_input_budget() {
     assert_eq!(err.exceeded, None, "{err}");
     assert!(err.message.contains("anchor"), "{err}");
 }
+
+/// Issue 46 point 9: a depth error points at the event or line where the nesting goes past the
+/// budget, not at byte 0 — for slices begun and ended (`B`/`E`), for complete slices (`X`,
+/// which nest by their times once read: the thread and slice are named), and for Pajé states.
+#[test]
+fn depth_errors_point_where_the_nesting_goes_too_deep() {
+    let too_deep = budget(Limit::Depth, 99);
+    // B/E: the 100th B.
+    let mut text = String::from("[");
+    for k in 0..100 {
+        text.push_str(&format!(
+            r#"{{"ph":"B","name":"r","pid":1,"tid":1,"ts":{k}}},"#
+        ));
+    }
+    for k in 0..100 {
+        text.push_str(&format!(
+            r#"{{"ph":"E","pid":1,"tid":1,"ts":{}}},"#,
+            200 + k
+        ));
+    }
+    text.pop();
+    text.push(']');
+    let hundredth = text
+        .match_indices(r#"{"ph":"B""#)
+        .nth(99)
+        .map(|(i, _)| i)
+        .expect("100 B events");
+    let err = import_within(text.as_bytes(), None, "deep", &too_deep).expect_err("too deep");
+    assert_eq!(err.exceeded, Some(Limit::Depth), "{err}");
+    assert_eq!(err.offset, hundredth, "{err}");
+
+    // X: slices nested by their times; known once the whole array is read.
+    let mut text = String::from("[");
+    for k in 0..100 {
+        text.push_str(&format!(
+            r#"{{"ph":"X","name":"r","pid":1,"tid":7,"ts":{k},"dur":{}}},"#,
+            1000 - 2 * k
+        ));
+    }
+    text.pop();
+    text.push(']');
+    let err = import_within(text.as_bytes(), None, "deep", &too_deep).expect_err("too deep");
+    assert_eq!(err.exceeded, Some(Limit::Depth), "{err}");
+    assert!(err.offset > 0, "{err}");
+    assert!(
+        err.message.contains("tid 7") && err.message.contains("level 100"),
+        "{err}"
+    );
+
+    // Pajé: 100 states pushed at 100 dates, then popped; the first pop's line writes out the
+    // date that opened the 100th.
+    let mut text = paje(1, 0);
+    for k in 0..100 {
+        text.push_str(&format!("11 {k}.0 ST c0 w\n"));
+    }
+    let first_pop = text.lines().count() + 1;
+    for k in 0..100 {
+        text.push_str(&format!("12 {}.0 ST c0\n", 100 + k));
+    }
+    assert!(import_within(text.as_bytes(), None, "deep", &budget(Limit::Depth, 100)).is_ok());
+    let err = import_within(text.as_bytes(), None, "deep", &too_deep).expect_err("too deep");
+    assert_eq!(err.exceeded, Some(Limit::Depth), "{err}");
+    assert_eq!(err.line, first_pop, "{err}");
+}
+
+/// A tar of a Paraver trace: `trace.prv` (a few KiB) and `trace.pcf`.
+fn paraver_tar() -> Vec<u8> {
+    let prv = paraver(4, 100);
+    let pcf = "EVENT_TYPE\n0 50000001 MPI call\n";
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, data) in [("trace.prv", prv.as_bytes()), ("trace.pcf", pcf.as_bytes())] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, name, data).expect("appends");
+    }
+    tar.into_inner().expect("tar")
+}
+
+/// Issue 46 point 9: a tar cut short is refused naming the entry it cuts and where, in the
+/// archive and in the entry — read whole or as a stream.
+#[test]
+fn a_cut_tar_names_the_entry_and_the_offset() {
+    let tar = paraver_tar();
+    let whole = import_within(&tar, None, "t", &Budget::default()).expect("the whole tar reads");
+    assert_eq!(whole.format, Format::Paraver);
+    let prv_len = paraver(4, 100).len();
+    assert!(prv_len > 5_000, "the .prv is {prv_len} bytes");
+    // Cut inside the .prv's data (its header is the archive's first 512 bytes).
+    let cut = &tar[..5_000];
+    let read = |bytes: &[u8]| {
+        let whole = import_within(bytes, None, "t", &Budget::default()).expect_err("cut");
+        let streamed = shared::formats::import_reader(
+            bytes,
+            None,
+            "t",
+            &shared::formats::ImportOptions::default(),
+        )
+        .expect_err("cut");
+        (whole, streamed)
+    };
+    for err in <[_; 2]>::from(read(cut)) {
+        assert_eq!(err.format, "tar", "{err}");
+        assert_eq!(err.offset, 5_000, "{err}");
+        assert!(
+            err.message.contains("\"trace.prv\"")
+                && err
+                    .message
+                    .contains(&format!("byte {} of its {prv_len}", 5_000 - 512)),
+            "{err}"
+        );
+    }
+    // Cut inside the second entry's header.
+    let second = 512 + prv_len.div_ceil(512) * 512;
+    for err in <[_; 2]>::from(read(&tar[..second + 100])) {
+        assert_eq!(err.offset, second, "{err}");
+        assert!(
+            err.message.contains("header") && err.message.contains("after the entry \"trace.prv\""),
+            "{err}"
+        );
+    }
+}
