@@ -169,7 +169,7 @@ fn model_progress(state: RwSignal<ModelState>) -> impl IntoView {
         let (text, value, max) = match state.get() {
             ModelState::Loading(received, total) => (
                 format!(
-                    "Drawn from the server's index. Loading the run into the page for the other views: {}{}",
+                    "Loading the run into the page: {}{}",
                     mb(received),
                     total.map(|t| format!(" of {}", mb(t))).unwrap_or_default()
                 ),
@@ -182,21 +182,21 @@ fn model_progress(state: RwSignal<ModelState>) -> impl IntoView {
                 None,
             ),
             ModelState::Failed(message) => (
-                format!("The run could not be loaded into the page ({message}): the views stay drawn by the server."),
+                format!("The run could not be loaded into the page ({message}): it stays drawn by the server."),
                 None,
                 None,
             ),
             ModelState::Ready | ModelState::OnServer => return None,
         };
         Some(view! {
-            <p class="model-progress" data-testid="model-progress" role="status">
+            <span class="readout busy model-progress" data-testid="model-progress" role="status">
                 {(value.is_some() || max.is_some()).then(|| view! {
                     <progress aria-label="The run's model loading"
                         value=value.unwrap_or(0.0).to_string()
                         max=max.unwrap_or(1.0).max(value.unwrap_or(0.0)).to_string()></progress>
                 })}
                 " " {text}
-            </p>
+            </span>
         })
     }
 }
@@ -531,6 +531,7 @@ pub fn RunView(
                     let (trace, remote) = shown.get();
                     clock_toggle(store, trace, remote, clocks)
                 }}
+                {model_progress(model)}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {
@@ -539,7 +540,6 @@ pub fn RunView(
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
             </div>
-            {model_progress(model)}
             {view_tabs(store)}
             {move || {
                 let (trace, remote) = shown.get();

@@ -250,15 +250,20 @@ fn fetch_wanted(chart: &Chart) {
         let (answers, error) = (chart.local.answers, chart.local.error);
         leptos::task::spawn_local(async move {
             let answer = api::get_viewport(&id, &request).await;
-            in_flight.update_value(|set| {
+            // The chart may be gone by now (built again on the model that arrived meanwhile,
+            // or the page left): its stored values are disposed, and reading them would panic.
+            in_flight.try_update_value(|set| {
                 set.remove(&key);
             });
             match answer {
                 Ok(view) => {
-                    remote.with_value(|r| r.insert(&request, view));
-                    answers.update(|n| *n += 1);
+                    if remote.try_with_value(|r| r.insert(&request, view)).is_some() {
+                        answers.try_update(|n| *n += 1);
+                    }
                 }
-                Err(message) => error.set(Some(message)),
+                Err(message) => {
+                    error.try_set(Some(message));
+                }
             }
         });
     }
