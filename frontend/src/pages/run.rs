@@ -531,7 +531,6 @@ pub fn RunView(
                     let (trace, remote) = shown.get();
                     clock_toggle(store, trace, remote, clocks)
                 }}
-                {model_progress(model)}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {
@@ -540,7 +539,12 @@ pub fn RunView(
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
             </div>
-            {view_tabs(store)}
+            // The progress stands over the tabs' empty right end, so the page does not move when
+            // it goes.
+            <div class="tabs-line">
+                {view_tabs(store)}
+                {model_progress(model)}
+            </div>
             {move || {
                 let (trace, remote) = shown.get();
                 views(store, data, clocks, &run_id, trace, remote)

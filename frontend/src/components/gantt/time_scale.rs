@@ -94,11 +94,11 @@ impl TimeScale {
     }
 }
 
-/// The most CSS pixels one tick takes at the finest zoom: wide enough to tell apart the event
-/// icons (8 to 12 pixels) of events one tick apart, and no wider, or the chart shows one tick's
-/// stripes across the screen. (A whole 69-tick example fills a plot at 15 pixels a tick and
-/// still zooms in.)
-const MAX_PX_PER_TICK: f64 = 32.0;
+/// The most CSS pixels one tick takes at the finest zoom: room for several event icons (8 to 12
+/// pixels) between events one tick apart, and no more, or the chart shows one tick's stripes
+/// across the screen. (The 69-tick worked example fills a plot at 15 pixels a tick and still
+/// zooms in four times.)
+const MAX_PX_PER_TICK: f64 = 64.0;
 /// The finest zoom of a trace whose ticks have a unit, in nanoseconds a pixel: two (a microsecond
 /// across 500 pixels), the resolution of the fastest clocks a trace records.
 const MIN_NS_PER_PX: f64 = 2.0;
@@ -168,12 +168,12 @@ mod tests {
     #[test]
     fn the_zoom_stops_at_a_readable_resolution() {
         use shared::model::time::Clock;
-        // Unitless ticks: 32 pixels a tick at the finest.
-        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: None }), 25);
+        // Unitless ticks: 64 pixels a tick at the finest.
+        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: None }), 13);
         // Nanosecond ticks: 2 ns a pixel, 1600 ns across 800 pixels.
         assert_eq!(zoom_floor(800.0, Clock::NANOSECONDS), 1600);
-        // Microsecond ticks: 2 ns a pixel is finer than 32 pixels a tick, so the tick rule.
-        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: Some(1_000_000) }), 25);
+        // Microsecond ticks: 2 ns a pixel is finer than 64 pixels a tick, so the tick rule.
+        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: Some(1_000_000) }), 13);
         // Zooming in is clamped at the floor and refused there; zooming out is never held.
         assert_eq!(floored_zoom(0.5, 1000, 100), Some(0.5));
         assert_eq!(floored_zoom(0.5, 150, 100), Some(100.0 / 150.0));
