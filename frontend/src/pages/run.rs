@@ -145,6 +145,10 @@ fn follow_with_the_model(
             // the main thread for a while on a large run.
             set_timeout(
                 move || {
+                    // The causal areas the server answered for the selected event belong to
+                    // the view drawn by the server: on the model, the Hasse view computes them
+                    // when it is shown, as for a run that opened with its model.
+                    data.areas.try_set(None);
                     if shown.try_set((Arc::new(trace), false)).is_none() {
                         state.try_set(ModelState::Ready);
                     }
