@@ -75,7 +75,9 @@ pub async fn get_model(id: &str, progress: impl Fn(u64, Option<u64>)) -> ApiResu
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;
     if !res.ok() {
-        return decode::<()>(res).await.and(Err("the model is missing".to_owned()));
+        return decode::<()>(res)
+            .await
+            .and(Err("the model is missing".to_owned()));
     }
     let total = res
         .headers()
@@ -89,7 +91,8 @@ pub async fn get_model(id: &str, progress: impl Fn(u64, Option<u64>)) -> ApiResu
             .map_err(|e| format!("the run's model could not be read: {e}"))?,
     };
     progress(bytes.len() as u64, total);
-    shared::formats::binary::parse(&bytes).map_err(|e| format!("the run's model does not decode: {e}"))
+    shared::formats::binary::parse(&bytes)
+        .map_err(|e| format!("the run's model does not decode: {e}"))
 }
 
 /// Reads a response body part by part, reporting the bytes received so far after each.

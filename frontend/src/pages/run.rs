@@ -186,7 +186,9 @@ fn model_progress(state: RwSignal<ModelState>) -> impl IntoView {
                 None,
             ),
             ModelState::Failed(message) => (
-                format!("The run could not be loaded into the page ({message}): it stays drawn by the server."),
+                format!(
+                    "The run could not be loaded into the page ({message}): it stays drawn by the server."
+                ),
                 None,
                 None,
             ),

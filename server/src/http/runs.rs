@@ -484,7 +484,10 @@ async fn get_run_model(
     let headers = response.headers_mut();
     if encoded {
         // The compression layer leaves a body that already has an encoding alone.
-        headers.insert(header::CONTENT_ENCODING, header::HeaderValue::from_static("gzip"));
+        headers.insert(
+            header::CONTENT_ENCODING,
+            header::HeaderValue::from_static("gzip"),
+        );
     }
     if let Some(n) = inflated {
         headers.insert(MODEL_BYTES_HEADER, header::HeaderValue::from(n));

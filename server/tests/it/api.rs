@@ -863,7 +863,12 @@ async fn the_model_is_served_in_the_binary_format_gzipped_as_stored() {
     };
 
     let (status, body, headers) = server
-        .send_with("GET", &uri, &[("accept-encoding", "gzip, deflate, br")], vec![])
+        .send_with(
+            "GET",
+            &uri,
+            &[("accept-encoding", "gzip, deflate, br")],
+            vec![],
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     assert_eq!(headers[header::CONTENT_ENCODING], "gzip");
@@ -872,7 +877,10 @@ async fn the_model_is_served_in_the_binary_format_gzipped_as_stored() {
         .read_to_end(&mut bin)
         .expect("one gzip stream, not compressed twice");
     assert_eq!(size(&headers), bin.len());
-    assert_eq!(shared::formats::binary::parse(&bin).expect("decodes"), expected);
+    assert_eq!(
+        shared::formats::binary::parse(&bin).expect("decodes"),
+        expected
+    );
 
     let (status, body, headers) = server.send_with("GET", &uri, &[], vec![]).await;
     assert_eq!(status, StatusCode::OK);
@@ -899,11 +907,19 @@ async fn the_model_is_served_in_the_binary_format_gzipped_as_stored() {
         .expect("rewritten");
     });
     let (status, body, headers) = server
-        .send_with("GET", &format!("/api/runs/{}/model", before.id), &[], vec![])
+        .send_with(
+            "GET",
+            &format!("/api/runs/{}/model", before.id),
+            &[],
+            vec![],
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
     assert_eq!(size(&headers), body.len());
-    assert_eq!(shared::formats::binary::parse(&body).expect("decodes"), expected);
+    assert_eq!(
+        shared::formats::binary::parse(&body).expect("decodes"),
+        expected
+    );
 
     let (status, _) = server.get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/model").await;
     assert_eq!(status, StatusCode::NOT_FOUND);

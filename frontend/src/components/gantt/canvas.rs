@@ -257,7 +257,10 @@ fn fetch_wanted(chart: &Chart) {
             });
             match answer {
                 Ok(view) => {
-                    if remote.try_with_value(|r| r.insert(&request, view)).is_some() {
+                    if remote
+                        .try_with_value(|r| r.insert(&request, view))
+                        .is_some()
+                    {
                         answers.try_update(|n| *n += 1);
                     }
                 }

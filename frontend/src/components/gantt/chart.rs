@@ -316,7 +316,12 @@ impl Chart {
     /// The command that zooms the workspace's window by `factor` about `anchor` (a share of the
     /// plot from its left edge), held at the finest readable resolution
     /// ([`super::time_scale::zoom_floor`]); `None` when the window is there already.
-    pub fn zoom(&self, g: &Geometry, factor: f64, anchor: f64) -> Option<crate::workspace::Command> {
+    pub fn zoom(
+        &self,
+        g: &Geometry,
+        factor: f64,
+        anchor: f64,
+    ) -> Option<crate::workspace::Command> {
         let floor = super::time_scale::zoom_floor(g.plot_width(), self.model.clock);
         let (start, end) = self.store.with_untracked(|ws| ws.window);
         let factor = super::time_scale::floored_zoom(factor, end.saturating_sub(start), floor)?;

@@ -169,11 +169,27 @@ mod tests {
     fn the_zoom_stops_at_a_readable_resolution() {
         use shared::model::time::Clock;
         // Unitless ticks: 64 pixels a tick at the finest.
-        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: None }), 13);
+        assert_eq!(
+            zoom_floor(
+                800.0,
+                Clock {
+                    ticks_per_second: None
+                }
+            ),
+            13
+        );
         // Nanosecond ticks: 2 ns a pixel, 1600 ns across 800 pixels.
         assert_eq!(zoom_floor(800.0, Clock::NANOSECONDS), 1600);
         // Microsecond ticks: 2 ns a pixel is finer than 64 pixels a tick, so the tick rule.
-        assert_eq!(zoom_floor(800.0, Clock { ticks_per_second: Some(1_000_000) }), 13);
+        assert_eq!(
+            zoom_floor(
+                800.0,
+                Clock {
+                    ticks_per_second: Some(1_000_000)
+                }
+            ),
+            13
+        );
         // Zooming in is clamped at the floor and refused there; zooming out is never held.
         assert_eq!(floored_zoom(0.5, 1000, 100), Some(0.5));
         assert_eq!(floored_zoom(0.5, 150, 100), Some(100.0 / 150.0));
