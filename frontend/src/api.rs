@@ -65,14 +65,76 @@ pub async fn fetch_bytes(path: &str) -> ApiResult<Vec<u8>> {
         .map_err(|e| format!("{path} could not be read: {e}"))
 }
 
-/// One run with its model.
-pub async fn get_run(id: &str) -> ApiResult<RunDetail> {
-    let url = format!("/api/runs/{}", js_sys::encode_uri_component(id));
+/// One run's model in the binary format (`GET /api/runs/{id}/model`), read as it arrives:
+/// `progress(received, total)` after each part, in bytes of the inflated encoding (`total` when
+/// the server said it).
+pub async fn get_model(id: &str, progress: impl Fn(u64, Option<u64>)) -> ApiResult<shared::Trace> {
+    let url = format!("/api/runs/{}/model", js_sys::encode_uri_component(id));
     let res = Request::get(&url)
         .send()
         .await
         .map_err(|e| format!("the server is unreachable: {e}"))?;
-    decode(res).await
+    if !res.ok() {
+        return decode::<()>(res)
+            .await
+            .and(Err("the model is missing".to_owned()));
+    }
+    let total = res
+        .headers()
+        .get("x-model-bytes")
+        .and_then(|v| v.parse::<u64>().ok());
+    let bytes = match res.body() {
+        Some(stream) => read_stream(&stream, total, &progress).await?,
+        None => res
+            .binary()
+            .await
+            .map_err(|e| format!("the run's model could not be read: {e}"))?,
+    };
+    progress(bytes.len() as u64, total);
+    shared::formats::binary::parse(&bytes)
+        .map_err(|e| format!("the run's model does not decode: {e}"))
+}
+
+/// Reads a response body part by part, reporting the bytes received so far after each.
+async fn read_stream(
+    stream: &web_sys::ReadableStream,
+    total: Option<u64>,
+    progress: &impl Fn(u64, Option<u64>),
+) -> ApiResult<Vec<u8>> {
+    use js_sys::{Function, Reflect, Uint8Array};
+    use wasm_bindgen::JsCast as _;
+    let broke = |e: wasm_bindgen::JsValue| format!("the run's model broke off: {e:?}");
+    let reader = stream.get_reader();
+    let read = Reflect::get(&reader, &"read".into())
+        .map_err(broke)?
+        .dyn_into::<Function>()
+        .map_err(broke)?;
+    // Room for the whole model up front (the server says its size), within reason.
+    let capacity = total.unwrap_or(0).min(1 << 30) as usize;
+    let mut bytes = Vec::with_capacity(capacity);
+    loop {
+        let promise = read
+            .call0(&reader)
+            .map_err(broke)?
+            .dyn_into::<js_sys::Promise>()
+            .map_err(broke)?;
+        let part = wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map_err(broke)?;
+        if Reflect::get(&part, &"done".into())
+            .map_err(broke)?
+            .as_bool()
+            .unwrap_or(true)
+        {
+            return Ok(bytes);
+        }
+        let value = Reflect::get(&part, &"value".into()).map_err(broke)?;
+        let chunk = value.dyn_into::<Uint8Array>().map_err(broke)?;
+        let at = bytes.len();
+        bytes.resize(at + chunk.length() as usize, 0);
+        chunk.copy_to(&mut bytes[at..]);
+        progress(bytes.len() as u64, total);
+    }
 }
 
 /// One run's metadata, without its model.

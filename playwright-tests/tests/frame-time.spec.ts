@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { RunPage } from '../fixtures/pages';
+import { uploadRing as uploadRingOf } from '../fixtures/ring';
 
 // The frame-time benchmark (issue 7): a generated run of 10^6 events on 64 processes, 10 s of
 // scripted pan and zoom in headless Chromium. It measures each frame's layout + paint time (the
@@ -12,43 +13,9 @@ import { RunPage } from '../fixtures/pages';
 const PROCESSES = 64;
 const EVENTS = 1_000_000;
 
-/** A ring in the native format: each round every process sends to the next and receives from
- *  the previous one (send, receive call, arrival), 100 ticks a round. */
-function ring(processes: number, events: number): string {
-  const rounds = Math.floor(events / (processes * 3));
-  const parts: string[] = [];
-  parts.push('{"format": "tracescope", "version": 1, "name": "ring of 64, 10^6 events", "nodes": [');
-  parts.push(Array.from({ length: processes }, (_, p) => `{"name": "n${p}"}`).join(','));
-  parts.push('], "processes": [');
-  parts.push(Array.from({ length: processes }, (_, p) => `{"name": "p${p}", "node": ${p}}`).join(','));
-  parts.push('], "events": [');
-  const events_: string[] = [];
-  for (let p = 0; p < processes; p++) {
-    const next = (p + 1) % processes;
-    const prev = (p + processes - 1) % processes;
-    for (let r = 0; r < rounds; r++) {
-      const t = r * 100 + (p % 7);
-      events_.push(
-        `{"process": ${p}, "time": ${t + 10}, "kind": "msg_send", "to": ${next}, "tag": 0, "size": 1024}`,
-        `{"process": ${p}, "time": ${t + 20}, "kind": "recv_call", "tag": 0}`,
-        `{"process": ${p}, "time": ${r * 100 + 40}, "kind": "msg_arr", "from": ${prev}, "tag": 0, "size": 1024}`,
-      );
-    }
-  }
-  parts.push(events_.join(','));
-  parts.push(']}');
-  return parts.join('');
-}
-
 /** Uploads the ring as a run; answers its id. */
 async function uploadRing(request: APIRequestContext): Promise<string> {
-  const created = await request.post('/api/runs?name=ring-1e6.json', {
-    data: Buffer.from(ring(PROCESSES, EVENTS)),
-    headers: { 'content-type': 'application/octet-stream' },
-    timeout: 300_000,
-  });
-  expect(created.status()).toBe(201);
-  return (await created.json()).id;
+  return uploadRingOf(request, PROCESSES, EVENTS);
 }
 
 /** Starts measuring: empties the view's frame-time list `times`, and records animation-frame

@@ -20,12 +20,12 @@ use crate::workspace::data::RunData;
 use crate::workspace::store::Store;
 use crate::workspace::{Command, Workspace};
 
-/// Runs with more events than this are drawn by the server's viewport API instead of being
-/// loaded into the browser (a million-event run opens in about 1.7 s in the browser; see the
-/// frame-time benchmark).
+/// Runs with more events than this stay on the server: the page draws them from the server's
+/// index and never loads their model (a million-event run's model takes about 1.7 s to prepare
+/// in the browser; see the frame-time benchmark).
 pub const LARGE_RUN_EVENTS: u64 = 2_000_000;
 
-/// A run as the page holds it: the whole model, or (for a large run) its outline only.
+/// A run as the page holds it: the whole model, or its outline only.
 #[derive(Debug, Clone)]
 pub struct LoadedRun {
     /// The run's stored facts.
@@ -44,20 +44,167 @@ fn server_detail_asked() -> bool {
         .is_some_and(|q| q.split(['?', '&']).any(|kv| kv == "detail=server"))
 }
 
-/// Loads a run: its metadata first, then its model, or only its outline when it is large.
-pub async fn load_run(id: &str) -> Result<LoadedRun, String> {
-    let info = api::get_run_info(id).await?;
-    let remote = info.summary.events > LARGE_RUN_EVENTS || server_detail_asked();
-    let RunDetail { run, trace } = if remote {
-        api::get_run_outline(id).await?
-    } else {
-        api::get_run(id).await?
-    };
+/// Whether the page loads the run's model into the browser (after its first paint).
+fn model_wanted(run: &RunInfo) -> bool {
+    run.summary.events <= LARGE_RUN_EVENTS && !server_detail_asked()
+}
+
+/// Loads what a run page opens with, whatever the run's size: the run's facts and its outline
+/// (nodes, processes, regions; no events), all the Gantt chart needs to draw the run from the
+/// server's index. The model follows in the background ([`follow_with_the_model`]).
+pub async fn load_outline(id: &str) -> Result<LoadedRun, String> {
+    let RunDetail { run, trace } = api::get_run_outline(id).await?;
     Ok(LoadedRun {
         run: Arc::new(run),
         trace: Arc::new(trace),
-        remote,
+        remote: true,
     })
+}
+
+/// Loads a run whole before it is shown (the comparison's two runs): its facts, then its model
+/// in the binary format, or only its outline when it stays on the server.
+pub async fn load_run(id: &str) -> Result<LoadedRun, String> {
+    let info = api::get_run_info(id).await?;
+    if !model_wanted(&info) {
+        return load_outline(id).await;
+    }
+    let trace = api::get_model(id, |_, _| {}).await?;
+    Ok(LoadedRun {
+        run: Arc::new(info),
+        trace: Arc::new(trace),
+        remote: false,
+    })
+}
+
+/// Where the run's model is, as the page loads it in the background.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelState {
+    /// On its way: bytes received, and of how many when the server said.
+    Loading(u64, Option<u64>),
+    /// Arrived, and being decoded and prepared for the views.
+    Preparing,
+    /// In the browser: every view works on it.
+    Ready,
+    /// Kept on the server (too large for the browser, or `?detail=server`): the views draw
+    /// from the server's answers.
+    OnServer,
+    /// Could not be loaded: the views stay drawn from the server's answers.
+    Failed(String),
+}
+
+impl ModelState {
+    /// The state's name in the workspace's `data-model` attribute, for tests and tools.
+    fn name(&self) -> &'static str {
+        match self {
+            ModelState::Loading(..) | ModelState::Preparing => "loading",
+            ModelState::Ready => "ready",
+            ModelState::OnServer => "server",
+            ModelState::Failed(_) => "failed",
+        }
+    }
+}
+
+/// How long the page waits for the chart's first whole frame before it loads the model anyway
+/// (the chart may be hidden behind another view, or have nothing to draw).
+const MODEL_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// Loads the run's model once the Gantt chart has painted its first whole frame from the
+/// server's index (or after [`MODEL_WAIT`]), reporting progress in `state`; when it has arrived,
+/// `shown` becomes the whole model, drawn in the browser, and the views that need it work.
+fn follow_with_the_model(
+    id: String,
+    data: RunData,
+    state: RwSignal<ModelState>,
+    shown: RwSignal<(Arc<Trace>, bool)>,
+) {
+    if state.get_untracked() != ModelState::Loading(0, None) {
+        return;
+    }
+    let started = StoredValue::new(false);
+    let start = move || {
+        // The page may be gone by the time the wait ends.
+        if started.try_get_value() != Some(false) {
+            return;
+        }
+        started.set_value(true);
+        let id = id.clone();
+        leptos::task::spawn_local(async move {
+            let loaded = api::get_model(&id, move |received, total| {
+                state.try_set(ModelState::Loading(received, total));
+            })
+            .await;
+            let trace = match loaded {
+                Ok(trace) => trace,
+                Err(message) => {
+                    state.try_set(ModelState::Failed(message));
+                    return;
+                }
+            };
+            state.try_set(ModelState::Preparing);
+            // Let the page paint "Preparing" before the views rebuild on the model, which takes
+            // the main thread for a while on a large run.
+            set_timeout(
+                move || {
+                    // The causal areas the server answered for the selected event belong to
+                    // the view drawn by the server: on the model, the Hasse view computes them
+                    // when it is shown, as for a run that opened with its model.
+                    data.areas.try_set(None);
+                    if shown.try_set((Arc::new(trace), false)).is_none() {
+                        state.try_set(ModelState::Ready);
+                    }
+                },
+                std::time::Duration::from_millis(30),
+            );
+        });
+    };
+    let on_drawn = start.clone();
+    Effect::new(move |_| {
+        if data.drawn.get() {
+            on_drawn();
+        }
+    });
+    set_timeout(start, MODEL_WAIT);
+}
+
+/// The line that says where the model is while it loads, with a progress bar.
+fn model_progress(state: RwSignal<ModelState>) -> impl IntoView {
+    let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
+    move || {
+        let (text, value, max) = match state.get() {
+            ModelState::Loading(received, total) => (
+                format!(
+                    "Loading the run into the page: {}{}",
+                    mb(received),
+                    total.map(|t| format!(" of {}", mb(t))).unwrap_or_default()
+                ),
+                Some(received as f64),
+                total.map(|t| t as f64),
+            ),
+            ModelState::Preparing => (
+                "Preparing the views on the whole run…".to_owned(),
+                None,
+                None,
+            ),
+            ModelState::Failed(message) => (
+                format!(
+                    "The run could not be loaded into the page ({message}): it stays drawn by the server."
+                ),
+                None,
+                None,
+            ),
+            ModelState::Ready | ModelState::OnServer => return None,
+        };
+        Some(view! {
+            <span class="readout busy model-progress" data-testid="model-progress" role="status">
+                {(value.is_some() || max.is_some()).then(|| view! {
+                    <progress aria-label="The run's model loading"
+                        value=value.unwrap_or(0.0).to_string()
+                        max=max.unwrap_or(1.0).max(value.unwrap_or(0.0)).to_string()></progress>
+                })}
+                " " {text}
+            </span>
+        })
+    }
 }
 
 /// The run page.
@@ -67,7 +214,7 @@ pub fn RunPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let run = LocalResource::new(move || {
         let id = id();
-        async move { load_run(&id).await }
+        async move { load_outline(&id).await }
     });
     view! {
         {move || match run.get() {
@@ -87,7 +234,7 @@ pub fn ViewPage() -> impl IntoView {
         let id = id();
         async move {
             let state = api::get_view(&id).await?;
-            let loaded = load_run(&state.run).await?;
+            let loaded = load_outline(&state.run).await?;
             Ok::<_, String>((loaded, state))
         }
     });
@@ -107,10 +254,16 @@ pub fn ViewPage() -> impl IntoView {
 fn keep_filtered_events(
     store: Store,
     data: RunData,
-    trace: Arc<Trace>,
+    shown: RwSignal<(Arc<Trace>, bool)>,
     clocks: RwSignal<Option<Arc<ClockFix>>>,
 ) {
     Effect::new(move |_| {
+        let trace = shown.with(|(trace, _)| Arc::clone(trace));
+        if trace.events.is_empty() {
+            // Only the outline is here: there are no events to keep.
+            data.kept.set(None);
+            return;
+        }
         let filter = store.with(|ws| ws.event_filter.clone());
         let moved = clocks.get().map(|fix| fix.moved.clone());
         let filtered = filter
@@ -206,7 +359,7 @@ fn clock_toggle(
         <span class="clock-toggle">
             <button data-testid="toggle-repaired-clocks" disabled=remote
                 aria-pressed=move || clocks.with(Option::is_some).to_string()
-                title=if remote { "The repair needs the run in the browser (this run is drawn by the server)" } else { "Show the Gantt chart on clocks repaired by the controlled logical clock: no message arrives before it was sent" }
+                title=if remote { "The repair needs the run in the page (it is drawn by the server until it has loaded)" } else { "Show the Gantt chart on clocks repaired by the controlled logical clock: no message arrives before it was sent" }
                 on:click=toggle>"Repaired clocks"</button>
             {move || message.get().map(|m| view! { <span class="readout" data-testid="repaired-clocks-note">{m}</span> })}
         </span>
@@ -303,6 +456,15 @@ pub fn RunView(
     #[prop(default = None)] state: Option<ViewState>,
 ) -> impl IntoView {
     let LoadedRun { run, trace, remote } = loaded;
+    let model = RwSignal::new(if remote && model_wanted(&run) {
+        ModelState::Loading(0, None)
+    } else if remote {
+        ModelState::OnServer
+    } else {
+        ModelState::Ready
+    });
+    // The run as the views draw it: its outline, drawn by the server, until the model arrives.
+    let shown = RwSignal::new((trace.clone(), remote));
     let s = &run.summary;
     let bounds = (s.time.start.0, s.time.end.0);
     let n_processes = u32::try_from(trace.processes.len()).unwrap_or(u32::MAX);
@@ -319,7 +481,8 @@ pub fn RunView(
     let store = Store::provide(workspace);
     let data = RunData::new(Some(run.id.clone()));
     let clocks = RwSignal::new(None::<Arc<ClockFix>>);
-    keep_filtered_events(store, data, trace.clone(), clocks);
+    keep_filtered_events(store, data, shown, clocks);
+    follow_with_the_model(run.id.clone(), data, model, shown);
     let facts = format!(
         "{} · {} nodes · {} processes · {} events · {} messages · {}",
         s.format.name(),
@@ -343,11 +506,13 @@ pub fn RunView(
             share_link.set(Some(link));
         });
     };
+    let run_id = run.id.clone();
     // The workspace as a permalink would store it, for tests and tools to read back.
     let state_json =
         move || store.with(|ws| serde_json::to_string(&ws.to_view_state()).unwrap_or_default());
     view! {
-        <div class="run-workspace" data-testid="workspace" data-state=state_json>
+        <div class="run-workspace" data-testid="workspace" data-state=state_json
+            data-model=move || model.with(ModelState::name)>
             <h1 data-testid="run-name">{s.name.clone()}</h1>
             <p class="facts">{facts}</p>
             {(unmatched > 0).then(|| view! {
@@ -368,7 +533,10 @@ pub fn RunView(
                 </button>
                 {downloads(&run.id)}
                 {compare_picker(run.id.clone())}
-                {clock_toggle(store, trace.clone(), remote, clocks)}
+                {move || {
+                    let (trace, remote) = shown.get();
+                    clock_toggle(store, trace, remote, clocks)
+                }}
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
                     Some(Ok(link)) => view! {
@@ -377,27 +545,51 @@ pub fn RunView(
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
             </div>
-            {view_tabs(store)}
-            <ReplayBar trace=trace.clone() remote=remote/>
-            <FilterBar trace=trace.clone()/>
-            <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
-                {
-                    let (recorded, id) = (trace.clone(), run.id.clone());
-                    move || {
-                        let shown = clocks.get().map_or_else(|| recorded.clone(), |fix| fix.trace.clone());
-                        view! { <GanttChart trace=shown run_id=Some(id.clone()) data=data remote=remote/> }
-                    }
+            // The progress stands over the tabs' empty right end, so the page does not move when
+            // it goes.
+            <div class="tabs-line">
+                {view_tabs(store)}
+                {model_progress(model)}
+            </div>
+            {move || {
+                let (trace, remote) = shown.get();
+                views(store, data, clocks, &run_id, trace, remote)
+            }}
+        </div>
+    }
+}
+
+/// The replay bar, the filter bar and the views of the run as it is shown (its outline, drawn by
+/// the server, or its model): built again when the model arrives, in the same workspace.
+fn views(
+    store: Store,
+    data: RunData,
+    clocks: RwSignal<Option<Arc<ClockFix>>>,
+    id: &str,
+    trace: Arc<Trace>,
+    remote: bool,
+) -> impl IntoView + use<> {
+    let id = id.to_owned();
+    view! {
+        <ReplayBar trace=trace.clone() remote=remote/>
+        <FilterBar trace=trace.clone()/>
+        <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
+            {
+                let (recorded, id) = (trace.clone(), id.clone());
+                move || {
+                    let shown = clocks.get().map_or_else(|| recorded.clone(), |fix| fix.trace.clone());
+                    view! { <GanttChart trace=shown run_id=Some(id.clone()) data=data remote=remote/> }
                 }
-            </div>
-            <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
-                <HasseView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>
-            </div>
-            <div class="view-pane" data-testid="topology-pane" style:display=move || shown(store, ViewKind::Topology)>
-                <TopologyView trace=trace.clone() data=data run_id=Some(run.id.clone()) remote=remote/>
-            </div>
-            <div class="view-pane" data-testid="analysis-pane" style:display=move || shown(store, ViewKind::Analysis)>
-                <AnalysisView trace=trace data=data run_id=Some(run.id.clone())/>
-            </div>
+            }
+        </div>
+        <div class="view-pane" data-testid="hasse-pane" style:display=move || shown(store, ViewKind::Hasse)>
+            <HasseView trace=trace.clone() data=data run_id=Some(id.clone()) remote=remote/>
+        </div>
+        <div class="view-pane" data-testid="topology-pane" style:display=move || shown(store, ViewKind::Topology)>
+            <TopologyView trace=trace.clone() data=data run_id=Some(id.clone()) remote=remote/>
+        </div>
+        <div class="view-pane" data-testid="analysis-pane" style:display=move || shown(store, ViewKind::Analysis)>
+            <AnalysisView trace=trace data=data run_id=Some(id)/>
         </div>
     }
 }

@@ -37,6 +37,10 @@ pub struct RunData {
     pub areas: RwSignal<Option<Arc<CausalSpans>>>,
     /// Which events the workspace's event filter keeps, by event index (`None`: no filter).
     pub kept: RwSignal<Option<Arc<Vec<bool>>>>,
+    /// Whether the Gantt chart has painted a whole frame (every bar it asked the server for
+    /// in): the run page loads the model only then, so the first paint has the network and the
+    /// main thread to itself.
+    pub drawn: RwSignal<bool>,
     asked: StoredValue<(bool, bool)>,
 }
 
@@ -49,6 +53,7 @@ impl RunData {
             waits: RwSignal::new(None),
             areas: RwSignal::new(None),
             kept: RwSignal::new(None),
+            drawn: RwSignal::new(false),
             asked: StoredValue::new((false, false)),
         }
     }

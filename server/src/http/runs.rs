@@ -1,4 +1,5 @@
-//! Runs: upload a trace, list and search runs, fetch one run with its model, delete a run.
+//! Runs: upload a trace, list and search runs, fetch one run with its model (as JSON, or in
+//! the binary format the page loads in the background), delete a run.
 
 use std::io::Read as _;
 
@@ -29,6 +30,7 @@ pub fn router() -> axum::Router<AppState> {
         )
         .route("/runs/{id}", get(get_run).delete(delete_run))
         .route("/runs/{id}/info", get(get_run_info))
+        .route("/runs/{id}/model", get(get_run_model))
         .route("/runs/{id}/export/{format}", get(export_run))
 }
 
@@ -414,4 +416,98 @@ async fn get_run(
         body,
     )
         .into_response())
+}
+
+/// The header that gives the size of the model's binary encoding before compression, so a
+/// browser (which inflates a gzip body before the page reads it) can show its progress.
+pub const MODEL_BYTES_HEADER: &str = "x-model-bytes";
+
+/// Whether the request accepts a gzip body.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or("").trim();
+            // `gzip;q=0` refuses it.
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        })
+}
+
+/// The size a single-member gzip stream inflates to, from its trailer (ISIZE: the size modulo
+/// 2^32, exact for any model a browser loads).
+fn gzip_inflated_size(gz: &[u8]) -> Option<u64> {
+    let trailer = gz.get(gz.len().checked_sub(4)?..)?;
+    Some(u64::from(u32::from_le_bytes(trailer.try_into().ok()?)))
+}
+
+/// `GET /api/runs/{id}/model`: the run's model in the binary format (`shared::formats::binary`),
+/// what the page fetches in the background after it has drawn the run from its index. A model
+/// stored in that format is sent as stored, gzip and all (`Content-Encoding: gzip`, so the
+/// browser inflates it natively and the server does no work); a model stored as JSON (runs
+/// stored before migration 0005) is decoded and encoded. `x-model-bytes` gives the inflated
+/// size for progress.
+async fn get_run_model(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let not_found = || AppError::no_run(&id);
+    super::error::check_run_id(&id)?;
+    let model = db::get_model(&state.pool, &id)
+        .await?
+        .ok_or_else(not_found)?;
+    let model = state
+        .blobs
+        .read_model(model)
+        .await
+        .map_err(|e| anyhow::anyhow!("the model of run {id} could not be read: {e}"))?;
+    let gzip = accepts_gzip(&headers);
+    let (body, inflated, encoded) = match model {
+        db::StoredModel::BinaryGz(gz) if gzip => {
+            let inflated = gzip_inflated_size(&gz);
+            (gz, inflated, true)
+        }
+        other => {
+            let id = id.clone();
+            let bytes = tokio::task::spawn_blocking(move || {
+                crate::ingest::decode_model(&other, &id)
+                    .map(|trace| shared::formats::binary::write(&trace))
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("encoding the run's model failed: {e}"))??;
+            let inflated = bytes.len() as u64;
+            (bytes, Some(inflated), false)
+        }
+    };
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+            (header::CACHE_CONTROL, IMMUTABLE.to_owned()),
+            (header::VARY, "accept-encoding".to_owned()),
+        ],
+        body,
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    if encoded {
+        // The compression layer leaves a body that already has an encoding alone.
+        headers.insert(
+            header::CONTENT_ENCODING,
+            header::HeaderValue::from_static("gzip"),
+        );
+    }
+    if let Some(n) = inflated {
+        headers.insert(MODEL_BYTES_HEADER, header::HeaderValue::from(n));
+    }
+    Ok(response)
 }

@@ -841,6 +841,90 @@ async fn a_run_stored_with_a_gzip_json_model_opens_as_one_stored_now() {
     assert_eq!(reports[0], reports[1]);
 }
 
+/// The page draws a run from its index first and then loads its model in the background from
+/// `GET /api/runs/{id}/model`: the stored binary model as it is, gzip and all, to a browser
+/// (which inflates it), inflated for a client that takes no gzip, and encoded from JSON for a run
+/// stored before migration 0005; each with its inflated size for the page's progress.
+#[tokio::test]
+async fn the_model_is_served_in_the_binary_format_gzipped_as_stored() {
+    use std::io::{Read as _, Write as _};
+    let server = TestServer::new(1 << 20).await;
+    let now = server.upload_ok("t4.json", worked_example()).await;
+    let expected = shared::formats::import(&worked_example(), None, "t4.json")
+        .expect("parses")
+        .trace;
+    let uri = format!("/api/runs/{}/model", now.id);
+    let size = |headers: &axum::http::HeaderMap| -> usize {
+        headers["x-model-bytes"]
+            .to_str()
+            .expect("ascii")
+            .parse()
+            .expect("a number")
+    };
+
+    let (status, body, headers) = server
+        .send_with(
+            "GET",
+            &uri,
+            &[("accept-encoding", "gzip, deflate, br")],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(headers[header::CONTENT_ENCODING], "gzip");
+    let mut bin = Vec::new();
+    flate2::read::GzDecoder::new(body.as_slice())
+        .read_to_end(&mut bin)
+        .expect("one gzip stream, not compressed twice");
+    assert_eq!(size(&headers), bin.len());
+    assert_eq!(
+        shared::formats::binary::parse(&bin).expect("decodes"),
+        expected
+    );
+
+    let (status, body, headers) = server.send_with("GET", &uri, &[], vec![]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers.get(header::CONTENT_ENCODING).is_none());
+    assert_eq!(size(&headers), body.len());
+    assert_eq!(body, bin);
+
+    // A run stored before migration 0005, with a gzip JSON model.
+    let before = server.upload_ok("t4.json", worked_example()).await;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder
+        .write_all(&serde_json::to_vec(&expected).expect("serializes"))
+        .expect("in memory");
+    let json_gz = encoder.finish().expect("in memory");
+    let pool = &server.state.pool;
+    server::on_engine!(pool, |pool| {
+        sqlx::query(
+            "UPDATE run_blobs SET model_json_gz = $1, model_bin_gz = NULL WHERE run_id = $2",
+        )
+        .bind(&json_gz)
+        .bind(&before.id)
+        .execute(pool)
+        .await
+        .expect("rewritten");
+    });
+    let (status, body, headers) = server
+        .send_with(
+            "GET",
+            &format!("/api/runs/{}/model", before.id),
+            &[],
+            vec![],
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    assert_eq!(size(&headers), body.len());
+    assert_eq!(
+        shared::formats::binary::parse(&body).expect("decodes"),
+        expected
+    );
+
+    let (status, _) = server.get("/api/runs/AAAAAAAAAAAAAAAAAAAAAA/model").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
 #[tokio::test]
 async fn the_analysis_report_is_the_analyze_commands_and_is_kept() {
     let server = TestServer::new(1 << 20).await;

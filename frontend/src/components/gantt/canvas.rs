@@ -177,6 +177,7 @@ fn paint_now(chart: &Chart) {
         return;
     };
     paint::paint(&ctx, g.width, g.height, &display_list(chart));
+    note_whole_frame(chart, g.width);
     fetch_wanted(chart);
     record_frame_time("__tracescopeFrameTimes", now_ms() - began);
     publish_axis(chart, &canvas, &g, &scale);
@@ -184,6 +185,21 @@ fn paint_now(chart: &Chart) {
         chart.local.width.set(g.width);
     }
     chart.local.paint_count.update(|n| *n += 1);
+}
+
+/// Notes the first frame painted whole — drawn from the model in the browser, or with every
+/// viewport answer it asked the server for — on a visible canvas: the page's first real paint.
+fn note_whole_frame(chart: &Chart, width: f64) {
+    if chart.local.drawn_at.get_untracked().is_some() || width <= 0.0 {
+        return;
+    }
+    let whole = chart
+        .remote
+        .is_none_or(|remote| remote.with_value(|r| !r.has_wanted()));
+    if whole {
+        chart.local.drawn_at.set(Some(now_ms()));
+        chart.data.drawn.set(true);
+    }
 }
 
 /// Writes the axis's labels and where they start (canvas CSS pixels) into `data-axis`, for
@@ -234,15 +250,23 @@ fn fetch_wanted(chart: &Chart) {
         let (answers, error) = (chart.local.answers, chart.local.error);
         leptos::task::spawn_local(async move {
             let answer = api::get_viewport(&id, &request).await;
-            in_flight.update_value(|set| {
+            // The chart may be gone by now (built again on the model that arrived meanwhile,
+            // or the page left): its stored values are disposed, and reading them would panic.
+            in_flight.try_update_value(|set| {
                 set.remove(&key);
             });
             match answer {
                 Ok(view) => {
-                    remote.with_value(|r| r.insert(&request, view));
-                    answers.update(|n| *n += 1);
+                    if remote
+                        .try_with_value(|r| r.insert(&request, view))
+                        .is_some()
+                    {
+                        answers.try_update(|n| *n += 1);
+                    }
                 }
-                Err(message) => error.set(Some(message)),
+                Err(message) => {
+                    error.try_set(Some(message));
+                }
             }
         });
     }
@@ -319,6 +343,7 @@ pub fn stage(chart: &Chart) -> impl IntoView + use<> {
     });
     let paths = chart.paths;
     let (paint_count, label) = (chart.local.paint_count, chart.local.label);
+    let drawn_at = chart.local.drawn_at;
     let path_segments = {
         let chart = chart.clone();
         move || {
@@ -336,6 +361,7 @@ pub fn stage(chart: &Chart) -> impl IntoView + use<> {
                 style=format!("height: {height}px")
                 data-testid="gantt-canvas"
                 data-paint-count=move || paint_count.get().to_string()
+                data-drawn-at=move || drawn_at.get().map(|t| format!("{t:.0}"))
                 data-rows=move || rows.with(|r| r.n_rows()).to_string()
                 data-scroll=move || scroll_px().round().to_string()
                 data-window=move || store.with(|ws| format!("{}-{}", ws.window.0, ws.window.1))

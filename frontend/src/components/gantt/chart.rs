@@ -103,6 +103,9 @@ pub struct Local {
     pub error: RwSignal<Option<String>>,
     /// How many frames were painted.
     pub paint_count: RwSignal<u32>,
+    /// When (`performance.now()`, ms) the chart first painted a whole frame: every answer it
+    /// asked the server for in.
+    pub drawn_at: RwSignal<Option<f64>>,
     /// How many viewport answers arrived (each repaints).
     pub answers: RwSignal<u32>,
     /// Viewport requests on their way.
@@ -139,6 +142,7 @@ impl Default for Local {
         Local {
             error: RwSignal::new(None),
             paint_count: RwSignal::new(0),
+            drawn_at: RwSignal::new(None),
             answers: RwSignal::new(0),
             in_flight: StoredValue::new(Default::default()),
             frame_pending: StoredValue::new(Default::default()),
@@ -307,6 +311,21 @@ impl Chart {
             shared::model::time::Time(end),
             g.plot_width(),
         )
+    }
+
+    /// The command that zooms the workspace's window by `factor` about `anchor` (a share of the
+    /// plot from its left edge), held at the finest readable resolution
+    /// ([`super::time_scale::zoom_floor`]); `None` when the window is there already.
+    pub fn zoom(
+        &self,
+        g: &Geometry,
+        factor: f64,
+        anchor: f64,
+    ) -> Option<crate::workspace::Command> {
+        let floor = super::time_scale::zoom_floor(g.plot_width(), self.model.clock);
+        let (start, end) = self.store.with_untracked(|ws| ws.window);
+        let factor = super::time_scale::floored_zoom(factor, end.saturating_sub(start), floor)?;
+        Some(crate::workspace::Command::Zoom { factor, anchor })
     }
 
     /// Runs `f` on the current frame's context for hit tests (no viewport answers).

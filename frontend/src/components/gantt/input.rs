@@ -71,10 +71,10 @@ pub fn on_wheel(chart: &Chart) -> impl Fn(web_sys::WheelEvent) + use<> {
             pan_by(&chart, &g, 0.0, ev.delta_y());
             return;
         }
-        chart.store.dispatch(Command::Zoom {
-            factor: (ev.delta_y() * 0.002).exp(),
-            anchor: (x - g.label_width) / g.plot_width(),
-        });
+        let anchor = (x - g.label_width) / g.plot_width();
+        if let Some(zoom) = chart.zoom(&g, (ev.delta_y() * 0.002).exp(), anchor) {
+            chart.store.dispatch(zoom);
+        }
     }
 }
 
@@ -335,9 +335,14 @@ pub fn listen_to_keys(chart: &Chart) {
             .and_then(|x| scale.px_to_time(x))
             .map(|t| t.0);
         let (start, end) = chart.store.with_untracked(|ws| ws.window);
-        chart
-            .store
-            .dispatch(keys::command(action, anchor, end - start, cursor_tick));
+        let command = match keys::command(action, anchor, end - start, cursor_tick) {
+            // The keys zoom no finer than the wheel.
+            Command::Zoom { factor, anchor } => chart.zoom(&g, factor, anchor),
+            other => Some(other),
+        };
+        if let Some(command) = command {
+            chart.store.dispatch(command);
+        }
     });
     on_cleanup(move || handle.remove());
 }

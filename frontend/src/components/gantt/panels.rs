@@ -91,7 +91,7 @@ pub fn toolbar<E: IntoView + 'static>(chart: &Chart, exports: E) -> impl IntoVie
             {exports}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
-                <span class="readout" data-testid="detail-source" title="This run is large: the chart is drawn from the server's viewport API, a window at a time; event details and path overlays need the run in the browser">
+                <span class="readout" data-testid="detail-source" title="The chart is drawn from the server's index, a window at a time, until the run is in the page (a run of more than 2 million events stays on the server); event details and path overlays need the run in the page">
                     "drawn by the server"
                 </span>
             })}

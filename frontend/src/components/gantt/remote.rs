@@ -61,6 +61,12 @@ impl RemoteViews {
             .insert((request.first_row, request.last_row), view);
     }
 
+    /// Whether a frame since the last [`RemoteViews::take_wanted`] asked for an answer that is
+    /// not here (it drew a coarser one, or nothing).
+    pub fn has_wanted(&self) -> bool {
+        !self.wanted.borrow().is_empty()
+    }
+
     /// The requests asked for since the last call and not answered, each once.
     pub fn take_wanted(&self) -> Vec<ViewportRequest> {
         let mut wanted = std::mem::take(&mut *self.wanted.borrow_mut());

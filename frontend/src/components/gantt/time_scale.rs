@@ -94,6 +94,41 @@ impl TimeScale {
     }
 }
 
+/// The most CSS pixels one tick takes at the finest zoom: room for several event icons (8 to 12
+/// pixels) between events one tick apart, and no more, or the chart shows one tick's stripes
+/// across the screen. (The 69-tick worked example fills a plot at 15 pixels a tick and still
+/// zooms in four times.)
+const MAX_PX_PER_TICK: f64 = 64.0;
+/// The finest zoom of a trace whose ticks have a unit, in nanoseconds a pixel: two (a microsecond
+/// across 500 pixels), the resolution of the fastest clocks a trace records.
+const MIN_NS_PER_PX: f64 = 2.0;
+
+/// The narrowest window, in whole ticks, the chart zooms in to across a plot `plot_px` wide:
+/// a tick takes at most [`MAX_PX_PER_TICK`] pixels and, when the clock has a unit, a pixel
+/// shows at least [`MIN_NS_PER_PX`] nanoseconds.
+pub fn zoom_floor(plot_px: f64, clock: shared::model::time::Clock) -> u64 {
+    let plot_px = sanitize_width(plot_px);
+    let by_ticks = plot_px / MAX_PX_PER_TICK;
+    let by_time = clock
+        .ticks_per_second
+        .filter(|&tps| tps > 0)
+        .map_or(0.0, |tps| plot_px * MIN_NS_PER_PX * tps as f64 / 1e9);
+    by_ticks.max(by_time).ceil().max(1.0) as u64
+}
+
+/// The zoom factor to apply to a window `width` ticks wide so that it stays at least `floor`
+/// ticks wide: `factor` itself when it zooms out or stays above the floor, less when it would
+/// cross it, and `None` when the window is at the floor already and `factor` zooms in.
+pub fn floored_zoom(factor: f64, width: u64, floor: u64) -> Option<f64> {
+    if !(factor.is_finite() && factor > 0.0) || factor >= 1.0 || width == 0 {
+        return Some(factor);
+    }
+    if width <= floor {
+        return None;
+    }
+    Some(factor.max(floor as f64 / width as f64))
+}
+
 fn sanitize_width(width_px: f64) -> f64 {
     if width_px.is_finite() && width_px >= 1.0 {
         width_px
@@ -128,6 +163,39 @@ mod tests {
         let scale = TimeScale::fit(Time(100), Time(300), 400.0);
         assert_eq!(scale.span_to_px(50.0), 100.0);
         assert_eq!(scale.px_to_span(100.0), 50.0);
+    }
+
+    #[test]
+    fn the_zoom_stops_at_a_readable_resolution() {
+        use shared::model::time::Clock;
+        // Unitless ticks: 64 pixels a tick at the finest.
+        assert_eq!(
+            zoom_floor(
+                800.0,
+                Clock {
+                    ticks_per_second: None
+                }
+            ),
+            13
+        );
+        // Nanosecond ticks: 2 ns a pixel, 1600 ns across 800 pixels.
+        assert_eq!(zoom_floor(800.0, Clock::NANOSECONDS), 1600);
+        // Microsecond ticks: 2 ns a pixel is finer than 64 pixels a tick, so the tick rule.
+        assert_eq!(
+            zoom_floor(
+                800.0,
+                Clock {
+                    ticks_per_second: Some(1_000_000)
+                }
+            ),
+            13
+        );
+        // Zooming in is clamped at the floor and refused there; zooming out is never held.
+        assert_eq!(floored_zoom(0.5, 1000, 100), Some(0.5));
+        assert_eq!(floored_zoom(0.5, 150, 100), Some(100.0 / 150.0));
+        assert_eq!(floored_zoom(0.5, 100, 100), None);
+        assert_eq!(floored_zoom(2.0, 100, 100), Some(2.0));
+        assert_eq!(floored_zoom(2.0, 10, 100), Some(2.0));
     }
 
     #[test]
