@@ -118,6 +118,7 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
         let ns = |cycle: u64| Time(cycle_ps(cycle, node.clock_hz) / 1_000);
         let ident = &idents[i];
         let of = |k: u32| process_of[i][k as usize];
+        let mut implied = 0usize;
         for (n, e) in node.events.iter().enumerate() {
             let process = of(ident.process[n]);
             let partner = ident.partner.get(n).copied().filter(|&k| k != NONE).map(of);
@@ -213,7 +214,24 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                     record.text = text.filter(|t| !t.is_empty()).map(|t| b.intern(t));
                 }
             }
+            let time = record.time;
             push(&mut out, record);
+            // The waits the log left implicit after this event.
+            while let Some(&(at, who, reason, by)) = ident.implied.get(implied) {
+                if at as usize != n {
+                    break;
+                }
+                implied += 1;
+                let mut wait = EventRecord::plain(of(who), time, Kind::Wait);
+                wait.tag = reason.code();
+                if by != NONE {
+                    wait.peer = Some(of(by));
+                }
+                if reason != WaitReason::Ready {
+                    wait.text = Some(b.intern(&format!("channel {:#010x}", e.channel)));
+                }
+                push(&mut out, wait);
+            }
         }
     }
 
@@ -384,6 +402,11 @@ struct Identified {
     /// Each process: the code it starts at (0 when unknown), its parent, and its first
     /// workspace descriptor.
     starts: Vec<(u32, u32, u32)>,
+    /// Waits the log leaves implicit, to add after the event they follow: a process that
+    /// blocked in a send or receive call on an internal channel (the next run is another
+    /// process's), and a partner an internal channel's arrival releases: (event, process,
+    /// what: a reason's code, and the releaser for a release).
+    implied: Vec<(u32, u32, WaitReason, u32)>,
     /// Each process's first start and last end (event indices, `NONE` when none).
     first: Vec<u32>,
     last_start: Vec<u32>,
@@ -396,6 +419,7 @@ fn identify(node: &Node) -> Identified {
         process: Vec::with_capacity(node.events.len()),
         partner: Vec::with_capacity(node.events.len()),
         starts: Vec::new(),
+        implied: Vec::new(),
         first: Vec::new(),
         last_start: Vec::new(),
         last_end: Vec::new(),
@@ -408,6 +432,9 @@ fn identify(node: &Node) -> Identified {
     let mut running: Option<u32> = None;
     // The process that last gave the processor up (waited or ended), to hand it on.
     let mut last_off: Option<u32> = None;
+    // The running process's last event when it was a send or receive call on an internal
+    // channel (event, descriptor, reason): where it blocked if another process runs next.
+    let mut offered: Option<(u32, u32, WaitReason)> = None;
     let new_process = |out: &mut Identified, alive: &mut Vec<bool>, code, parent, wdesc| {
         out.starts.push((code, parent, wdesc));
         out.first.push(NONE);
@@ -455,14 +482,24 @@ fn identify(node: &Node) -> Identified {
                     out.first[p as usize] = n;
                 }
                 out.last_start[p as usize] = n;
+                offered = None;
                 (p, parent.unwrap_or(NONE))
             }
             EventKind::Run => {
+                // A process still running blocked in its last call: it waits there.
+                if let (Some(q), Some((at, w, reason))) = (running, offered.take())
+                    && parked.get(&e.process) != Some(&q)
+                {
+                    parked.insert(w, q);
+                    out.implied.push((at, q, reason, NONE));
+                    last_off = Some(q);
+                }
                 let p = match parked.remove(&e.process) {
                     Some(p) => p,
                     None => new_process(&mut out, &mut alive, 0, NONE, e.process),
                 };
                 running = Some(p);
+                offered = None;
                 (p, last_off.filter(|&q| q != p).unwrap_or(NONE))
             }
             EventKind::Wait => {
@@ -480,6 +517,7 @@ fn identify(node: &Node) -> Identified {
                     if running == Some(p) {
                         running = None;
                         last_off = Some(p);
+                        offered = None;
                     }
                     (p, partner)
                 }
@@ -492,6 +530,7 @@ fn identify(node: &Node) -> Identified {
                 out.last_end[p as usize] = n;
                 running = None;
                 last_off = Some(p);
+                offered = None;
                 (p, NONE)
             }
             EventKind::Arrival => {
@@ -499,15 +538,41 @@ fn identify(node: &Node) -> Identified {
                 let partner = (e.other != 0)
                     .then(|| resolve(e.other, &parked, running, &mut out, &mut alive))
                     .unwrap_or(NONE);
+                // On an internal channel the party that waited is released by the other.
+                if link_channel(e.channel).is_none() && partner != NONE {
+                    if parked.contains_key(&e.process) {
+                        out.implied.push((n, p, WaitReason::Ready, partner));
+                    } else if parked.contains_key(&e.other) {
+                        out.implied.push((n, partner, WaitReason::Ready, p));
+                    }
+                }
+                // The running process's call completed: it did not block in it.
+                if Some(p) == running || (partner != NONE && Some(partner) == running) {
+                    offered = None;
+                }
                 (p, partner)
             }
-            EventKind::Send | EventKind::ReceiveCall | EventKind::Probe => {
+            EventKind::Send | EventKind::ReceiveCall => {
+                let p = resolve(e.process, &parked, running, &mut out, &mut alive);
+                offered = (Some(p) == running && link_channel(e.channel).is_none()).then(|| {
+                    let reason = if e.kind == EventKind::Send {
+                        WaitReason::Output
+                    } else {
+                        WaitReason::Input
+                    };
+                    (n, e.process, reason)
+                });
+                (p, NONE)
+            }
+            EventKind::Probe => {
+                offered = None;
                 (resolve(e.process, &parked, running, &mut out, &mut alive), NONE)
             }
         };
         out.process.push(process);
         out.partner.push(partner);
     }
+    out.implied.sort_by_key(|&(at, ..)| at);
     out
 }
 

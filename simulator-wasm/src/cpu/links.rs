@@ -347,10 +347,11 @@ impl Node {
             WaitReason::Output
         };
         if word == NOT_PROCESS {
-            // First to arrive: wait in the channel.
+            // First to arrive: wait in the channel. The trace knows the wait without an event
+            // of its own: the send or receive call just recorded, then another process runs
+            // (COMSTIME switches every few instructions: each event saved is speed).
             self.write_word(channel, me)?;
             self.write_word(self.ws(self.wptr, W_POINTER), pointer)?;
-            self.record_wait(reason, channel);
             return self.deschedule(false);
         }
         let other = word & !3;
@@ -379,6 +380,7 @@ impl Node {
             self.record(EventKind::Arrival, word, channel, len, me);
         }
         self.write_word(channel, NOT_PROCESS)?;
-        self.release(word, me)
+        // The arrival just recorded names the partner it releases.
+        self.enqueue(word)
     }
 }
