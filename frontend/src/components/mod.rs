@@ -1,6 +1,7 @@
 //! Reusable views.
 
 pub mod analysis;
+pub mod chips;
 pub mod filter_bar;
 pub mod gantt;
 pub mod hasse;

@@ -11,6 +11,7 @@ use shared::view::state::{ViewKind, ViewState};
 
 use crate::api;
 use crate::components::analysis::AnalysisView;
+use crate::components::chips::NarrowingChips;
 use crate::components::filter_bar::FilterBar;
 use crate::components::gantt::GanttChart;
 use crate::components::hasse::HasseView;
@@ -380,6 +381,7 @@ pub fn RunView(
             {view_tabs(store)}
             <ReplayBar trace=trace.clone() remote=remote/>
             <FilterBar trace=trace.clone()/>
+            <NarrowingChips trace=trace.clone()/>
             <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
                 {
                     let (recorded, id) = (trace.clone(), run.id.clone());

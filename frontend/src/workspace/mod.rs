@@ -54,6 +54,44 @@ pub struct Workspace {
     pub hasse_axis: shared::view::hasse::Axis,
     /// The event filter every view applies (checked text, or none).
     pub event_filter: Option<String>,
+    /// The narrowings in force (shown processes, event filter, region kept in colour), in the
+    /// order they were set, so Esc clears the last (not saved: a permalink restores them in
+    /// this order).
+    pub narrowed: Vec<Narrowing>,
+}
+
+/// A filter that narrows every view, shown as a chip above the views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrowing {
+    /// Only some processes have rows (a topology node, a matrix cell, the process picker).
+    Processes,
+    /// The event filter.
+    Events,
+    /// Only one region's bars in colour.
+    Region,
+}
+
+impl Narrowing {
+    /// Every narrowing.
+    pub const ALL: [Narrowing; 3] = [Narrowing::Processes, Narrowing::Events, Narrowing::Region];
+
+    /// Whether `ws` has it in force, and with what value (to tell a change).
+    fn value(self, ws: &Workspace) -> Option<String> {
+        match self {
+            Narrowing::Processes => ws.processes.as_ref().map(|p| format!("{p:?}")),
+            Narrowing::Events => ws.event_filter.clone(),
+            Narrowing::Region => ws.region_filter().map(|r| r.to_string()),
+        }
+    }
+
+    /// The command that clears it.
+    pub fn clear(self) -> Command {
+        match self {
+            Narrowing::Processes => Command::ShowProcesses(None),
+            Narrowing::Events => Command::SetEventFilter(None),
+            Narrowing::Region => Command::FilterRegion(None),
+        }
+    }
 }
 
 /// A change to the workspace.
@@ -134,6 +172,7 @@ impl Workspace {
             panels: Vec::new(),
             hasse_axis: shared::view::hasse::Axis::default(),
             event_filter: None,
+            narrowed: Vec::new(),
         }
     }
 
@@ -162,6 +201,10 @@ impl Workspace {
         ws.overlays = sorted(state.overlays.clone());
         ws.filters = sorted(state.filters.clone());
         ws.panels = sorted(state.panels.clone());
+        ws.narrowed = Narrowing::ALL
+            .into_iter()
+            .filter(|n| n.value(&ws).is_some())
+            .collect();
         ws
     }
 
@@ -361,11 +404,27 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
         }
         Command::TogglePanel(panel) => toggle(&mut next.panels, panel),
         Command::Escape => {
-            next.panels.retain(|p| *p != Panel::Help);
-            next.selected = None;
-            next.range = None;
+            // Esc closes what is open first (the help, a selection, a range); with nothing
+            // open, it clears the narrowing set last.
+            if ws.has_panel(Panel::Help) || ws.selected.is_some() || ws.range.is_some() {
+                next.panels.retain(|p| *p != Panel::Help);
+                next.selected = None;
+                next.range = None;
+            } else if let Some(&last) = ws.narrowed.last() {
+                return apply(ws, last.clear());
+            }
         }
     }
+    // The narrowings in the order they were set: one unchanged keeps its place, one set or
+    // changed moves to the end, one cleared leaves.
+    let kept = |n: &Narrowing| n.value(&next).is_some() && n.value(ws) == n.value(&next);
+    let mut order: Vec<Narrowing> = ws.narrowed.iter().copied().filter(kept).collect();
+    for n in Narrowing::ALL {
+        if n.value(&next).is_some() && !order.contains(&n) {
+            order.push(n);
+        }
+    }
+    next.narrowed = order;
     next
 }
 
@@ -466,6 +525,43 @@ mod tests {
         assert_eq!((w.range.clone(), w.selected), (None, None));
         assert_eq!(w.panels, [Panel::Processes]);
         assert_eq!(w.window, (999, 1099));
+    }
+
+    #[test]
+    fn escape_clears_the_narrowing_set_last_once_nothing_is_open() {
+        let w = run(
+            &ws(),
+            [
+                Command::SetEventFilter(Some("kind=send".to_owned())),
+                Command::ShowProcesses(Some(vec![2])),
+                Command::FilterRegion(Some(1)),
+                // Setting the event filter again moves it last.
+                Command::SetEventFilter(Some("kind=arr".to_owned())),
+                Command::Select(Some(Selection::Event { index: 3 })),
+            ],
+        );
+        assert_eq!(
+            w.narrowed,
+            [Narrowing::Processes, Narrowing::Region, Narrowing::Events]
+        );
+        // The first Esc closes the selection, the next ones clear the narrowings, last first.
+        let w = apply(&w, Command::Escape);
+        assert_eq!((w.selected, w.narrowed.len()), (None, 3));
+        let w = apply(&w, Command::Escape);
+        assert_eq!(w.event_filter, None);
+        assert_eq!(w.processes, Some(vec![2]));
+        let w = apply(&w, Command::Escape);
+        assert_eq!(w.region_filter(), None);
+        let w = apply(&w, Command::Escape);
+        assert_eq!((w.processes.clone(), w.narrowed.clone()), (None, vec![]));
+        // A permalink restores them in a fixed order.
+        let restored = Workspace::from_view_state(
+            &run(&ws(), [Command::ShowProcesses(Some(vec![1])), Command::SetEventFilter(Some("kind=send".to_owned()))])
+                .to_view_state(),
+            (0, 1000),
+            4,
+        );
+        assert_eq!(restored.narrowed, [Narrowing::Processes, Narrowing::Events]);
     }
 
     #[test]
@@ -572,7 +668,20 @@ mod tests {
         assert_eq!(w.hasse_axis, shared::view::hasse::Axis::Lamport);
         let json = serde_json::to_string(&w.to_view_state()).expect("serializes");
         let state = shared::view::state::parse(&json).expect("parses");
-        assert_eq!(Workspace::from_view_state(&state, (0, 1000), 4), w);
+        // Every saved field comes back; the order the narrowings were set in is not saved (a
+        // permalink restores them processes, events, region).
+        let restored = Workspace::from_view_state(&state, (0, 1000), 4);
+        assert_eq!(
+            restored.narrowed,
+            [Narrowing::Processes, Narrowing::Events, Narrowing::Region]
+        );
+        assert_eq!(
+            restored,
+            Workspace {
+                narrowed: restored.narrowed.clone(),
+                ..w
+            }
+        );
         // A fresh workspace round-trips too, window included.
         assert_eq!(
             Workspace::from_view_state(&ws().to_view_state(), (0, 1000), 4),
