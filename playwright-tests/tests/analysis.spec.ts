@@ -29,7 +29,7 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-npt').click()]);
   expect(download.suggestedFilename()).toBe('npt.csv');
   const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
-  expect(lines[0]).toBe('Process,NPT,Share');
+  expect(lines[0]).toBe('Process,NPT,Share (%)');
   const rows = Object.fromEntries(lines.slice(1).map((l) => l.split(',')).map((c) => [c[0], Number(c[1])]));
   expect(rows).toEqual({ A: 29, B: 34 });
 

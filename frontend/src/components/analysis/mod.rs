@@ -5,6 +5,7 @@
 //! other views, every table a CSV download.
 
 pub mod charts;
+pub mod csv;
 pub mod tables;
 
 use std::sync::Arc;
@@ -613,6 +614,7 @@ fn tree_row(
 fn csv_button(table: &Table) -> impl IntoView + use<> {
     let csv = tables::csv(table);
     let file = format!("{}.csv", table.id);
+    let label = format!("Download {} as CSV", table.title);
     let download = move |_| {
         let href = format!(
             "data:text/csv;charset=utf-8,{}",
@@ -621,7 +623,7 @@ fn csv_button(table: &Table) -> impl IntoView + use<> {
         canvas::download(&href, &file);
     };
     view! {
-        <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download title="Download this table as CSV">"CSV"</button>
+        <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download aria-label=label title="Download this table as CSV: numbers in seconds, bytes and percent, the unit in each heading">"CSV"</button>
     }
 }
 

@@ -81,7 +81,8 @@ fn weight(trace: &Trace, w: f64) -> String {
     time_text(trace, w.round().max(0.0) as u64)
 }
 
-/// The table as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted).
+/// The table as CSV for spreadsheets (RFC 4180: fields with commas, quotes or line breaks are
+/// quoted): numbers in base units with the unit in the heading (`super::csv`).
 pub fn csv(table: &Table) -> String {
     let field = |text: &str| {
         if text.contains([',', '"', '\n', '\r']) {
@@ -90,12 +91,10 @@ pub fn csv(table: &Table) -> String {
             text.to_owned()
         }
     };
+    let rows: Vec<Vec<String>> = table.rows.iter().map(|r| r.cells.clone()).collect();
     let mut out = String::new();
-    let header: Vec<String> = table.columns.iter().map(|c| field(c)).collect();
-    out.push_str(&header.join(","));
-    out.push_str("\r\n");
-    for row in &table.rows {
-        let cells: Vec<String> = row.cells.iter().map(|c| field(c)).collect();
+    for line in super::csv::spreadsheet(&table.columns, &rows) {
+        let cells: Vec<String> = line.iter().map(|c| field(c)).collect();
         out.push_str(&cells.join(","));
         out.push_str("\r\n");
     }
