@@ -307,6 +307,8 @@ pub fn RunView(
     let s = &run.summary;
     let bounds = (s.time.start.0, s.time.end.0);
     let n_processes = u32::try_from(trace.processes.len()).unwrap_or(u32::MAX);
+    // The address's view (a reload, Back) wins over a permalink's stored one: it is newer.
+    let state = crate::workspace::address::view_in_address(&run.id).or(state);
     let workspace = match &state {
         Some(state) => Workspace::from_view_state(state, bounds, n_processes),
         None => {
@@ -318,6 +320,7 @@ pub fn RunView(
         }
     };
     let store = Store::provide(workspace);
+    crate::workspace::address::keep_address(store);
     let data = RunData::new(Some(run.id.clone()));
     let clocks = RwSignal::new(None::<Arc<ClockFix>>);
     keep_filtered_events(store, data, trace.clone(), clocks);
@@ -331,7 +334,8 @@ pub fn RunView(
         s.time.duration_text
     );
     let unmatched = s.unmatched_sends + s.unmatched_arrivals;
-    let share_link = RwSignal::new(None::<Result<String, String>>);
+    // The stored link, and whether it reached the clipboard (or why not).
+    let share_link = RwSignal::new(None::<Result<(String, Result<(), String>), String>>);
     let share = move |_| {
         let state = store.with_untracked(Workspace::to_view_state);
         leptos::task::spawn_local(async move {
@@ -341,7 +345,14 @@ pub fn RunView(
                     .unwrap_or_default();
                 format!("{origin}{}", created.path)
             });
-            share_link.set(Some(link));
+            let shared = match link {
+                Ok(link) => {
+                    let copied = crate::workspace::address::copy_to_clipboard(&link).await;
+                    Ok((link, copied))
+                }
+                Err(e) => Err(e),
+            };
+            share_link.set(Some(shared));
         });
     };
     // The workspace as a permalink would store it, for tests and tools to read back.
@@ -364,20 +375,26 @@ pub fn RunView(
                 }
             })}
             <div class="share">
-                <button on:click=share data-testid="share" title="Store this view and show a link to it">
+                <button on:click=share data-testid="share" title="Store this view and copy a link to it">
                     "Share this view"
                 </button>
                 {downloads(&run.id)}
                 {compare_picker(run.id.clone())}
                 {clock_toggle(store, trace.clone(), remote, clocks)}
+            </div>
+            <p class="share-result" role="status" data-testid="share-status">
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
-                    Some(Ok(link)) => view! {
+                    Some(Ok((link, copied))) => view! {
+                        <span>{match copied {
+                            Ok(()) => "Link copied to the clipboard: ".to_owned(),
+                            Err(why) => format!("Copy this link ({why}): "),
+                        }}</span>
                         <a data-testid="share-link" href=link.clone()>{link.clone()}</a>
                     }.into_any(),
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
-            </div>
+            </p>
             {view_tabs(store)}
             <ReplayBar trace=trace.clone() remote=remote/>
             <FilterBar trace=trace.clone()/>

@@ -10,6 +10,7 @@
 //!
 //! Time here is whole trace ticks; only a view's `TimeScale` turns it into pixels.
 
+pub mod address;
 pub mod data;
 pub mod store;
 
@@ -54,6 +55,8 @@ pub struct Workspace {
     pub hasse_axis: shared::view::hasse::Axis,
     /// The event filter every view applies (checked text, or none).
     pub event_filter: Option<String>,
+    /// The replay speed as the replay bar names it, once the user picked one.
+    pub replay_speed: Option<String>,
     /// The narrowings in force (shown processes, event filter, region kept in colour), in the
     /// order they were set, so Esc clears the last (not saved: a permalink restores them in
     /// this order).
@@ -143,6 +146,8 @@ pub enum Command {
     SetEventFilter(Option<String>),
     /// Opens or closes a panel.
     TogglePanel(Panel),
+    /// Sets the replay speed (by its name in the replay bar), or lets the page pick one.
+    SetReplaySpeed(Option<String>),
     /// Closes the help, the selection and the range.
     Escape,
 }
@@ -173,6 +178,7 @@ impl Workspace {
             hasse_axis: shared::view::hasse::Axis::default(),
             event_filter: None,
             narrowed: Vec::new(),
+            replay_speed: None,
         }
     }
 
@@ -190,6 +196,7 @@ impl Workspace {
             Command::Hover(state.hovered),
             Command::SelectRange(state.range.clone()),
             Command::SetReplay(state.replay),
+            Command::SetReplaySpeed(state.replay_speed.clone()),
         ];
         for command in commands {
             ws = apply(&ws, command);
@@ -232,6 +239,7 @@ impl Workspace {
         state.panels.clone_from(&self.panels);
         state.hasse_axis = self.hasse_axis;
         state.event_filter.clone_from(&self.event_filter);
+        state.replay_speed.clone_from(&self.replay_speed);
         state
     }
 
@@ -403,6 +411,7 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
             next.event_filter = filter.filter(|f| !f.trim().is_empty());
         }
         Command::TogglePanel(panel) => toggle(&mut next.panels, panel),
+        Command::SetReplaySpeed(speed) => next.replay_speed = speed,
         Command::Escape => {
             // Esc closes what is open first (the help, a selection, a range); with nothing
             // open, it clears the narrowing set last.
@@ -663,6 +672,7 @@ mod tests {
                 Command::SetHasseAxis(shared::view::hasse::Axis::Lamport),
                 Command::SetEventFilter(Some("kind=send".to_owned())),
                 Command::TogglePanel(Panel::Processes),
+                Command::SetReplaySpeed(Some("× 0.01".to_owned())),
             ],
         );
         assert_eq!(w.hasse_axis, shared::view::hasse::Axis::Lamport);
