@@ -8,3 +8,4 @@ pub mod hasse;
 pub mod replay;
 pub mod svg;
 pub mod topology;
+pub mod view_help;

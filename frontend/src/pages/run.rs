@@ -17,6 +17,7 @@ use crate::components::gantt::GanttChart;
 use crate::components::hasse::HasseView;
 use crate::components::replay::ReplayBar;
 use crate::components::topology::TopologyView;
+use crate::components::view_help::ViewHelp;
 use crate::workspace::data::RunData;
 use crate::workspace::store::Store;
 use crate::workspace::{Command, Workspace};
@@ -245,6 +246,7 @@ fn view_tabs(store: Store) -> impl IntoView {
             {tab(ViewKind::Hasse, "Happened-before (Hasse)", "tab-hasse")}
             {tab(ViewKind::Topology, "Topology and load", "tab-topology")}
             {tab(ViewKind::Analysis, "Analysis", "tab-analysis")}
+            {crate::components::view_help::help_button(store)}
         </div>
     }
 }
@@ -324,13 +326,14 @@ pub fn RunView(
     let data = RunData::new(Some(run.id.clone()));
     let clocks = RwSignal::new(None::<Arc<ClockFix>>);
     keep_filtered_events(store, data, trace.clone(), clocks);
+    let count = |n: u64, one: &str, many: &str| crate::words::count(n as usize, one, many);
     let facts = format!(
-        "{} · {} nodes · {} processes · {} events · {} messages · {}",
+        "{} · {} · {} · {} · {} · {}",
         s.format.name(),
-        s.nodes,
-        s.processes,
-        s.events,
-        s.messages,
+        count(s.nodes as u64, "node", "nodes"),
+        count(s.processes as u64, "process", "processes"),
+        count(s.events, "event", "events"),
+        count(s.messages as u64, "message", "messages"),
         s.time.duration_text
     );
     let unmatched = s.unmatched_sends + s.unmatched_arrivals;
@@ -399,6 +402,7 @@ pub fn RunView(
             <ReplayBar trace=trace.clone() remote=remote/>
             <FilterBar trace=trace.clone()/>
             <NarrowingChips trace=trace.clone()/>
+            <ViewHelp/>
             <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
                 {
                     let (recorded, id) = (trace.clone(), run.id.clone());

@@ -114,11 +114,15 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
         ),
         (
             "Processors",
-            format!(
-                "{} {}",
-                analysis.figures.processors,
-                analysis.figures.processor_kind.noun()
-            ),
+            {
+                let noun = analysis.figures.processor_kind.noun();
+                // `nodes` / `threads`: one of them is a node or a thread.
+                crate::words::count(
+                    analysis.figures.processors as usize,
+                    noun.strip_suffix('s').unwrap_or(noun),
+                    noun,
+                )
+            },
         ),
         ("Work", weight(trace, analysis.figures.work)),
         (
@@ -632,7 +636,11 @@ pub fn statistics(trace: &Trace, list: &[SubjectStatistics]) -> Table {
             .map(|s| Row {
                 cells: vec![
                     s.subject.clone(),
-                    s.name.clone(),
+                    if s.subject == "event" {
+                        crate::words::event_kind(&s.name)
+                    } else {
+                        s.name.clone()
+                    },
                     s.statistics.count.to_string(),
                     quartiles(&s.statistics.duration),
                     quartiles(&s.statistics.distance),
@@ -671,9 +679,14 @@ pub fn diagnostics(d: &DiagnosticsInSelection) -> Table {
             .map(|c| Row {
                 cells: vec![
                     c.severity.name().to_owned(),
-                    c.kind.name().to_owned(),
+                    crate::words::sentence(c.kind.name()),
                     c.count.to_string(),
-                    c.kind.affects().join(", "),
+                    c.kind
+                        .affects()
+                        .iter()
+                        .map(|a| crate::words::analysis(a))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ],
                 bar: None,
                 action: c
@@ -875,11 +888,16 @@ mod tests {
         assert_eq!(
             rows,
             [
-                ("error", "leave_without_enter", "1"),
-                ("error", "unmatched_send", "1"),
-                ("note", "leave_without_enter", "1"),
-                ("note", "unclosed_region", "1"),
+                ("error", "Leave without enter", "1"),
+                ("error", "Unmatched send", "1"),
+                ("note", "Leave without enter", "1"),
+                ("note", "Unclosed region", "1"),
             ]
+        );
+        // What a kind affects is said in the page's words, not the engine's identifiers.
+        assert_eq!(
+            table.rows[1].cells[3],
+            "critical path, weighted critical path (WCPA), granularity, POP efficiencies"
         );
         let send = all
             .iter()

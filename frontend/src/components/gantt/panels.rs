@@ -619,12 +619,12 @@ fn range_stats_view(trace: &shared::Trace, stats: &RangeStats) -> impl IntoView 
             .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
     };
     let head = format!(
-        "{} – {}: {} processes, {} events, {} messages sent ({}), {} received",
+        "{} – {}: {}, {}, {} sent ({}), {} received",
         details::time_text(trace, s.start),
         details::time_text(trace, s.end),
-        s.processes,
-        s.events,
-        s.messages_sent,
+        crate::words::count(s.processes, "process", "processes"),
+        crate::words::count(s.events as usize, "event", "events"),
+        crate::words::count(s.messages_sent as usize, "message", "messages"),
         bytes_text(s.bytes_sent),
         s.messages_received
     );
