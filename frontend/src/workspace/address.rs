@@ -97,6 +97,13 @@ pub fn keep_address(store: Store) {
         return;
     };
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    // The view as it opened: while the view is still that, a plain address stays plain (the
+    // run's own link), and only a changed view is written.
+    let opened = StoredValue::new(store.with_untracked(|ws| {
+        let mut state = ws.to_view_state();
+        state.hovered = None;
+        serde_json::to_string(&state).ok()
+    }));
     Effect::new(move |_| {
         let mut state = store.with(Workspace::to_view_state);
         state.hovered = None;
@@ -107,7 +114,16 @@ pub fn keep_address(store: Store) {
             handle.clear();
         }
         let path = path.clone();
-        let handle = set_timeout_with_handle(move || write(&path, &json), SETTLE).ok();
+        let handle = set_timeout_with_handle(
+            move || {
+                let plain = opened.with_value(|o| o.as_deref() == Some(json.as_str()));
+                if !(plain && address_is_plain()) {
+                    write(&path, &json);
+                }
+            },
+            SETTLE,
+        )
+        .ok();
         pending.set_value(handle);
     });
     on_cleanup(move || {
@@ -115,6 +131,13 @@ pub fn keep_address(store: Store) {
             handle.clear();
         }
     });
+}
+
+/// Whether the address carries no view.
+fn address_is_plain() -> bool {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .is_none_or(|search| view_param(&search).is_none())
 }
 
 /// Replaces the address's view, if the page is still at `path`.
