@@ -16,14 +16,32 @@ use crate::workspace::store::Store;
 /// The filter language by example, as the help and the box's suggestions show it: each term a
 /// `key=value`, names quoted when they hold a space, times in ticks or with a unit.
 pub const FILTER_EXAMPLES: [(&str, &str); 11] = [
-    ("kind=send,arr", "sends and arrivals (kinds: init exit send recv arr probe enter leave post)"),
-    ("process=\"task 1\",servant[3]", "two processes, by name as shown (quoted when it holds a space) or number"),
+    (
+        "kind=send,arr",
+        "sends and arrivals (kinds: init exit send recv arr probe enter leave post)",
+    ),
+    (
+        "process=\"task 1\",servant[3]",
+        "two processes, by name as shown (quoted when it holds a space) or number",
+    ),
     ("node=n1", "the processes of a node, by name or number"),
-    ("region=MPI_Send", "the events inside a region's calls, its entry and exit included"),
-    ("time=80ms..120ms", "a time window with units (s, ms, us or µs, ns), as the axis reads"),
+    (
+        "region=MPI_Send",
+        "the events inside a region's calls, its entry and exit included",
+    ),
+    (
+        "time=80ms..120ms",
+        "a time window with units (s, ms, us or µs, ns), as the axis reads",
+    ),
     ("time=10..50", "a time window in ticks (plain numbers)"),
-    ("message=0>1", "the messages from one process to another, sends and arrivals"),
-    ("pattern=(recv,arr)+", "the events of a pattern of event kinds"),
+    (
+        "message=0>1",
+        "the messages from one process to another, sends and arrivals",
+    ),
+    (
+        "pattern=(recv,arr)+",
+        "the events of a pattern of event kinds",
+    ),
     ("motif=request-response", "requests and their responses"),
     ("motif=chain:3", "messages passed on, 3 or more in a row"),
     ("motif=broadcast:3", "sends to 3 or more processes in a row"),

@@ -14,26 +14,50 @@ use crate::workspace::store::Store;
 fn lines(view: ViewKind) -> &'static [(&'static str, &'static str)] {
     match view {
         ViewKind::Hasse => &[
-            ("Click an event", "its details, with its causal past and future marked"),
-            ("Wheel", "zoom at the pointer (the window is the Gantt chart's)"),
+            (
+                "Click an event",
+                "its details, with its causal past and future marked",
+            ),
+            (
+                "Wheel",
+                "zoom at the pointer (the window is the Gantt chart's)",
+            ),
             ("Shift + wheel", "scroll the rows"),
             ("x axis", "layers, Lamport time or physical time"),
             ("Whole run", "fit the whole run"),
-            ("Motifs, queries", "find message patterns, or evaluate a dependence query"),
-            ("W / S, A / D, F, T", "zoom, move, fit and set the replay clock, as on the Gantt chart"),
+            (
+                "Motifs, queries",
+                "find message patterns, or evaluate a dependence query",
+            ),
+            (
+                "W / S, A / D, F, T",
+                "zoom, move, fit and set the replay clock, as on the Gantt chart",
+            ),
             ("Esc", "close the details; then clear the last filter chip"),
         ],
         ViewKind::Topology => &[
-            ("Click a node", "its busy share, processes and messages; every view then shows only its processes (a chip above the views says so)"),
+            (
+                "Click a node",
+                "its busy share, processes and messages; every view then shows only its processes (a chip above the views says so)",
+            ),
             ("Pointer over a node", "its name"),
             ("Replay", "the messages in flight at the replay clock"),
             ("SVG / PNG", "save the picture as shown"),
             ("Esc", "close the pop-up; then clear the last filter chip"),
         ],
         ViewKind::Analysis => &[
-            ("Scope", "every table is computed for the window and the processes in view"),
-            ("Click a row", "show it in the views (its time, its processes or its messages)"),
-            ("CSV", "download a table: numbers in seconds, bytes and percent, the unit in each heading"),
+            (
+                "Scope",
+                "every table is computed for the window and the processes in view",
+            ),
+            (
+                "Click a row",
+                "show it in the views (its time, its processes or its messages)",
+            ),
+            (
+                "CSV",
+                "download a table: numbers in seconds, bytes and percent, the unit in each heading",
+            ),
             ("What if…", "replay the run with other weights and compare"),
             ("Esc", "clear the last filter chip"),
         ],

@@ -73,9 +73,7 @@ pub fn with_view(search: &str, json: &str) -> String {
     let mut parts: Vec<String> = search
         .trim_start_matches('?')
         .split('&')
-        .filter(|kv| {
-            !kv.is_empty() && kv.split('=').next() != Some(PARAM)
-        })
+        .filter(|kv| !kv.is_empty() && kv.split('=').next() != Some(PARAM))
         .map(str::to_owned)
         .collect();
     parts.push(format!("{PARAM}={}", encode(json)));

@@ -565,8 +565,14 @@ mod tests {
         assert_eq!((w.processes.clone(), w.narrowed.clone()), (None, vec![]));
         // A permalink restores them in a fixed order.
         let restored = Workspace::from_view_state(
-            &run(&ws(), [Command::ShowProcesses(Some(vec![1])), Command::SetEventFilter(Some("kind=send".to_owned()))])
-                .to_view_state(),
+            &run(
+                &ws(),
+                [
+                    Command::ShowProcesses(Some(vec![1])),
+                    Command::SetEventFilter(Some("kind=send".to_owned())),
+                ],
+            )
+            .to_view_state(),
             (0, 1000),
             4,
         );

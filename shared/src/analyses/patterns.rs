@@ -243,7 +243,11 @@ impl Filter {
                         trace.processes.iter().map(|p| p.name.as_str()).collect();
                     let processes = items
                         .iter()
-                        .map(|w| find_named("process", &names, w).map(ProcessId).map_err(&err))
+                        .map(|w| {
+                            find_named("process", &names, w)
+                                .map(ProcessId)
+                                .map_err(&err)
+                        })
                         .collect::<Result<_, _>>()?;
                     filter.processes = Some(processes);
                 }
@@ -353,9 +357,13 @@ impl Filter {
             && self
                 .window
                 .is_none_or(|(a, b)| (a..=b).contains(&e.time()[i.index()]))
-            && [&self.pattern_events, &self.motif_events, &self.region_events]
-                .into_iter()
-                .all(|events| events.as_ref().is_none_or(|v| v.binary_search(&i).is_ok()))
+            && [
+                &self.pattern_events,
+                &self.motif_events,
+                &self.region_events,
+            ]
+            .into_iter()
+            .all(|events| events.as_ref().is_none_or(|v| v.binary_search(&i).is_ok()))
             && self.messages.as_ref().is_none_or(|pairs| {
                 let peer = e.peer().at(i.index());
                 match (e.kind()[i.index()], peer) {
@@ -451,7 +459,11 @@ fn find_named(kind: &str, names: &[&str], w: &str) -> Result<u32, String> {
     if let Some(i) = names.iter().position(|n| *n == w) {
         return Ok(i as u32);
     }
-    if let Some(n) = w.parse::<u32>().ok().filter(|&n| (n as usize) < names.len()) {
+    if let Some(n) = w
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| (n as usize) < names.len())
+    {
         return Ok(n);
     }
     let lower = w.to_lowercase();
@@ -494,7 +506,11 @@ fn no_such(kind: &str, names: &[&str], w: &str) -> String {
         }
     };
     let plural = if kind == "process" { "processes" } else { "s" };
-    let plural = if kind == "process" { plural.to_owned() } else { format!("{kind}{plural}") };
+    let plural = if kind == "process" {
+        plural.to_owned()
+    } else {
+        format!("{kind}{plural}")
+    };
     if names.is_empty() {
         return format!("no {kind} {w:?}: this trace has no {plural}");
     }

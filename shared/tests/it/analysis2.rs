@@ -1282,11 +1282,19 @@ fn named_trace() -> shared::Trace {
         b.push(r).expect("valid event");
     };
     push(0, 50 * ms, EventKind::Enter, &|r| r.region = Some(region));
-    push(0, 100 * ms, EventKind::MsgSend, &|r| r.peer = Some(ProcessId(2)));
+    push(0, 100 * ms, EventKind::MsgSend, &|r| {
+        r.peer = Some(ProcessId(2))
+    });
     push(0, 150 * ms, EventKind::Leave, &|r| r.region = Some(region));
-    push(0, 1_600 * ms, EventKind::MsgSend, &|r| r.peer = Some(ProcessId(1)));
-    push(1, 1_700 * ms, EventKind::MsgArr, &|r| r.peer = Some(ProcessId(0)));
-    push(2, 110 * ms, EventKind::MsgArr, &|r| r.peer = Some(ProcessId(0)));
+    push(0, 1_600 * ms, EventKind::MsgSend, &|r| {
+        r.peer = Some(ProcessId(1))
+    });
+    push(1, 1_700 * ms, EventKind::MsgArr, &|r| {
+        r.peer = Some(ProcessId(0))
+    });
+    push(2, 110 * ms, EventKind::MsgArr, &|r| {
+        r.peer = Some(ProcessId(0))
+    });
     b.build()
 }
 
@@ -1306,9 +1314,15 @@ fn filter_names_with_spaces_are_quoted_or_written_as_shown() {
     assert_eq!(kept_ms(&trace, r#"process="task 1""#), [50, 100, 150, 1600]);
     assert_eq!(kept_ms(&trace, "process=task 1"), [50, 100, 150, 1600]);
     assert_eq!(kept_ms(&trace, "process=task 1 kind=send"), [100, 1600]);
-    assert_eq!(kept_ms(&trace, r#"process="task 2",servant[3]"#), [1700, 110]);
+    assert_eq!(
+        kept_ms(&trace, r#"process="task 2",servant[3]"#),
+        [1700, 110]
+    );
     assert_eq!(kept_ms(&trace, "process=servant[3]"), [110]);
-    assert_eq!(kept_ms(&trace, r#"message="task 1">servant[3]"#), [100, 110]);
+    assert_eq!(
+        kept_ms(&trace, r#"message="task 1">servant[3]"#),
+        [100, 110]
+    );
     assert_eq!(kept_ms(&trace, "message=task 1>task 2"), [1600, 1700]);
     assert_eq!(kept_ms(&trace, "node=node a kind=arr"), [1700]);
     assert_eq!(kept_ms(&trace, r#"node="n1""#), [110]);
@@ -1318,13 +1332,15 @@ fn filter_names_with_spaces_are_quoted_or_written_as_shown() {
     // A name that is not there: the error names the ones that are near, and says to quote.
     let e = Filter::parse("process=task", &trace).expect_err("no such process");
     assert!(
-        e.message.contains(r#"no process "task" — did you mean "task 1""#)
+        e.message
+            .contains(r#"no process "task" — did you mean "task 1""#)
             && e.message.contains("Quote names with spaces"),
         "{e}"
     );
     let e = Filter::parse("process=worker", &trace).expect_err("no such process");
     assert!(
-        e.message.contains(r#""task 1", "task 2" and "servant[3]""#) && e.message.contains("0 to 2"),
+        e.message.contains(r#""task 1", "task 2" and "servant[3]""#)
+            && e.message.contains("0 to 2"),
         "{e}"
     );
     let e = Filter::parse(r#"process="task 1"#, &trace).expect_err("an open quote");
@@ -1341,7 +1357,10 @@ fn filter_times_take_units_and_plain_numbers_stay_ticks() {
     assert_eq!(kept_ms(&trace, "time=100000000..110000000"), [100, 110]);
     assert_eq!(kept_ms(&trace, "time=1.6s.."), [1600, 1700]);
     let e = Filter::parse("time=80parsec..1s", &trace).expect_err("no such unit");
-    assert!(e.message.contains("ms") && e.message.contains("ticks"), "{e}");
+    assert!(
+        e.message.contains("ms") && e.message.contains("ticks"),
+        "{e}"
+    );
     // A trace without a clock has no seconds: the error says to write ticks.
     let worked = load("t4-worked-example.json");
     let e = Filter::parse("time=10ms..20ms", &worked).expect_err("no clock");

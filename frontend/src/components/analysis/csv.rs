@@ -104,7 +104,11 @@ fn read(text: &str) -> Cell {
     if let Some((a, b)) = t.strip_suffix(')').and_then(|t| t.split_once(" ("))
         && let (Some(a), Some(b)) = (quantity(a), quantity(b))
     {
-        let second = if b.1 == Unit::Percent { "change" } else { "and" };
+        let second = if b.1 == Unit::Percent {
+            "change"
+        } else {
+            "and"
+        };
         return Cell::Parts(vec![("", a.0, a.1), (second, b.0, b.1)]);
     }
     Cell::Text(t.to_owned())
@@ -114,7 +118,11 @@ fn read(text: &str) -> Cell {
 /// the unit conversion (`0.260199`, not `0.26019899999999997`).
 fn number(v: f64) -> String {
     let v: f64 = format!("{v:.11e}").parse().unwrap_or(v);
-    if v == 0.0 { "0".to_owned() } else { format!("{v}") }
+    if v == 0.0 {
+        "0".to_owned()
+    } else {
+        format!("{v}")
+    }
 }
 
 /// A heading: the column's (and the part's) name and the unit.
@@ -229,7 +237,10 @@ mod tests {
     fn times_shares_and_bytes_become_numbers_in_base_units_with_the_unit_in_the_heading() {
         let out = table(
             &["Process", "NPT", "Share"],
-            &[&["task 1", "260.199 ms", "3.3 %"], &["task 2", "62 µs", "96.7 %"]],
+            &[
+                &["task 1", "260.199 ms", "3.3 %"],
+                &["task 2", "62 µs", "96.7 %"],
+            ],
         );
         assert_eq!(out[0], ["Process", "NPT (s)", "Share (%)"]);
         assert_eq!(out[1], ["task 1", "0.260199", "3.3"]);
@@ -247,9 +258,19 @@ mod tests {
         );
         assert_eq!(
             out[0],
-            ["Subject", "Count", "Duration Q1 (s)", "Duration median (s)", "Duration Q3 (s)", "Duration max (s)"]
+            [
+                "Subject",
+                "Count",
+                "Duration Q1 (s)",
+                "Duration median (s)",
+                "Duration Q3 (s)",
+                "Duration max (s)"
+            ]
         );
-        assert_eq!(out[1], ["state", "3", "0.000062", "0.001467", "0.039944", "0.081883"]);
+        assert_eq!(
+            out[1],
+            ["state", "3", "0.000062", "0.001467", "0.039944", "0.081883"]
+        );
         assert_eq!(out[2], ["event", "4", "", "", "", ""]);
     }
 

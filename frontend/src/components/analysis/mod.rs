@@ -491,7 +491,13 @@ fn wait_panels(store: Store, trace: &Trace, parts: &Parts) -> Vec<AnyView> {
                     ..s.clone()
                 })
                 .collect();
-            tables::shares("wait-kinds", "Waiting by kind", "Kind", (&by_kind, Some(trace)), false)
+            tables::shares(
+                "wait-kinds",
+                "Waiting by kind",
+                "Kind",
+                (&by_kind, Some(trace)),
+                false,
+            )
         },
         tables::shares(
             "wait-processes",

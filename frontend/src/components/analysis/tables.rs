@@ -112,18 +112,15 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
             "Computation (CPU time)",
             weight(trace, analysis.total_computation),
         ),
-        (
-            "Processors",
-            {
-                let noun = analysis.figures.processor_kind.noun();
-                // `nodes` / `threads`: one of them is a node or a thread.
-                crate::words::count(
-                    analysis.figures.processors as usize,
-                    noun.strip_suffix('s').unwrap_or(noun),
-                    noun,
-                )
-            },
-        ),
+        ("Processors", {
+            let noun = analysis.figures.processor_kind.noun();
+            // `nodes` / `threads`: one of them is a node or a thread.
+            crate::words::count(
+                analysis.figures.processors as usize,
+                noun.strip_suffix('s').unwrap_or(noun),
+                noun,
+            )
+        }),
         ("Work", weight(trace, analysis.figures.work)),
         (
             "Speedup over serial work",
