@@ -330,10 +330,10 @@ pub fn RunView(
     let facts = format!(
         "{} · {} · {} · {} · {} · {}",
         s.format.name(),
-        count(s.nodes as u64, "node", "nodes"),
-        count(s.processes as u64, "process", "processes"),
+        count(s.nodes, "node", "nodes"),
+        count(s.processes, "process", "processes"),
         count(s.events, "event", "events"),
-        count(s.messages as u64, "message", "messages"),
+        count(s.messages, "message", "messages"),
         s.time.duration_text
     );
     let unmatched = s.unmatched_sends + s.unmatched_arrivals;
