@@ -101,6 +101,10 @@ test('every CSV download has numbers in base units with the unit in the heading'
   expect(files.filter(([, rows]) => rows.length > 1).length).toBeGreaterThanOrEqual(10);
   // Seconds, percent and bytes all occur, so the checks above checked something.
   expect([...units].sort()).toEqual(expect.arrayContaining(['%', 'bytes', 's']));
+  // Every weight says its unit: seconds, or WCPA's processor time in ticks.
+  for (const [name, rows] of files) {
+    for (const h of rows[0].filter((h) => h.startsWith('Weight'))) expect(h, name).toMatch(/\((s|ticks|processor-ticks)\)$/);
+  }
   // The statistics' packed quartiles are four columns of seconds.
   const stats = files.find(([n]) => n === 'statistics.csv')![1];
   expect(stats[0]).toEqual(expect.arrayContaining(['Duration Q1 (s)', 'Duration median (s)', 'Duration Q3 (s)', 'Duration max (s)']));

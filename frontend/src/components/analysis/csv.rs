@@ -280,6 +280,7 @@ mod tests {
             &["Metric", "Value"],
             &[
                 &["Execution time", "1.9 s"],
+                &["Computation (CPU time)", "2.15 s"],
                 &["Processors", "2 nodes"],
                 &["Selection: window", "0 s – 1.9 s"],
                 &["Selection: messages sent", "2 (5120 bytes)"],
@@ -287,12 +288,13 @@ mod tests {
             ],
         );
         assert_eq!(out[1], ["Execution time (s)", "1.9"]);
-        assert_eq!(out[2], ["Processors", "2 nodes"]);
-        assert_eq!(out[3], ["Selection: window start (s)", "0"]);
-        assert_eq!(out[4], ["Selection: window end (s)", "1.9"]);
-        assert_eq!(out[5], ["Selection: messages sent", "2"]);
-        assert_eq!(out[6], ["Selection: messages sent (bytes)", "5120"]);
-        assert_eq!(out[7], ["Efficiency (%)", "56.6"]);
+        assert_eq!(out[2], ["Computation (CPU time) (s)", "2.15"]);
+        assert_eq!(out[3], ["Processors", "2 nodes"]);
+        assert_eq!(out[4], ["Selection: window start (s)", "0"]);
+        assert_eq!(out[5], ["Selection: window end (s)", "1.9"]);
+        assert_eq!(out[6], ["Selection: messages sent", "2"]);
+        assert_eq!(out[7], ["Selection: messages sent (bytes)", "5120"]);
+        assert_eq!(out[8], ["Efficiency (%)", "56.6"]);
     }
 
     #[test]

@@ -324,7 +324,18 @@ pub fn segments(trace: &Trace, path: &PathInSelection, wcpa: bool) -> Table {
             format!("Critical path ({})", weight(trace, path.weight))
         },
         columns: vec![
-            "Process", "Kind", "From", "To", "Weight", "Share", "Region", "Phase",
+            "Process",
+            "Kind",
+            "From",
+            "To",
+            if wcpa {
+                "Weight (processor-ticks)"
+            } else {
+                "Weight"
+            },
+            "Share",
+            "Region",
+            "Phase",
         ],
         rows,
         note: (hidden > 0).then(|| format!("{hidden} more segments not listed")),
@@ -344,7 +355,16 @@ pub fn shares(
     Table {
         id,
         title: title.to_owned(),
-        columns: vec![what, "Weight", "Share"],
+        // WCPA's weights are processor time (n · dt less the others' busy time), in ticks.
+        columns: vec![
+            what,
+            if timed.is_some() {
+                "Weight"
+            } else {
+                "Weight (processor-ticks)"
+            },
+            "Share",
+        ],
         rows: list
             .iter()
             .map(|s| Row {
