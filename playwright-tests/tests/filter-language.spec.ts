@@ -42,6 +42,17 @@ test('names with spaces, times with units, regions and nodes filter the events',
   await expect(error).toContainText('ms');
   await page.screenshot({ path: test.info().outputPath('filter-error-1400.png') });
   await page.getByTestId('event-filter-clear').click();
+  // The box offers the keys and the names that complete what is typed, quoted as needed.
+  const suggestions = page.getByTestId('event-filter-suggestions').locator('option');
+  await page.getByTestId('event-filter').fill('kind=send pro');
+  await expect(suggestions).toHaveCount(1);
+  await expect(suggestions.first()).toHaveAttribute('value', 'kind=send process=');
+  await page.getByTestId('event-filter').fill('kind=send process=ta');
+  await expect(suggestions).toHaveCount(2);
+  await expect(suggestions.first()).toHaveAttribute('value', 'kind=send process="task 1"');
+  await page.getByTestId('event-filter').fill('');
+  // Keys go to the page once the box lets go of them.
+  await page.getByTestId('event-filter').blur();
   // The help documents the language.
   await page.getByTestId('gantt-canvas').focus();
   await page.keyboard.press('?');

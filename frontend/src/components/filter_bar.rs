@@ -101,10 +101,23 @@ pub fn FilterBar(trace: Arc<Trace>) -> impl IntoView {
                     }
                 />
             </label>
-            <datalist id="filter-examples">
-                {FILTER_EXAMPLES.iter().map(|(value, what)| view! {
-                    <option value=*value>{*what}</option>
-                }).collect_view()}
+            // The examples while the box is empty; then the keys and names that complete what
+            // is typed (names quoted when they hold a space).
+            <datalist id="filter-examples" data-testid="event-filter-suggestions">
+                {move || {
+                    let typed = text.get();
+                    if typed.trim().is_empty() {
+                        FILTER_EXAMPLES.iter().map(|(value, what)| view! {
+                            <option value=*value>{*what}</option>
+                        }).collect_view().into_any()
+                    } else {
+                        shared::analyses::patterns::completions(&typed, &trace.get_value(), 20)
+                            .into_iter()
+                            .map(|value| view! { <option value=value></option> })
+                            .collect_view()
+                            .into_any()
+                    }
+                }}
             </datalist>
             <span id="filter-syntax" class="visually-hidden">
                 "Terms key=value separated by spaces; quote names with spaces; times take units (80ms, 1.5s); press ? for the language."

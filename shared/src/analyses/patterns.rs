@@ -620,3 +620,64 @@ fn events_in_regions(trace: &Trace, regions: &[RegionId]) -> Vec<EventIdx> {
     out.sort_unstable();
     out
 }
+
+/// The keys of the filter language, as completion offers them.
+const KEYS: [&str; 8] = [
+    "kind=", "process=", "node=", "region=", "message=", "time=", "pattern=", "motif=",
+];
+
+/// What the filter box offers while `text` is typed: `text` completed, at most `limit` of them.
+/// A last word with no `=` completes to a key (`pro` → `process=`); after `process=`, `node=`,
+/// `region=` or `kind=` (or after a comma in their lists) it completes to the names that start
+/// like it, in any case, quoted when they hold a space or a comma (`process=ta` →
+/// `process="task 1"`).
+pub fn completions(text: &str, trace: &Trace, limit: usize) -> Vec<String> {
+    // The last term starts after the last space outside quotes.
+    let mut quoted = false;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => start = i + 1,
+            _ => {}
+        }
+    }
+    let (before, last) = text.split_at(start);
+    let Some((key, value)) = last.split_once('=') else {
+        let lower = last.to_lowercase();
+        return KEYS
+            .iter()
+            .filter(|k| k.starts_with(&lower) && **k != last)
+            .take(limit)
+            .map(|k| format!("{before}{k}"))
+            .collect();
+    };
+    let names: Vec<&str> = match key {
+        "kind" => WORDS.iter().map(|w| w.1).collect(),
+        _ => match names_of(key, trace) {
+            Some(names) if key != "message" => names,
+            _ => return Vec::new(),
+        },
+    };
+    // The item being written: after the value's last comma.
+    let (done, partial) = value.rsplit_once(',').map_or(("", value), |(a, b)| (a, b));
+    let done = if done.is_empty() {
+        String::new()
+    } else {
+        format!("{done},")
+    };
+    let partial = unquote(partial).to_lowercase();
+    names
+        .into_iter()
+        .filter(|n| n.to_lowercase().starts_with(&partial))
+        .take(limit)
+        .map(|n| {
+            let n = if n.contains([' ', ',', '"']) {
+                format!("\"{}\"", n.replace('"', ""))
+            } else {
+                n.to_owned()
+            };
+            format!("{before}{key}={done}{n}")
+        })
+        .collect()
+}

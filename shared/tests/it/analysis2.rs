@@ -1375,3 +1375,31 @@ fn a_region_filter_keeps_the_events_inside_its_instances() {
     let e = Filter::parse("region=compute", &trace).expect_err("no such region");
     assert!(e.message.contains(r#"did you mean "compute loop""#), "{e}");
 }
+
+#[test]
+fn the_filter_box_completes_keys_and_names_quoting_names_with_spaces() {
+    use shared::analyses::patterns::completions;
+    let trace = named_trace();
+    assert_eq!(completions("pro", &trace, 10), ["process="]);
+    assert_eq!(
+        completions("kind=send pro", &trace, 10),
+        ["kind=send process="]
+    );
+    assert_eq!(
+        completions("process=ta", &trace, 10),
+        [r#"process="task 1""#, r#"process="task 2""#]
+    );
+    assert_eq!(
+        completions(r#"process="task 1",SER"#, &trace, 10),
+        [r#"process="task 1",servant[3]"#]
+    );
+    assert_eq!(
+        completions("region=comp", &trace, 10),
+        [r#"region="compute loop""#]
+    );
+    assert_eq!(completions("kind=ar", &trace, 10), ["kind=arr"]);
+    // Every completion parses.
+    for text in completions("process=", &trace, 10) {
+        Filter::parse(&text, &trace).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}
