@@ -6,6 +6,7 @@ mod components;
 mod pages;
 mod samples;
 mod upload;
+mod words;
 mod workspace;
 
 /// The repository's test data (`shared/tests/data`, beside this crate), for native tests.

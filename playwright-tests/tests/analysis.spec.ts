@@ -29,7 +29,7 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-npt').click()]);
   expect(download.suggestedFilename()).toBe('npt.csv');
   const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
-  expect(lines[0]).toBe('Process,NPT,Share');
+  expect(lines[0]).toBe('Process,NPT,Share (%)');
   const rows = Object.fromEntries(lines.slice(1).map((l) => l.split(',')).map((c) => [c[0], Number(c[1])]));
   expect(rows).toEqual({ A: 29, B: 34 });
 
@@ -83,7 +83,7 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   const filtered = JSON.parse((await page.getByTestId('workspace').getAttribute('data-state')) ?? '{}');
   expect(filtered.event_filter).toBe('message=1>0');
   expect(filtered.processes).toEqual([1, 0]);
-  await expect(page.getByTestId('gantt-event-filter')).toContainText('message=1>0');
+  await expect(page.getByTestId('chip-events')).toContainText('message=1>0');
   // The workspace's filter bar shows it, and the analysis panels' lists keep only those
   // messages: one row in the matrix.
   await expect(page.getByTestId('event-filter')).toHaveValue('message=1>0');
@@ -91,8 +91,8 @@ test('the analysis view shows the worked example’s values, its rows lead into 
   await expect(page.getByTestId('analysis-scope')).toContainText('message=1>0');
   await expect(page.getByTestId('panel-matrix').locator('tbody tr')).toHaveCount(1);
   await page.getByTestId('tab-gantt').click();
-  await page.getByTestId('gantt-event-filter').getByRole('button').click();
-  await expect(page.getByTestId('gantt-event-filter')).toHaveCount(0);
+  await page.getByTestId('chip-events').getByRole('button').click();
+  await expect(page.getByTestId('chip-events')).toHaveCount(0);
   await page.getByTestId('tab-analysis').click();
 
   // A row of the NPT table shows its process alone in the Gantt chart.
@@ -157,7 +157,7 @@ test('the filter bar keeps the events of a pattern or a motif in every view and 
   await page.getByTestId('event-filter').fill('pattern=recv,arr');
   await page.getByTestId('event-filter-apply').click();
   await expect(page.getByTestId('event-filter-count')).toHaveText('6 events kept');
-  await expect(page.getByTestId('gantt-event-filter')).toContainText('pattern=recv,arr');
+  await expect(page.getByTestId('chip-events')).toContainText('pattern=recv,arr');
   // The analysis panels' lists keep them too: no send is kept, so the matrix is empty.
   await page.getByTestId('tab-analysis').click();
   await expect(page.getByTestId('analysis-scope')).toContainText('pattern=recv,arr');

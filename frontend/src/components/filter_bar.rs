@@ -1,4 +1,5 @@
-//! The workspace's filter bar: the event filter (`kind=send,arr process=A time=10..50`,
+//! The workspace's filter bar: the event filter (`kind=send,arr process="task 1" time=80ms..120ms`,
+//! `region=MPI_Send`, `node=n1`,
 //! `message=0>1`, the events of a pattern `pattern=(send,arr)+` or of a message motif
 //! `motif=request-response`) every view and panel applies — the charts draw the events it keeps, the
 //! analysis panels' lists (messages, wait states, diagnostics, event statistics) keep only
@@ -11,6 +12,40 @@ use shared::Trace;
 
 use crate::workspace::Command;
 use crate::workspace::store::Store;
+
+/// The filter language by example, as the help and the box's suggestions show it: each term a
+/// `key=value`, names quoted when they hold a space, times in ticks or with a unit.
+pub const FILTER_EXAMPLES: [(&str, &str); 11] = [
+    (
+        "kind=send,arr",
+        "sends and arrivals (kinds: init exit send recv arr probe enter leave post)",
+    ),
+    (
+        "process=\"task 1\",servant[3]",
+        "two processes, by name as shown (quoted when it holds a space) or number",
+    ),
+    ("node=n1", "the processes of a node, by name or number"),
+    (
+        "region=MPI_Send",
+        "the events inside a region's calls, its entry and exit included",
+    ),
+    (
+        "time=80ms..120ms",
+        "a time window with units (s, ms, us or µs, ns), as the axis reads",
+    ),
+    ("time=10..50", "a time window in ticks (plain numbers)"),
+    (
+        "message=0>1",
+        "the messages from one process to another, sends and arrivals",
+    ),
+    (
+        "pattern=(recv,arr)+",
+        "the events of a pattern of event kinds",
+    ),
+    ("motif=request-response", "requests and their responses"),
+    ("motif=chain:3", "messages passed on, 3 or more in a row"),
+    ("motif=broadcast:3", "sends to 3 or more processes in a row"),
+];
 
 /// The filter bar of a run's workspace.
 #[component]
@@ -54,7 +89,8 @@ pub fn FilterBar(trace: Arc<Trace>) -> impl IntoView {
                 "Events in every view and panel: "
                 <input
                     data-testid="event-filter"
-                    placeholder="kind=send,arr process=A time=10..50 message=0>1 motif=chain:3"
+                    placeholder="kind=send process=\"task 1\" time=80ms..120ms region=MPI_Send"
+                    aria-describedby="filter-syntax"
                     list="filter-examples"
                     prop:value=move || text.get()
                     on:input=move |ev| text.set(event_target_value(&ev))
@@ -65,13 +101,27 @@ pub fn FilterBar(trace: Arc<Trace>) -> impl IntoView {
                     }
                 />
             </label>
-            <datalist id="filter-examples">
-                <option value="kind=send,arr">"sends and arrivals"</option>
-                <option value="pattern=(recv,arr)+">"a pattern of event kinds"</option>
-                <option value="motif=request-response">"requests and their responses"</option>
-                <option value="motif=chain:3">"messages passed on, 3 or more in a row"</option>
-                <option value="motif=broadcast:3">"sends to 3 or more processes in a row"</option>
+            // The examples while the box is empty; then the keys and names that complete what
+            // is typed (names quoted when they hold a space).
+            <datalist id="filter-examples" data-testid="event-filter-suggestions">
+                {move || {
+                    let typed = text.get();
+                    if typed.trim().is_empty() {
+                        FILTER_EXAMPLES.iter().map(|(value, what)| view! {
+                            <option value=*value>{*what}</option>
+                        }).collect_view().into_any()
+                    } else {
+                        shared::analyses::patterns::completions(&typed, &trace.get_value(), 20)
+                            .into_iter()
+                            .map(|value| view! { <option value=value></option> })
+                            .collect_view()
+                            .into_any()
+                    }
+                }}
             </datalist>
+            <span id="filter-syntax" class="visually-hidden">
+                "Terms key=value separated by spaces; quote names with spaces; times take units (80ms, 1.5s); press ? for the language."
+            </span>
             <button data-testid="event-filter-apply" on:click=move |_| apply()>"Filter"</button>
             <button data-testid="event-filter-clear" on:click=move |_| {
                 text.set(String::new());

@@ -251,9 +251,18 @@ fn for_a_field(ev: &web_sys::KeyboardEvent, buttons: bool) -> bool {
 pub fn ReplayBar(trace: Arc<Trace>, #[prop(default = false)] remote: bool) -> impl IntoView {
     let store = Store::expect();
     let window_ticks = store.with_untracked(|ws| ws.window.1 - ws.window.0);
+    // The speed the workspace names (a permalink's, or the user's pick), else one that plays
+    // the window in 10 to 100 seconds.
+    let named = store.with_untracked(|ws| {
+        ws.replay_speed
+            .as_deref()
+            .and_then(|name| SPEEDS.iter().position(|(label, _)| *label == name))
+    });
     let replay = Replay {
         store,
-        speed: RwSignal::new(default_speed(window_ticks, trace.clock.ticks_per_second)),
+        speed: RwSignal::new(
+            named.unwrap_or_else(|| default_speed(window_ticks, trace.clock.ticks_per_second)),
+        ),
         trace: StoredValue::new(trace),
         times: StoredValue::new(None),
         remote,
@@ -305,7 +314,11 @@ fn bar(replay: Replay) -> impl IntoView {
     let options = SPEEDS
         .iter()
         .enumerate()
-        .map(|(i, (label, _))| view! { <option value=i.to_string()>{*label}</option> })
+        // Each option says whether it is the speed, so the box shows it even when its value is
+        // set before the options exist.
+        .map(|(i, (label, _))| {
+            view! { <option value=i.to_string() selected=move || replay.speed.get() == i>{*label}</option> }
+        })
         .collect_view();
     view! {
         <div class="replay" role="toolbar" aria-label="Replay" data-testid="replay">
@@ -333,7 +346,9 @@ fn bar(replay: Replay) -> impl IntoView {
                 <select data-testid="replay-speed" prop:value=move || replay.speed.get().to_string()
                     on:change=move |ev| {
                         if let Ok(i) = event_target_value(&ev).parse::<usize>() {
-                            replay.speed.set(i.min(SPEEDS.len() - 1));
+                            let i = i.min(SPEEDS.len() - 1);
+                            replay.speed.set(i);
+                            store.dispatch(Command::SetReplaySpeed(Some(SPEEDS[i].0.to_owned())));
                         }
                     }>
                     {options}

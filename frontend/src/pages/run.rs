@@ -11,11 +11,13 @@ use shared::view::state::{ViewKind, ViewState};
 
 use crate::api;
 use crate::components::analysis::AnalysisView;
+use crate::components::chips::NarrowingChips;
 use crate::components::filter_bar::FilterBar;
 use crate::components::gantt::GanttChart;
 use crate::components::hasse::HasseView;
 use crate::components::replay::ReplayBar;
 use crate::components::topology::TopologyView;
+use crate::components::view_help::ViewHelp;
 use crate::workspace::data::RunData;
 use crate::workspace::store::Store;
 use crate::workspace::{Command, Workspace};
@@ -397,6 +399,7 @@ fn view_tabs(store: Store) -> impl IntoView {
             {tab(ViewKind::Hasse, "Happened-before (Hasse)", "tab-hasse")}
             {tab(ViewKind::Topology, "Topology and load", "tab-topology")}
             {tab(ViewKind::Analysis, "Analysis", "tab-analysis")}
+            {crate::components::view_help::help_button(store)}
         </div>
     }
 }
@@ -468,6 +471,8 @@ pub fn RunView(
     let s = &run.summary;
     let bounds = (s.time.start.0, s.time.end.0);
     let n_processes = u32::try_from(trace.processes.len()).unwrap_or(u32::MAX);
+    // The address's view (a reload, Back) wins over a permalink's stored one: it is newer.
+    let state = crate::workspace::address::view_in_address(&run.id).or(state);
     let workspace = match &state {
         Some(state) => Workspace::from_view_state(state, bounds, n_processes),
         None => {
@@ -479,21 +484,24 @@ pub fn RunView(
         }
     };
     let store = Store::provide(workspace);
+    crate::workspace::address::keep_address(store);
     let data = RunData::new(Some(run.id.clone()));
     let clocks = RwSignal::new(None::<Arc<ClockFix>>);
     keep_filtered_events(store, data, shown, clocks);
     follow_with_the_model(run.id.clone(), data, model, shown);
+    let count = |n: u64, one: &str, many: &str| crate::words::count(n as usize, one, many);
     let facts = format!(
-        "{} · {} nodes · {} processes · {} events · {} messages · {}",
+        "{} · {} · {} · {} · {} · {}",
         s.format.name(),
-        s.nodes,
-        s.processes,
-        s.events,
-        s.messages,
+        count(s.nodes, "node", "nodes"),
+        count(s.processes, "process", "processes"),
+        count(s.events, "event", "events"),
+        count(s.messages, "message", "messages"),
         s.time.duration_text
     );
     let unmatched = s.unmatched_sends + s.unmatched_arrivals;
-    let share_link = RwSignal::new(None::<Result<String, String>>);
+    // The stored link, and whether it reached the clipboard (or why not).
+    let share_link = RwSignal::new(None::<Result<(String, Result<(), String>), String>>);
     let share = move |_| {
         let state = store.with_untracked(Workspace::to_view_state);
         leptos::task::spawn_local(async move {
@@ -503,7 +511,14 @@ pub fn RunView(
                     .unwrap_or_default();
                 format!("{origin}{}", created.path)
             });
-            share_link.set(Some(link));
+            let shared = match link {
+                Ok(link) => {
+                    let copied = crate::workspace::address::copy_to_clipboard(&link).await;
+                    Ok((link, copied))
+                }
+                Err(e) => Err(e),
+            };
+            share_link.set(Some(shared));
         });
     };
     let run_id = run.id.clone();
@@ -528,7 +543,7 @@ pub fn RunView(
                 }
             })}
             <div class="share">
-                <button on:click=share data-testid="share" title="Store this view and show a link to it">
+                <button on:click=share data-testid="share" title="Store this view and copy a link to it">
                     "Share this view"
                 </button>
                 {downloads(&run.id)}
@@ -537,14 +552,20 @@ pub fn RunView(
                     let (trace, remote) = shown.get();
                     clock_toggle(store, trace, remote, clocks)
                 }}
+            </div>
+            <p class="share-result" role="status" data-testid="share-status">
                 {move || match share_link.get() {
                     None => view! { <span></span> }.into_any(),
-                    Some(Ok(link)) => view! {
+                    Some(Ok((link, copied))) => view! {
+                        <span>{match copied {
+                            Ok(()) => "Link copied to the clipboard: ".to_owned(),
+                            Err(why) => format!("Copy this link ({why}): "),
+                        }}</span>
                         <a data-testid="share-link" href=link.clone()>{link.clone()}</a>
                     }.into_any(),
                     Some(Err(message)) => view! { <span class="error" role="alert">{message}</span> }.into_any(),
                 }}
-            </div>
+            </p>
             // The progress stands over the tabs' empty right end, so the page does not move when
             // it goes.
             <div class="tabs-line">
@@ -573,6 +594,8 @@ fn views(
     view! {
         <ReplayBar trace=trace.clone() remote=remote/>
         <FilterBar trace=trace.clone()/>
+        <NarrowingChips trace=trace.clone()/>
+        <ViewHelp/>
         <div class="view-pane" data-testid="gantt-pane" style:display=move || shown(store, ViewKind::Gantt)>
             {
                 let (recorded, id) = (trace.clone(), id.clone());

@@ -10,6 +10,7 @@
 //!
 //! Time here is whole trace ticks; only a view's `TimeScale` turns it into pixels.
 
+pub mod address;
 pub mod data;
 pub mod store;
 
@@ -54,6 +55,46 @@ pub struct Workspace {
     pub hasse_axis: shared::view::hasse::Axis,
     /// The event filter every view applies (checked text, or none).
     pub event_filter: Option<String>,
+    /// The replay speed as the replay bar names it, once the user picked one.
+    pub replay_speed: Option<String>,
+    /// The narrowings in force (shown processes, event filter, region kept in colour), in the
+    /// order they were set, so Esc clears the last (not saved: a permalink restores them in
+    /// this order).
+    pub narrowed: Vec<Narrowing>,
+}
+
+/// A filter that narrows every view, shown as a chip above the views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrowing {
+    /// Only some processes have rows (a topology node, a matrix cell, the process picker).
+    Processes,
+    /// The event filter.
+    Events,
+    /// Only one region's bars in colour.
+    Region,
+}
+
+impl Narrowing {
+    /// Every narrowing.
+    pub const ALL: [Narrowing; 3] = [Narrowing::Processes, Narrowing::Events, Narrowing::Region];
+
+    /// Whether `ws` has it in force, and with what value (to tell a change).
+    fn value(self, ws: &Workspace) -> Option<String> {
+        match self {
+            Narrowing::Processes => ws.processes.as_ref().map(|p| format!("{p:?}")),
+            Narrowing::Events => ws.event_filter.clone(),
+            Narrowing::Region => ws.region_filter().map(|r| r.to_string()),
+        }
+    }
+
+    /// The command that clears it.
+    pub fn clear(self) -> Command {
+        match self {
+            Narrowing::Processes => Command::ShowProcesses(None),
+            Narrowing::Events => Command::SetEventFilter(None),
+            Narrowing::Region => Command::FilterRegion(None),
+        }
+    }
 }
 
 /// A change to the workspace.
@@ -105,6 +146,8 @@ pub enum Command {
     SetEventFilter(Option<String>),
     /// Opens or closes a panel.
     TogglePanel(Panel),
+    /// Sets the replay speed (by its name in the replay bar), or lets the page pick one.
+    SetReplaySpeed(Option<String>),
     /// Closes the help, the selection and the range.
     Escape,
 }
@@ -134,6 +177,8 @@ impl Workspace {
             panels: Vec::new(),
             hasse_axis: shared::view::hasse::Axis::default(),
             event_filter: None,
+            narrowed: Vec::new(),
+            replay_speed: None,
         }
     }
 
@@ -151,6 +196,7 @@ impl Workspace {
             Command::Hover(state.hovered),
             Command::SelectRange(state.range.clone()),
             Command::SetReplay(state.replay),
+            Command::SetReplaySpeed(state.replay_speed.clone()),
         ];
         for command in commands {
             ws = apply(&ws, command);
@@ -162,6 +208,10 @@ impl Workspace {
         ws.overlays = sorted(state.overlays.clone());
         ws.filters = sorted(state.filters.clone());
         ws.panels = sorted(state.panels.clone());
+        ws.narrowed = Narrowing::ALL
+            .into_iter()
+            .filter(|n| n.value(&ws).is_some())
+            .collect();
         ws
     }
 
@@ -189,6 +239,7 @@ impl Workspace {
         state.panels.clone_from(&self.panels);
         state.hasse_axis = self.hasse_axis;
         state.event_filter.clone_from(&self.event_filter);
+        state.replay_speed.clone_from(&self.replay_speed);
         state
     }
 
@@ -360,12 +411,29 @@ pub fn apply(ws: &Workspace, command: Command) -> Workspace {
             next.event_filter = filter.filter(|f| !f.trim().is_empty());
         }
         Command::TogglePanel(panel) => toggle(&mut next.panels, panel),
+        Command::SetReplaySpeed(speed) => next.replay_speed = speed,
         Command::Escape => {
-            next.panels.retain(|p| *p != Panel::Help);
-            next.selected = None;
-            next.range = None;
+            // Esc closes what is open first (the help, a selection, a range); with nothing
+            // open, it clears the narrowing set last.
+            if ws.has_panel(Panel::Help) || ws.selected.is_some() || ws.range.is_some() {
+                next.panels.retain(|p| *p != Panel::Help);
+                next.selected = None;
+                next.range = None;
+            } else if let Some(&last) = ws.narrowed.last() {
+                return apply(ws, last.clear());
+            }
         }
     }
+    // The narrowings in the order they were set: one unchanged keeps its place, one set or
+    // changed moves to the end, one cleared leaves.
+    let kept = |n: &Narrowing| n.value(&next).is_some() && n.value(ws) == n.value(&next);
+    let mut order: Vec<Narrowing> = ws.narrowed.iter().copied().filter(kept).collect();
+    for n in Narrowing::ALL {
+        if n.value(&next).is_some() && !order.contains(&n) {
+            order.push(n);
+        }
+    }
+    next.narrowed = order;
     next
 }
 
@@ -469,6 +537,49 @@ mod tests {
     }
 
     #[test]
+    fn escape_clears_the_narrowing_set_last_once_nothing_is_open() {
+        let w = run(
+            &ws(),
+            [
+                Command::SetEventFilter(Some("kind=send".to_owned())),
+                Command::ShowProcesses(Some(vec![2])),
+                Command::FilterRegion(Some(1)),
+                // Setting the event filter again moves it last.
+                Command::SetEventFilter(Some("kind=arr".to_owned())),
+                Command::Select(Some(Selection::Event { index: 3 })),
+            ],
+        );
+        assert_eq!(
+            w.narrowed,
+            [Narrowing::Processes, Narrowing::Region, Narrowing::Events]
+        );
+        // The first Esc closes the selection, the next ones clear the narrowings, last first.
+        let w = apply(&w, Command::Escape);
+        assert_eq!((w.selected, w.narrowed.len()), (None, 3));
+        let w = apply(&w, Command::Escape);
+        assert_eq!(w.event_filter, None);
+        assert_eq!(w.processes, Some(vec![2]));
+        let w = apply(&w, Command::Escape);
+        assert_eq!(w.region_filter(), None);
+        let w = apply(&w, Command::Escape);
+        assert_eq!((w.processes.clone(), w.narrowed.clone()), (None, vec![]));
+        // A permalink restores them in a fixed order.
+        let restored = Workspace::from_view_state(
+            &run(
+                &ws(),
+                [
+                    Command::ShowProcesses(Some(vec![1])),
+                    Command::SetEventFilter(Some("kind=send".to_owned())),
+                ],
+            )
+            .to_view_state(),
+            (0, 1000),
+            4,
+        );
+        assert_eq!(restored.narrowed, [Narrowing::Processes, Narrowing::Events]);
+    }
+
+    #[test]
     fn the_process_set_keeps_its_order_and_never_empties() {
         let w = apply(&ws(), Command::ShowProcesses(Some(vec![3, 1, 3, 9])));
         assert_eq!(w.processes, Some(vec![3, 1]));
@@ -567,12 +678,26 @@ mod tests {
                 Command::SetHasseAxis(shared::view::hasse::Axis::Lamport),
                 Command::SetEventFilter(Some("kind=send".to_owned())),
                 Command::TogglePanel(Panel::Processes),
+                Command::SetReplaySpeed(Some("× 0.01".to_owned())),
             ],
         );
         assert_eq!(w.hasse_axis, shared::view::hasse::Axis::Lamport);
         let json = serde_json::to_string(&w.to_view_state()).expect("serializes");
         let state = shared::view::state::parse(&json).expect("parses");
-        assert_eq!(Workspace::from_view_state(&state, (0, 1000), 4), w);
+        // Every saved field comes back; the order the narrowings were set in is not saved (a
+        // permalink restores them processes, events, region).
+        let restored = Workspace::from_view_state(&state, (0, 1000), 4);
+        assert_eq!(
+            restored.narrowed,
+            [Narrowing::Processes, Narrowing::Events, Narrowing::Region]
+        );
+        assert_eq!(
+            restored,
+            Workspace {
+                narrowed: restored.narrowed.clone(),
+                ..w
+            }
+        );
         // A fresh workspace round-trips too, window included.
         assert_eq!(
             Workspace::from_view_state(&ws().to_view_state(), (0, 1000), 4),

@@ -396,13 +396,16 @@ pub fn validate(
             .get(p as usize)
             .map_or("?", |p| p.name.as_str())
     };
+    // A time as the page shows it: with the trace's unit, or in ticks.
+    let at = |t: u64| trace.clock.format_duration(crate::model::time::Duration(t));
+    // An event in people's words: "the message arrival of task 3 at 84.07 µs".
     let describe = |i: EventIdx| {
         let p = e.process()[i.index()];
         format!(
-            "{} of {} at {}",
-            e.kind()[i.index()].name(),
+            "the {} of {} at {}",
+            e.kind()[i.index()].words(),
             process_name(p.0),
-            e.time()[i.index()].0
+            at(e.time()[i.index()].0)
         )
     };
     let region_name = |r: RegionId| {
@@ -431,7 +434,7 @@ pub fn validate(
             Some(exit) if exit >= t => d,
             _ => Diagnostic {
                 message: format!(
-                    "{}; its receiver's record has no proc_exit after it, so the arrival may come after tracing stopped",
+                    "{}; its receiver's record has no process end after it, so the arrival may come after tracing stopped",
                     d.message
                 ),
                 ..d
@@ -453,7 +456,7 @@ pub fn validate(
             Some(init) if init <= t => d,
             _ => Diagnostic {
                 message: format!(
-                    "{}; its sender's record has no proc_init before it, so the send may come before tracing started",
+                    "{}; its sender's record has no process start before it, so the send may come before tracing started",
                     d.message
                 ),
                 ..d
@@ -468,9 +471,10 @@ pub fn validate(
                 DiagnosticKind::ClockViolation,
                 vec![m.send, m.arrival],
                 format!(
-                    "{} arrived at {arrived}, before its send at {sent} plus the minimum latency {}",
+                    "{} came before its send at {} plus the minimum latency {}",
                     describe(m.arrival),
-                    options.min_latency
+                    at(sent),
+                    at(options.min_latency)
                 ),
             ));
         }
@@ -595,7 +599,7 @@ pub fn validate(
                 out.push(Diagnostic::new(
                     DiagnosticKind::EventAfterExit,
                     vec![v],
-                    format!("{} comes after proc_exit", describe(v)),
+                    format!("{} comes after its process's end", describe(v)),
                 ));
             }
             match (e.kind()[i], e.region().at(i)) {
@@ -606,7 +610,7 @@ pub fn validate(
                             DiagnosticKind::EventBeforeInit,
                             vec![EventIdx(range.start as u32)],
                             format!(
-                                "{} comes before proc_init",
+                                "{} comes before its process's start",
                                 describe(EventIdx(range.start as u32))
                             ),
                         ));
@@ -636,7 +640,7 @@ pub fn validate(
                 DiagnosticKind::DuplicateInitOrExit,
                 vec![first],
                 format!(
-                    "process {} has {inits} proc_init and {exits} proc_exit events",
+                    "process {} has {inits} process starts and {exits} process ends (one of each expected)",
                     process.0
                 ),
             ));

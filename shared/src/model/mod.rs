@@ -159,6 +159,23 @@ impl EventKind {
         }
     }
 
+    /// The kind in people's words, as the page and diagnostics say it, e.g. `message arrival`.
+    pub fn words(self) -> &'static str {
+        match self {
+            EventKind::ProcInit => "process start",
+            EventKind::ProcExit => "process end",
+            EventKind::MsgSend => "message send",
+            EventKind::RecvCall => "receive call",
+            EventKind::MsgArr => "message arrival",
+            EventKind::Probe => "probe",
+            EventKind::Enter => "region entry",
+            EventKind::Leave => "region exit",
+            EventKind::RecvPost => "posted receive",
+            EventKind::Wait => "wait",
+            EventKind::Run => "back on the processor",
+        }
+    }
+
     /// Whether the kind names a region (enter and leave).
     pub fn has_region(self) -> bool {
         matches!(self, EventKind::Enter | EventKind::Leave)

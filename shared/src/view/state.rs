@@ -193,6 +193,10 @@ pub struct ViewState {
     /// `shared::analyses::patterns::Filter`).
     #[serde(default)]
     pub event_filter: Option<String>,
+    /// The replay speed as the replay bar names it (`× 0.01`, `100 events/s`); `None` lets the
+    /// page pick one that plays the window in 10 to 100 seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_speed: Option<String>,
 }
 
 impl ViewState {
@@ -202,6 +206,7 @@ impl ViewState {
             version: CURRENT_VERSION,
             hasse_axis: super::hasse::Axis::default(),
             event_filter: None,
+            replay_speed: None,
             run: run.into(),
             kind: ViewKind::Gantt,
             window: None,

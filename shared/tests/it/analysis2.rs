@@ -1262,3 +1262,144 @@ fn filters_keep_the_events_of_pattern_matches_and_motifs() {
     let e = Filter::parse("pattern=send,bogus", &trace).expect_err("an unknown word");
     assert!(e.message.contains("bogus"), "{e}");
 }
+
+/// A nanosecond-clocked trace with names as real tools write them (issue 47 point 4): processes
+/// `task 1`, `task 2`, `servant[3]` on nodes `node a` and `n1`; `task 1` sends to `servant[3]`
+/// at 100 ms inside a region `compute loop`.
+fn named_trace() -> shared::Trace {
+    use shared::model::time::{Clock, Time};
+    use shared::model::{EventRecord, ProcessId, TraceBuilder};
+    let mut b = TraceBuilder::new("names", Clock::NANOSECONDS);
+    let (na, n1) = (b.add_node("node a"), b.add_node("n1"));
+    for (name, node) in [("task 1", na), ("task 2", na), ("servant[3]", n1)] {
+        b.add_process(name, node).expect("node exists");
+    }
+    let region = b.add_region("compute loop", RegionRole::Activity);
+    let ms = 1_000_000;
+    let mut push = |p: u32, t: u64, kind: EventKind, f: &dyn Fn(&mut EventRecord)| {
+        let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
+        f(&mut r);
+        b.push(r).expect("valid event");
+    };
+    push(0, 50 * ms, EventKind::Enter, &|r| r.region = Some(region));
+    push(0, 100 * ms, EventKind::MsgSend, &|r| {
+        r.peer = Some(ProcessId(2))
+    });
+    push(0, 150 * ms, EventKind::Leave, &|r| r.region = Some(region));
+    push(0, 1_600 * ms, EventKind::MsgSend, &|r| {
+        r.peer = Some(ProcessId(1))
+    });
+    push(1, 1_700 * ms, EventKind::MsgArr, &|r| {
+        r.peer = Some(ProcessId(0))
+    });
+    push(2, 110 * ms, EventKind::MsgArr, &|r| {
+        r.peer = Some(ProcessId(0))
+    });
+    b.build()
+}
+
+/// The times (in ms) of the events a filter keeps.
+fn kept_ms(trace: &shared::Trace, text: &str) -> Vec<u64> {
+    Filter::parse(text, trace)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .apply(trace)
+        .iter()
+        .map(|&i| trace.events.time()[i.index()].0 / 1_000_000)
+        .collect()
+}
+
+#[test]
+fn filter_names_with_spaces_are_quoted_or_written_as_shown() {
+    let trace = named_trace();
+    assert_eq!(kept_ms(&trace, r#"process="task 1""#), [50, 100, 150, 1600]);
+    assert_eq!(kept_ms(&trace, "process=task 1"), [50, 100, 150, 1600]);
+    assert_eq!(kept_ms(&trace, "process=task 1 kind=send"), [100, 1600]);
+    assert_eq!(
+        kept_ms(&trace, r#"process="task 2",servant[3]"#),
+        [1700, 110]
+    );
+    assert_eq!(kept_ms(&trace, "process=servant[3]"), [110]);
+    assert_eq!(
+        kept_ms(&trace, r#"message="task 1">servant[3]"#),
+        [100, 110]
+    );
+    assert_eq!(kept_ms(&trace, "message=task 1>task 2"), [1600, 1700]);
+    assert_eq!(kept_ms(&trace, "node=node a kind=arr"), [1700]);
+    assert_eq!(kept_ms(&trace, r#"node="n1""#), [110]);
+    // The old syntax still works: numbers, and names without spaces.
+    assert_eq!(kept_ms(&trace, "process=2"), [110]);
+    assert_eq!(kept_ms(&trace, "node=1"), [110]);
+    // A name that is not there: the error names the ones that are near, and says to quote.
+    let e = Filter::parse("process=task", &trace).expect_err("no such process");
+    assert!(
+        e.message
+            .contains(r#"no process "task" — did you mean "task 1""#)
+            && e.message.contains("Quote names with spaces"),
+        "{e}"
+    );
+    let e = Filter::parse("process=worker", &trace).expect_err("no such process");
+    assert!(
+        e.message.contains(r#""task 1", "task 2" and "servant[3]""#)
+            && e.message.contains("0 to 2"),
+        "{e}"
+    );
+    let e = Filter::parse(r#"process="task 1"#, &trace).expect_err("an open quote");
+    assert_eq!(e.column, 9, "{e}");
+}
+
+#[test]
+fn filter_times_take_units_and_plain_numbers_stay_ticks() {
+    let trace = named_trace();
+    assert_eq!(kept_ms(&trace, "time=80ms..120ms"), [100, 110]);
+    assert_eq!(kept_ms(&trace, "time=1.5s..2s"), [1600, 1700]);
+    assert_eq!(kept_ms(&trace, "time=100000us..110000µs"), [100, 110]);
+    assert_eq!(kept_ms(&trace, "time=149999999ns..150000000ns"), [150]);
+    assert_eq!(kept_ms(&trace, "time=100000000..110000000"), [100, 110]);
+    assert_eq!(kept_ms(&trace, "time=1.6s.."), [1600, 1700]);
+    let e = Filter::parse("time=80parsec..1s", &trace).expect_err("no such unit");
+    assert!(
+        e.message.contains("ms") && e.message.contains("ticks"),
+        "{e}"
+    );
+    // A trace without a clock has no seconds: the error says to write ticks.
+    let worked = load("t4-worked-example.json");
+    let e = Filter::parse("time=10ms..20ms", &worked).expect_err("no clock");
+    assert!(e.message.contains("plain ticks"), "{e}");
+}
+
+#[test]
+fn a_region_filter_keeps_the_events_inside_its_instances() {
+    let trace = named_trace();
+    assert_eq!(kept_ms(&trace, "region=compute loop"), [50, 100, 150]);
+    assert_eq!(kept_ms(&trace, r#"region="compute loop" kind=send"#), [100]);
+    let e = Filter::parse("region=compute", &trace).expect_err("no such region");
+    assert!(e.message.contains(r#"did you mean "compute loop""#), "{e}");
+}
+
+#[test]
+fn the_filter_box_completes_keys_and_names_quoting_names_with_spaces() {
+    use shared::analyses::patterns::completions;
+    let trace = named_trace();
+    assert_eq!(completions("pro", &trace, 10), ["process="]);
+    assert_eq!(
+        completions("kind=send pro", &trace, 10),
+        ["kind=send process="]
+    );
+    assert_eq!(
+        completions("process=ta", &trace, 10),
+        [r#"process="task 1""#, r#"process="task 2""#]
+    );
+    assert_eq!(
+        completions(r#"process="task 1",SER"#, &trace, 10),
+        [r#"process="task 1",servant[3]"#]
+    );
+    assert_eq!(
+        completions("region=comp", &trace, 10),
+        [r#"region="compute loop""#]
+    );
+    assert_eq!(completions("kind=ar", &trace, 10), ["kind=arr"]);
+    // Every completion parses.
+    for text in completions("process=", &trace, 10) {
+        Filter::parse(&text, &trace).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}

@@ -334,3 +334,38 @@ fn severities_are_named_error_warning_and_note() {
         assert_eq!(DiagnosticKind::from_name(k.name()), Some(k));
     }
 }
+
+/// Diagnostics speak the page's words (issue 47 point 7): event kinds as people say them and
+/// times in the trace's unit, never `msg_arr` or a bare tick count on a clocked trace.
+#[test]
+fn a_clock_violation_names_the_event_in_words_and_its_times_in_the_trace_unit() {
+    use shared::model::time::{Clock, Time};
+    use shared::model::{EventKind, EventRecord, NodeId, ProcessId, TraceBuilder};
+    let mut b = TraceBuilder::new("clocked", Clock::NANOSECONDS);
+    b.add_node("n0");
+    for name in ["task 1", "task 3"] {
+        b.add_process(name, NodeId(0)).expect("node exists");
+    }
+    let mut push = |p: u32, t: u64, kind: EventKind, peer: Option<u32>| {
+        let mut r = EventRecord::plain(ProcessId(p), Time(t), kind);
+        r.peer = peer.map(ProcessId);
+        b.push(r).expect("valid event");
+    };
+    push(0, 0, EventKind::ProcInit, None);
+    push(0, 84_092, EventKind::MsgSend, Some(1));
+    push(0, 90_000, EventKind::ProcExit, None);
+    push(1, 0, EventKind::ProcInit, None);
+    push(1, 80_000, EventKind::RecvCall, None);
+    push(1, 84_070, EventKind::MsgArr, Some(0));
+    push(1, 90_000, EventKind::ProcExit, None);
+    let a = analyze(&b.build(), AnalysisOptions::default());
+    let violation = a
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::ClockViolation)
+        .expect("the arrival comes before its send");
+    assert_eq!(
+        violation.message,
+        "the message arrival of task 3 at 84.07 µs came before its send at 84.092 µs plus the minimum latency 0 s"
+    );
+}

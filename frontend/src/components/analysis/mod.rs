@@ -5,6 +5,7 @@
 //! other views, every table a CSV download.
 
 pub mod charts;
+pub mod csv;
 pub mod tables;
 
 use std::sync::Arc;
@@ -373,6 +374,15 @@ fn diagnostics_panel(
             let busy = RwSignal::new(false);
             let failed = RwSignal::new(None::<String>);
             let (kind, severity, count) = (c.kind.name(), c.severity.name(), c.count);
+            // What the kind is and what it may throw off, in the page's words.
+            let kind_words = crate::words::sentence(kind);
+            let affects = c
+                .kind
+                .affects()
+                .iter()
+                .map(|a| crate::words::analysis(a))
+                .collect::<Vec<_>>()
+                .join(", ");
             let query = query.clone();
             let more = move |_| {
                 let Some(id) = run.get_value() else {
@@ -427,7 +437,8 @@ fn diagnostics_panel(
                 <details class="diagnostic-group" data-testid="diagnostic-group" data-kind=kind data-severity=severity open=at < 3>
                     <summary>
                         <span class=format!("severity severity-{severity}")>{severity}</span>
-                        " " <code>{kind}</code> " — " {count.to_string()}
+                        " " <strong>{kind_words}</strong> " — " {count.to_string()}
+                        <span class="affects">" · may affect: " {affects}</span>
                     </summary>
                     <div class="table-scroll">
                         <table>
@@ -470,13 +481,24 @@ fn wait_panels(store: Store, trace: &Trace, parts: &Parts) -> Vec<AnyView> {
         return Vec::new();
     };
     vec![
-        tables::shares(
-            "wait-kinds",
-            "Waiting by kind",
-            "Kind",
-            (&w.by_kind, Some(trace)),
-            false,
-        ),
+        {
+            // The patterns by the names the wait-state list uses (`Late Sender`).
+            let by_kind: Vec<_> = w
+                .by_kind
+                .iter()
+                .map(|s| shared::analyses::metrics::Share {
+                    name: crate::words::wait_kind(&s.name),
+                    ..s.clone()
+                })
+                .collect();
+            tables::shares(
+                "wait-kinds",
+                "Waiting by kind",
+                "Kind",
+                (&by_kind, Some(trace)),
+                false,
+            )
+        },
         tables::shares(
             "wait-processes",
             "Waiting by process",
@@ -613,6 +635,7 @@ fn tree_row(
 fn csv_button(table: &Table) -> impl IntoView + use<> {
     let csv = tables::csv(table);
     let file = format!("{}.csv", table.id);
+    let label = format!("Download {} as CSV", table.title);
     let download = move |_| {
         let href = format!(
             "data:text/csv;charset=utf-8,{}",
@@ -621,7 +644,7 @@ fn csv_button(table: &Table) -> impl IntoView + use<> {
         canvas::download(&href, &file);
     };
     view! {
-        <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download title="Download this table as CSV">"CSV"</button>
+        <button class="csv" data-testid=format!("csv-{}", table.id) on:click=download aria-label=label title="Download this table as CSV: numbers in seconds, bytes and percent, the unit in each heading">"CSV"</button>
     }
 }
 

@@ -81,7 +81,8 @@ fn weight(trace: &Trace, w: f64) -> String {
     time_text(trace, w.round().max(0.0) as u64)
 }
 
-/// The table as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted).
+/// The table as CSV for spreadsheets (RFC 4180: fields with commas, quotes or line breaks are
+/// quoted): numbers in base units with the unit in the heading (`super::csv`).
 pub fn csv(table: &Table) -> String {
     let field = |text: &str| {
         if text.contains([',', '"', '\n', '\r']) {
@@ -90,12 +91,10 @@ pub fn csv(table: &Table) -> String {
             text.to_owned()
         }
     };
+    let rows: Vec<Vec<String>> = table.rows.iter().map(|r| r.cells.clone()).collect();
     let mut out = String::new();
-    let header: Vec<String> = table.columns.iter().map(|c| field(c)).collect();
-    out.push_str(&header.join(","));
-    out.push_str("\r\n");
-    for row in &table.rows {
-        let cells: Vec<String> = row.cells.iter().map(|c| field(c)).collect();
+    for line in super::csv::spreadsheet(&table.columns, &rows) {
+        let cells: Vec<String> = line.iter().map(|c| field(c)).collect();
         out.push_str(&cells.join(","));
         out.push_str("\r\n");
     }
@@ -113,14 +112,15 @@ pub fn headline(trace: &Trace, analysis: &Analysis, summary: Option<&SelectionSu
             "Computation (CPU time)",
             weight(trace, analysis.total_computation),
         ),
-        (
-            "Processors",
-            format!(
-                "{} {}",
-                analysis.figures.processors,
-                analysis.figures.processor_kind.noun()
-            ),
-        ),
+        ("Processors", {
+            let noun = analysis.figures.processor_kind.noun();
+            // `nodes` / `threads`: one of them is a node or a thread.
+            crate::words::count(
+                analysis.figures.processors as usize,
+                noun.strip_suffix('s').unwrap_or(noun),
+                noun,
+            )
+        }),
         ("Work", weight(trace, analysis.figures.work)),
         (
             "Speedup over serial work",
@@ -325,7 +325,18 @@ pub fn segments(trace: &Trace, path: &PathInSelection, wcpa: bool) -> Table {
             format!("Critical path ({})", weight(trace, path.weight))
         },
         columns: vec![
-            "Process", "Kind", "From", "To", "Weight", "Share", "Region", "Phase",
+            "Process",
+            "Kind",
+            "From",
+            "To",
+            if wcpa {
+                "Weight (processor-ticks)"
+            } else {
+                "Weight"
+            },
+            "Share",
+            "Region",
+            "Phase",
         ],
         rows,
         note: (hidden > 0).then(|| format!("{hidden} more segments not listed")),
@@ -345,7 +356,16 @@ pub fn shares(
     Table {
         id,
         title: title.to_owned(),
-        columns: vec![what, "Weight", "Share"],
+        // WCPA's weights are processor time (n · dt less the others' busy time), in ticks.
+        columns: vec![
+            what,
+            if timed.is_some() {
+                "Weight"
+            } else {
+                "Weight (processor-ticks)"
+            },
+            "Share",
+        ],
         rows: list
             .iter()
             .map(|s| Row {
@@ -634,7 +654,11 @@ pub fn statistics(trace: &Trace, list: &[SubjectStatistics]) -> Table {
             .map(|s| Row {
                 cells: vec![
                     s.subject.clone(),
-                    s.name.clone(),
+                    if s.subject == "event" {
+                        crate::words::event_kind(&s.name)
+                    } else {
+                        s.name.clone()
+                    },
                     s.statistics.count.to_string(),
                     quartiles(&s.statistics.duration),
                     quartiles(&s.statistics.distance),
@@ -673,9 +697,14 @@ pub fn diagnostics(d: &DiagnosticsInSelection) -> Table {
             .map(|c| Row {
                 cells: vec![
                     c.severity.name().to_owned(),
-                    c.kind.name().to_owned(),
+                    crate::words::sentence(c.kind.name()),
                     c.count.to_string(),
-                    c.kind.affects().join(", "),
+                    c.kind
+                        .affects()
+                        .iter()
+                        .map(|a| crate::words::analysis(a))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ],
                 bar: None,
                 action: c
@@ -877,11 +906,16 @@ mod tests {
         assert_eq!(
             rows,
             [
-                ("error", "leave_without_enter", "1"),
-                ("error", "unmatched_send", "1"),
-                ("note", "leave_without_enter", "1"),
-                ("note", "unclosed_region", "1"),
+                ("error", "Leave without enter", "1"),
+                ("error", "Unmatched send", "1"),
+                ("note", "Leave without enter", "1"),
+                ("note", "Unclosed region", "1"),
             ]
+        );
+        // What a kind affects is said in the page's words, not the engine's identifiers.
+        assert_eq!(
+            table.rows[1].cells[3],
+            "critical path, weighted critical path (WCPA), granularity, POP efficiencies"
         );
         let send = all
             .iter()

@@ -42,7 +42,10 @@ pub const SHORTCUTS: [(&str, &str); 13] = [
     ("Click a node's label", "collapse or expand its processes"),
     ("T", "set the replay clock at the cursor"),
     ("Shift + T", "clear the replay clock"),
-    ("Esc", "close the pop-up, the help and the selection"),
+    (
+        "Esc",
+        "close the pop-up, the help and the selection; then clear the last filter chip",
+    ),
     ("?", "show or hide this help"),
 ];
 

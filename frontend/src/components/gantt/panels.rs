@@ -82,12 +82,6 @@ pub fn toolbar<E: IntoView + 'static>(chart: &Chart, exports: E) -> impl IntoVie
             >{move || format!("Processes ({}/{n})", shown())}</button>
             {fold_buttons(chart)}
             {row_filter(chart)}
-            {move || store.with(|ws| ws.event_filter.clone()).map(|f| view! {
-                <span class="filter-chip" data-testid="gantt-event-filter" title="Events other than these are drawn faint in every view">
-                    "events: " <code>{f}</code>
-                    <button aria-label="Show all events" on:click=move |_| store.dispatch(Command::SetEventFilter(None))>"×"</button>
-                </span>
-            })}
             {exports}
             <button on:click=move |_| store.dispatch(Command::TogglePanel(Panel::Help)) title="Every shortcut (?)">"?"</button>
             {chart.remote.is_some().then(|| view! {
@@ -288,6 +282,13 @@ pub fn help(chart: &Chart) -> impl IntoView + use<> {
                     <table>
                         {keys::SHORTCUTS.iter().map(|(k, what)| view! {
                             <tr><th>{*k}</th><td>{*what}</td></tr>
+                        }).collect_view()}
+                    </table>
+                    <h2>"The event filter"</h2>
+                    <p>"Terms key=value, separated by spaces, all kept together. Names as the page shows them, quoted when they hold a space; times in ticks or with a unit."</p>
+                    <table data-testid="help-filter">
+                        {crate::components::filter_bar::FILTER_EXAMPLES.iter().map(|(k, what)| view! {
+                            <tr><th><code>{*k}</code></th><td>{*what}</td></tr>
                         }).collect_view()}
                     </table>
                 </div>
@@ -634,12 +635,12 @@ fn range_stats_view(trace: &shared::Trace, stats: &RangeStats) -> impl IntoView 
             .map_or_else(|| format!("process {}", p.0), |p| p.name.clone())
     };
     let head = format!(
-        "{} – {}: {} processes, {} events, {} messages sent ({}), {} received",
+        "{} – {}: {}, {}, {} sent ({}), {} received",
         details::time_text(trace, s.start),
         details::time_text(trace, s.end),
-        s.processes,
-        s.events,
-        s.messages_sent,
+        crate::words::count(s.processes, "process", "processes"),
+        crate::words::count(s.events as usize, "event", "events"),
+        crate::words::count(s.messages_sent as usize, "message", "messages"),
         bytes_text(s.bytes_sent),
         s.messages_received
     );

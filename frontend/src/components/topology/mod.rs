@@ -372,21 +372,21 @@ fn hover_title(view: View) -> String {
 fn kind_text(topology: &Topology) -> String {
     match topology.kind {
         Kind::Network => format!(
-            "Network: {} · {} nodes · {} links",
+            "Network: {} · {} · {}",
             topology.shape.name(),
-            topology.vertices.len(),
-            topology.edges.len()
+            crate::words::count(topology.vertices.len(), "node", "nodes"),
+            crate::words::count(topology.edges.len(), "link", "links")
         ),
         Kind::Communication => {
-            let what = if topology.vertices.iter().any(|v| v.process.is_some()) {
-                "processes"
+            let n = topology.vertices.len();
+            let vertices = if topology.vertices.iter().any(|v| v.process.is_some()) {
+                crate::words::count(n, "process", "processes")
             } else {
-                "nodes"
+                crate::words::count(n, "node", "nodes")
             };
             format!(
-                "Communication graph (this trace has no links): {} {what} · {} pairs that exchanged messages",
-                topology.vertices.len(),
-                topology.edges.len()
+                "Communication graph (this trace has no links): {vertices} · {} that exchanged messages",
+                crate::words::count(topology.edges.len(), "pair", "pairs")
             )
         }
     }
@@ -568,8 +568,8 @@ fn vertex_details(
         <dl>
             <dt>"Busy"</dt><dd data-testid="topology-busy">{busy}</dd>
             <dt>"Processes"</dt><dd>{format!("{} — {}", processes.len(), processes.join(", "))}</dd>
-            <dt>"Sent"</dt><dd>{format!("{} messages, {} bytes", sent.0, sent.1)}</dd>
-            <dt>"Received"</dt><dd>{format!("{} messages, {} bytes", received.0, received.1)}</dd>
+            <dt>"Sent"</dt><dd>{format!("{}, {} bytes", crate::words::count(sent.0 as usize, "message", "messages"), sent.1)}</dd>
+            <dt>"Received"</dt><dd>{format!("{}, {} bytes", crate::words::count(received.0 as usize, "message", "messages"), received.1)}</dd>
             <dt>"Busiest interval"</dt><dd>{busiest.unwrap_or_else(|| "—".to_owned())}</dd>
             <dt>"Share of the critical path"</dt><dd data-testid="topology-critical">{critical}</dd>
         </dl>
