@@ -448,10 +448,10 @@ fn identify(node: &Node) -> Identified {
         // A descriptor named by an event: a parked process, else the running one (whose
         // workspace pointer may have moved since it ran), else one never seen start.
         let resolve = |w: u32,
-                           parked: &HashMap<u32, u32>,
-                           running: Option<u32>,
-                           out: &mut Identified,
-                           alive: &mut Vec<bool>| {
+                       parked: &HashMap<u32, u32>,
+                       running: Option<u32>,
+                       out: &mut Identified,
+                       alive: &mut Vec<bool>| {
             match parked.get(&w).copied().or(running) {
                 Some(p) => p,
                 None => new_process(out, alive, 0, NONE, w),
@@ -523,9 +523,8 @@ fn identify(node: &Node) -> Identified {
                 }
             }
             EventKind::End => {
-                let p = running.unwrap_or_else(|| {
-                    resolve(e.process, &parked, running, &mut out, &mut alive)
-                });
+                let p = running
+                    .unwrap_or_else(|| resolve(e.process, &parked, running, &mut out, &mut alive));
                 alive[p as usize] = false;
                 out.last_end[p as usize] = n;
                 running = None;
@@ -566,7 +565,10 @@ fn identify(node: &Node) -> Identified {
             }
             EventKind::Probe => {
                 offered = None;
-                (resolve(e.process, &parked, running, &mut out, &mut alive), NONE)
+                (
+                    resolve(e.process, &parked, running, &mut out, &mut alive),
+                    NONE,
+                )
             }
         };
         out.process.push(process);

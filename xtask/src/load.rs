@@ -117,7 +117,15 @@ pub fn load(root: &Path, seconds: u32, connections: u32, args: &[&str]) -> anyho
     // Gantt chart's first paint.
     let raytracer = dir.join("raytracer-16.bin");
     let out = Command::new(&bin)
-        .args(["simulate", "demo:raytracer", "--nodes", "16", "--to", "binary", "--trace"])
+        .args([
+            "simulate",
+            "demo:raytracer",
+            "--nodes",
+            "16",
+            "--to",
+            "binary",
+            "--trace",
+        ])
         .arg(&raytracer)
         .output()
         .context("running tracescope simulate")?;

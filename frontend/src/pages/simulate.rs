@@ -68,7 +68,12 @@ const EXAMPLES: [Example; 4] = [
 /// and answers its permalink's path.
 async fn lesson_view(id: &str, start: &shared::view::state::StartView) -> Result<String, String> {
     let detail = api::get_run_outline(id).await?;
-    let names: Vec<&str> = detail.trace.processes.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = detail
+        .trace
+        .processes
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     let time = &detail.run.summary.time;
     let state = start.view_state(id, &names, Some((time.start.0, time.end.0)));
     Ok(api::create_view(&state).await?.path)
@@ -453,7 +458,8 @@ impl Sim {
                         .set(Some(Ok(format!("{outcome}. The trace is stored."))));
                     sim.lesson.set(None);
                     let start = sim.demo.get_untracked().and_then(|k| {
-                        sim.demos.with_untracked(|list| list.get(k).and_then(|d| d.start.clone()))
+                        sim.demos
+                            .with_untracked(|list| list.get(k).and_then(|d| d.start.clone()))
                     });
                     if let Some(start) = start {
                         // Where the run opens: the view its demo teaches with (the whole

@@ -728,9 +728,7 @@ fn segments<T: Copy>(
                 SegmentKind::Start
                 | SegmentKind::Computation
                 | SegmentKind::Blocked
-                | SegmentKind::Waiting => {
-                    weights.program[to]
-                }
+                | SegmentKind::Waiting => weights.program[to],
             });
             if end <= start && weight == 0.0 {
                 return None;

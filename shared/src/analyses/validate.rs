@@ -658,9 +658,9 @@ pub fn validate(
             // The scheduler's own events (a wait in the receive) may come between a call and
             // its completion.
             let mut next = graph.next(v);
-            while let Some(n) = next.filter(|n| {
-                matches!(e.kind()[n.index()], EventKind::Wait | EventKind::Run)
-            }) {
+            while let Some(n) =
+                next.filter(|n| matches!(e.kind()[n.index()], EventKind::Wait | EventKind::Run))
+            {
                 next = graph.next(n);
             }
             let completed = next.is_some_and(|next| e.kind()[next.index()] == EventKind::MsgArr);

@@ -202,9 +202,7 @@ pub fn what_if(cx: &Context<'_>, changes: &[Change]) -> WhatIf {
                 SegmentKind::Start
                 | SegmentKind::Computation
                 | SegmentKind::Blocked
-                | SegmentKind::Waiting => {
-                    edited.program[i]
-                }
+                | SegmentKind::Waiting => edited.program[i],
             };
             WhatIfSegment {
                 kind: e.kind,

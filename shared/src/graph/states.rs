@@ -75,9 +75,7 @@ impl State {
             Some(WaitReason::Timer) => State::Timer,
             Some(WaitReason::Children) => State::Children,
             Some(WaitReason::Stopped | WaitReason::Ended) => State::Stopped,
-            Some(WaitReason::Input | WaitReason::Output | WaitReason::Alt) | None => {
-                State::Blocked
-            }
+            Some(WaitReason::Input | WaitReason::Output | WaitReason::Alt) | None => State::Blocked,
         }
     }
 }

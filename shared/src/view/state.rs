@@ -477,7 +477,10 @@ impl StartView {
     /// Whether a process named `name` is one of `pattern`'s rows.
     fn takes(pattern: &str, name: &str) -> bool {
         name.strip_prefix(pattern).is_some_and(|rest| {
-            rest.is_empty() || rest.starts_with(" @ ") || rest.starts_with('.') || rest.starts_with('[')
+            rest.is_empty()
+                || rest.starts_with(" @ ")
+                || rest.starts_with('.')
+                || rest.starts_with('[')
         })
     }
 
@@ -531,7 +534,12 @@ mod start_view_tests {
             "delta.par[1]",
         ];
         let start = StartView {
-            rows: vec!["servant".into(), "farmer".into(), "delta".into(), "worker".into()],
+            rows: vec![
+                "servant".into(),
+                "farmer".into(),
+                "delta".into(),
+                "worker".into(),
+            ],
             hide_messages: true,
             critical_path: true,
             window: Some((0.5, 0.25)),
@@ -542,7 +550,13 @@ mod start_view_tests {
         assert_eq!(state.processes, Some(vec![2, 4, 1, 6, 5]));
         assert_eq!(state.filters, vec![Filter::HideMessages]);
         assert_eq!(state.overlays, vec![Overlay::CriticalPath]);
-        assert_eq!(state.window, Some(Window { start: 200, end: 300 }));
+        assert_eq!(
+            state.window,
+            Some(Window {
+                start: 200,
+                end: 300
+            })
+        );
         assert!(state.collapsed.is_empty());
         // Naming nothing in the run shows everything.
         let none = StartView {

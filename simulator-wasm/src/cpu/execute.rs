@@ -514,7 +514,13 @@ impl Node {
                 // branches, and the last of them to end makes it go on.
                 let parent = a == self.wptr;
                 if count <= 1 && !parent {
-                    self.record(EventKind::Wait, a | self.pri, me, WaitReason::Ready.code(), me);
+                    self.record(
+                        EventKind::Wait,
+                        a | self.pri,
+                        me,
+                        WaitReason::Ready.code(),
+                        me,
+                    );
                 }
                 if !parent {
                     self.record(EventKind::End, me, 0, 0, 0);

@@ -285,12 +285,18 @@ fn comstimes_rows_are_its_processes_each_mostly_blocked() {
             .unwrap_or_else(|| panic!("no row {name} in {names:?}"));
         let blocked = row.blocked as f64 / t;
         println!("{name}: blocked {:.1} % of the run", 100.0 * blocked);
-        assert!(blocked > 0.75, "{name} blocked only {blocked:.3} of the run");
+        assert!(
+            blocked > 0.75,
+            "{name} blocked only {blocked:.3} of the run"
+        );
         assert!(row.computation > 0.0, "{name} never computed");
     }
     // The PAR's parent waits for its branches: it never computes while they run.
     let main = analysis.process_times.iter().find(|p| p.name == "main");
-    assert!(main.is_some_and(|m| (m.wall_computation as f64) < 0.01 * t), "{main:?}");
+    assert!(
+        main.is_some_and(|m| (m.wall_computation as f64) < 0.01 * t),
+        "{main:?}"
+    );
     let errors: usize = analysis
         .diagnostic_counts
         .iter()
@@ -330,7 +336,9 @@ fn the_farms_servants_are_named_rows_and_the_critical_path_passes_through_their_
     assert!(
         path.segments.iter().any(|s| {
             s.kind == shared::graph::critical_path::SegmentKind::Computation
-                && trace.processes[s.process.index()].name.starts_with("servant")
+                && trace.processes[s.process.index()]
+                    .name
+                    .starts_with("servant")
         }),
         "no servant computation on the critical path"
     );

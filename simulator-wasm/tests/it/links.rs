@@ -107,12 +107,18 @@ fn processes_are_named_after_the_code_they_start_at() {
     let trace = to_trace(&mesh_run("mesh 2x2", 2, true), "mesh").unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = trace.processes.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(
-        names.iter().filter(|n| n.starts_with("start @ T800 #")).count(),
+        names
+            .iter()
+            .filter(|n| n.starts_with("start @ T800 #"))
+            .count(),
         4,
         "{names:?}"
     );
     assert_eq!(
-        names.iter().filter(|n| n.starts_with("sender @ T800 #")).count(),
+        names
+            .iter()
+            .filter(|n| n.starts_with("sender @ T800 #"))
+            .count(),
         2,
         "{names:?}"
     );

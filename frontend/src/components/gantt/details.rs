@@ -223,7 +223,11 @@ fn wait_lines(trace: &Trace, row: usize, start: u64, end: u64) -> Vec<String> {
         }
         let text = e.text().at(i).and_then(|id| trace.string(id));
         let reason = shared::model::WaitReason::from_code(e.tag().at(i));
-        lines.push(format!("from {}: {}", time_text(trace, t), wait_text(reason, text)));
+        lines.push(format!(
+            "from {}: {}",
+            time_text(trace, t),
+            wait_text(reason, text)
+        ));
     }
     if more > 0 {
         lines.push(format!("and {more} more waits"));
@@ -333,7 +337,11 @@ pub fn event_lines(
             }
         }
         EventKind::Wait => {
-            let text = e.text().get(event).flatten().and_then(|id| trace.string(id));
+            let text = e
+                .text()
+                .get(event)
+                .flatten()
+                .and_then(|id| trace.string(id));
             let reason = shared::model::WaitReason::from_code(tag);
             lines.push(wait_text(reason, text));
             if let Some(peer) = peer {

@@ -33,9 +33,10 @@ fn state_box(state: State, top: f64, height: f64, strip: bool, depths: usize) ->
         State::Ready => (top + inset + computing / 8.0, computing * 3.0 / 4.0),
         State::Blocked | State::Timer => (top + inset + computing / 4.0, computing / 2.0),
         // Waiting for branches, or stopped: a thin line, the row's work is elsewhere.
-        State::Children | State::Stopped => {
-            (top + inset + computing * 3.0 / 8.0, (computing / 4.0).max(1.0))
-        }
+        State::Children | State::Stopped => (
+            top + inset + computing * 3.0 / 8.0,
+            (computing / 4.0).max(1.0),
+        ),
     }
 }
 
