@@ -81,5 +81,5 @@ test('the upload form reads a Pajé trace in the time unit picked', async ({ pag
   await home.upload({ name: 'units.paje', mimeType: 'text/plain', buffer: Buffer.from(paje) });
   await page.waitForURL(RUN_URL);
   // 250 µs, not the 250 s the dates would be read as by default.
-  await expect(page.getByText(/1 processes? · 2 events · 0 messages · 250 µs/)).toBeVisible();
+  await expect(page.getByText(/1 process · 2 events · 0 messages · 250 µs/)).toBeVisible();
 });
