@@ -263,6 +263,16 @@ fn analysed(session: &Session) -> (shared::model::Trace, shared::analyses::metri
     (trace, analysis)
 }
 
+/// How many error diagnostics an analysis counted.
+fn errors(analysis: &shared::analyses::metrics::Analysis) -> usize {
+    analysis
+        .diagnostic_counts
+        .iter()
+        .filter(|c| c.severity == shared::analyses::validate::Severity::Error)
+        .map(|c| c.count)
+        .sum()
+}
+
 /// Issue 45: COMSTIME's rows are its occam processes, named as the program names them, and
 /// each is blocked (in a channel, or waiting for the processor it shares) most of the run;
 /// before, the work landed on rows named by workspace (`ws 0x801fffc0 lo`), `prefix`,
@@ -297,13 +307,7 @@ fn comstimes_rows_are_its_processes_each_mostly_blocked() {
         main.is_some_and(|m| (m.wall_computation as f64) < 0.01 * t),
         "{main:?}"
     );
-    let errors: usize = analysis
-        .diagnostic_counts
-        .iter()
-        .filter(|c| c.severity == shared::analyses::validate::Severity::Error)
-        .map(|c| c.count)
-        .sum();
-    assert_eq!(errors, 0, "{:?}", analysis.diagnostic_counts);
+    assert_eq!(errors(&analysis), 0, "{:?}", analysis.diagnostic_counts);
 }
 
 /// Issue 45: the ray tracer's eight servants are eight rows named with their node; the
@@ -370,13 +374,13 @@ fn every_demo_is_consistent_its_path_is_the_run_and_its_start_view_has_rows() {
     for d in DEMOS {
         let session = run(d, d.nodes[0]);
         let (trace, analysis) = analysed(&session);
-        let errors: usize = analysis
-            .diagnostic_counts
-            .iter()
-            .filter(|c| c.severity == shared::analyses::validate::Severity::Error)
-            .map(|c| c.count)
-            .sum();
-        assert_eq!(errors, 0, "{}: {:?}", d.name, analysis.diagnostic_counts);
+        assert_eq!(
+            errors(&analysis),
+            0,
+            "{}: {:?}",
+            d.name,
+            analysis.diagnostic_counts
+        );
         let path = &analysis.critical_path;
         assert_eq!(path.length, analysis.execution_time, "{}", d.name);
         for s in &path.segments {
