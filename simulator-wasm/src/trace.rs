@@ -30,6 +30,9 @@ pub const NOTE_TAG: u32 = 0xFFFF_FFFF;
 struct Pending {
     record: EventRecord,
     order: u64,
+    /// Among records of one process, time and order: 1 for recorded ones; 0 and 2 for those
+    /// added just before and after one (a late receiver's rendezvous, below).
+    rank: u8,
 }
 
 /// The trace of everything `network` recorded so far, named `name`.
@@ -102,7 +105,11 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
     let mut order = 0u64;
     let mut push = |out: &mut Vec<Pending>, record: EventRecord| {
         order += 1;
-        out.push(Pending { record, order });
+        out.push(Pending {
+            record,
+            order,
+            rank: 1,
+        });
     };
     // Sends waiting for their arrival: internal (node, channel, sender) and link (node, link).
     let mut internal_sends: HashMap<(usize, u32, u32), VecDeque<usize>> = HashMap::new();
@@ -112,9 +119,12 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
     // A link output's sender is released by the link once the receiver took the message:
     // each (send, release) record pair, whose release names the receiver once paired.
     let mut link_releases: Vec<(usize, usize)> = Vec::new();
+    // Each link arrival's receive call (record indices), for the rendezvous below.
+    let mut call_of: HashMap<usize, usize> = HashMap::new();
     for (i, node) in network.nodes.iter().enumerate() {
-        // Each process's link output still waiting for its release.
+        // Each process's link output still waiting for its release, and its last receive call.
         let mut on_link: HashMap<ProcessId, usize> = HashMap::new();
+        let mut last_call: HashMap<ProcessId, usize> = HashMap::new();
         let ns = |cycle: u64| Time(cycle_ps(cycle, node.clock_hz) / 1_000);
         let ident = &idents[i];
         let of = |k: u32| process_of[i][k as usize];
@@ -159,6 +169,7 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                 EventKind::ReceiveCall => {
                     record.kind = Kind::RecvCall;
                     record.size = u64::from(e.bytes);
+                    last_call.insert(process, out.len());
                 }
                 EventKind::Send => {
                     record.kind = Kind::MsgSend;
@@ -187,6 +198,9 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                     record.size = u64::from(e.bytes);
                     match link_channel(e.channel) {
                         Some((k, true)) => {
+                            if let Some(&call) = last_call.get(&process) {
+                                call_of.insert(out.len(), call);
+                            }
                             link_arrivals
                                 .entry(End {
                                     node: i as u32,
@@ -239,6 +253,8 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
     let host = network.host.as_ref();
     let mut host_received = 0usize;
     let mut sends_to_host = link_sends.remove(&End { node: 0, link: 0 });
+    // Each link send's arrival (record indices).
+    let mut arrival_of: HashMap<usize, usize> = HashMap::new();
     for (end, sends) in &mut link_sends {
         let Some(peer) = network.topology.peer(*end) else {
             continue;
@@ -247,6 +263,7 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
         while let (Some(&s), Some(&a)) = (sends.front(), arrivals.front()) {
             sends.pop_front();
             arrivals.pop_front();
+            arrival_of.insert(s, a);
             let tag = LINK_OUT + 4 * u32::from(end.link);
             out[s].record.peer = Some(out[a].record.process);
             out[a].record.peer = Some(out[s].record.process);
@@ -291,9 +308,55 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
     }
     // A link output's release names its receiver: the path comes through the receiver being
     // ready for the message.
-    for (send, release) in link_releases {
+    for &(send, release) in &link_releases {
         out[release].record.peer = out[send].record.peer;
     }
+    // A channel is a rendezvous: a message offered on a link before its receiver asked for it
+    // moves when the receiver's input starts. The send is put there, after a release by the
+    // receiver and before the sender waits again for the transfer to end; so the transit is
+    // the transfer's, and a path comes through the late receiver instead of crediting its
+    // lateness to the message.
+    let mut rendezvous: Vec<Pending> = Vec::new();
+    for &(send, _) in &link_releases {
+        let Some(&arrival) = arrival_of.get(&send) else {
+            continue;
+        };
+        let Some(&call) = call_of.get(&arrival) else {
+            continue;
+        };
+        let (offered, asked, arrived) = (
+            out[send].record.time,
+            out[call].record.time,
+            out[arrival].record.time,
+        );
+        if asked <= offered || asked > arrived {
+            continue;
+        }
+        let (sender, receiver, order) = (
+            out[send].record.process,
+            out[arrival].record.process,
+            out[send].order,
+        );
+        out[send].record.time = asked;
+        let mut released = EventRecord::plain(sender, asked, Kind::Wait);
+        released.tag = WaitReason::Ready.code();
+        released.peer = Some(receiver);
+        let mut waits = EventRecord::plain(sender, asked, Kind::Wait);
+        waits.tag = WaitReason::Output.code();
+        let link = link_channel(out[send].record.tag).map_or(0, |(k, _)| k);
+        waits.text = Some(b.intern(&format!("link {link} output")));
+        rendezvous.push(Pending {
+            record: released,
+            order,
+            rank: 0,
+        });
+        rendezvous.push(Pending {
+            record: waits,
+            order,
+            rank: 2,
+        });
+    }
+    out.extend(rendezvous);
     // Whatever is left found no partner: sends become notes, arrivals (of boot bytes or from
     // an unwired link) are kept only with a partner.
     for pending in &mut out {
@@ -335,12 +398,13 @@ pub fn to_trace(network: &Network, name: &str) -> Result<Trace, ModelError> {
                 out.push(Pending {
                     record: call,
                     order: since.1,
+                    rank: 1,
                 });
             }
             since = (t, at);
         }
     }
-    out.sort_by_key(|p| (p.record.process.0, p.record.time.0, p.order));
+    out.sort_by_key(|p| (p.record.process.0, p.record.time.0, p.order, p.rank));
     b.reserve_events(out.len());
     for p in out {
         b.push(p.record)?;
