@@ -113,19 +113,19 @@ test("clicking an event opens its details, and its partner's with one more click
   const send = await at(run, 25, 0);
   await page.mouse.click(send.x, send.y);
   const details = page.getByTestId('event-details');
-  await expect(details).toContainText('Send on A on T800 #0');
+  await expect(details).toContainText('Message send on A on T800 #0');
   await expect(details).toContainText('to B, tag 1, 800 B');
-  await expect(details).toContainText('partner: arrival on B at 33 (in transit 8 ticks)');
+  await expect(details).toContainText('partner: message arrival on B at 33 (in transit 8 ticks)');
   // From the server's analysis: m1's transit is on the critical path (8 of 69 ticks).
   await expect(details).toContainText('Critical path: message transit starts here (25 – 33, weight 8 ticks, 11.6 % of the path)');
-  await expect(details).toContainText('causes a Late Sender of 5 ticks at the arrival on B on T800 #1 at 33');
+  await expect(details).toContainText('causes a Late Sender of 5 ticks at the message arrival on B on T800 #1 at 33');
   await page.getByTestId('go-to-partner').click();
-  await expect(details).toContainText('Arrival on B on T800 #1');
+  await expect(details).toContainText('Message arrival on B on T800 #1');
   await expect(details).toContainText('blocked from 20 to 33 (13 ticks)');
-  await expect(details).toContainText('wait state: Late Sender, 5 ticks, caused by the send on A on T800 #0 at 25');
+  await expect(details).toContainText('wait state: Late Sender, 5 ticks, caused by the message send on A on T800 #0 at 25');
   // And back.
   await page.getByTestId('go-to-partner').click();
-  await expect(details).toContainText('Send on A on T800 #0');
+  await expect(details).toContainText('Message send on A on T800 #0');
 });
 
 test('Shift + drag selects a range and shows its statistics', async ({ page }) => {

@@ -47,14 +47,14 @@ test('a vertex clicked in the Hasse view is the event selected in the Gantt char
   // Its details: as the Gantt chart's pop-up, with its logical times (the collapsed start of
   // B is layer 0, A's send layer 1) and its vector clock (A's start and send, B's first three).
   const details = page.getByTestId('hasse-popup');
-  await expect(details).toContainText('Arrival on B');
+  await expect(details).toContainText('Message arrival on B');
   await expect(details).toContainText('logical time: layer 2 · Lamport 3');
   await expect(details).toContainText('vector clock: {A: 2, B: 3}');
 
   // The Gantt chart shows the same event selected, with its pop-up.
   await page.getByTestId('tab-gantt').click();
   await expect(page.getByTestId('popup')).toBeVisible();
-  await expect(page.getByTestId('popup')).toContainText('Arrival on B');
+  await expect(page.getByTestId('popup')).toContainText('Message arrival on B');
 
   // The permalink reopens the Hasse view, its axis, the window and the selection.
   await page.getByTestId('tab-hasse').click();

@@ -32,7 +32,7 @@ test('a shared view restores the whole workspace, pixel for pixel, in a fresh br
 
   // Select A's send of m1 at tick 25 (row 0), with the whole 69 ticks across the plot.
   await page.mouse.click(box.x + LABEL_WIDTH + (25 * plot) / 69, box.y + AXIS_HEIGHT + ROW_HEIGHT / 2);
-  await expect(page.getByTestId('event-details')).toContainText('Send on A on T800 #0');
+  await expect(page.getByTestId('event-details')).toContainText('Message send on A on T800 #0');
   // A window: W zooms at the plot's middle when the pointer is away from it.
   await page.mouse.move(1, 1);
   await page.keyboard.press('w');

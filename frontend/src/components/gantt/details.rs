@@ -252,21 +252,10 @@ pub fn wait_text(reason: Option<shared::model::WaitReason>, on: Option<&str>) ->
     }
 }
 
-/// What an event kind is called in a pop-up.
+/// What an event kind is called in a pop-up: its words everywhere on the page
+/// (`EventKind::words`), one name per concept.
 pub fn event_kind_text(kind: EventKind) -> &'static str {
-    match kind {
-        EventKind::ProcInit => "process start",
-        EventKind::ProcExit => "process end",
-        EventKind::MsgSend => "send",
-        EventKind::RecvCall => "receive call",
-        EventKind::MsgArr => "arrival",
-        EventKind::Probe => "probe",
-        EventKind::Enter => "region entry",
-        EventKind::Leave => "region exit",
-        EventKind::RecvPost => "receive posted",
-        EventKind::Wait => "wait",
-        EventKind::Run => "back on the processor",
-    }
+    kind.words()
 }
 
 /// The pop-up of an event: what and where, its message's partner, tag and length, and how
@@ -620,17 +609,17 @@ mod tests {
         assert_eq!(
             event_lines(&trace, 1, model.partner_of(1), None),
             [
-                "Send on A on T800 #0",
+                "Message send on A on T800 #0",
                 "at 25",
                 "to B, tag 1, 800 B",
-                "partner: arrival on B at 33 (in transit 8 ticks)"
+                "partner: message arrival on B at 33 (in transit 8 ticks)"
             ]
         );
         assert_eq!(
             event_lines(&trace, 8, Some(1), Some((20, 33)))[2..],
             [
                 "from A, tag 1, 800 B",
-                "partner: send on A at 25 (in transit 8 ticks)",
+                "partner: message send on A at 25 (in transit 8 ticks)",
                 "blocked from 20 to 33 (13 ticks)"
             ]
         );
@@ -649,11 +638,11 @@ mod tests {
         let waits = shared::analyses::waits::wait_states(&cx);
         assert_eq!(
             event_wait_lines(&trace, &waits, 8),
-            ["wait state: Late Sender, 5 ticks, caused by the send on A on T800 #0 at 25"]
+            ["wait state: Late Sender, 5 ticks, caused by the message send on A on T800 #0 at 25"]
         );
         assert_eq!(
             event_wait_lines(&trace, &waits, 1),
-            ["causes a Late Sender of 5 ticks at the arrival on B on T800 #1 at 33"]
+            ["causes a Late Sender of 5 ticks at the message arrival on B on T800 #1 at 33"]
         );
     }
 
